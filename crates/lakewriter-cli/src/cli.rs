@@ -1,0 +1,91 @@
+use std::path::PathBuf;
+
+use chrono::NaiveDate;
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Idempotent Delta Lake loads: every run of a partition yields the same table.
+#[derive(Debug, Parser)]
+#[command(name = "lakewriter", version, about, propagate_version = true)]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: Global,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Args)]
+pub struct Global {
+    /// The project file [default: ./lakewriter.toml]
+    #[arg(long, global = true, env = "LAKEWRITER_PROJECT", value_name = "PATH")]
+    pub project: Option<PathBuf>,
+
+    /// Print JSON Lines on stdout: one object per partition, then a summary.
+    #[arg(long, global = true)]
+    pub json: bool,
+
+    /// More log output on stderr (-v info, -vv debug). RUST_LOG overrides.
+    #[arg(short, long, global = true, action = clap::ArgAction::Count, conflicts_with = "quiet")]
+    pub verbose: u8,
+
+    /// Only errors on stderr, no progress bar.
+    #[arg(short, long, global = true)]
+    pub quiet: bool,
+
+    /// Never draw a progress bar.
+    #[arg(long, global = true)]
+    pub no_progress: bool,
+
+    /// When to colour the output (NO_COLOR is respected with `auto`).
+    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
+    pub color: ColorChoice,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+fn date(value: &str) -> Result<NaiveDate, String> {
+    lakewriter::parse_date(value).map_err(|e| e.to_string())
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run a job for one logical partition: one Delta commit.
+    Run {
+        /// The job, as named in the project file.
+        job: String,
+        /// The logical date, YYYY-MM-DD.
+        #[arg(long, value_parser = date, value_name = "DATE")]
+        dt: NaiveDate,
+    },
+    /// Run a job for every date of a range, each an independent idempotent run.
+    Backfill {
+        job: String,
+        /// First date, YYYY-MM-DD.
+        #[arg(long, value_parser = date, value_name = "DATE")]
+        from: NaiveDate,
+        /// Last date (inclusive), YYYY-MM-DD.
+        #[arg(long, value_parser = date, value_name = "DATE")]
+        to: NaiveDate,
+        /// Partitions in flight at once [default: the number of CPUs].
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=256))]
+        parallel: Option<u16>,
+    },
+    /// Write a sample project into DIR, backfill it, rerun a day and show that nothing changed.
+    Demo {
+        /// Where to put the sample project.
+        #[arg(default_value = "lakewriter-demo")]
+        dir: PathBuf,
+    },
+    /// Print the content digest of a table (independent of files, row order and version).
+    Digest {
+        /// `schema.table` under the project's root.
+        table: String,
+        /// Only this partition (the table's partition column), YYYY-MM-DD.
+        #[arg(long, value_parser = date, value_name = "DATE")]
+        partition: Option<NaiveDate>,
+    },
+}

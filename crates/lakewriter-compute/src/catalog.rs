@@ -1,0 +1,145 @@
+//! The lakehouse catalog: every `<root>/<schema>/<table>/` folder is a table `schema.table`.
+//!
+//! A folder holding `_delta_log/` is a Delta table; any other folder is a raw Parquet dataset,
+//! whose hive-style `key=value` folders become partition columns (typed `DATE` where every value
+//! is a `YYYY-MM-DD` date, else `STRING`). Raw datasets are only ever read.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use datafusion::arrow::datatypes::DataType;
+use datafusion::catalog::{MemorySchemaProvider, TableProvider};
+use datafusion::datasource::file_format::parquet::ParquetFormat;
+use datafusion::datasource::listing::{ListingOptions, ListingTable, ListingTableConfig, ListingTableUrl};
+use datafusion::execution::object_store::ObjectStoreUrl;
+use datafusion::prelude::SessionContext;
+use datafusion::common::TableReference;
+use futures::TryStreamExt;
+use lakewriter_core::{TableRef, parse_date};
+use object_store::ObjectStore;
+use object_store::path::Path;
+use url::Url;
+
+use crate::{Error, Result};
+
+/// What kind of table a folder holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TableKind {
+    Raw,
+    Delta,
+}
+
+/// One table found under the root.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TableEntry {
+    pub name: TableRef,
+    /// The table's folder, with a trailing slash.
+    pub url: Url,
+    pub kind: TableKind,
+}
+
+fn store_for(ctx: &SessionContext, url: &Url) -> Result<Arc<dyn ObjectStore>> {
+    let err = |e: Box<dyn std::error::Error + Send + Sync>| Error::ListRoot { root: url.clone(), source: e };
+    let store_url = ObjectStoreUrl::parse(&url[..url::Position::BeforePath]).map_err(|e| err(e.into()))?;
+    ctx.runtime_env().object_store(store_url).map_err(|e| err(e.into()))
+}
+
+fn store_path(url: &Url) -> Result<Path> {
+    Path::from_url_path(url.path()).map_err(|e| Error::ListRoot { root: url.clone(), source: e.into() })
+}
+
+/// The sub-folders directly below `prefix`, by name.
+async fn folders(store: &dyn ObjectStore, prefix: &Path, root: &Url) -> Result<Vec<String>> {
+    let listing = match store.list_with_delimiter(Some(prefix)).await {
+        Ok(listing) => listing,
+        Err(object_store::Error::NotFound { .. }) => return Ok(Vec::new()),
+        Err(e) => return Err(Error::ListRoot { root: root.clone(), source: e.into() }),
+    };
+    Ok(listing.common_prefixes.iter().filter_map(|p| p.filename().map(str::to_owned)).collect())
+}
+
+/// Lists every table under `root`. Folders whose names are not identifiers are ignored.
+pub async fn discover(ctx: &SessionContext, root: &Url) -> Result<Vec<TableEntry>> {
+    let store = store_for(ctx, root)?;
+    let root_path = store_path(root)?;
+    let mut tables = Vec::new();
+    for schema in folders(store.as_ref(), &root_path, root).await? {
+        let schema_path = root_path.clone().join(schema.as_str());
+        for table in folders(store.as_ref(), &schema_path, root).await? {
+            let Ok(name) = TableRef::new(&schema, &table) else {
+                tracing::debug!(schema, table, "ignoring a folder whose name is not an identifier");
+                continue;
+            };
+            let children = folders(store.as_ref(), &schema_path.clone().join(table.as_str()), root).await?;
+            let kind = if children.iter().any(|c| c == "_delta_log") { TableKind::Delta } else { TableKind::Raw };
+            let url = root.join(&name.relative_dir()).map_err(|e| Error::ListRoot { root: root.clone(), source: e.into() })?;
+            tables.push(TableEntry { name, url, kind });
+        }
+    }
+    Ok(tables)
+}
+
+/// Makes `provider` queryable as `name`, creating the schema where needed.
+pub fn register(ctx: &SessionContext, name: &TableRef, provider: Arc<dyn TableProvider>) -> Result<()> {
+    let err = |source| Error::Register { table: name.to_string(), source };
+    let catalog_name = ctx.state().config().options().catalog.default_catalog.clone();
+    let catalog = ctx
+        .catalog(&catalog_name)
+        .ok_or_else(|| err(datafusion::error::DataFusionError::Internal(format!("no catalog {catalog_name}"))))?;
+    if catalog.schema(name.schema()).is_none() {
+        catalog.register_schema(name.schema(), Arc::new(MemorySchemaProvider::new())).map_err(err)?;
+    }
+    ctx.register_table(TableReference::partial(name.schema(), name.table()), provider).map_err(err)?;
+    Ok(())
+}
+
+/// The hive partition columns of the files below `table`, in folder order, each typed `DATE`
+/// where all of its values are dates.
+async fn partition_columns(store: &dyn ObjectStore, table: &Path) -> object_store::Result<Vec<(String, DataType)>> {
+    let files: Vec<_> = store.list(Some(table)).try_collect().await?;
+    let mut order: Vec<String> = Vec::new();
+    let mut all_dates: BTreeMap<String, bool> = BTreeMap::new();
+    for file in files.iter().filter(|f| f.location.as_ref().ends_with(".parquet")) {
+        let Some(relative) = file.location.prefix_match(table) else { continue };
+        let parts: Vec<_> = relative.collect();
+        for part in parts.iter().take(parts.len().saturating_sub(1)) {
+            if let Some((key, value)) = part.as_ref().split_once('=') {
+                if !order.iter().any(|k| k == key) {
+                    order.push(key.to_owned());
+                }
+                *all_dates.entry(key.to_owned()).or_insert(true) &= parse_date(value).is_ok();
+            }
+        }
+    }
+    Ok(order
+        .into_iter()
+        .map(|key| {
+            let data_type = if all_dates[&key] { DataType::Date32 } else { DataType::Utf8 };
+            (key, data_type)
+        })
+        .collect())
+}
+
+/// Registers the raw Parquet dataset `entry` as a listing table. A dataset with no Parquet file
+/// yet is skipped (a query naming it then fails with "table not found").
+pub async fn register_raw(ctx: &SessionContext, entry: &TableEntry) -> Result<()> {
+    let err = |source| Error::RegisterRaw { table: entry.name.to_string(), url: entry.url.clone(), source };
+    let store = store_for(ctx, &entry.url)?;
+    let partitions = partition_columns(store.as_ref(), &store_path(&entry.url)?)
+        .await
+        .map_err(|e| err(e.into()))?;
+    let options = ListingOptions::new(Arc::new(ParquetFormat::default()))
+        .with_file_extension(".parquet")
+        .with_table_partition_cols(partitions);
+    let table_url = ListingTableUrl::parse(entry.url.as_str()).map_err(err)?;
+    let state = ctx.state();
+    let config = match ListingTableConfig::new(table_url).with_listing_options(options).infer_schema(&state).await {
+        Ok(config) => config,
+        Err(e) => {
+            tracing::warn!(table = %entry.name, error = %e, "skipping a raw dataset whose schema cannot be read");
+            return Ok(());
+        }
+    };
+    let table = ListingTable::try_new(config).map_err(err)?;
+    register(ctx, &entry.name, Arc::new(table))
+}

@@ -1,0 +1,27 @@
+//! lakewriter-core: the pure vocabulary of lakewriter.
+//!
+//! Logical dates and ranges ([`date`]), table names ([`TableRef`]), the project file and its jobs
+//! ([`project`]), and the per-partition unit of work ([`PartitionRun`]). Everything here is a plain
+//! value: it parses, validates and hashes, and never does I/O or touches an async runtime.
+
+pub mod date;
+pub mod project;
+
+mod error;
+mod table_ref;
+mod unit;
+
+pub use date::{DateRange, days_since_epoch, parse_date};
+pub use error::{Error, Result};
+pub use project::{JobSpec, Project, SqlSource, WriteMode};
+pub use table_ref::TableRef;
+pub use unit::PartitionRun;
+
+/// The version of lakewriter recorded in every commit it makes.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// A stable, hex-encoded 128-bit hash (XXH3) of `bytes`, used for code fingerprints.
+#[must_use]
+pub fn stable_hash(bytes: &[u8]) -> String {
+    format!("{:032x}", xxhash_rust::xxh3::xxh3_128(bytes))
+}

@@ -1,0 +1,88 @@
+//! Content digests: a fingerprint of a table's rows that ignores file layout, row order and table
+//! version, so that "the rerun changed nothing" is one comparison.
+//!
+//! Each row is encoded with Arrow's row format (after casting string/binary views and
+//! dictionaries to their plain types), hashed with XXH3-128, and the hashes are summed modulo
+//! 2^128 — a multiset hash, so order does not matter and a duplicated row does. The digest is the
+//! hash of the column names and types, the row count and that sum.
+
+use std::fmt;
+
+use arrow::array::ArrayRef;
+use arrow::compute::cast;
+use arrow::datatypes::DataType;
+use arrow::row::{RowConverter, SortField};
+use chrono::NaiveDate;
+use datafusion::common::ScalarValue;
+use datafusion::prelude::{col, lit};
+use futures::TryStreamExt;
+use lakewriter_core::days_since_epoch;
+use serde::Serialize;
+use url::Url;
+
+use crate::{Error, Result, table};
+
+/// The content digest of a table or of one of its partitions.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Digest {
+    pub rows: u64,
+    /// 32 hex digits.
+    pub digest: String,
+    /// The table version that was read.
+    pub version: u64,
+}
+
+impl fmt::Display for Digest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.digest)
+    }
+}
+
+fn canonical_type(data_type: &DataType) -> DataType {
+    match data_type {
+        DataType::Dictionary(_, value) => canonical_type(value),
+        DataType::Utf8View | DataType::LargeUtf8 => DataType::Utf8,
+        DataType::BinaryView | DataType::LargeBinary => DataType::Binary,
+        other => other.clone(),
+    }
+}
+
+/// The digest of the table at `url`, or of its partition `date` (the table must be partitioned by
+/// one column).
+pub async fn digest(url: &Url, partition: Option<NaiveDate>) -> Result<Digest> {
+    let err = |e: Box<dyn std::error::Error + Send + Sync>| Error::Read { url: url.clone(), source: e };
+    let table = table::open_existing(url).await?;
+    let version = table.version().unwrap_or_default();
+    let ctx = crate::session();
+    let provider = table.table_provider().await.map_err(|e| err(e.into()))?;
+    let mut df = ctx.read_table(provider).map_err(|e| err(e.into()))?;
+    if let Some(date) = partition {
+        let column = match table.snapshot().map(|s| s.metadata().partition_columns().to_vec()) {
+            Ok(columns) if columns.len() == 1 => columns[0].clone(),
+            Ok(columns) => return Err(Error::NotPartitionedByOne { url: url.clone(), columns }),
+            Err(e) => return Err(err(e.into())),
+        };
+        df = df.filter(col(column.as_str()).eq(lit(ScalarValue::Date32(Some(days_since_epoch(date)))))).map_err(|e| err(e.into()))?;
+    }
+    let fields: Vec<(String, DataType)> =
+        df.schema().fields().iter().map(|f| (f.name().clone(), canonical_type(f.data_type()))).collect();
+    let converter = RowConverter::new(fields.iter().map(|(_, t)| SortField::new(t.clone())).collect()).map_err(|e| err(e.into()))?;
+    let mut stream = df.execute_stream().await.map_err(|e| err(e.into()))?;
+    let (mut rows, mut sum) = (0u64, 0u128);
+    while let Some(batch) = stream.try_next().await.map_err(|e| err(e.into()))? {
+        let columns = batch
+            .columns()
+            .iter()
+            .zip(&fields)
+            .map(|(array, (_, t))| if array.data_type() == t { Ok(array.clone()) } else { cast(array, t) })
+            .collect::<Result<Vec<ArrayRef>, _>>()
+            .map_err(|e| err(e.into()))?;
+        for row in converter.convert_columns(&columns).map_err(|e| err(e.into()))?.iter() {
+            sum = sum.wrapping_add(xxhash_rust::xxh3::xxh3_128(row.as_ref()));
+            rows += 1;
+        }
+    }
+    let header: Vec<String> = fields.iter().map(|(name, t)| format!("{name}:{t}")).collect();
+    let summary = format!("{}\n{rows}\n{sum:032x}", header.join(","));
+    Ok(Digest { rows, digest: lakewriter_core::stable_hash(summary.as_bytes()), version })
+}

@@ -1,0 +1,42 @@
+use deltalake::DeltaTableError;
+use url::Url;
+
+/// Errors from reading or writing Delta tables. Each names the table (and partition) it concerns;
+/// the delta-rs or DataFusion cause follows in the chain.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("cannot open the Delta table at {url}")]
+    Open { url: Url, source: DeltaTableError },
+
+    #[error("no Delta table at {url}")]
+    NotATable { url: Url },
+
+    #[error("{table}: the result has rows whose `{column}` is not {partition}; nothing was committed")]
+    OutsidePartition { table: String, column: String, partition: String, source: DeltaTableError },
+
+    #[error("{table}: the result does not match the table's schema; nothing was committed")]
+    SchemaMismatch { table: String, source: DeltaTableError },
+
+    #[error("{table}: writing {column}={partition} failed; nothing was committed")]
+    Write { table: String, column: String, partition: String, source: DeltaTableError },
+
+    #[error("{table}: cannot read the commit just made (version {version})")]
+    CommitInfo { table: String, version: u64, source: DeltaTableError },
+
+    #[error("the Delta table at {url} is partitioned by {columns:?}, not by one column: a partition digest needs one")]
+    NotPartitionedByOne { url: Url, columns: Vec<String> },
+
+    #[error("cannot read the Delta table at {url}")]
+    Read { url: Url, source: Box<dyn std::error::Error + Send + Sync> },
+}
+
+impl Error {
+    /// True for errors caused by the data or the job (not by storage or a bug): rerunning the same
+    /// code on the same input fails the same way.
+    #[must_use]
+    pub fn is_data_error(&self) -> bool {
+        matches!(self, Self::OutsidePartition { .. } | Self::SchemaMismatch { .. })
+    }
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,28 @@
+//! lakewriter-delta: every call lakewriter makes into delta-rs.
+//!
+//! - [`session`]: the DataFusion session delta-rs plans and writes with;
+//! - [`table`]: opening Delta tables and exposing them to SQL;
+//! - [`write`]: the write strategies, each a single Delta commit carrying lakewriter's metadata;
+//! - [`digest`]: a content digest of a table or partition, independent of file layout, row order
+//!   and table version.
+//!
+//! This crate runs only the plans it is handed; it never writes SQL of its own choosing.
+
+pub mod digest;
+pub mod table;
+pub mod write;
+
+mod error;
+
+pub use digest::{Digest, digest};
+pub use error::{Error, Result};
+pub use write::{CommitMetadata, Committed, PartitionOverwrite, overwrite_partition};
+
+use datafusion::prelude::SessionContext;
+
+/// A DataFusion session set up as delta-rs needs it for plan-based writes (its query planner and
+/// object-store registration). Note: it plans SQL identifiers case-sensitively, as written.
+#[must_use]
+pub fn session() -> SessionContext {
+    deltalake::delta_datafusion::create_session().into_inner()
+}

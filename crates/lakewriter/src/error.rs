@@ -1,0 +1,53 @@
+use std::path::PathBuf;
+
+/// Errors of the library face. Per-partition failures are not errors here: they are reported in
+/// a [`crate::PartitionReport`], so that one failed day never stops a backfill.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("cannot read the project file {}", path.display())]
+    ReadProject { path: PathBuf, source: std::io::Error },
+
+    #[error(transparent)]
+    Config(#[from] lakewriter_core::Error),
+
+    #[error("job `{job}`: cannot read sql_file {}", path.display())]
+    SqlFile { job: String, path: PathBuf, source: std::io::Error },
+
+    #[error("cannot open the lakehouse catalog")]
+    Catalog { source: lakewriter_compute::Error },
+
+    #[error("cannot open Delta table {table}")]
+    OpenTable { table: String, source: lakewriter_delta::Error },
+
+    #[error("cannot compute the digest of {table}")]
+    Digest { table: String, source: lakewriter_delta::Error },
+
+    #[error("cannot set up the demo in {}", dir.display())]
+    Demo { dir: PathBuf, source: Box<dyn std::error::Error + Send + Sync> },
+}
+
+impl Error {
+    /// True for errors in what the user wrote (project file, job names, dates): exit code 2.
+    #[must_use]
+    pub fn is_usage(&self) -> bool {
+        matches!(self, Self::Config(_) | Self::ReadProject { .. } | Self::SqlFile { .. })
+    }
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// An error and its causes, joined by `: ` — each cause once.
+#[must_use]
+pub fn error_chain(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        let cause_text = cause.to_string();
+        if !text.ends_with(&cause_text) {
+            text.push_str(": ");
+            text.push_str(&cause_text);
+        }
+        source = cause.source();
+    }
+    text
+}

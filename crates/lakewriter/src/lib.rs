@@ -1,0 +1,29 @@
+//! lakewriter: idempotent Delta Lake loads, as a library.
+//!
+//! [`Workspace::load`] reads a project file; [`Runner`] opens the lakehouse catalog once and runs
+//! [`PartitionRun`]s — one job for one logical date, one Delta commit — singly or as a bounded
+//! parallel backfill, returning a typed [`PartitionReport`] for each. [`digest`] fingerprints a
+//! table's content; [`demo`] lays out the sample project. Nothing here prints: the CLI renders
+//! the reports.
+
+pub mod demo;
+
+mod error;
+mod report;
+mod runner;
+mod workspace;
+
+pub use error::{Error, Result, error_chain};
+pub use lakewriter_core::{DateRange, JobSpec, PartitionRun, Project, TableRef, WriteMode, parse_date};
+pub use lakewriter_delta::Digest;
+pub use report::{PartitionReport, RunStatus, Summary};
+pub use runner::Runner;
+pub use workspace::Workspace;
+
+use chrono::NaiveDate;
+
+/// The content digest of `table` (or of its partition `dt`) in `workspace`'s lakehouse.
+pub async fn digest(workspace: &Workspace, table: &TableRef, partition: Option<NaiveDate>) -> Result<Digest> {
+    let url = workspace.table_url(table)?;
+    lakewriter_delta::digest(&url, partition).await.map_err(|source| Error::Digest { table: table.to_string(), source })
+}

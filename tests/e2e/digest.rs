@@ -1,0 +1,48 @@
+//! `lakewriter digest`: content, not layout.
+
+use crate::support::Lake;
+
+const BASE: &str = "SELECT customer_id, COUNT(*) AS orders, SUM(amount) AS revenue, $dt AS dt FROM raw.orders WHERE dt = $dt GROUP BY customer_id";
+
+#[test]
+fn the_digest_ignores_row_order_files_and_versions_but_not_content() {
+    let lake = Lake::new("2026-09-01", "2026-09-03");
+    let project = format!(
+        "root = \"lake\"\n\
+         [jobs.asc]\ntarget = \"t.asc\"\nwrite = \"overwrite_partition\"\npartition_by = \"dt\"\nsql = '''{BASE} ORDER BY customer_id'''\n\
+         [jobs.desc]\ntarget = \"t.desc\"\nwrite = \"overwrite_partition\"\npartition_by = \"dt\"\nsql = '''{BASE} ORDER BY customer_id DESC'''\n\
+         [jobs.changed]\ntarget = \"t.changed\"\nwrite = \"overwrite_partition\"\npartition_by = \"dt\"\n\
+         sql = '''SELECT customer_id, COUNT(*) + CASE WHEN customer_id = 7 THEN 1 ELSE 0 END AS orders, SUM(amount) AS revenue, $dt AS dt FROM raw.orders WHERE dt = $dt GROUP BY customer_id'''\n"
+    );
+    lake.set_project(&project);
+    lake.cli(&["backfill", "asc", "--from", "2026-09-01", "--to", "2026-09-03", "--parallel", "1"]).assert_code(0);
+    // Another order of days, so another order of versions and files.
+    for day in ["2026-09-03", "2026-09-01", "2026-09-02", "2026-09-01"] {
+        lake.cli(&["run", "desc", "--dt", day]).assert_code(0);
+    }
+    lake.cli(&["backfill", "changed", "--from", "2026-09-01", "--to", "2026-09-03"]).assert_code(0);
+
+    let asc = lake.digest("t.asc", None);
+    let desc = lake.digest("t.desc", None);
+    let changed = lake.digest("t.changed", None);
+    assert_ne!(asc.version, desc.version);
+    assert_eq!((asc.rows, &asc.digest), (desc.rows, &desc.digest));
+    assert_eq!(changed.rows, asc.rows);
+    assert_ne!(changed.digest, asc.digest, "one changed value changes the digest");
+    assert_eq!(asc.digest.len(), 32);
+
+    let day = lake.digest("t.asc", Some("2026-09-02"));
+    assert!(day.rows > 0 && day.rows < asc.rows);
+    assert_eq!(day.digest, lake.digest("t.desc", Some("2026-09-02")).digest);
+    assert_ne!(day.digest, lake.digest("t.asc", Some("2026-09-01")).digest);
+    assert_eq!(lake.digest("t.asc", Some("2026-10-01")).rows, 0);
+}
+
+#[test]
+fn digest_of_a_missing_table_is_an_error() {
+    let lake = Lake::new("2026-09-01", "2026-09-01");
+    let run = lake.cli(&["digest", "analytics.nothing_here"]);
+    run.assert_code(1);
+    assert!(run.stderr.contains("error: cannot compute the digest of analytics.nothing_here"), "{}", run.stderr);
+    assert!(run.stderr.contains("no Delta table at"), "{}", run.stderr);
+}

@@ -1,0 +1,9 @@
+//! End-to-end tests: each drives the real `lakewriter` binary against a fresh lakehouse in a
+//! temporary folder, with raw data from `lakewriter-datagen`.
+
+mod support;
+
+mod cli_errors;
+mod demo;
+mod digest;
+mod overwrite_partition;

@@ -1,0 +1,199 @@
+//! `write = "overwrite_partition"`: run, rerun, backfill, and every way a run can fail.
+
+use crate::support::{DAILY_ORDERS_SQL, Lake};
+
+const TABLE: &str = "analytics.daily_orders";
+const TABLE_DIR: &str = "analytics/daily_orders";
+
+#[test]
+fn running_a_partition_twice_leaves_the_table_unchanged() {
+    let lake = Lake::new("2026-09-01", "2026-09-03");
+    let (reports, summary) = lake.cli(&["--json", "backfill", "daily_orders", "--from", "2026-09-01", "--to", "2026-09-03"]).assert_code(0).json();
+    assert_eq!((summary.partitions, summary.ok, summary.failed), (3, 3, 0));
+    assert!(reports.iter().all(|r| r.status == "ok" && r.rows_written.unwrap_or(0) > 0), "{reports:?}");
+
+    let table_before = lake.digest(TABLE, None);
+    let day_before = lake.digest(TABLE, Some("2026-09-02"));
+    let others_before = [lake.partition_files(TABLE_DIR, "dt=2026-09-01"), lake.partition_files(TABLE_DIR, "dt=2026-09-03")];
+    assert!(others_before.iter().all(|files| !files.is_empty()));
+
+    let (reports, _) = lake.cli(&["--json", "run", "daily_orders", "--dt", "2026-09-02"]).assert_code(0).json();
+    assert_eq!(reports.len(), 1);
+    assert_eq!(reports[0].table_version, Some(table_before.version + 1), "a rerun is one new commit");
+
+    let table_after = lake.digest(TABLE, None);
+    assert_eq!((table_after.digest.as_str(), table_after.rows), (table_before.digest.as_str(), table_before.rows));
+    assert_eq!(table_after.version, table_before.version + 1);
+    assert_eq!(lake.digest(TABLE, Some("2026-09-02")).digest, day_before.digest);
+    let others_after = [lake.partition_files(TABLE_DIR, "dt=2026-09-01"), lake.partition_files(TABLE_DIR, "dt=2026-09-03")];
+    assert_eq!(others_after, others_before, "other partitions' files are untouched");
+}
+
+#[test]
+fn each_commit_records_job_partition_version_sql_hash_and_rows() {
+    let lake = Lake::new("2026-09-05", "2026-09-05");
+    let (reports, _) = lake.cli(&["--json", "run", "daily_orders", "--dt", "2026-09-05"]).assert_code(0).json();
+    let version = reports[0].table_version.expect("version");
+    let info = lake.commit_info(TABLE_DIR, version);
+    let meta = &info["lakewriter"];
+    assert_eq!(meta["job"], "daily_orders");
+    assert_eq!(meta["partition"], "dt=2026-09-05");
+    assert_eq!(meta["write"], "overwrite_partition");
+    assert_eq!(meta["lakewriter_version"], env!("CARGO_PKG_VERSION"));
+    assert_eq!(meta["sql_hash"].as_str().map(str::len), Some(32), "{meta}");
+    assert_eq!(info["operationMetrics"]["num_added_rows"].as_u64(), reports[0].rows_written);
+    assert!(reports[0].rows_written.unwrap_or(0) > 0);
+
+    lake.set_job("daily_orders", TABLE, &format!("{DAILY_ORDERS_SQL} -- edited"));
+    let (reports, _) = lake.cli(&["--json", "run", "daily_orders", "--dt", "2026-09-05"]).assert_code(0).json();
+    let edited = lake.commit_info(TABLE_DIR, reports[0].table_version.expect("version"));
+    assert_ne!(edited["lakewriter"]["sql_hash"], meta["sql_hash"], "the hash follows the SQL text");
+}
+
+#[test]
+fn parallel_backfill_equals_sequential_backfill() {
+    let sequential = Lake::new("2026-09-01", "2026-09-08");
+    let parallel = Lake::new("2026-09-01", "2026-09-08");
+    let (_, s) = sequential.cli(&["--json", "backfill", "daily_orders", "--from", "2026-09-01", "--to", "2026-09-08", "--parallel", "1"]).assert_code(0).json();
+    let (reports, p) = parallel.cli(&["--json", "backfill", "daily_orders", "--from", "2026-09-01", "--to", "2026-09-08", "--parallel", "4"]).assert_code(0).json();
+    assert_eq!((s.ok, p.ok), (8, 8));
+    assert_eq!(s.rows_written, p.rows_written);
+    let mut versions: Vec<u64> = reports.iter().filter_map(|r| r.table_version).collect();
+    versions.sort_unstable();
+    assert_eq!(versions, (0..8).collect::<Vec<u64>>(), "every parallel commit landed, one version each");
+    assert_eq!(parallel.commit_count(TABLE_DIR), 8);
+    let (a, b) = (sequential.digest(TABLE, None), parallel.digest(TABLE, None));
+    assert_eq!((a.digest, a.rows), (b.digest, b.rows));
+}
+
+#[test]
+fn a_run_reads_only_its_own_raw_partition() {
+    let lake = Lake::new("2026-09-01", "2026-09-05");
+    let (reports, _) = lake.cli(&["--json", "run", "daily_orders", "--dt", "2026-09-03"]).assert_code(0).json();
+    assert_eq!(reports[0].files_scanned, Some(1), "the dt filter prunes to one day's file");
+
+    lake.set_job(
+        "daily_orders",
+        TABLE,
+        "SELECT customer_id, COUNT(*) AS orders, SUM(amount) AS revenue, $dt AS dt FROM raw.orders \
+         WHERE CAST(created_at AS DATE) = $dt GROUP BY customer_id",
+    );
+    let (reports, _) = lake.cli(&["--json", "run", "daily_orders", "--dt", "2026-09-03"]).assert_code(0).json();
+    assert_eq!(reports[0].files_scanned, Some(5), "without a filter on dt every day is read");
+}
+
+#[test]
+fn a_failure_before_commit_leaves_the_table_as_it_was() {
+    let lake = Lake::new("2026-09-01", "2026-09-02");
+    lake.cli(&["backfill", "daily_orders", "--from", "2026-09-01", "--to", "2026-09-02"]).assert_code(0);
+    let before = lake.digest(TABLE, None);
+    let commits = lake.commit_count(TABLE_DIR);
+
+    // Fails while the result streams into new data files, after planning succeeded.
+    lake.set_job(
+        "daily_orders",
+        TABLE,
+        "SELECT customer_id, COUNT(*) AS orders, SUM(CAST(status AS DECIMAL(12, 2))) AS revenue, $dt AS dt \
+         FROM raw.orders WHERE dt = $dt GROUP BY customer_id",
+    );
+    let run = lake.cli(&["--json", "run", "daily_orders", "--dt", "2026-09-02"]);
+    run.assert_code(1);
+    let (reports, summary) = run.json();
+    assert_eq!((summary.ok, summary.failed), (0, 1));
+    let error = reports[0].error.as_deref().expect("an error");
+    assert!(error.starts_with("daily_orders dt=2026-09-02: "), "{error}");
+    assert!(run.stderr.contains("error: daily_orders dt=2026-09-02"), "{}", run.stderr);
+
+    assert_eq!(lake.commit_count(TABLE_DIR), commits, "nothing committed");
+    assert_eq!(lake.digest(TABLE, None), before);
+
+    // The retry with the fixed job commits and reproduces the table.
+    lake.set_job("daily_orders", TABLE, DAILY_ORDERS_SQL);
+    lake.cli(&["run", "daily_orders", "--dt", "2026-09-02"]).assert_code(0);
+    let after = lake.digest(TABLE, None);
+    assert_eq!((after.digest, after.rows), (before.digest, before.rows));
+}
+
+#[test]
+fn rows_outside_the_partition_are_refused_and_nothing_is_committed() {
+    let lake = Lake::new("2026-09-01", "2026-09-02");
+    lake.cli(&["run", "daily_orders", "--dt", "2026-09-01"]).assert_code(0);
+    let before = lake.digest(TABLE, None);
+    lake.set_job(
+        "daily_orders",
+        TABLE,
+        "SELECT customer_id, COUNT(*) AS orders, SUM(amount) AS revenue, dt FROM raw.orders GROUP BY customer_id, dt",
+    );
+    let run = lake.cli(&["--json", "run", "daily_orders", "--dt", "2026-09-01"]);
+    run.assert_code(1);
+    let (reports, _) = run.json();
+    let error = reports[0].error.as_deref().expect("an error");
+    assert!(error.contains("daily_orders dt=2026-09-01") && error.contains("`dt` is not 2026-09-01"), "{error}");
+    assert_eq!(lake.commit_count(TABLE_DIR), 1);
+    assert_eq!(lake.digest(TABLE, None), before);
+}
+
+#[test]
+fn a_result_with_another_schema_is_refused_and_nothing_is_committed() {
+    let lake = Lake::new("2026-09-01", "2026-09-01");
+    lake.cli(&["run", "daily_orders", "--dt", "2026-09-01"]).assert_code(0);
+    let before = lake.digest(TABLE, None);
+    lake.set_job(
+        "daily_orders",
+        TABLE,
+        "SELECT customer_id, COUNT(*) AS orders, CAST(SUM(amount) AS VARCHAR) AS revenue, $dt AS dt \
+         FROM raw.orders WHERE dt = $dt GROUP BY customer_id",
+    );
+    let run = lake.cli(&["--json", "run", "daily_orders", "--dt", "2026-09-01"]);
+    run.assert_code(1);
+    let error = run.json().0.remove(0).error.expect("an error");
+    assert!(error.contains("does not match the table's schema"), "{error}");
+    assert_eq!(lake.commit_count(TABLE_DIR), 1);
+    assert_eq!(lake.digest(TABLE, None), before);
+}
+
+#[test]
+fn an_empty_result_empties_the_partition_and_only_that_one() {
+    let lake = Lake::new("2026-09-01", "2026-09-02");
+    lake.cli(&["backfill", "daily_orders", "--from", "2026-09-01", "--to", "2026-09-02"]).assert_code(0);
+    let other = lake.digest(TABLE, Some("2026-09-01"));
+    assert!(lake.digest(TABLE, Some("2026-09-02")).rows > 0);
+
+    lake.set_job("daily_orders", TABLE, &DAILY_ORDERS_SQL.replace("WHERE dt = $dt", "WHERE dt = $dt AND status = 'no such status'"));
+    let run = lake.cli(&["run", "daily_orders", "--dt", "2026-09-02"]);
+    run.assert_code(0);
+    assert!(run.stdout.contains("0 rows") && run.stdout.contains("now empty"), "{}", run.stdout);
+    assert_eq!(lake.digest(TABLE, Some("2026-09-02")).rows, 0);
+    assert_eq!(lake.digest(TABLE, Some("2026-09-01")).digest, other.digest);
+}
+
+#[test]
+fn a_day_without_raw_data_is_an_empty_partition_not_an_error() {
+    let lake = Lake::new("2026-09-01", "2026-09-01");
+    let (reports, summary) = lake.cli(&["--json", "backfill", "daily_orders", "--from", "2026-09-01", "--to", "2026-09-02"]).assert_code(0).json();
+    assert_eq!(summary.ok, 2);
+    assert_eq!(reports[1].partition, "dt=2026-09-02");
+    assert_eq!(reports[1].rows_written, Some(0));
+    assert_eq!(reports[1].files_scanned, Some(0));
+}
+
+#[test]
+fn a_failed_day_does_not_stop_the_backfill() {
+    let lake = Lake::new("2026-09-01", "2026-09-04");
+    // Fails for one day only: 2026-09-03's rows claim another partition.
+    lake.set_job(
+        "daily_orders",
+        TABLE,
+        "SELECT customer_id, COUNT(*) AS orders, SUM(amount) AS revenue, \
+         CASE WHEN $dt = DATE '2026-09-03' THEN DATE '2026-09-04' ELSE $dt END AS dt \
+         FROM raw.orders WHERE dt = $dt GROUP BY customer_id",
+    );
+    let run = lake.cli(&["--json", "backfill", "daily_orders", "--from", "2026-09-01", "--to", "2026-09-04", "--parallel", "2"]);
+    run.assert_code(1);
+    let (reports, summary) = run.json();
+    assert_eq!((summary.partitions, summary.ok, summary.failed), (4, 3, 1));
+    let failed: Vec<&str> = reports.iter().filter(|r| r.status == "failed").map(|r| r.partition.as_str()).collect();
+    assert_eq!(failed, ["dt=2026-09-03"]);
+    assert!(reports.iter().all(|r| r.job == "daily_orders"));
+    assert_eq!(summary.table_version, Some(2));
+}
