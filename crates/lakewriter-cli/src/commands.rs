@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 use clap::Parser;
-use lakewriter::{DateRange, PartitionRun, Runner, Summary, TableRef, Workspace, demo};
+use lakewriter::{DateRange, PartitionReport, PartitionRun, Runner, Summary, TableRef, Workspace, demo};
 use serde::Serialize;
 use tracing_subscriber::EnvFilter;
 
@@ -69,7 +69,7 @@ async fn dispatch(cli: Cli) -> Result<ExitCode> {
             printer.partition_done(&report)?;
             let reports = [report];
             printer.partition_lines(&reports)?;
-            finish(&printer, &Summary::of(&job, &reports, elapsed_ms(started)))
+            finish(&printer, &reports, &Summary::of(&job, &reports, elapsed_ms(started)))
         }
         Command::Backfill { job, from, to, parallel } => {
             let days = DateRange::new(from, to).map_err(lakewriter::Error::from)?;
@@ -137,11 +137,15 @@ async fn backfill(
         return Err(e.into());
     }
     printer.partition_lines(&reports)?;
-    finish(printer, &Summary::of(&job.name, &reports, elapsed_ms(started)))
+    finish(printer, &reports, &Summary::of(&job.name, &reports, elapsed_ms(started)))
 }
 
-fn finish(printer: &Printer, summary: &Summary) -> Result<ExitCode> {
+/// Prints the summary, and each failed partition's error on stderr.
+fn finish(printer: &Printer, reports: &[PartitionReport], summary: &Summary) -> Result<ExitCode> {
     printer.summary(summary)?;
+    for error in reports.iter().filter_map(|r| r.error.as_deref()) {
+        eprintln!("error: {error}");
+    }
     Ok(if summary.failed > 0 { ExitCode::from(FAILED) } else { ExitCode::SUCCESS })
 }
 

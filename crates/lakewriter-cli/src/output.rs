@@ -111,9 +111,10 @@ impl Printer {
         let failed = if summary.failed > 0 { self.paint(&format!("{} failed", summary.failed), "31;1") } else { "0 failed".to_owned() };
         let version = summary.table_version.map_or_else(|| "-".to_owned(), |v| v.to_string());
         self.line(&format!(
-            "{}: {} partitions, {} ok, {failed}, {} rows written, table version {version}, {:.1} s",
+            "{}: {} partition{}, {} ok, {failed}, {} rows written, table version {version}, {:.1} s",
             summary.job,
             summary.partitions,
+            if summary.partitions == 1 { "" } else { "s" },
             summary.ok,
             summary.rows_written,
             Duration::from_millis(summary.duration_ms).as_secs_f64()

@@ -20,6 +20,7 @@ use lakewriter_core::days_since_epoch;
 use serde::Serialize;
 use url::Url;
 
+use crate::schema::canonical_type;
 use crate::{Error, Result, table};
 
 /// The content digest of a table or of one of its partitions.
@@ -35,15 +36,6 @@ pub struct Digest {
 impl fmt::Display for Digest {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", self.digest)
-    }
-}
-
-fn canonical_type(data_type: &DataType) -> DataType {
-    match data_type {
-        DataType::Dictionary(_, value) => canonical_type(value),
-        DataType::Utf8View | DataType::LargeUtf8 => DataType::Utf8,
-        DataType::BinaryView | DataType::LargeBinary => DataType::Binary,
-        other => other.clone(),
     }
 }
 

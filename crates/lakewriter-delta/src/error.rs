@@ -14,8 +14,8 @@ pub enum Error {
     #[error("{table}: the result has rows whose `{column}` is not {partition}; nothing was committed")]
     OutsidePartition { table: String, column: String, partition: String, source: DeltaTableError },
 
-    #[error("{table}: the result does not match the table's schema; nothing was committed")]
-    SchemaMismatch { table: String, source: DeltaTableError },
+    #[error("{table}: the result does not match the table's schema: {}; nothing was committed", differences.join("; "))]
+    SchemaMismatch { table: String, differences: Vec<String> },
 
     #[error("{table}: writing {column}={partition} failed; nothing was committed")]
     Write { table: String, column: String, partition: String, source: DeltaTableError },

@@ -3,12 +3,14 @@
 //! - [`session`]: the DataFusion session delta-rs plans and writes with;
 //! - [`table`]: opening Delta tables and exposing them to SQL;
 //! - [`write`]: the write strategies, each a single Delta commit carrying lakewriter's metadata;
+//! - [`schema`]: the result-versus-table schema check;
 //! - [`digest`]: a content digest of a table or partition, independent of file layout, row order
 //!   and table version.
 //!
 //! This crate runs only the plans it is handed; it never writes SQL of its own choosing.
 
 pub mod digest;
+pub mod schema;
 pub mod table;
 pub mod write;
 

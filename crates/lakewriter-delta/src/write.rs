@@ -58,6 +58,12 @@ pub struct PartitionOverwrite<'a> {
 pub async fn overwrite_partition(session: &SessionState, w: PartitionOverwrite<'_>) -> Result<Committed> {
     let PartitionOverwrite { url, table: name, partition_column, partition, plan, metadata } = w;
     let (table, created_dir) = table::open_for_write(url).await?;
+    if let Ok(state) = table.snapshot() {
+        let differences = crate::schema::differences(&state.snapshot().arrow_schema(), plan.schema().as_arrow());
+        if !differences.is_empty() {
+            return Err(Error::SchemaMismatch { table: name.to_owned(), differences });
+        }
+    }
     let metadata = serde_json::to_value(metadata).map_err(|e| Error::Read { url: url.clone(), source: e.into() })?;
     let predicate = col(partition_column).eq(lit(ScalarValue::Date32(Some(days_since_epoch(partition)))));
     let written = table
@@ -88,8 +94,6 @@ fn classify(source: DeltaTableError, table: &str, column: &str, partition: Naive
     let (table, column, partition) = (table.to_owned(), column.to_owned(), partition.to_string());
     if text.contains("failed validation") {
         Error::OutsidePartition { table, column, partition, source }
-    } else if matches!(source, DeltaTableError::SchemaMismatch { .. }) || text.contains("does not match") || text.contains("Schema error") {
-        Error::SchemaMismatch { table, source }
     } else {
         Error::Write { table, column, partition, source }
     }

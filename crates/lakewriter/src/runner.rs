@@ -70,12 +70,12 @@ impl Runner {
         };
         match outcome {
             Ok(()) => report.status = RunStatus::Ok,
-            Err(e) => report.error = Some(error_chain(e.as_ref())),
+            Err(e) => report.error = Some(format!("{unit}: {}", error_chain(e.as_ref()))),
         }
         report.duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
         match &report.error {
             None => tracing::info!(partition = %unit, rows = ?report.rows_written, version = ?report.table_version, "committed"),
-            Some(error) => tracing::warn!(partition = %unit, error, "failed; nothing committed"),
+            Some(error) => tracing::info!(partition = %unit, error, "failed; nothing committed"),
         }
         report
     }
