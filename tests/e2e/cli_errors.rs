@@ -12,7 +12,11 @@ fn an_invalid_date_is_a_usage_error() {
     }
     let run = lake.cli(&["backfill", "daily_orders", "--from", "2026-09-02", "--to", "2026-09-01"]);
     run.assert_code(2);
-    assert!(run.stderr.contains("error: invalid date range: --from 2026-09-02 is after --to 2026-09-01"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("error: invalid date range: --from 2026-09-02 is after --to 2026-09-01"),
+        "{}",
+        run.stderr
+    );
     assert!(!lake.root().join("analytics").exists(), "no table was created");
 }
 
@@ -22,8 +26,14 @@ fn configuration_errors_name_the_file_the_job_and_the_key() {
     let file = lake.project_file().display().to_string();
     let cases = [
         ("[jobs.daily_orders]\ntarget = \"a.b\"\nwirte = \"overwrite_partition\"\n", "unknown field `wirte`"),
-        ("[jobs.daily_orders]\nwrite = \"overwrite_partition\"\npartition_by = \"dt\"\nsql = \"SELECT 1\"\n", "missing field `target`"),
-        ("[jobs.daily_orders]\ntarget = \"a.b\"\nwrite = \"upsert\"\npartition_by = \"dt\"\nsql = \"SELECT 1\"\n", "unknown variant `upsert`"),
+        (
+            "[jobs.daily_orders]\nwrite = \"overwrite_partition\"\npartition_by = \"dt\"\nsql = \"SELECT 1\"\n",
+            "missing field `target`",
+        ),
+        (
+            "[jobs.daily_orders]\ntarget = \"a.b\"\nwrite = \"upsert\"\npartition_by = \"dt\"\nsql = \"SELECT 1\"\n",
+            "unknown variant `upsert`",
+        ),
     ];
     for (job, expected) in cases {
         lake.set_project(&format!("root = \"lake\"\n{job}"));

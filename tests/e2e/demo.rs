@@ -15,7 +15,11 @@ fn the_demo_writes_thirty_partitions_and_a_rerun_changes_nothing_and_can_run_aga
 
     let again = lakewriter(&["--color", "never", "demo", "demo"], dir.path());
     again.assert_code(0);
-    assert!(again.stdout.contains("kept as it was") && again.stdout.contains("30 kept as they were"), "{}", again.stdout);
+    assert!(
+        again.stdout.contains("kept as it was") && again.stdout.contains("30 kept as they were"),
+        "{}",
+        again.stdout
+    );
     assert!(again.stdout.contains("daily_orders: 30 partitions, 30 ok, 0 failed"), "{}", again.stdout);
     assert!(again.stdout.contains("unchanged"), "{}", again.stdout);
 

@@ -8,13 +8,17 @@ const TABLE_DIR: &str = "analytics/daily_orders";
 #[test]
 fn running_a_partition_twice_leaves_the_table_unchanged() {
     let lake = Lake::new("2026-09-01", "2026-09-03");
-    let (reports, summary) = lake.cli(&["--json", "backfill", "daily_orders", "--from", "2026-09-01", "--to", "2026-09-03"]).assert_code(0).json();
+    let (reports, summary) = lake
+        .cli(&["--json", "backfill", "daily_orders", "--from", "2026-09-01", "--to", "2026-09-03"])
+        .assert_code(0)
+        .json();
     assert_eq!((summary.partitions, summary.ok, summary.failed), (3, 3, 0));
     assert!(reports.iter().all(|r| r.status == "ok" && r.rows_written.unwrap_or(0) > 0), "{reports:?}");
 
     let table_before = lake.digest(TABLE, None);
     let day_before = lake.digest(TABLE, Some("2026-09-02"));
-    let others_before = [lake.partition_files(TABLE_DIR, "dt=2026-09-01"), lake.partition_files(TABLE_DIR, "dt=2026-09-03")];
+    let others_before =
+        [lake.partition_files(TABLE_DIR, "dt=2026-09-01"), lake.partition_files(TABLE_DIR, "dt=2026-09-03")];
     assert!(others_before.iter().all(|files| !files.is_empty()));
 
     let (reports, _) = lake.cli(&["--json", "run", "daily_orders", "--dt", "2026-09-02"]).assert_code(0).json();
@@ -25,7 +29,8 @@ fn running_a_partition_twice_leaves_the_table_unchanged() {
     assert_eq!((table_after.digest.as_str(), table_after.rows), (table_before.digest.as_str(), table_before.rows));
     assert_eq!(table_after.version, table_before.version + 1);
     assert_eq!(lake.digest(TABLE, Some("2026-09-02")).digest, day_before.digest);
-    let others_after = [lake.partition_files(TABLE_DIR, "dt=2026-09-01"), lake.partition_files(TABLE_DIR, "dt=2026-09-03")];
+    let others_after =
+        [lake.partition_files(TABLE_DIR, "dt=2026-09-01"), lake.partition_files(TABLE_DIR, "dt=2026-09-03")];
     assert_eq!(others_after, others_before, "other partitions' files are untouched");
 }
 
@@ -54,8 +59,14 @@ fn each_commit_records_job_partition_version_sql_hash_and_rows() {
 fn parallel_backfill_equals_sequential_backfill() {
     let sequential = Lake::new("2026-09-01", "2026-09-08");
     let parallel = Lake::new("2026-09-01", "2026-09-08");
-    let (_, s) = sequential.cli(&["--json", "backfill", "daily_orders", "--from", "2026-09-01", "--to", "2026-09-08", "--parallel", "1"]).assert_code(0).json();
-    let (reports, p) = parallel.cli(&["--json", "backfill", "daily_orders", "--from", "2026-09-01", "--to", "2026-09-08", "--parallel", "4"]).assert_code(0).json();
+    let (_, s) = sequential
+        .cli(&["--json", "backfill", "daily_orders", "--from", "2026-09-01", "--to", "2026-09-08", "--parallel", "1"])
+        .assert_code(0)
+        .json();
+    let (reports, p) = parallel
+        .cli(&["--json", "backfill", "daily_orders", "--from", "2026-09-01", "--to", "2026-09-08", "--parallel", "4"])
+        .assert_code(0)
+        .json();
     assert_eq!((s.ok, p.ok), (8, 8));
     assert_eq!(s.rows_written, p.rows_written);
     let mut versions: Vec<u64> = reports.iter().filter_map(|r| r.table_version).collect();
@@ -159,7 +170,11 @@ fn an_empty_result_empties_the_partition_and_only_that_one() {
     let other = lake.digest(TABLE, Some("2026-09-01"));
     assert!(lake.digest(TABLE, Some("2026-09-02")).rows > 0);
 
-    lake.set_job("daily_orders", TABLE, &DAILY_ORDERS_SQL.replace("WHERE dt = $dt", "WHERE dt = $dt AND status = 'no such status'"));
+    lake.set_job(
+        "daily_orders",
+        TABLE,
+        &DAILY_ORDERS_SQL.replace("WHERE dt = $dt", "WHERE dt = $dt AND status = 'no such status'"),
+    );
     let run = lake.cli(&["run", "daily_orders", "--dt", "2026-09-02"]);
     run.assert_code(0);
     assert!(run.stdout.contains("0 rows") && run.stdout.contains("now empty"), "{}", run.stdout);
@@ -170,7 +185,10 @@ fn an_empty_result_empties_the_partition_and_only_that_one() {
 #[test]
 fn a_day_without_raw_data_is_an_empty_partition_not_an_error() {
     let lake = Lake::new("2026-09-01", "2026-09-01");
-    let (reports, summary) = lake.cli(&["--json", "backfill", "daily_orders", "--from", "2026-09-01", "--to", "2026-09-02"]).assert_code(0).json();
+    let (reports, summary) = lake
+        .cli(&["--json", "backfill", "daily_orders", "--from", "2026-09-01", "--to", "2026-09-02"])
+        .assert_code(0)
+        .json();
     assert_eq!(summary.ok, 2);
     assert_eq!(reports[1].partition, "dt=2026-09-02");
     assert_eq!(reports[1].rows_written, Some(0));
@@ -188,7 +206,17 @@ fn a_failed_day_does_not_stop_the_backfill() {
          CASE WHEN $dt = DATE '2026-09-03' THEN DATE '2026-09-04' ELSE $dt END AS dt \
          FROM raw.orders WHERE dt = $dt GROUP BY customer_id",
     );
-    let run = lake.cli(&["--json", "backfill", "daily_orders", "--from", "2026-09-01", "--to", "2026-09-04", "--parallel", "2"]);
+    let run = lake.cli(&[
+        "--json",
+        "backfill",
+        "daily_orders",
+        "--from",
+        "2026-09-01",
+        "--to",
+        "2026-09-04",
+        "--parallel",
+        "2",
+    ]);
     run.assert_code(1);
     let (reports, summary) = run.json();
     assert_eq!((summary.partitions, summary.ok, summary.failed), (4, 3, 1));

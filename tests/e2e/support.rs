@@ -27,7 +27,7 @@ pub struct Run {
 }
 
 impl Run {
-    fn from(output: Output) -> Self {
+    fn from(output: &Output) -> Self {
         Self {
             code: output.status.code().unwrap_or(-1),
             stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
@@ -40,7 +40,8 @@ impl Run {
         let mut reports = Vec::new();
         let mut summary = None;
         for line in self.stdout.lines() {
-            let value: serde_json::Value = serde_json::from_str(line).unwrap_or_else(|e| panic!("not JSON: {line}: {e}"));
+            let value: serde_json::Value =
+                serde_json::from_str(line).unwrap_or_else(|e| panic!("not JSON: {line}: {e}"));
             if let Some(s) = value.get("summary") {
                 summary = Some(serde_json::from_value(s.clone()).expect("summary shape"));
             } else {
@@ -152,11 +153,9 @@ impl Lake {
 
     /// The Delta log's commit files (`*.json`) of a table.
     pub fn commit_count(&self, table_dir: &str) -> usize {
-        std::fs::read_dir(self.root().join(table_dir).join("_delta_log"))
-            .map(|entries| {
-                entries.filter(|e| e.as_ref().is_ok_and(|e| e.file_name().to_string_lossy().ends_with(".json"))).count()
-            })
-            .unwrap_or(0)
+        std::fs::read_dir(self.root().join(table_dir).join("_delta_log")).map_or(0, |entries| {
+            entries.filter(|e| e.as_ref().is_ok_and(|e| e.file_name().to_string_lossy().ends_with(".json"))).count()
+        })
     }
 
     /// The `commitInfo` of commit `version`.
@@ -179,5 +178,5 @@ pub fn lakewriter(args: &[&str], cwd: &Path) -> Run {
         .env_remove("LAKEWRITER_PROJECT")
         .output()
         .expect("run lakewriter");
-    Run::from(output)
+    Run::from(&output)
 }

@@ -11,7 +11,7 @@ use serde::Serialize;
 use tracing_subscriber::EnvFilter;
 
 use crate::cli::{Cli, Command, Global};
-use crate::output::Printer;
+use crate::output::{self, Printer};
 
 /// Exit codes: 0 all good, 1 a partition or check failed, 2 usage or configuration error.
 const FAILED: u8 = 1;
@@ -82,22 +82,25 @@ async fn dispatch(cli: Cli) -> Result<ExitCode> {
             let workspace = Workspace::load(cli.global.project.as_deref())?;
             let table = TableRef::parse(&table).map_err(lakewriter::Error::from)?;
             let digest = lakewriter::digest(&workspace, &table, partition).await?;
-            #[derive(Serialize)]
-            struct DigestLine<'a> {
-                table: String,
-                partition: Option<String>,
-                #[serde(flatten)]
-                digest: &'a lakewriter::Digest,
-            }
-            let line = DigestLine { table: table.to_string(), partition: partition.map(|d| d.to_string()), digest: &digest };
+            let line =
+                DigestLine { table: table.to_string(), partition: partition.map(|d| d.to_string()), digest: &digest };
             if printer.json() {
-                printer.json_line(&line)?;
+                output::json_line(&line)?;
             } else {
-                printer.line(&format!("{}  {} rows  version {}", digest.digest, digest.rows, digest.version))?;
+                output::line(&format!("{}  {} rows  version {}", digest.digest, digest.rows, digest.version))?;
             }
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+/// The `--json` line of `lakewriter digest`.
+#[derive(Serialize)]
+struct DigestLine<'a> {
+    table: String,
+    partition: Option<String>,
+    #[serde(flatten)]
+    digest: &'a lakewriter::Digest,
 }
 
 async fn open_runner(global: &Global) -> Result<Runner> {
@@ -149,20 +152,32 @@ fn finish(printer: &Printer, reports: &[PartitionReport], summary: &Summary) -> 
     Ok(if summary.failed > 0 { ExitCode::from(FAILED) } else { ExitCode::SUCCESS })
 }
 
+/// The `--json` line of the demo's rerun check.
+#[derive(Serialize)]
+struct Rerun<'a> {
+    rerun: &'a str,
+    digest_before: &'a str,
+    digest_after: &'a str,
+    unchanged: bool,
+}
+
 async fn run_demo(printer: &mut Printer, dir: &std::path::Path) -> Result<ExitCode> {
     let prepared = demo::prepare(dir)?;
     let workspace = Workspace::load(Some(&prepared.project_file))?;
     let job = workspace.job(demo::JOB)?.clone();
-    let say = |printer: &Printer, text: String| if printer.json() { Ok(()) } else { printer.line(&text) };
-    say(printer, format!(
-        "lakewriter demo in {}\n  project  {} ({})\n  raw      {} days of orders under lake/raw/orders ({} files written, {} kept as they were)",
-        dir.display(),
-        prepared.project_file.display(),
-        if prepared.project_written { "written" } else { "kept as it was" },
-        demo::days().len(),
-        prepared.raw_files_written,
-        prepared.raw_files_kept,
-    ))?;
+    let say = |printer: &Printer, text: String| if printer.json() { Ok(()) } else { output::line(&text) };
+    say(
+        printer,
+        format!(
+            "lakewriter demo in {}\n  project  {} ({})\n  raw      {} days of orders under lake/raw/orders ({} files written, {} kept as they were)",
+            dir.display(),
+            prepared.project_file.display(),
+            if prepared.project_written { "written" } else { "kept as it was" },
+            demo::days().len(),
+            prepared.raw_files_written,
+            prepared.raw_files_kept,
+        ),
+    )?;
     let runner = Runner::open(workspace).await?;
     say(printer, format!("\nbackfill {} {}..{} -> {}", job.name, demo::days().from(), demo::days().to(), job.target))?;
     let code = backfill(&runner, printer, &job, demo::days(), None).await?;
@@ -177,41 +192,45 @@ async fn run_demo(printer: &mut Printer, dir: &std::path::Path) -> Result<ExitCo
     let after = lakewriter::digest(runner.workspace(), &job.target, None).await?;
     let unchanged = report.is_ok() && before.digest == after.digest && before.rows == after.rows;
     if printer.json() {
-        #[derive(Serialize)]
-        struct Rerun<'a> {
-            rerun: &'a str,
-            digest_before: &'a str,
-            digest_after: &'a str,
-            unchanged: bool,
-        }
-        printer.json_line(&Rerun { rerun: &report.partition, digest_before: &before.digest, digest_after: &after.digest, unchanged })?;
+        output::json_line(&Rerun {
+            rerun: &report.partition,
+            digest_before: &before.digest,
+            digest_after: &after.digest,
+            unchanged,
+        })?;
     } else {
         let verdict = if unchanged {
             "unchanged: running the day again replaced it with the very same rows"
         } else {
             "CHANGED: the rerun did not reproduce the table"
         };
-        say(printer, format!(
-            "\nrerun    {} {} -> committed table version {} ({} rows)\n  content digest before  {}  ({} rows, version {})\n  content digest after   {}  ({} rows, version {})\n  {verdict}",
-            job.name,
-            report.partition,
-            report.table_version.map_or_else(|| "-".to_owned(), |v| v.to_string()),
-            report.rows_written.unwrap_or(0),
-            before.digest,
-            before.rows,
-            before.version,
-            after.digest,
-            after.rows,
-            after.version,
-        ))?;
+        say(
+            printer,
+            format!(
+                "\nrerun    {} {} -> committed table version {} ({} rows)\n  content digest before  {}  ({} rows, version {})\n  content digest after   {}  ({} rows, version {})\n  {verdict}",
+                job.name,
+                report.partition,
+                report.table_version.map_or_else(|| "-".to_owned(), |v| v.to_string()),
+                report.rows_written.unwrap_or(0),
+                before.digest,
+                before.rows,
+                before.version,
+                after.digest,
+                after.rows,
+                after.version,
+            ),
+        )?;
         if let Some(error) = &report.error {
             say(printer, format!("  error: {error}"))?;
         }
         let project = prepared.project_file.display();
-        say(printer, format!(
-            "\nnext: lakewriter --project {project} run {} --dt 2026-09-30\n      lakewriter --project {project} digest {}",
-            job.name, job.target
-        ))?;
+        say(
+            printer,
+            format!(
+                "\nnext: lakewriter --project {project} run {} --dt 2026-09-30\n      lakewriter --project {project} digest {}",
+                job.name, job.target
+            ),
+        )?;
     }
     Ok(if unchanged { ExitCode::SUCCESS } else { ExitCode::from(FAILED) })
 }

@@ -21,7 +21,9 @@ impl Printer {
         let color = match global.color {
             ColorChoice::Always => true,
             ColorChoice::Never => false,
-            ColorChoice::Auto => io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
+            ColorChoice::Auto => {
+                io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+            }
         };
         let progress = !global.json && !global.quiet && !global.no_progress && io::stderr().is_terminal();
         Self { json: global.json, color, progress, bar: None }
@@ -57,7 +59,7 @@ impl Printer {
             bar.inc(1);
             bar.set_message(format!("{} {}", report.partition, if report.is_ok() { "ok" } else { "failed" }));
         }
-        if self.json { self.json_line(report) } else { Ok(()) }
+        if self.json { json_line(report) } else { Ok(()) }
     }
 
     pub fn finish_progress(&mut self) {
@@ -66,23 +68,13 @@ impl Printer {
         }
     }
 
-    pub fn json_line(&self, value: &impl Serialize) -> io::Result<()> {
-        let mut out = io::stdout().lock();
-        serde_json::to_writer(&mut out, value).map_err(io::Error::other)?;
-        writeln!(out)
-    }
-
-    pub fn line(&self, text: &str) -> io::Result<()> {
-        writeln!(io::stdout().lock(), "{text}")
-    }
-
     /// Text mode: one line per partition, in date order.
     pub fn partition_lines(&self, reports: &[PartitionReport]) -> io::Result<()> {
         if self.json {
             return Ok(());
         }
         for r in reports {
-            let line = if r.is_ok() {
+            let text = if r.is_ok() {
                 let rows = r.rows_written.unwrap_or(0);
                 let note = if rows == 0 { "  (no rows: the partition is now empty)" } else { "" };
                 format!(
@@ -93,9 +85,14 @@ impl Printer {
                     r.duration_ms
                 )
             } else {
-                format!("  {}  {}  {}", r.partition, self.paint("FAILED", "31;1"), r.error.as_deref().unwrap_or("unknown error"))
+                format!(
+                    "  {}  {}  {}",
+                    r.partition,
+                    self.paint("FAILED", "31;1"),
+                    r.error.as_deref().unwrap_or("unknown error")
+                )
             };
-            self.line(&line)?;
+            line(&text)?;
         }
         Ok(())
     }
@@ -106,11 +103,15 @@ impl Printer {
             struct Tagged<'a> {
                 summary: &'a Summary,
             }
-            return self.json_line(&Tagged { summary });
+            return json_line(&Tagged { summary });
         }
-        let failed = if summary.failed > 0 { self.paint(&format!("{} failed", summary.failed), "31;1") } else { "0 failed".to_owned() };
+        let failed = if summary.failed > 0 {
+            self.paint(&format!("{} failed", summary.failed), "31;1")
+        } else {
+            "0 failed".to_owned()
+        };
         let version = summary.table_version.map_or_else(|| "-".to_owned(), |v| v.to_string());
-        self.line(&format!(
+        line(&format!(
             "{}: {} partition{}, {} ok, {failed}, {} rows written, table version {version}, {:.1} s",
             summary.job,
             summary.partitions,
@@ -120,4 +121,16 @@ impl Printer {
             Duration::from_millis(summary.duration_ms).as_secs_f64()
         ))
     }
+}
+
+/// One JSON object on its own line of stdout.
+pub fn json_line(value: &impl Serialize) -> io::Result<()> {
+    let mut out = io::stdout().lock();
+    serde_json::to_writer(&mut out, value).map_err(io::Error::other)?;
+    writeln!(out)
+}
+
+/// One line of text on stdout.
+pub fn line(text: &str) -> io::Result<()> {
+    writeln!(io::stdout().lock(), "{text}")
 }

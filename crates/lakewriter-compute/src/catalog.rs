@@ -9,11 +9,11 @@ use std::sync::Arc;
 
 use datafusion::arrow::datatypes::DataType;
 use datafusion::catalog::{MemorySchemaProvider, TableProvider};
+use datafusion::common::TableReference;
 use datafusion::datasource::file_format::parquet::ParquetFormat;
 use datafusion::datasource::listing::{ListingOptions, ListingTable, ListingTableConfig, ListingTableUrl};
 use datafusion::execution::object_store::ObjectStoreUrl;
 use datafusion::prelude::SessionContext;
-use datafusion::common::TableReference;
 use futures::TryStreamExt;
 use lakewriter_core::{TableRef, parse_date};
 use object_store::ObjectStore;
@@ -72,7 +72,9 @@ pub async fn discover(ctx: &SessionContext, root: &Url) -> Result<Vec<TableEntry
             };
             let children = folders(store.as_ref(), &schema_path.clone().join(table.as_str()), root).await?;
             let kind = if children.iter().any(|c| c == "_delta_log") { TableKind::Delta } else { TableKind::Raw };
-            let url = root.join(&name.relative_dir()).map_err(|e| Error::ListRoot { root: root.clone(), source: e.into() })?;
+            let url = root
+                .join(&name.relative_dir())
+                .map_err(|e| Error::ListRoot { root: root.clone(), source: e.into() })?;
             tables.push(TableEntry { name, url, kind });
         }
     }
@@ -81,7 +83,7 @@ pub async fn discover(ctx: &SessionContext, root: &Url) -> Result<Vec<TableEntry
 
 /// Makes `provider` queryable as `name`, creating the schema where needed.
 pub fn register(ctx: &SessionContext, name: &TableRef, provider: Arc<dyn TableProvider>) -> Result<()> {
-    let err = |source| Error::Register { table: name.to_string(), source };
+    let err = |source| Error::Register { table: name.to_string(), source: Box::new(source) };
     let catalog_name = ctx.state().config().options().catalog.default_catalog.clone();
     let catalog = ctx
         .catalog(&catalog_name)
@@ -123,11 +125,10 @@ async fn partition_columns(store: &dyn ObjectStore, table: &Path) -> object_stor
 /// Registers the raw Parquet dataset `entry` as a listing table. A dataset with no Parquet file
 /// yet is skipped (a query naming it then fails with "table not found").
 pub async fn register_raw(ctx: &SessionContext, entry: &TableEntry) -> Result<()> {
-    let err = |source| Error::RegisterRaw { table: entry.name.to_string(), url: entry.url.clone(), source };
+    let err =
+        |source| Error::RegisterRaw { table: entry.name.to_string(), url: entry.url.clone(), source: Box::new(source) };
     let store = store_for(ctx, &entry.url)?;
-    let partitions = partition_columns(store.as_ref(), &store_path(&entry.url)?)
-        .await
-        .map_err(|e| err(e.into()))?;
+    let partitions = partition_columns(store.as_ref(), &store_path(&entry.url)?).await.map_err(|e| err(e.into()))?;
     let options = ListingOptions::new(Arc::new(ParquetFormat::default()))
         .with_file_extension(".parquet")
         .with_table_partition_cols(partitions);

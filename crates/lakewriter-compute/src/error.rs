@@ -8,16 +8,16 @@ pub enum Error {
     ListRoot { root: Url, source: Box<dyn std::error::Error + Send + Sync> },
 
     #[error("cannot register raw dataset {table} ({url})")]
-    RegisterRaw { table: String, url: Url, source: DataFusionError },
+    RegisterRaw { table: String, url: Url, source: Box<DataFusionError> },
 
     #[error("cannot register table {table}")]
-    Register { table: String, source: DataFusionError },
+    Register { table: String, source: Box<DataFusionError> },
 
     #[error("the job's SQL is invalid")]
-    Sql { source: DataFusionError },
+    Sql { source: Box<DataFusionError> },
 
     #[error("cannot plan the job's SQL for {param}")]
-    Plan { param: String, source: DataFusionError },
+    Plan { param: String, source: Box<DataFusionError> },
 }
 
 impl Error {

@@ -36,9 +36,10 @@ pub struct PartitionQuery {
 /// DML and statements such as `SET` are refused, so a job cannot change anything by itself.
 pub async fn plan_partition(ctx: &SessionContext, sql: &str, dt: NaiveDate) -> Result<PartitionQuery> {
     let read_only = SQLOptions::new().with_allow_ddl(false).with_allow_dml(false).with_allow_statements(false);
-    let df = ctx.sql_with_options(sql, read_only).await.map_err(|source| Error::Sql { source })?;
-    let params = ParamValues::Map(HashMap::from([("dt".to_owned(), ScalarValue::Date32(Some(days_since_epoch(dt))).into())]));
-    let plan_err = |source| Error::Plan { param: format!("$dt = {dt}"), source };
+    let df = ctx.sql_with_options(sql, read_only).await.map_err(|source| Error::Sql { source: Box::new(source) })?;
+    let params =
+        ParamValues::Map(HashMap::from([("dt".to_owned(), ScalarValue::Date32(Some(days_since_epoch(dt))).into())]));
+    let plan_err = |source| Error::Plan { param: format!("$dt = {dt}"), source: Box::new(source) };
     let df = df.with_param_values(params).map_err(plan_err)?;
     let plan = df.logical_plan().clone();
     let physical = df.create_physical_plan().await.map_err(plan_err)?;
@@ -54,7 +55,12 @@ fn collect_files(plan: &Arc<dyn ExecutionPlan>, out: &mut Vec<ScannedFile>) {
         && let Some(config) = source.data_source().downcast_ref::<FileScanConfig>()
     {
         for group in &config.file_groups {
-            out.extend(group.files().iter().map(|f| ScannedFile { path: f.object_meta.location.to_string(), size: f.object_meta.size }));
+            out.extend(
+                group
+                    .files()
+                    .iter()
+                    .map(|f| ScannedFile { path: f.object_meta.location.to_string(), size: f.object_meta.size }),
+            );
         }
     }
     for child in plan.children() {

@@ -75,7 +75,17 @@ mod tests {
     #[test]
     fn accepts_canonical_dates_only() {
         assert_eq!(parse_date("2026-09-30").unwrap(), NaiveDate::from_ymd_opt(2026, 9, 30).unwrap());
-        for bad in ["2026-9-30", "2026-09-31", "2026-02-29", "20260930", "2026-09-30T00:00", " 2026-09-30", "", "abcd-ef-gh", "+026-09-30"] {
+        for bad in [
+            "2026-9-30",
+            "2026-09-31",
+            "2026-02-29",
+            "20260930",
+            "2026-09-30T00:00",
+            " 2026-09-30",
+            "",
+            "abcd-ef-gh",
+            "+026-09-30",
+        ] {
             let err = parse_date(bad).unwrap_err();
             assert!(err.to_string().contains(&format!("`{bad}`")), "{err}");
         }

@@ -120,7 +120,9 @@ impl Project {
                 (_, Some(col)) if is_column(&col) => col,
                 (_, Some(col)) => return Err(job_err(format!("key `partition_by`: `{col}` is not a column name"))),
                 (WriteMode::OverwritePartition, None) => {
-                    return Err(job_err("missing key `partition_by` (required by write = \"overwrite_partition\")".into()));
+                    return Err(job_err(
+                        "missing key `partition_by` (required by write = \"overwrite_partition\")".into(),
+                    ));
                 }
             };
             jobs.insert(name.clone(), JobSpec { name, target, write: job.write, partition_by, sql });
@@ -146,13 +148,15 @@ impl Project {
     /// The lakehouse root as a directory URL. A relative path is taken relative to `base_dir`,
     /// which must be absolute (the project file's folder).
     pub fn root_url(&self, base_dir: &Path) -> Result<Url> {
-        let err = |message: String| Error::Config { file: self.file.clone(), message: format!("key `root`: {message}") };
+        let err =
+            |message: String| Error::Config { file: self.file.clone(), message: format!("key `root`: {message}") };
         let root = self.root.trim();
         let mut url = if root.contains("://") {
             Url::parse(root).map_err(|e| err(format!("`{root}` is not a valid URL: {e}")))?
         } else {
             let path = base_dir.join(root);
-            Url::from_directory_path(&path).map_err(|()| err(format!("`{}` is not an absolute folder", path.display())))?
+            Url::from_directory_path(&path)
+                .map_err(|()| err(format!("`{}` is not an absolute folder", path.display())))?
         };
         if !url.path().ends_with('/') {
             url.set_path(&format!("{}/", url.path()));
@@ -212,7 +216,8 @@ sql_file = "jobs/other.sql"
 
     #[test]
     fn config_errors_name_file_job_and_key() {
-        let e = err(&GOOD.replace("write = \"overwrite_partition\"\npartition_by = \"dt\"\nsql = ", "wirte = 1\nsql = "));
+        let e =
+            err(&GOOD.replace("write = \"overwrite_partition\"\npartition_by = \"dt\"\nsql = ", "wirte = 1\nsql = "));
         assert!(e.starts_with("/p/lakewriter.toml: job `daily_orders`:"), "{e}");
         assert!(e.contains("unknown field `wirte`"), "{e}");
 

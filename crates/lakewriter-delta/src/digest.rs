@@ -54,11 +54,14 @@ pub async fn digest(url: &Url, partition: Option<NaiveDate>) -> Result<Digest> {
             Ok(columns) => return Err(Error::NotPartitionedByOne { url: url.clone(), columns }),
             Err(e) => return Err(err(e.into())),
         };
-        df = df.filter(col(column.as_str()).eq(lit(ScalarValue::Date32(Some(days_since_epoch(date)))))).map_err(|e| err(e.into()))?;
+        df = df
+            .filter(col(column.as_str()).eq(lit(ScalarValue::Date32(Some(days_since_epoch(date))))))
+            .map_err(|e| err(e.into()))?;
     }
     let fields: Vec<(String, DataType)> =
         df.schema().fields().iter().map(|f| (f.name().clone(), canonical_type(f.data_type()))).collect();
-    let converter = RowConverter::new(fields.iter().map(|(_, t)| SortField::new(t.clone())).collect()).map_err(|e| err(e.into()))?;
+    let converter = RowConverter::new(fields.iter().map(|(_, t)| SortField::new(t.clone())).collect())
+        .map_err(|e| err(e.into()))?;
     let mut stream = df.execute_stream().await.map_err(|e| err(e.into()))?;
     let (mut rows, mut sum) = (0u64, 0u128);
     while let Some(batch) = stream.try_next().await.map_err(|e| err(e.into()))? {
@@ -69,7 +72,7 @@ pub async fn digest(url: &Url, partition: Option<NaiveDate>) -> Result<Digest> {
             .map(|(array, (_, t))| if array.data_type() == t { Ok(array.clone()) } else { cast(array, t) })
             .collect::<Result<Vec<ArrayRef>, _>>()
             .map_err(|e| err(e.into()))?;
-        for row in converter.convert_columns(&columns).map_err(|e| err(e.into()))?.iter() {
+        for row in &converter.convert_columns(&columns).map_err(|e| err(e.into()))? {
             sum = sum.wrapping_add(xxhash_rust::xxh3::xxh3_128(row.as_ref()));
             rows += 1;
         }

@@ -19,7 +19,8 @@ pub(crate) async fn open_if_exists(url: &Url) -> Result<Option<DeltaTable>> {
     if missing_local_dir(url).is_some() {
         return Ok(None);
     }
-    let table = DeltaTable::try_from_url(url.clone()).await.map_err(|source| Error::Open { url: url.clone(), source })?;
+    let table =
+        DeltaTable::try_from_url(url.clone()).await.map_err(|source| Error::Open { url: url.clone(), source })?;
     Ok(table.version().is_some().then_some(table))
 }
 

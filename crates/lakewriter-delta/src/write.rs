@@ -101,36 +101,38 @@ fn classify(source: DeltaTableError, table: &str, column: &str, partition: Naive
 
 #[derive(serde::Deserialize, Default)]
 struct OperationMetrics {
-    #[serde(default)]
-    num_added_rows: u64,
-    #[serde(default)]
-    num_added_files: u64,
-    #[serde(default)]
-    num_removed_files: u64,
+    #[serde(default, rename = "num_added_rows")]
+    added_rows: u64,
+    #[serde(default, rename = "num_added_files")]
+    added_files: u64,
+    #[serde(default, rename = "num_removed_files")]
+    removed_files: u64,
 }
 
 /// Reads back the metrics of the commit `table` was just advanced to. The commit file of that
 /// exact version is read: with concurrent writers, "the latest commit" may be someone else's.
 async fn committed(table: &deltalake::DeltaTable, name: &str) -> Result<Committed> {
     let version = table.version().unwrap_or_default();
-    let entry = table
-        .log_store()
-        .read_commit_entry(version)
-        .await
-        .map_err(|source| Error::CommitInfo { table: name.to_owned(), version, source })?;
+    let entry = table.log_store().read_commit_entry(version).await.map_err(|source| Error::CommitInfo {
+        table: name.to_owned(),
+        version,
+        source,
+    })?;
     let metrics = entry
         .as_deref()
         .and_then(|bytes| std::str::from_utf8(bytes).ok())
         .into_iter()
         .flat_map(str::lines)
         .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
-        .find_map(|mut action| action.get_mut("commitInfo").and_then(|info| info.get_mut("operationMetrics")).map(serde_json::Value::take))
+        .find_map(|mut action| {
+            action.get_mut("commitInfo").and_then(|info| info.get_mut("operationMetrics")).map(serde_json::Value::take)
+        })
         .and_then(|m| serde_json::from_value::<OperationMetrics>(m).ok())
         .unwrap_or_default();
     Ok(Committed {
         version,
-        rows_written: metrics.num_added_rows,
-        files_added: metrics.num_added_files,
-        files_removed: metrics.num_removed_files,
+        rows_written: metrics.added_rows,
+        files_added: metrics.added_files,
+        files_removed: metrics.removed_files,
     })
 }

@@ -8,25 +8,8 @@ use lakewriter_core::DateRange;
 
 use crate::{Error, Result};
 
-/// The sample project file.
-pub const PROJECT_TOML: &str = r#"# lakewriter sample project: daily order aggregates from an immutable raw layer.
-root = "lake"
-
-[jobs.daily_orders]
-target = "analytics.daily_orders"
-write = "overwrite_partition"
-partition_by = "dt"
-sql = """
-SELECT customer_id,
-       COUNT(*)                                            AS orders,
-       SUM(amount)                                         AS revenue,
-       SUM(CASE WHEN status = 'cancelled' THEN 1 ELSE 0 END) AS cancelled,
-       $dt                                                 AS dt
-FROM raw.orders
-WHERE dt = $dt
-GROUP BY customer_id
-"""
-"#;
+/// The sample project file, `data/demo/lakewriter.toml`.
+pub const PROJECT_TOML: &str = include_str!("../../../data/demo/lakewriter.toml");
 
 /// The sample job.
 pub const JOB: &str = "daily_orders";

@@ -17,10 +17,10 @@ pub enum Error {
     Catalog { source: lakewriter_compute::Error },
 
     #[error("cannot open Delta table {table}")]
-    OpenTable { table: String, source: lakewriter_delta::Error },
+    OpenTable { table: String, source: Box<lakewriter_delta::Error> },
 
     #[error("cannot compute the digest of {table}")]
-    Digest { table: String, source: lakewriter_delta::Error },
+    Digest { table: String, source: Box<lakewriter_delta::Error> },
 
     #[error("cannot set up the demo in {}", dir.display())]
     Demo { dir: PathBuf, source: Box<dyn std::error::Error + Send + Sync> },

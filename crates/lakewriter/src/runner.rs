@@ -23,11 +23,13 @@ impl Runner {
         let tables = catalog::discover(&ctx, &workspace.root).await.map_err(|source| Error::Catalog { source })?;
         for entry in &tables {
             match entry.kind {
-                TableKind::Raw => catalog::register_raw(&ctx, entry).await.map_err(|source| Error::Catalog { source })?,
+                TableKind::Raw => {
+                    catalog::register_raw(&ctx, entry).await.map_err(|source| Error::Catalog { source })?;
+                }
                 TableKind::Delta => {
-                    let provider = lakewriter_delta::table::provider(&entry.url)
-                        .await
-                        .map_err(|source| Error::OpenTable { table: entry.name.to_string(), source })?;
+                    let provider = lakewriter_delta::table::provider(&entry.url).await.map_err(|source| {
+                        Error::OpenTable { table: entry.name.to_string(), source: Box::new(source) }
+                    })?;
                     catalog::register(&ctx, &entry.name, provider).map_err(|source| Error::Catalog { source })?;
                 }
             }
@@ -74,7 +76,9 @@ impl Runner {
         }
         report.duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
         match &report.error {
-            None => tracing::info!(partition = %unit, rows = ?report.rows_written, version = ?report.table_version, "committed"),
+            None => {
+                tracing::info!(partition = %unit, rows = ?report.rows_written, version = ?report.table_version, "committed");
+            }
             Some(error) => tracing::info!(partition = %unit, error, "failed; nothing committed"),
         }
         report

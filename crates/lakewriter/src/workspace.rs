@@ -19,8 +19,10 @@ impl Workspace {
     /// Reads and validates the project file at `path` (default `./lakewriter.toml`).
     pub fn load(path: Option<&Path>) -> Result<Self> {
         let path = path.map_or_else(|| PathBuf::from(PROJECT_FILE), Path::to_path_buf);
-        let text = std::fs::read_to_string(&path).map_err(|source| Error::ReadProject { path: path.clone(), source })?;
-        let absolute = std::path::absolute(&path).map_err(|source| Error::ReadProject { path: path.clone(), source })?;
+        let text =
+            std::fs::read_to_string(&path).map_err(|source| Error::ReadProject { path: path.clone(), source })?;
+        let absolute =
+            std::path::absolute(&path).map_err(|source| Error::ReadProject { path: path.clone(), source })?;
         let project = Project::parse(&text, &path)?;
         let root = project.root_url(absolute.parent().unwrap_or(Path::new("/")))?;
         Ok(Self { project, root })

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Checks that dependencies point one way (see ARCHITECTURE.md):
+#   core <- {compute, delta, datagen} <- lakewriter <- lakewriter-cli
+# and that only lakewriter-delta depends on deltalake.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+direct() { cargo tree --offline -e normal -p "$1" --depth 1 --prefix none | tail -n +2 | awk '{print $1}' | sort -u; }
+anywhere() { cargo tree --offline -e normal -p "$1" --prefix none | awk '{print $1}' | sort -u; }
+
+fail=0
+# crate | workspace crates it may depend on | crates it must not depend on directly | ... nor at all
+check() {
+  local crate=$1 allowed=$2 not_direct=$3 not_at_all=$4 deps all
+  deps=$(direct "$crate")
+  all=$(anywhere "$crate")
+  for dep in $(grep '^lakewriter' <<<"$deps" || true); do
+    if ! grep -qx "$dep" <<<"$(tr ' ' '\n' <<<"$allowed")"; then
+      echo "error: $crate depends on $dep (allowed: ${allowed:-none})"; fail=1
+    fi
+  done
+  for dep in $not_direct; do
+    if grep -qx "$dep" <<<"$deps"; then echo "error: $crate must not depend on $dep"; fail=1; fi
+  done
+  for dep in $not_at_all; do
+    if grep -qx "$dep" <<<"$all"; then echo "error: $crate must not depend, even indirectly, on $dep"; fail=1; fi
+  done
+}
+
+check lakewriter-core     ""                                          ""                      "tokio deltalake datafusion object_store arrow parquet"
+check lakewriter-datagen  "lakewriter-core"                           ""                      "tokio deltalake datafusion"
+check lakewriter-compute  "lakewriter-core"                           ""                      "deltalake"
+check lakewriter-delta    "lakewriter-core"                           ""                      ""
+check lakewriter          "lakewriter-core lakewriter-compute lakewriter-delta lakewriter-datagen" "deltalake clap indicatif tracing-subscriber" ""
+check lakewriter-cli      "lakewriter"                                "deltalake datafusion"  ""
+
+if [ "$fail" -ne 0 ]; then exit 1; fi
+echo "dependency direction: ok"
