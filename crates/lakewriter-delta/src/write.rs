@@ -18,6 +18,12 @@ use url::Url;
 
 use crate::{Error, Result, table};
 
+/// How often a commit that lost the race for a log version is retried. A retry re-checks Delta's
+/// conflict rules against the commits that won (writes to other partitions do not conflict) and
+/// costs one small log read, so the bound is generous: with N writers, a commit can lose up to
+/// N - 1 times in a row.
+const COMMIT_RETRIES: usize = 1_000;
+
 /// What lakewriter records in the `commitInfo` of every commit it makes, under the key
 /// `lakewriter`. delta-rs adds `operationMetrics` (rows and files added and removed) beside it.
 #[derive(Debug, Clone, Serialize)]
@@ -73,7 +79,11 @@ pub async fn overwrite_partition(session: &SessionState, w: PartitionOverwrite<'
         .with_save_mode(SaveMode::Overwrite)
         .with_replace_where(predicate)
         .with_partition_columns([partition_column])
-        .with_commit_properties(CommitProperties::default().with_metadata([("lakewriter".to_owned(), metadata)]))
+        .with_commit_properties(
+            CommitProperties::default()
+                .with_metadata([("lakewriter".to_owned(), metadata)])
+                .with_max_retries(COMMIT_RETRIES),
+        )
         .await;
     match written {
         Ok(written) => committed(&written, name).await,
