@@ -84,5 +84,5 @@ fn json_output_is_only_json_lines() {
     let (reports, summary) = run.json();
     assert_eq!(reports.len(), 2);
     assert_eq!(summary.partitions, 2);
-    assert!(run.stderr.contains("committed"), "logs go to stderr: {}", run.stderr);
+    assert!(run.stderr.contains("done"), "logs go to stderr: {}", run.stderr);
 }

@@ -7,3 +7,4 @@ mod cli_errors;
 mod demo;
 mod digest;
 mod overwrite_partition;
+mod write_modes;

@@ -63,16 +63,29 @@ pub struct Report {
     pub job: String,
     pub partition: String,
     pub status: String,
+    pub committed: bool,
+    pub changes: Option<Changes>,
+    pub note: Option<String>,
     pub rows_written: Option<u64>,
     pub table_version: Option<u64>,
     pub files_scanned: Option<usize>,
     pub error: Option<String>,
 }
 
+#[derive(Debug, Deserialize, PartialEq, Eq)]
+pub struct Changes {
+    pub inserted: u64,
+    pub updated: u64,
+    pub deleted: u64,
+    pub unchanged: u64,
+    pub duplicates_dropped: u64,
+}
+
 #[derive(Debug, Deserialize)]
 pub struct Summary {
     pub partitions: usize,
     pub ok: usize,
+    pub skipped: usize,
     pub failed: usize,
     pub rows_written: u64,
     pub table_version: Option<u64>,
@@ -166,6 +179,43 @@ impl Lake {
             .map(|l| serde_json::from_str::<serde_json::Value>(l).expect("log line"))
             .find_map(|mut a| a.get_mut("commitInfo").map(serde_json::Value::take))
             .expect("commitInfo in commit")
+    }
+}
+
+/// One raw customer change: (customer_id, email, tier, updated_at as seconds, op).
+pub type Change<'a> = (Option<i64>, &'a str, &'a str, Option<i64>, &'a str);
+
+impl Lake {
+    /// Writes `rows` as the raw file `raw/customers_batch/dt=<day>/<file>`.
+    pub fn write_changes(&self, day: &str, file: &str, rows: &[Change<'_>]) {
+        use arrow::array::{Int64Array, RecordBatch, StringArray, TimestampMicrosecondArray};
+        use arrow::datatypes::{DataType, Field, Schema, TimeUnit};
+        use std::sync::Arc;
+        let schema = Arc::new(Schema::new(vec![
+            Field::new("customer_id", DataType::Int64, true),
+            Field::new("email", DataType::Utf8, false),
+            Field::new("tier", DataType::Utf8, false),
+            Field::new("updated_at", DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into())), true),
+            Field::new("op", DataType::Utf8, false),
+        ]));
+        let batch = RecordBatch::try_new(
+            schema,
+            vec![
+                Arc::new(rows.iter().map(|r| r.0).collect::<Int64Array>()),
+                Arc::new(rows.iter().map(|r| Some(r.1)).collect::<StringArray>()),
+                Arc::new(rows.iter().map(|r| Some(r.2)).collect::<StringArray>()),
+                Arc::new(
+                    rows.iter()
+                        .map(|r| r.3.map(|s| s * 1_000_000))
+                        .collect::<TimestampMicrosecondArray>()
+                        .with_timezone("UTC"),
+                ),
+                Arc::new(rows.iter().map(|r| Some(r.4)).collect::<StringArray>()),
+            ],
+        )
+        .expect("batch");
+        let path = self.root().join("raw/customers_batch").join(format!("dt={day}")).join(file);
+        lakewriter_datagen::write_parquet(&path, &batch).expect("write changes");
     }
 }
 

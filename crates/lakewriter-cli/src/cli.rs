@@ -53,13 +53,27 @@ fn date(value: &str) -> Result<NaiveDate, String> {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Run a job for one logical partition: one Delta commit.
+    /// Run a job for one logical partition (or, for `rebuild`, the whole table): one Delta commit.
     Run {
         /// The job, as named in the project file.
         job: String,
-        /// The logical date, YYYY-MM-DD.
+        /// The logical date, YYYY-MM-DD (every write mode but `rebuild`).
         #[arg(long, value_parser = date, value_name = "DATE")]
-        dt: NaiveDate,
+        dt: Option<NaiveDate>,
+        /// `append` only: append again although this partition was appended before (duplicates).
+        #[arg(long)]
+        force: bool,
+    },
+    /// Apply a job's write twice to a scratch copy of its target and check that the second
+    /// application changed nothing.
+    Verify {
+        job: String,
+        /// The logical date, YYYY-MM-DD (every write mode but `rebuild`).
+        #[arg(long, value_parser = date, value_name = "DATE")]
+        dt: Option<NaiveDate>,
+        /// `append` only: apply without the exactly-once guard (this is expected to FAIL).
+        #[arg(long)]
+        force: bool,
     },
     /// Run a job for every date of a range, each an independent idempotent run.
     Backfill {

@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 use clap::Parser;
-use lakewriter::{DateRange, PartitionReport, PartitionRun, Runner, Summary, TableRef, Workspace, demo};
+use lakewriter::{DateRange, PartitionReport, PartitionRun, Runner, Summary, TableRef, Workspace, WriteMode, demo};
 use serde::Serialize;
 use tracing_subscriber::EnvFilter;
 
@@ -33,7 +33,7 @@ pub fn main() -> ExitCode {
 fn init_logging(global: &Global) {
     let default = match (global.quiet, global.verbose) {
         (true, _) => "error",
-        (false, 0) => "error,lakewriter=warn",
+        (false, 0) => "lakewriter=warn",
         (false, 1) => "warn,lakewriter=info",
         (false, 2) => "info,lakewriter=debug",
         (false, _) => "debug",
@@ -61,11 +61,13 @@ fn report_error(error: &anyhow::Error) -> ExitCode {
 async fn dispatch(cli: Cli) -> Result<ExitCode> {
     let mut printer = Printer::new(&cli.global);
     match cli.command {
-        Command::Run { job, dt } => {
+        Command::Run { job, dt, force } => {
             let runner = open_runner(&cli.global).await?;
-            runner.workspace().job(&job)?;
+            let spec = runner.workspace().job(&job)?;
+            runner.workspace().check_run(spec, dt, force)?;
             let started = Instant::now();
-            let report = runner.run(&PartitionRun::new(&job, dt)).await;
+            let unit = PartitionRun { job: job.clone(), dt, force };
+            let report = runner.run(&unit).await;
             printer.partition_done(&report)?;
             let reports = [report];
             printer.partition_lines(&reports)?;
@@ -75,7 +77,23 @@ async fn dispatch(cli: Cli) -> Result<ExitCode> {
             let days = DateRange::new(from, to).map_err(lakewriter::Error::from)?;
             let runner = open_runner(&cli.global).await?;
             let spec = runner.workspace().job(&job)?.clone();
+            if !spec.write.needs_partition() {
+                return Err(lakewriter::Error::Usage(format!(
+                    "job `{job}` (write = \"rebuild\") has no partitions to backfill: use `lakewriter run {job}`"
+                ))
+                .into());
+            }
             backfill(&runner, &mut printer, &spec, days, parallel).await
+        }
+        Command::Verify { job, dt, force } => {
+            let runner = open_runner(&cli.global).await?;
+            let verdict = runner.verify(&PartitionRun { job, dt, force }).await?;
+            if printer.json() {
+                output::json_line(&verdict)?;
+            } else {
+                printer.verdict(&verdict)?;
+            }
+            Ok(if verdict.pass { ExitCode::SUCCESS } else { ExitCode::from(FAILED) })
         }
         Command::Demo { dir } => run_demo(&mut printer, &dir).await,
         Command::Digest { table, partition } => {
@@ -109,8 +127,15 @@ async fn open_runner(global: &Global) -> Result<Runner> {
     Runner::open(workspace).await.with_context(|| format!("lakehouse root {root}"))
 }
 
-fn default_parallelism() -> usize {
-    std::thread::available_parallelism().map_or(2, |n| n.get().max(2))
+/// Partitions in flight when `--parallel` is not given: the number of CPUs for partition
+/// overwrites and appends, which commit side by side; one at a time for writes that read and
+/// rewrite the same rows (`merge`, `append_dedup`, `delete_insert`), which would only conflict
+/// and retry.
+fn default_parallelism(job: &lakewriter::JobSpec) -> usize {
+    match job.write.mode() {
+        WriteMode::Merge | WriteMode::AppendDedup | WriteMode::DeleteInsert => 1,
+        _ => std::thread::available_parallelism().map_or(2, |n| n.get().max(2)),
+    }
 }
 
 fn elapsed_ms(started: Instant) -> u64 {
@@ -125,7 +150,7 @@ async fn backfill(
     parallel: Option<u16>,
 ) -> Result<ExitCode> {
     let started = Instant::now();
-    let parallel = parallel.map_or_else(default_parallelism, usize::from);
+    let parallel = parallel.map_or_else(|| default_parallelism(job), usize::from);
     printer.start_progress(days.len(), &job.name);
     let mut emit_error = None;
     let reports = runner
@@ -164,12 +189,10 @@ struct Rerun<'a> {
 async fn run_demo(printer: &mut Printer, dir: &std::path::Path) -> Result<ExitCode> {
     let prepared = demo::prepare(dir)?;
     let workspace = Workspace::load(Some(&prepared.project_file))?;
-    let job = workspace.job(demo::JOB)?.clone();
-    let say = |printer: &Printer, text: String| if printer.json() { Ok(()) } else { output::line(&text) };
     say(
         printer,
-        format!(
-            "lakewriter demo in {}\n  project  {} ({})\n  raw      {} days of orders under lake/raw/orders ({} files written, {} kept as they were)",
+        &format!(
+            "lakewriter demo in {}\n  project  {} ({})\n  raw      {} days of orders and customer changes under lake/raw ({} files written, {} kept as they were)",
             dir.display(),
             prepared.project_file.display(),
             if prepared.project_written { "written" } else { "kept as it was" },
@@ -179,13 +202,74 @@ async fn run_demo(printer: &mut Printer, dir: &std::path::Path) -> Result<ExitCo
         ),
     )?;
     let runner = Runner::open(workspace).await?;
-    say(printer, format!("\nbackfill {} {}..{} -> {}", job.name, demo::days().from(), demo::days().to(), job.target))?;
-    let code = backfill(&runner, printer, &job, demo::days(), None).await?;
-    if code != ExitCode::SUCCESS {
-        return Ok(code);
+    let mut all_good = true;
+    for (name, rerun_day) in [(demo::JOB, 15), (demo::DIMENSION_JOB, 10)] {
+        let job = runner.workspace().job(name)?.clone();
+        let rerun_day = demo::days().from() + chrono::Days::new(rerun_day - 1);
+        all_good &= demo_job(&runner, printer, &job, rerun_day).await?;
+    }
+    let project = prepared.project_file.display();
+    say(
+        printer,
+        &format!(
+            "\nnext: lakewriter --project {project} run daily_orders --dt 2026-09-30\n      lakewriter --project {project} verify customers --dt 2026-09-30\n      lakewriter --project {project} digest core.customers"
+        ),
+    )?;
+    Ok(if all_good { ExitCode::SUCCESS } else { ExitCode::from(FAILED) })
+}
+
+/// Text for people, only without `--json`.
+fn say(printer: &Printer, text: &str) -> Result<()> {
+    if !printer.json() {
+        output::line(text)?;
+    }
+    Ok(())
+}
+
+/// The demo for one job: backfill September, run one day again, compare the content digests.
+async fn demo_job(
+    runner: &Runner,
+    printer: &mut Printer,
+    job: &lakewriter::JobSpec,
+    rerun_day: chrono::NaiveDate,
+) -> Result<bool> {
+    say(
+        printer,
+        &format!(
+            "\nbackfill {} ({}) {}..{} -> {}",
+            job.name,
+            job.write.mode(),
+            demo::days().from(),
+            demo::days().to(),
+            job.target
+        ),
+    )?;
+    let started = Instant::now();
+    printer.start_progress(demo::days().len(), &job.name);
+    let reports = runner
+        .backfill(job, demo::days().days(), default_parallelism(job), |r| printer.partition_done(r).unwrap_or(()))
+        .await;
+    printer.finish_progress();
+    printer.partition_lines(&reports)?;
+    if finish(printer, &reports, &Summary::of(&job.name, &reports, elapsed_ms(started)))? != ExitCode::SUCCESS {
+        return Ok(false);
+    }
+    let changes: Vec<_> = reports.iter().filter_map(|r| r.changes).collect();
+    if !changes.is_empty() {
+        let total = |f: fn(&lakewriter::KeyedCounts) -> u64| changes.iter().map(f).sum::<u64>();
+        say(
+            printer,
+            &format!(
+                "  merged: {} inserted, {} updated, {} deleted (tombstones), {} unchanged, {} duplicate source rows dropped",
+                total(|c| c.inserted),
+                total(|c| c.updated),
+                total(|c| c.deleted),
+                total(|c| c.unchanged),
+                total(|c| c.duplicates_dropped)
+            ),
+        )?;
     }
 
-    let rerun_day = demo::days().from() + chrono::Days::new(14);
     let before = lakewriter::digest(runner.workspace(), &job.target, None).await?;
     let report = runner.run(&PartitionRun::new(&job.name, rerun_day)).await;
     printer.partition_done(&report)?;
@@ -198,39 +282,33 @@ async fn run_demo(printer: &mut Printer, dir: &std::path::Path) -> Result<ExitCo
             digest_after: &after.digest,
             unchanged,
         })?;
-    } else {
-        let verdict = if unchanged {
-            "unchanged: running the day again replaced it with the very same rows"
-        } else {
-            "CHANGED: the rerun did not reproduce the table"
-        };
-        say(
-            printer,
-            format!(
-                "\nrerun    {} {} -> committed table version {} ({} rows)\n  content digest before  {}  ({} rows, version {})\n  content digest after   {}  ({} rows, version {})\n  {verdict}",
-                job.name,
-                report.partition,
-                report.table_version.map_or_else(|| "-".to_owned(), |v| v.to_string()),
-                report.rows_written.unwrap_or(0),
-                before.digest,
-                before.rows,
-                before.version,
-                after.digest,
-                after.rows,
-                after.version,
-            ),
-        )?;
-        if let Some(error) = &report.error {
-            say(printer, format!("  error: {error}"))?;
-        }
-        let project = prepared.project_file.display();
-        say(
-            printer,
-            format!(
-                "\nnext: lakewriter --project {project} run {} --dt 2026-09-30\n      lakewriter --project {project} digest {}",
-                job.name, job.target
-            ),
-        )?;
+        return Ok(unchanged);
     }
-    Ok(if unchanged { ExitCode::SUCCESS } else { ExitCode::from(FAILED) })
+    let outcome = match (report.committed, report.table_version) {
+        (true, Some(v)) => format!("committed table version {v} ({} rows)", report.rows_written.unwrap_or(0)),
+        _ => "nothing to change: no new table version".to_owned(),
+    };
+    let verdict = if unchanged {
+        "unchanged: running the day again left the very same rows"
+    } else {
+        "CHANGED: the rerun did not reproduce the table"
+    };
+    say(
+        printer,
+        &format!(
+            "rerun    {} {} -> {outcome}\n  content digest before  {}  ({} rows, version {})\n  content digest after   {}  ({} rows, version {})\n  {verdict}",
+            job.name,
+            report.partition,
+            before.digest,
+            before.rows,
+            before.version,
+            after.digest,
+            after.rows,
+            after.version,
+        ),
+    )?;
+    if let Some(error) = &report.error {
+        say(printer, &format!("  error: {error}"))?;
+    }
+    Ok(unchanged)
 }

@@ -4,7 +4,7 @@ use std::io::{self, IsTerminal, Write};
 use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use lakewriter::{PartitionReport, Summary};
+use lakewriter::{PartitionReport, RunStatus, Summary, VerifyReport};
 use serde::Serialize;
 
 use crate::cli::{ColorChoice, Global};
@@ -74,27 +74,87 @@ impl Printer {
             return Ok(());
         }
         for r in reports {
-            let text = if r.is_ok() {
-                let rows = r.rows_written.unwrap_or(0);
-                let note = if rows == 0 { "  (no rows: the partition is now empty)" } else { "" };
-                format!(
-                    "  {}  {}  {rows:>6} rows  version {:<4} {:>6} ms{note}",
-                    r.partition,
-                    self.paint("ok    ", "32"),
-                    r.table_version.map_or_else(|| "-".to_owned(), |v| v.to_string()),
-                    r.duration_ms
-                )
-            } else {
+            line(&self.partition_line(r))?;
+        }
+        Ok(())
+    }
+
+    fn partition_line(&self, r: &PartitionReport) -> String {
+        let version = r.table_version.map_or_else(|| "-".to_owned(), |v| v.to_string());
+        match r.status {
+            RunStatus::Failed => {
                 format!(
                     "  {}  {}  {}",
                     r.partition,
-                    self.paint("FAILED", "31;1"),
+                    self.paint("FAILED ", "31;1"),
                     r.error.as_deref().unwrap_or("unknown error")
                 )
-            };
-            line(&text)?;
+            }
+            RunStatus::Skipped => {
+                format!(
+                    "  {}  {}  version {version:<4} {}",
+                    r.partition,
+                    self.paint("skipped", "33"),
+                    r.note.as_deref().unwrap_or("")
+                )
+            }
+            RunStatus::Ok => {
+                let rows = r.rows_written.unwrap_or(0);
+                let mut text = format!(
+                    "  {}  {}  {rows:>6} rows  version {version:<4} {:>6} ms",
+                    r.partition,
+                    self.paint("ok     ", "32"),
+                    r.duration_ms
+                );
+                if let Some(c) = &r.changes {
+                    text.push_str(&format!(
+                        "  ({} inserted, {} updated, {} deleted, {} unchanged, {} duplicates dropped)",
+                        c.inserted, c.updated, c.deleted, c.unchanged, c.duplicates_dropped
+                    ));
+                } else if rows == 0 && r.write == "overwrite_partition" {
+                    text.push_str("  (no rows: the partition is now empty)");
+                }
+                if !r.committed {
+                    text.push_str("  no new version: nothing to change");
+                } else if let Some(note) = &r.note {
+                    text.push_str("  ");
+                    text.push_str(note);
+                }
+                text
+            }
         }
-        Ok(())
+    }
+
+    /// Text mode: the verdict of `lakewriter verify`.
+    pub fn verdict(&self, v: &VerifyReport) -> io::Result<()> {
+        let runs: Vec<&PartitionReport> = std::iter::once(&v.first).chain(v.second.as_ref()).collect();
+        for (n, r) in runs.iter().enumerate() {
+            line(&format!("application {}:{}", n + 1, self.partition_line(r)))?;
+        }
+        let short = |d: &Option<String>| d.as_deref().unwrap_or("-").to_owned();
+        let text = if v.pass {
+            format!(
+                "{} {} {}: the second application left the content unchanged (digest {})",
+                self.paint("PASS", "32;1"),
+                v.job,
+                v.partition,
+                short(&v.digest_second)
+            )
+        } else if v.second.as_ref().is_some_and(PartitionReport::is_ok) {
+            format!(
+                "{} {} {}: the second application changed the table: {} rows added, {} rows removed (digest {} -> {})",
+                self.paint("FAIL", "31;1"),
+                v.job,
+                v.partition,
+                v.rows_added,
+                v.rows_removed,
+                short(&v.digest_first),
+                short(&v.digest_second)
+            )
+        } else {
+            format!("{} {} {}: an application failed, see above", self.paint("FAIL", "31;1"), v.job, v.partition)
+        };
+        line(&text)
     }
 
     pub fn summary(&self, summary: &Summary) -> io::Result<()> {
@@ -110,9 +170,10 @@ impl Printer {
         } else {
             "0 failed".to_owned()
         };
+        let skipped = if summary.skipped > 0 { format!(", {} skipped", summary.skipped) } else { String::new() };
         let version = summary.table_version.map_or_else(|| "-".to_owned(), |v| v.to_string());
         line(&format!(
-            "{}: {} partition{}, {} ok, {failed}, {} rows written, table version {version}, {:.1} s",
+            "{}: {} partition{}, {} ok{skipped}, {failed}, {} rows written, table version {version}, {:.1} s",
             summary.job,
             summary.partitions,
             if summary.partitions == 1 { "" } else { "s" },

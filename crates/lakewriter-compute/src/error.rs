@@ -16,6 +16,30 @@ pub enum Error {
     #[error("the job's SQL is invalid")]
     Sql { source: Box<DataFusionError> },
 
+    #[error("the result has no column `{column}`; its columns: {columns}")]
+    MissingColumn { column: String, columns: String },
+
+    #[error("the result already has a column `{column}`, which `delete_when` adds as the tombstone flag")]
+    ReservedColumn { column: String },
+
+    #[error("`delete_when` is not a valid condition on the result's columns")]
+    DeleteWhen { source: Box<DataFusionError> },
+
+    #[error("{count} source row(s) have a NULL in {columns}; e.g. {examples}")]
+    NullKeys { count: usize, columns: String, examples: String },
+
+    #[error("{keys} key(s) appear more than once in the source (on_duplicate_keys = \"error\"); e.g. {examples}")]
+    DuplicateKeys { keys: usize, examples: String },
+
+    #[error("cannot prepare the keyed source")]
+    Keyed { source: Box<DataFusionError> },
+
+    #[error("`predicate` is not a valid condition on the target's columns")]
+    Predicate { source: Box<DataFusionError> },
+
+    #[error("cannot compare the two table versions")]
+    Diff { source: Box<DataFusionError> },
+
     #[error("cannot plan the job's SQL for {param}")]
     Plan { param: String, source: Box<DataFusionError> },
 }
@@ -24,7 +48,14 @@ impl Error {
     /// True where the job's SQL is at fault, not the storage.
     #[must_use]
     pub fn is_user_error(&self) -> bool {
-        matches!(self, Self::Sql { .. } | Self::Plan { .. })
+        !matches!(
+            self,
+            Self::ListRoot { .. }
+                | Self::RegisterRaw { .. }
+                | Self::Register { .. }
+                | Self::Keyed { .. }
+                | Self::Diff { .. }
+        )
     }
 }
 

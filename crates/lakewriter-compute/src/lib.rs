@@ -3,15 +3,19 @@
 //! - [`catalog`]: finds every `<root>/<schema>/<table>/` and makes raw Parquet datasets
 //!   queryable as `schema.table`, with hive partition folders as typed columns;
 //! - [`query`]: plans a job's SQL for one logical date, `$dt` bound as a typed `DATE` parameter,
-//!   read-only, and lists the raw files its physical plan scans.
+//!   read-only, and lists the raw files its physical plan scans; binds `$dt` in conditions;
+//! - [`keyed`]: validates, deduplicates and classifies the keyed sources of `merge` and
+//!   `append_dedup`.
 //!
 //! It does not import deltalake: the caller supplies the session and registers Delta tables.
 
 pub mod catalog;
+pub mod keyed;
 pub mod query;
 
 mod error;
 
 pub use catalog::{TableEntry, TableKind};
 pub use error::{Error, Result};
-pub use query::{PartitionQuery, ScannedFile, plan_partition};
+pub use keyed::{KeyedCounts, KeyedSource, KeyedSpec};
+pub use query::{PartitionQuery, ScannedFile, condition, diff, plan_partition};

@@ -4,13 +4,15 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use chrono::NaiveDate;
-use datafusion::common::{ParamValues, ScalarValue};
+use datafusion::catalog::TableProvider;
+use datafusion::common::tree_node::{Transformed, TreeNode};
+use datafusion::common::{DFSchema, ParamValues, ScalarValue};
 use datafusion::datasource::physical_plan::FileScanConfig;
 use datafusion::datasource::source::DataSourceExec;
 use datafusion::execution::context::SQLOptions;
 use datafusion::logical_expr::LogicalPlan;
 use datafusion::physical_plan::ExecutionPlan;
-use datafusion::prelude::SessionContext;
+use datafusion::prelude::{Expr, SessionContext};
 use lakewriter_core::days_since_epoch;
 use serde::Serialize;
 
@@ -32,15 +34,22 @@ pub struct PartitionQuery {
     pub files: Vec<ScannedFile>,
 }
 
-/// Plans `sql` with `$dt` bound to `dt` as a typed `DATE` value. Only a query is accepted: DDL,
-/// DML and statements such as `SET` are refused, so a job cannot change anything by itself.
-pub async fn plan_partition(ctx: &SessionContext, sql: &str, dt: NaiveDate) -> Result<PartitionQuery> {
+fn dt_param(dt: NaiveDate) -> ParamValues {
+    ParamValues::Map(HashMap::from([("dt".to_owned(), ScalarValue::Date32(Some(days_since_epoch(dt))).into())]))
+}
+
+/// Plans `sql` with `$dt` bound to `dt` as a typed `DATE` value (`None`: a run without a date, in
+/// which `$dt` is an error). Only a query is accepted: DDL, DML and statements such as `SET` are
+/// refused, so a job cannot change anything by itself.
+pub async fn plan_partition(ctx: &SessionContext, sql: &str, dt: Option<NaiveDate>) -> Result<PartitionQuery> {
     let read_only = SQLOptions::new().with_allow_ddl(false).with_allow_dml(false).with_allow_statements(false);
     let df = ctx.sql_with_options(sql, read_only).await.map_err(|source| Error::Sql { source: Box::new(source) })?;
-    let params =
-        ParamValues::Map(HashMap::from([("dt".to_owned(), ScalarValue::Date32(Some(days_since_epoch(dt))).into())]));
-    let plan_err = |source| Error::Plan { param: format!("$dt = {dt}"), source: Box::new(source) };
-    let df = df.with_param_values(params).map_err(plan_err)?;
+    let param = dt.map_or_else(|| "a run without --dt".to_owned(), |dt| format!("$dt = {dt}"));
+    let plan_err = |source| Error::Plan { param: param.clone(), source: Box::new(source) };
+    let df = match dt {
+        Some(dt) => df.with_param_values(dt_param(dt)).map_err(plan_err)?,
+        None => df,
+    };
     let plan = df.logical_plan().clone();
     let physical = df.create_physical_plan().await.map_err(plan_err)?;
     let mut files = Vec::new();
@@ -66,4 +75,74 @@ fn collect_files(plan: &Arc<dyn ExecutionPlan>, out: &mut Vec<ScannedFile>) {
     for child in plan.children() {
         collect_files(child, out);
     }
+}
+
+/// Parses `sql`, a condition over the columns of `schema`, with `$dt` bound to `dt`.
+pub fn condition(ctx: &SessionContext, sql: &str, schema: &DFSchema, dt: Option<NaiveDate>) -> Result<Expr> {
+    let err = |source| Error::Predicate { source: Box::new(source) };
+    let expr = ctx.parse_sql_expr(sql, schema).map_err(err)?;
+    let bound = match dt {
+        Some(dt) => {
+            let params = dt_param(dt);
+            expr.transform(|e| match e {
+                Expr::Placeholder(p) => {
+                    params.get_placeholders_with_values(&p.id).map(|v| Transformed::yes(Expr::Literal(v.value, None)))
+                }
+                other => Ok(Transformed::no(other)),
+            })
+            .map_err(err)?
+            .data
+        }
+        None => expr,
+    };
+    Ok(bound)
+}
+
+/// Rows of `after` that are not in `before`, and rows of `before` that are not in `after`,
+/// counted as multisets (a row twice in `after` and once in `before` is one row added).
+pub async fn diff(
+    ctx: &SessionContext,
+    before: Arc<dyn TableProvider>,
+    after: Arc<dyn TableProvider>,
+) -> Result<(u64, u64)> {
+    use datafusion::functions_aggregate::expr_fn::sum;
+    use datafusion::prelude::{col, lit, when};
+    let err = |source| Error::Diff { source: Box::new(source) };
+    let side = |provider, in_before: i64| -> Result<datafusion::prelude::DataFrame> {
+        ctx.read_table(provider)
+            .and_then(|df| df.with_column("__lw_before", lit(in_before)))
+            .and_then(|df| df.with_column("__lw_after", lit(1 - in_before)))
+            .map_err(err)
+    };
+    let a = side(before, 1)?;
+    let columns: Vec<Expr> =
+        a.schema().fields().iter().filter(|f| !f.name().starts_with("__lw_")).map(|f| col(f.name().as_str())).collect();
+    let counted = a
+        .union(side(after, 0)?)
+        .and_then(|df| {
+            df.aggregate(columns, vec![sum(col("__lw_before")).alias("b"), sum(col("__lw_after")).alias("a")])
+        })
+        .map_err(err)?;
+    let excess = |x: &str, y: &str| when(col(x).gt(col(y)), col(x) - col(y)).otherwise(lit(0_i64));
+    let totals = counted
+        .aggregate(
+            vec![],
+            vec![
+                sum(excess("a", "b").map_err(err)?).alias("added"),
+                sum(excess("b", "a").map_err(err)?).alias("removed"),
+            ],
+        )
+        .map_err(err)?
+        .collect()
+        .await
+        .map_err(err)?;
+    let value = |name: &str| {
+        totals
+            .first()
+            .and_then(|b| b.column_by_name(name))
+            .and_then(|a| a.as_any().downcast_ref::<datafusion::arrow::array::Int64Array>())
+            .filter(|a| datafusion::arrow::array::Array::is_valid(*a, 0))
+            .map_or(0, |a| u64::try_from(a.value(0)).unwrap_or(0))
+    };
+    Ok((value("added"), value("removed")))
 }

@@ -13,12 +13,16 @@ use url::Url;
 
 use crate::{Error, Result, TableRef};
 
-/// How a job's result is committed to its target.
+/// The `write` key of a job: how its result is committed to its target.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum WriteMode {
-    /// Replace the partition `partition_by = $dt` in one commit (Delta replaceWhere).
     OverwritePartition,
+    Merge,
+    DeleteInsert,
+    AppendDedup,
+    Append,
+    Rebuild,
 }
 
 impl WriteMode {
@@ -26,6 +30,11 @@ impl WriteMode {
     pub fn as_str(self) -> &'static str {
         match self {
             Self::OverwritePartition => "overwrite_partition",
+            Self::Merge => "merge",
+            Self::DeleteInsert => "delete_insert",
+            Self::AppendDedup => "append_dedup",
+            Self::Append => "append",
+            Self::Rebuild => "rebuild",
         }
     }
 }
@@ -33,6 +42,57 @@ impl WriteMode {
 impl fmt::Display for WriteMode {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
+    }
+}
+
+/// What a `merge` does with several source rows for one key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OnDuplicateKeys {
+    /// Keep the row with the greatest `newer_by` (ties: see [`WriteSpec::Merge`]).
+    #[default]
+    KeepNewest,
+    /// Fail the run, naming up to 10 of the duplicated keys.
+    Error,
+}
+
+/// A write mode with its settings, validated.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WriteSpec {
+    /// Replace the partition `partition_by = $dt` (Delta replaceWhere).
+    OverwritePartition,
+    /// Newer-wins upsert on `key`. The source is deduplicated first: per key the row with the
+    /// greatest `newer_by` wins; ties are broken by the greatest value of each other column, in
+    /// column order. With `delete_when`, rows matching it become tombstones (`_deleted = true`).
+    Merge { key: Vec<String>, newer_by: String, on_duplicate_keys: OnDuplicateKeys, delete_when: Option<String> },
+    /// Delete the rows matching `predicate` (SQL over target columns, may use `$dt`) and insert
+    /// the result, whose rows must all match it.
+    DeleteInsert { predicate: String },
+    /// Insert the rows whose `key` is not in the target yet.
+    AppendDedup { key: Vec<String> },
+    /// Append once per (job, partition), guarded by a Delta application transaction.
+    Append,
+    /// Replace the whole table; runs without a partition.
+    Rebuild,
+}
+
+impl WriteSpec {
+    #[must_use]
+    pub fn mode(&self) -> WriteMode {
+        match self {
+            Self::OverwritePartition => WriteMode::OverwritePartition,
+            Self::Merge { .. } => WriteMode::Merge,
+            Self::DeleteInsert { .. } => WriteMode::DeleteInsert,
+            Self::AppendDedup { .. } => WriteMode::AppendDedup,
+            Self::Append => WriteMode::Append,
+            Self::Rebuild => WriteMode::Rebuild,
+        }
+    }
+
+    /// Whether a run needs a logical date (`--dt`): every mode but `rebuild`.
+    #[must_use]
+    pub fn needs_partition(&self) -> bool {
+        !matches!(self, Self::Rebuild)
     }
 }
 
@@ -49,9 +109,20 @@ pub enum SqlSource {
 pub struct JobSpec {
     pub name: String,
     pub target: TableRef,
-    pub write: WriteMode,
-    pub partition_by: String,
+    pub write: WriteSpec,
+    /// The table's partition column: the slice `overwrite_partition` replaces, and for every
+    /// mode the partitioning of a table the job creates.
+    pub partition_by: Option<String>,
     pub sql: SqlSource,
+}
+
+impl JobSpec {
+    /// The name of a logical partition in reports and commits: `dt=2026-09-30` (with the job's
+    /// `partition_by` column, `dt` where it has none), `all` for a run without a date.
+    #[must_use]
+    pub fn partition_label(&self, dt: Option<chrono::NaiveDate>) -> String {
+        dt.map_or_else(|| "all".to_owned(), |dt| format!("{}={dt}", self.partition_by.as_deref().unwrap_or("dt")))
+    }
 }
 
 /// A parsed project file.
@@ -80,6 +151,88 @@ struct RawJob {
     partition_by: Option<String>,
     sql: Option<String>,
     sql_file: Option<PathBuf>,
+    key: Option<Vec<String>>,
+    newer_by: Option<String>,
+    on_duplicate_keys: Option<OnDuplicateKeys>,
+    delete_when: Option<String>,
+    predicate: Option<String>,
+}
+
+impl RawJob {
+    /// The mode-specific keys that are set, by name.
+    fn mode_keys(&self) -> Vec<&'static str> {
+        [
+            ("key", self.key.is_some()),
+            ("newer_by", self.newer_by.is_some()),
+            ("on_duplicate_keys", self.on_duplicate_keys.is_some()),
+            ("delete_when", self.delete_when.is_some()),
+            ("predicate", self.predicate.is_some()),
+        ]
+        .into_iter()
+        .filter_map(|(name, set)| set.then_some(name))
+        .collect()
+    }
+
+    /// Builds the write spec, refusing missing settings and settings of another mode.
+    fn write_spec(self) -> Result<WriteSpec, String> {
+        let mode = self.write;
+        let allowed: &[&str] = match mode {
+            WriteMode::Merge => &["key", "newer_by", "on_duplicate_keys", "delete_when"],
+            WriteMode::DeleteInsert => &["predicate"],
+            WriteMode::AppendDedup => &["key"],
+            WriteMode::OverwritePartition | WriteMode::Append | WriteMode::Rebuild => &[],
+        };
+        if let Some(extra) = self.mode_keys().into_iter().find(|k| !allowed.contains(k)) {
+            return Err(format!("key `{extra}` does not apply to write = \"{mode}\""));
+        }
+        let missing = |key: &str| format!("missing key `{key}` (required by write = \"{mode}\")");
+        let columns = |key: Option<Vec<String>>| -> Result<Vec<String>, String> {
+            let key = key.ok_or_else(|| missing("key"))?;
+            if key.is_empty() {
+                return Err("key `key` is empty: name the business key's columns".into());
+            }
+            if let Some(bad) = key.iter().find(|c| !is_column(c)) {
+                return Err(format!("key `key`: `{bad}` is not a column name"));
+            }
+            Ok(key)
+        };
+        Ok(match mode {
+            WriteMode::OverwritePartition => {
+                if self.partition_by.is_none() {
+                    return Err(missing("partition_by"));
+                }
+                WriteSpec::OverwritePartition
+            }
+            WriteMode::Merge => {
+                let key = columns(self.key)?;
+                let newer_by = self.newer_by.ok_or_else(|| missing("newer_by"))?;
+                if !is_column(&newer_by) {
+                    return Err(format!("key `newer_by`: `{newer_by}` is not a column name"));
+                }
+                if key.contains(&newer_by) {
+                    return Err(format!("key `newer_by`: `{newer_by}` is part of the key"));
+                }
+                let delete_when = match self.delete_when {
+                    Some(cond) if cond.trim().is_empty() => return Err("key `delete_when` is empty".into()),
+                    other => other,
+                };
+                WriteSpec::Merge {
+                    key,
+                    newer_by,
+                    on_duplicate_keys: self.on_duplicate_keys.unwrap_or_default(),
+                    delete_when,
+                }
+            }
+            WriteMode::DeleteInsert => match self.predicate {
+                Some(p) if !p.trim().is_empty() => WriteSpec::DeleteInsert { predicate: p },
+                Some(_) => return Err("key `predicate` is empty".into()),
+                None => return Err(missing("predicate")),
+            },
+            WriteMode::AppendDedup => WriteSpec::AppendDedup { key: columns(self.key)? },
+            WriteMode::Append => WriteSpec::Append,
+            WriteMode::Rebuild => WriteSpec::Rebuild,
+        })
+    }
 }
 
 fn is_name(s: &str) -> bool {
@@ -107,25 +260,21 @@ impl Project {
             if !is_name(&name) {
                 return Err(job_err("a job name may contain only letters, digits, `_` and `-`".into()));
             }
-            let job = RawJob::deserialize(value).map_err(|e| job_err(e.to_string().trim_end().to_owned()))?;
+            let mut job = RawJob::deserialize(value).map_err(|e| job_err(e.to_string().trim_end().to_owned()))?;
             let target = TableRef::parse(&job.target).map_err(|e| job_err(format!("key `target`: {e}")))?;
-            let sql = match (job.sql, job.sql_file) {
+            let sql = match (job.sql.take(), job.sql_file.take()) {
                 (Some(sql), None) if !sql.trim().is_empty() => SqlSource::Inline(sql),
                 (Some(_), None) => return Err(job_err("key `sql` is empty".into())),
                 (None, Some(path)) => SqlSource::File(base.join(path)),
                 (Some(_), Some(_)) => return Err(job_err("set either `sql` or `sql_file`, not both".into())),
                 (None, None) => return Err(job_err("missing key `sql` (or `sql_file`)".into())),
             };
-            let partition_by = match (job.write, job.partition_by) {
-                (_, Some(col)) if is_column(&col) => col,
-                (_, Some(col)) => return Err(job_err(format!("key `partition_by`: `{col}` is not a column name"))),
-                (WriteMode::OverwritePartition, None) => {
-                    return Err(job_err(
-                        "missing key `partition_by` (required by write = \"overwrite_partition\")".into(),
-                    ));
-                }
-            };
-            jobs.insert(name.clone(), JobSpec { name, target, write: job.write, partition_by, sql });
+            let partition_by = job.partition_by.clone();
+            if let Some(col) = partition_by.as_deref().filter(|c| !is_column(c)) {
+                return Err(job_err(format!("key `partition_by`: `{col}` is not a column name")));
+            }
+            let write = job.write_spec().map_err(job_err)?;
+            jobs.insert(name.clone(), JobSpec { name, target, write, partition_by, sql });
         }
         Ok(Self { file: file.to_path_buf(), root: raw.root, jobs })
     }
@@ -198,8 +347,10 @@ sql_file = "jobs/other.sql"
         let p = parse(GOOD).unwrap();
         let job = p.job("daily_orders").unwrap();
         assert_eq!(job.target.to_string(), "analytics.daily_orders");
-        assert_eq!(job.write, WriteMode::OverwritePartition);
-        assert_eq!(job.partition_by, "dt");
+        assert_eq!(job.write, WriteSpec::OverwritePartition);
+        assert_eq!(job.partition_by.as_deref(), Some("dt"));
+        assert_eq!(job.partition_label(crate::parse_date("2026-09-30").ok()), "dt=2026-09-30");
+        assert_eq!(job.partition_label(None), "all");
         assert_eq!(p.job("from_file").unwrap().sql, SqlSource::File("/p/jobs/other.sql".into()));
         assert_eq!(p.root_url(Path::new("/p")).unwrap().as_str(), "file:///p/lake/");
         let abs = parse(&GOOD.replace("\"lake\"", "\"/data/lake\"")).unwrap();
@@ -244,5 +395,71 @@ sql_file = "jobs/other.sql"
 
         let e = err("[jobs]\n");
         assert!(e.contains("missing field `root`"), "{e}");
+    }
+}
+
+#[cfg(test)]
+mod mode_tests {
+    use super::*;
+
+    fn job(body: &str) -> Result<JobSpec> {
+        let text = format!("root = \"lake\"\n[jobs.j]\ntarget = \"s.t\"\nsql = \"SELECT 1\"\n{body}");
+        Project::parse(&text, Path::new("p.toml")).map(|p| p.jobs["j"].clone())
+    }
+
+    fn err(body: &str) -> String {
+        job(body).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn every_mode_parses_with_its_settings() {
+        let merge =
+            job("write = \"merge\"\nkey = [\"id\"]\nnewer_by = \"updated_at\"\ndelete_when = \"op = 'd'\"").unwrap();
+        assert_eq!(
+            merge.write,
+            WriteSpec::Merge {
+                key: vec!["id".into()],
+                newer_by: "updated_at".into(),
+                on_duplicate_keys: OnDuplicateKeys::KeepNewest,
+                delete_when: Some("op = 'd'".into())
+            }
+        );
+        let strict =
+            job("write = \"merge\"\nkey = [\"a\", \"b\"]\nnewer_by = \"v\"\non_duplicate_keys = \"error\"").unwrap();
+        assert!(matches!(strict.write, WriteSpec::Merge { on_duplicate_keys: OnDuplicateKeys::Error, .. }));
+        assert_eq!(
+            job("write = \"delete_insert\"\npredicate = \"d = $dt\"").unwrap().write,
+            WriteSpec::DeleteInsert { predicate: "d = $dt".into() }
+        );
+        assert_eq!(
+            job("write = \"append_dedup\"\nkey = [\"id\"]").unwrap().write,
+            WriteSpec::AppendDedup { key: vec!["id".into()] }
+        );
+        assert_eq!(job("write = \"append\"").unwrap().write, WriteSpec::Append);
+        let rebuild = job("write = \"rebuild\"").unwrap();
+        assert_eq!(rebuild.write, WriteSpec::Rebuild);
+        assert!(!rebuild.write.needs_partition() && WriteSpec::Append.needs_partition());
+    }
+
+    #[test]
+    fn mode_settings_are_checked() {
+        assert!(
+            err("write = \"merge\"\nnewer_by = \"v\"")
+                .contains("job `j`: missing key `key` (required by write = \"merge\")")
+        );
+        assert!(err("write = \"merge\"\nkey = [\"id\"]").contains("missing key `newer_by`"));
+        assert!(err("write = \"merge\"\nkey = []\nnewer_by = \"v\"").contains("key `key` is empty"));
+        assert!(err("write = \"merge\"\nkey = [\"id\"]\nnewer_by = \"id\"").contains("is part of the key"));
+        assert!(
+            err("write = \"merge\"\nkey = [\"id\"]\nnewer_by = \"v\"\non_duplicate_keys = \"ignore\"")
+                .contains("unknown variant `ignore`")
+        );
+        assert!(err("write = \"append\"\nkey = [\"id\"]").contains("key `key` does not apply to write = \"append\""));
+        assert!(
+            err("write = \"rebuild\"\npredicate = \"x\"")
+                .contains("key `predicate` does not apply to write = \"rebuild\"")
+        );
+        assert!(err("write = \"delete_insert\"").contains("missing key `predicate`"));
+        assert!(err("write = \"append_dedup\"\nkey = [\"a b\"]").contains("`a b` is not a column name"));
     }
 }

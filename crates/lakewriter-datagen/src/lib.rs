@@ -122,6 +122,82 @@ pub fn write_orders(root: &Path, days: DateRange) -> Result<Written> {
     Ok(written)
 }
 
+/// The schema of a raw customer-change batch. `op` is `upsert` or `delete`.
+#[must_use]
+pub fn customers_schema() -> Arc<Schema> {
+    Arc::new(Schema::new(vec![
+        Field::new("customer_id", DataType::Int64, false),
+        Field::new("email", DataType::Utf8, false),
+        Field::new("tier", DataType::Utf8, false),
+        Field::new("updated_at", DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into())), false),
+        Field::new("op", DataType::Utf8, false),
+    ]))
+}
+
+const TIERS: [&str; 3] = ["bronze", "silver", "gold"];
+
+/// One day's batch of customer changes, as a CDC feed delivers it: 20 to 39 changes to customers
+/// 1..=60, about one in twenty a delete, with repeated keys — some at a later time, some at the
+/// very same `updated_at` (a tie) with another tier.
+#[must_use]
+pub fn customers_for(day: NaiveDate) -> RecordBatch {
+    let day_index = i64::from(days_since_epoch(day));
+    let mut rng = SplitMix64(u64::try_from(day_index).unwrap_or(0).wrapping_mul(0x9E37_79B9) ^ 0xC0FF_EE00);
+    let day_start_us = day_index * 86_400 * 1_000_000;
+    let n = 20 + rng.below(20);
+    let (mut id, mut email, mut tier, mut updated_at, mut op) = (vec![], vec![], vec![], vec![], vec![]);
+    for i in 0..n {
+        let repeat = i > 0 && rng.below(4) == 0;
+        let (customer, at) = if repeat {
+            // The same key again: a tie (same time) half of the time, else a later change.
+            let j = usize::try_from(rng.below(u64::try_from(id.len()).unwrap_or(1))).unwrap_or(0);
+            let later = if rng.below(2) == 0 { 0 } else { 1 + i64::try_from(rng.below(3_600)).unwrap_or(0) };
+            (id[j], updated_at[j] + later * 1_000_000)
+        } else {
+            (
+                1 + i64::try_from(rng.below(60)).unwrap_or(0),
+                day_start_us + i64::try_from(rng.below(80_000)).unwrap_or(0) * 1_000_000,
+            )
+        };
+        let version = rng.below(1_000);
+        id.push(customer);
+        email.push(format!("customer{customer}.{version}@example.com"));
+        tier.push(TIERS[usize::try_from(rng.below(3)).unwrap_or(0)]);
+        updated_at.push(at);
+        op.push(if rng.below(20) == 0 { "delete" } else { "upsert" });
+    }
+    let columns: Vec<Arc<dyn arrow::array::Array>> = vec![
+        Arc::new(Int64Array::from(id)),
+        Arc::new(StringArray::from(email)),
+        Arc::new(StringArray::from(tier)),
+        Arc::new(TimestampMicrosecondArray::from(updated_at).with_timezone("UTC")),
+        Arc::new(StringArray::from(op)),
+    ];
+    RecordBatch::try_new(customers_schema(), columns).expect("columns match the schema")
+}
+
+/// Writes each day's customer changes below `root` as `raw/customers_batch/dt=…/`, split over two
+/// files (so readers meet the rows in no particular order). Existing files are kept.
+pub fn write_customer_batches(root: &Path, days: DateRange) -> Result<Written> {
+    let mut written = Written::default();
+    for day in days.days() {
+        let batch = customers_for(day);
+        let half = batch.num_rows() / 2;
+        let dir = root.join("raw").join("customers_batch").join(format!("dt={day}"));
+        for (part, slice) in [batch.slice(0, half), batch.slice(half, batch.num_rows() - half)].iter().enumerate() {
+            let path = dir.join(format!("part-{part:05}.parquet"));
+            if path.exists() {
+                written.files_kept += 1;
+                continue;
+            }
+            write_parquet(&path, slice)?;
+            written.files_written += 1;
+            written.rows_written += slice.num_rows();
+        }
+    }
+    Ok(written)
+}
+
 /// Writes `batch` as a Parquet file at `path`, atomically (temporary file, then rename).
 pub fn write_parquet(path: &Path, batch: &RecordBatch) -> Result<()> {
     let io_err = |source| Error::Io { path: path.to_path_buf(), source };
@@ -148,6 +224,27 @@ mod tests {
         assert_ne!(orders_for(day), orders_for(parse_date("2026-09-29").unwrap()));
         let batch = orders_for(day);
         assert!((80..160).contains(&batch.num_rows()));
+    }
+
+    #[test]
+    fn customer_batches_repeat_keys_with_ties() {
+        let mut ties = 0;
+        let mut repeats = 0;
+        for day in ["2026-09-01", "2026-09-02", "2026-09-03", "2026-09-04"] {
+            let batch = customers_for(parse_date(day).unwrap());
+            assert_eq!(batch, customers_for(parse_date(day).unwrap()));
+            let ids = batch.column(0).as_any().downcast_ref::<Int64Array>().unwrap();
+            let at = batch.column(3).as_any().downcast_ref::<TimestampMicrosecondArray>().unwrap();
+            for i in 0..batch.num_rows() {
+                for j in 0..i {
+                    if ids.value(i) == ids.value(j) {
+                        repeats += 1;
+                        ties += usize::from(at.value(i) == at.value(j));
+                    }
+                }
+            }
+        }
+        assert!(repeats > 0 && ties > 0, "repeats {repeats}, ties {ties}");
     }
 
     #[test]

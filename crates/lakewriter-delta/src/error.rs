@@ -11,14 +11,17 @@ pub enum Error {
     #[error("no Delta table at {url}")]
     NotATable { url: Url },
 
-    #[error("{table}: the result has rows whose `{column}` is not {partition}; nothing was committed")]
-    OutsidePartition { table: String, column: String, partition: String, source: DeltaTableError },
+    #[error("{table}: the result has {slice}; nothing was committed")]
+    OutsideSlice { table: String, slice: String, source: DeltaTableError },
 
     #[error("{table}: the result does not match the table's schema: {}; nothing was committed", differences.join("; "))]
     SchemaMismatch { table: String, differences: Vec<String> },
 
-    #[error("{table}: writing {column}={partition} failed; nothing was committed")]
-    Write { table: String, column: String, partition: String, source: DeltaTableError },
+    #[error("{table}: writing {partition} failed; nothing was committed")]
+    Write { table: String, partition: String, source: DeltaTableError },
+
+    #[error("{table}: writing {partition} conflicted with a concurrent commit; nothing was committed")]
+    Conflict { table: String, partition: String, source: DeltaTableError },
 
     #[error("{table}: cannot read the commit just made (version {version})")]
     CommitInfo { table: String, version: u64, source: DeltaTableError },
@@ -35,7 +38,14 @@ impl Error {
     /// code on the same input fails the same way.
     #[must_use]
     pub fn is_data_error(&self) -> bool {
-        matches!(self, Self::OutsidePartition { .. } | Self::SchemaMismatch { .. })
+        matches!(self, Self::OutsideSlice { .. } | Self::SchemaMismatch { .. })
+    }
+
+    /// True where running the same write again may succeed: a concurrent commit changed what this
+    /// one read (Delta's conflict rules), so the write must be planned and run anew.
+    #[must_use]
+    pub fn is_conflict(&self) -> bool {
+        matches!(self, Self::Conflict { .. })
     }
 }
 

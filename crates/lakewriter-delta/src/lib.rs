@@ -18,7 +18,10 @@ mod error;
 
 pub use digest::{Digest, digest};
 pub use error::{Error, Result};
-pub use write::{CommitMetadata, Committed, PartitionOverwrite, overwrite_partition};
+pub use write::{
+    AppendOutcome, CommitMetadata, Committed, MergeSpec, Target, append_once, merge, partition_predicate, replace_all,
+    replace_where,
+};
 
 use datafusion::prelude::SessionContext;
 

@@ -49,3 +49,17 @@ pub async fn provider(url: &Url) -> Result<Arc<dyn TableProvider>> {
     let table = open_existing(url).await?;
     table.table_provider().await.map_err(|e| Error::Read { url: url.clone(), source: e.into() })
 }
+
+/// A DataFusion table provider over version `version` of the table.
+pub async fn provider_at(url: &Url, version: u64) -> Result<Arc<dyn TableProvider>> {
+    let mut table = open_existing(url).await?;
+    table.load_version(version).await.map_err(|source| Error::Open { url: url.clone(), source })?;
+    table.table_provider().await.map_err(|e| Error::Read { url: url.clone(), source: e.into() })
+}
+
+/// The table's Arrow schema, `None` where no table exists yet.
+pub async fn arrow_schema(url: &Url) -> Result<Option<datafusion::arrow::datatypes::SchemaRef>> {
+    let Some(table) = open_if_exists(url).await? else { return Ok(None) };
+    let state = table.snapshot().map_err(|source| Error::Open { url: url.clone(), source })?;
+    Ok(Some(state.snapshot().arrow_schema()))
+}

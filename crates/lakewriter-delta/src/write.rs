@@ -2,16 +2,19 @@
 //! files first and commits the log entry last, so a failure at any earlier step leaves the table
 //! as it was (unreferenced files, at worst, for `VACUUM`).
 
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use chrono::NaiveDate;
-use datafusion::common::ScalarValue;
+use datafusion::common::{Column, ScalarValue, TableReference};
 use datafusion::execution::SessionState;
 use datafusion::logical_expr::LogicalPlan;
-use datafusion::prelude::{col, lit};
-use deltalake::DeltaTableError;
+use datafusion::prelude::{DataFrame, Expr, col, lit};
+use deltalake::kernel::Transaction;
 use deltalake::kernel::transaction::CommitProperties;
+use deltalake::operations::write::{SchemaMode, WriteBuilder};
 use deltalake::protocol::SaveMode;
+use deltalake::{DeltaTable, DeltaTableError};
 use lakewriter_core::days_since_epoch;
 use serde::Serialize;
 use url::Url;
@@ -29,12 +32,15 @@ const COMMIT_RETRIES: usize = 1_000;
 #[derive(Debug, Clone, Serialize)]
 pub struct CommitMetadata {
     pub job: String,
-    /// The logical partition, e.g. `dt=2026-09-30`.
+    /// The logical partition, e.g. `dt=2026-09-30`, or `all`.
     pub partition: String,
     pub write: String,
     pub lakewriter_version: String,
     /// Hash of the job's SQL text.
     pub sql_hash: String,
+    /// An `append --force`: rows appended again on purpose.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub forced: bool,
 }
 
 /// The outcome of one committed write.
@@ -46,82 +52,267 @@ pub struct Committed {
     pub files_removed: u64,
 }
 
-/// Replace one partition of a table with the rows of a plan (Delta `replaceWhere`).
-pub struct PartitionOverwrite<'a> {
+/// The table a strategy writes.
+#[derive(Debug, Clone, Copy)]
+pub struct Target<'a> {
     pub url: &'a Url,
     /// The table's name, for messages.
-    pub table: &'a str,
-    pub partition_column: &'a str,
-    pub partition: NaiveDate,
-    pub plan: LogicalPlan,
+    pub name: &'a str,
+    /// The partition column of a table this write creates.
+    pub partition_column: Option<&'a str>,
     pub metadata: &'a CommitMetadata,
 }
 
-/// Commits `plan`'s rows as the whole content of partition `column = partition`: one commit that
-/// removes the partition's files and adds the new ones. The first write creates the table,
-/// partitioned by `column`. Rows outside the partition, or a schema that differs from the
-/// table's, fail the write before anything is committed.
-pub async fn overwrite_partition(session: &SessionState, w: PartitionOverwrite<'_>) -> Result<Committed> {
-    let PartitionOverwrite { url, table: name, partition_column, partition, plan, metadata } = w;
-    let (table, created_dir) = table::open_for_write(url).await?;
+/// The outcome of an `append` that may have been committed before.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AppendOutcome {
+    Committed(Committed),
+    /// This (job, partition) was appended before, in a commit that set `txn_version`.
+    AlreadyCommitted {
+        version: u64,
+        txn_version: i64,
+    },
+}
+
+/// `column = date`, the replaceWhere predicate of a date partition.
+#[must_use]
+pub fn partition_predicate(column: &str, date: NaiveDate) -> Expr {
+    col(column).eq(lit(ScalarValue::Date32(Some(days_since_epoch(date)))))
+}
+
+fn properties(metadata: &CommitMetadata, url: &Url) -> Result<CommitProperties> {
+    let metadata = serde_json::to_value(metadata).map_err(|e| Error::Read { url: url.clone(), source: e.into() })?;
+    Ok(CommitProperties::default()
+        .with_metadata([("lakewriter".to_owned(), metadata)])
+        .with_max_retries(COMMIT_RETRIES))
+}
+
+/// Refuses a result whose columns differ from the table's.
+fn check_schema(table: &DeltaTable, result: &datafusion::arrow::datatypes::Schema, name: &str) -> Result<()> {
     if let Ok(state) = table.snapshot() {
-        let differences = crate::schema::differences(&state.snapshot().arrow_schema(), plan.schema().as_arrow());
+        let differences = crate::schema::differences(&state.snapshot().arrow_schema(), result);
         if !differences.is_empty() {
             return Err(Error::SchemaMismatch { table: name.to_owned(), differences });
         }
     }
-    let metadata = serde_json::to_value(metadata).map_err(|e| Error::Read { url: url.clone(), source: e.into() })?;
-    let predicate = col(partition_column).eq(lit(ScalarValue::Date32(Some(days_since_epoch(partition)))));
-    let written = table
-        .write(Vec::new())
-        .with_input_plan(plan)
-        .with_session_state(Arc::new(session.clone()))
-        .with_save_mode(SaveMode::Overwrite)
-        .with_replace_where(predicate)
-        .with_partition_columns([partition_column])
-        .with_commit_properties(
-            CommitProperties::default()
-                .with_metadata([("lakewriter".to_owned(), metadata)])
-                .with_max_retries(COMMIT_RETRIES),
-        )
-        .await;
-    match written {
-        Ok(written) => committed(&written, name).await,
-        Err(source) => {
-            if let Some(dir) = created_dir {
-                // The first write failed: leave no folder behind that could pass for a dataset.
-                if !dir.join("_delta_log").exists() {
-                    let _ = std::fs::remove_dir_all(&dir);
-                }
-            }
-            Err(classify(source, name, partition_column, partition))
-        }
+    Ok(())
+}
+
+fn builder(table: DeltaTable, session: &SessionState, plan: LogicalPlan, target: &Target<'_>) -> WriteBuilder {
+    let builder = table.write(Vec::new()).with_input_plan(plan).with_session_state(Arc::new(session.clone()));
+    match target.partition_column {
+        Some(column) => builder.with_partition_columns([column]),
+        None => builder,
     }
 }
 
-fn classify(source: DeltaTableError, table: &str, column: &str, partition: NaiveDate) -> Error {
-    let text = source.to_string();
-    let (table, column, partition) = (table.to_owned(), column.to_owned(), partition.to_string());
-    if text.contains("failed validation") {
-        Error::OutsidePartition { table, column, partition, source }
-    } else {
-        Error::Write { table, column, partition, source }
+/// Runs `write` on the table at `target`, classifying its failure; a failed first write removes
+/// the local folder it created, so nothing that could pass for a dataset is left behind.
+async fn attempt<F, Fut>(target: &Target<'_>, write: F) -> Result<DeltaTable>
+where
+    F: FnOnce(DeltaTable) -> Fut,
+    Fut: std::future::IntoFuture<Output = Result<DeltaTable>>,
+{
+    let (table, created_dir): (DeltaTable, Option<PathBuf>) = table::open_for_write(target.url).await?;
+    let result = write(table).await;
+    if result.is_err()
+        && let Some(dir) = created_dir
+        && !dir.join("_delta_log").exists()
+    {
+        let _ = std::fs::remove_dir_all(&dir);
     }
+    result
+}
+
+fn write_error(target: &Target<'_>, slice: &str, source: DeltaTableError) -> Error {
+    use deltalake::kernel::transaction::{CommitConflictError as C, TransactionError};
+    let table = target.name.to_owned();
+    let conflict = match &source {
+        DeltaTableError::Transaction { source: TransactionError::CommitConflict(c) } => {
+            matches!(
+                c,
+                C::ConcurrentAppend | C::ConcurrentDeleteRead | C::ConcurrentDeleteDelete | C::ConcurrentTransaction
+            )
+        }
+        DeltaTableError::VersionAlreadyExists(_) => true,
+        _ => false,
+    };
+    if conflict {
+        Error::Conflict { table, partition: target.metadata.partition.clone(), source }
+    } else if source.to_string().contains("failed validation") {
+        Error::OutsideSlice { table, slice: slice.to_owned(), source }
+    } else {
+        Error::Write { table, partition: target.metadata.partition.clone(), source }
+    }
+}
+
+/// Commits `plan`'s rows as the whole content of the slice `predicate` selects: one commit that
+/// removes the rows matching `predicate` and adds the new ones (Delta replaceWhere). Used by
+/// `overwrite_partition` (`partition = date`) and `delete_insert` (any predicate). The first write
+/// creates the table. A row outside the slice, or a schema that differs from the table's, fails
+/// the write before anything is committed; `slice` describes the slice in that error.
+pub async fn replace_where(
+    session: &SessionState,
+    target: Target<'_>,
+    plan: LogicalPlan,
+    predicate: Expr,
+    slice: &str,
+) -> Result<Committed> {
+    let props = properties(target.metadata, target.url)?;
+    let table = attempt(&target, |table| async {
+        check_schema(&table, plan.schema().as_arrow(), target.name)?;
+        builder(table, session, plan, &target)
+            .with_save_mode(SaveMode::Overwrite)
+            .with_replace_where(predicate)
+            .with_commit_properties(props)
+            .await
+            .map_err(|e| write_error(&target, slice, e))
+    })
+    .await?;
+    committed(&table, target.name).await
+}
+
+/// Replaces the whole table — rows, schema and partitioning — with `plan`'s rows (`rebuild`).
+pub async fn replace_all(session: &SessionState, target: Target<'_>, plan: LogicalPlan) -> Result<Committed> {
+    let props = properties(target.metadata, target.url)?;
+    let table = attempt(&target, |table| async {
+        builder(table, session, plan, &target)
+            .with_save_mode(SaveMode::Overwrite)
+            .with_schema_mode(SchemaMode::Overwrite)
+            .with_commit_properties(props)
+            .await
+            .map_err(|e| write_error(&target, "the table", e))
+    })
+    .await?;
+    committed(&table, target.name).await
+}
+
+/// Appends `plan`'s rows once per `app_id` (a Delta application transaction, committed with the
+/// rows): a second call for the same `app_id` appends nothing, unless `force`, which appends again
+/// and advances the transaction. Concurrent appends of the same `app_id` conflict in Delta, so
+/// only one of them commits.
+pub async fn append_once(
+    session: &SessionState,
+    target: Target<'_>,
+    plan: LogicalPlan,
+    app_id: &str,
+    force: bool,
+) -> Result<AppendOutcome> {
+    if let Some(existing) = table::open_if_exists(target.url).await? {
+        let previous = transaction_version(&existing, app_id, target.url).await?;
+        if let (Some(txn_version), false) = (previous, force) {
+            return Ok(AppendOutcome::AlreadyCommitted {
+                version: existing.version().unwrap_or_default(),
+                txn_version,
+            });
+        }
+    }
+    let mut next = 1;
+    let props = properties(target.metadata, target.url)?;
+    let table = attempt(&target, |table| async {
+        if table.version().is_some() {
+            next = transaction_version(&table, app_id, target.url).await?.map_or(1, |v| v + 1);
+        }
+        check_schema(&table, plan.schema().as_arrow(), target.name)?;
+        builder(table, session, plan, &target)
+            .with_save_mode(SaveMode::Append)
+            .with_commit_properties(props.with_application_transaction(Transaction::new(app_id, next)))
+            .await
+            .map_err(|e| write_error(&target, "the table", e))
+    })
+    .await?;
+    Ok(AppendOutcome::Committed(committed(&table, target.name).await?))
+}
+
+async fn transaction_version(table: &DeltaTable, app_id: &str, url: &Url) -> Result<Option<i64>> {
+    let state = table.snapshot().map_err(|source| Error::Open { url: url.clone(), source })?;
+    state
+        .transaction_version(table.log_store().as_ref(), app_id)
+        .await
+        .map_err(|source| Error::Open { url: url.clone(), source })
+}
+
+/// How a keyed source is merged.
+#[derive(Debug, Clone, Copy)]
+pub struct MergeSpec<'a> {
+    pub key: &'a [String],
+    /// `Some`: newer-wins upsert (`merge`). `None`: insert unknown keys only (`append_dedup`).
+    pub newer_by: Option<&'a str>,
+}
+
+fn qualified(relation: &str, name: &str) -> Expr {
+    Expr::Column(Column::new(Some(TableReference::bare(relation)), name))
+}
+
+/// Merges `source` (one row per key) into the table in one commit: rows of new keys are
+/// inserted; with `newer_by`, an existing row is replaced by the source row only where the
+/// source's `newer_by` is strictly greater. A table that does not exist yet is created with the
+/// source's rows. The caller skips sources that change nothing (delta-rs would commit nothing).
+pub async fn merge(
+    session: &SessionState,
+    target: Target<'_>,
+    source: DataFrame,
+    spec: MergeSpec<'_>,
+) -> Result<Committed> {
+    let props = properties(target.metadata, target.url)?;
+    let columns: Vec<String> = source.schema().fields().iter().map(|f| f.name().clone()).collect();
+    let table = attempt(&target, |table| async {
+        check_schema(&table, source.schema().as_arrow(), target.name)?;
+        if table.version().is_none() {
+            let plan = source.logical_plan().clone();
+            return builder(table, session, plan, &target)
+                .with_save_mode(SaveMode::Append)
+                .with_commit_properties(props)
+                .await
+                .map_err(|e| write_error(&target, "the table", e));
+        }
+        let on = spec
+            .key
+            .iter()
+            .map(|k| qualified("t", k).eq(qualified("s", k)))
+            .reduce(Expr::and)
+            .unwrap_or_else(|| lit(false));
+        let err = |e| write_error(&target, "the table", e);
+        let mut merge = table
+            .merge(source, on)
+            .with_source_alias("s")
+            .with_target_alias("t")
+            .with_session_state(Arc::new(session.clone()))
+            .with_commit_properties(props);
+        if let Some(newer_by) = spec.newer_by {
+            merge = merge
+                .when_matched_update(|update| {
+                    let newer = qualified("s", newer_by).gt(qualified("t", newer_by));
+                    columns
+                        .iter()
+                        .filter(|c| !spec.key.contains(c))
+                        .fold(update.predicate(newer), |u, c| u.update(c.as_str(), qualified("s", c)))
+                })
+                .map_err(err)?;
+        }
+        let merge = merge
+            .when_not_matched_insert(|insert| columns.iter().fold(insert, |i, c| i.set(c.as_str(), qualified("s", c))))
+            .map_err(err)?;
+        let (table, _metrics) = merge.await.map_err(err)?;
+        Ok(table)
+    })
+    .await?;
+    committed(&table, target.name).await
 }
 
 #[derive(serde::Deserialize, Default)]
 struct OperationMetrics {
     #[serde(default, rename = "num_added_rows")]
     added_rows: u64,
-    #[serde(default, rename = "num_added_files")]
+    #[serde(default, rename = "num_added_files", alias = "num_target_files_added")]
     added_files: u64,
-    #[serde(default, rename = "num_removed_files")]
+    #[serde(default, rename = "num_removed_files", alias = "num_target_files_removed")]
     removed_files: u64,
 }
 
 /// Reads back the metrics of the commit `table` was just advanced to. The commit file of that
 /// exact version is read: with concurrent writers, "the latest commit" may be someone else's.
-async fn committed(table: &deltalake::DeltaTable, name: &str) -> Result<Committed> {
+async fn committed(table: &DeltaTable, name: &str) -> Result<Committed> {
     let version = table.version().unwrap_or_default();
     let entry = table.log_store().read_commit_entry(version).await.map_err(|source| Error::CommitInfo {
         table: name.to_owned(),

@@ -1,5 +1,5 @@
 //! The sample project behind `lakewriter demo`: a `lakewriter.toml` and a deterministic raw
-//! layer of orders for September 2026.
+//! layer of orders and customer changes for September 2026.
 
 use std::path::{Path, PathBuf};
 
@@ -11,8 +11,11 @@ use crate::{Error, Result};
 /// The sample project file, `data/demo/lakewriter.toml`.
 pub const PROJECT_TOML: &str = include_str!("../../../data/demo/lakewriter.toml");
 
-/// The sample job.
+/// The sample fact job (partition overwrite).
 pub const JOB: &str = "daily_orders";
+
+/// The sample dimension job (merge).
+pub const DIMENSION_JOB: &str = "customers";
 
 /// The days of the sample raw layer: September 2026.
 #[must_use]
@@ -41,6 +44,13 @@ pub fn prepare(dir: &Path) -> Result<Prepared> {
     if project_written {
         std::fs::write(&project_file, PROJECT_TOML).map_err(|e| err(e.into()))?;
     }
-    let raw = lakewriter_datagen::write_orders(&dir.join("lake"), days()).map_err(|e| err(e.into()))?;
-    Ok(Prepared { project_file, project_written, raw_files_written: raw.files_written, raw_files_kept: raw.files_kept })
+    let root = dir.join("lake");
+    let orders = lakewriter_datagen::write_orders(&root, days()).map_err(|e| err(e.into()))?;
+    let customers = lakewriter_datagen::write_customer_batches(&root, days()).map_err(|e| err(e.into()))?;
+    Ok(Prepared {
+        project_file,
+        project_written,
+        raw_files_written: orders.files_written + customers.files_written,
+        raw_files_kept: orders.files_kept + customers.files_kept,
+    })
 }

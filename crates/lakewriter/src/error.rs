@@ -22,6 +22,15 @@ pub enum Error {
     #[error("cannot compute the digest of {table}")]
     Digest { table: String, source: Box<lakewriter_delta::Error> },
 
+    #[error("{0}")]
+    Usage(String),
+
+    #[error("verify copies the target to a local scratch folder; {url} is not local")]
+    VerifyNotLocal { url: url::Url },
+
+    #[error("cannot copy {} to a scratch folder", from.display())]
+    Scratch { from: PathBuf, source: std::io::Error },
+
     #[error("cannot set up the demo in {}", dir.display())]
     Demo { dir: PathBuf, source: Box<dyn std::error::Error + Send + Sync> },
 }
@@ -30,7 +39,7 @@ impl Error {
     /// True for errors in what the user wrote (project file, job names, dates): exit code 2.
     #[must_use]
     pub fn is_usage(&self) -> bool {
-        matches!(self, Self::Config(_) | Self::ReadProject { .. } | Self::SqlFile { .. })
+        matches!(self, Self::Config(_) | Self::ReadProject { .. } | Self::SqlFile { .. } | Self::Usage(_))
     }
 }
 

@@ -14,9 +14,10 @@ mod runner;
 mod workspace;
 
 pub use error::{Error, Result, error_chain};
-pub use lakewriter_core::{DateRange, JobSpec, PartitionRun, Project, TableRef, WriteMode, parse_date};
+pub use lakewriter_compute::KeyedCounts;
+pub use lakewriter_core::{DateRange, JobSpec, PartitionRun, Project, TableRef, WriteMode, WriteSpec, parse_date};
 pub use lakewriter_delta::Digest;
-pub use report::{PartitionReport, RunStatus, Summary};
+pub use report::{PartitionReport, RunStatus, Summary, VerifyReport};
 pub use runner::Runner;
 pub use workspace::Workspace;
 

@@ -1,12 +1,16 @@
 use chrono::NaiveDate;
+use lakewriter_compute::KeyedCounts;
 use serde::Serialize;
 
 /// How one partition run ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RunStatus {
-    /// Committed. With `rows_written = 0` the partition is now empty, on purpose.
+    /// Done: committed, or (a `merge` or `append_dedup` with nothing new) nothing to commit.
+    /// With `rows_written = 0` after `overwrite_partition` the partition is now empty, on purpose.
     Ok,
+    /// Not run again: an `append` already committed for this partition.
+    Skipped,
     /// Nothing committed; `error` says why.
     Failed,
 }
@@ -17,24 +21,33 @@ pub enum RunStatus {
 pub struct PartitionReport {
     pub job: String,
     pub target: String,
-    /// `column=value`, e.g. `dt=2026-09-30`.
+    pub write: String,
+    /// `column=value`, e.g. `dt=2026-09-30`, or `all` for a run without a date.
     pub partition: String,
-    pub dt: NaiveDate,
+    pub dt: Option<NaiveDate>,
     pub status: RunStatus,
+    /// Whether this run made a table version.
+    pub committed: bool,
     pub rows_written: Option<u64>,
+    /// The version this run committed, or the version it found where it had nothing to commit.
     pub table_version: Option<u64>,
     pub files_added: Option<u64>,
     pub files_removed: Option<u64>,
     /// Raw and Delta files the job's physical plan read, after partition pruning.
     pub files_scanned: Option<usize>,
+    /// `merge` and `append_dedup`: what happened to each source row.
+    pub changes: Option<KeyedCounts>,
+    /// Attempts beyond the first, after conflicts with concurrent commits.
+    pub retries: u32,
     pub duration_ms: u64,
+    pub note: Option<String>,
     pub error: Option<String>,
 }
 
 impl PartitionReport {
     #[must_use]
     pub fn is_ok(&self) -> bool {
-        self.status == RunStatus::Ok
+        self.status != RunStatus::Failed
     }
 }
 
@@ -44,6 +57,7 @@ pub struct Summary {
     pub job: String,
     pub partitions: usize,
     pub ok: usize,
+    pub skipped: usize,
     pub failed: usize,
     pub rows_written: u64,
     pub table_version: Option<u64>,
@@ -53,15 +67,31 @@ pub struct Summary {
 impl Summary {
     #[must_use]
     pub fn of(job: &str, reports: &[PartitionReport], duration_ms: u64) -> Self {
-        let ok = reports.iter().filter(|r| r.is_ok()).count();
+        let count = |status| reports.iter().filter(|r| r.status == status).count();
         Self {
             job: job.to_owned(),
             partitions: reports.len(),
-            ok,
-            failed: reports.len() - ok,
+            ok: count(RunStatus::Ok),
+            skipped: count(RunStatus::Skipped),
+            failed: count(RunStatus::Failed),
             rows_written: reports.iter().filter_map(|r| r.rows_written).sum(),
             table_version: reports.iter().filter_map(|r| r.table_version).max(),
             duration_ms,
         }
     }
+}
+
+/// The outcome of `lakewriter verify`: the job's write applied twice to a scratch copy.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct VerifyReport {
+    pub job: String,
+    pub partition: String,
+    pub pass: bool,
+    pub digest_first: Option<String>,
+    pub digest_second: Option<String>,
+    /// Rows the second application added and removed (multiset difference).
+    pub rows_added: u64,
+    pub rows_removed: u64,
+    pub first: PartitionReport,
+    pub second: Option<PartitionReport>,
 }

@@ -1,13 +1,21 @@
-use std::time::Instant;
+use std::path::Path;
+use std::time::{Duration, Instant};
 
 use chrono::NaiveDate;
+use datafusion::common::DFSchema;
 use datafusion::prelude::SessionContext;
 use futures::StreamExt;
-use lakewriter_compute::{TableKind, catalog};
-use lakewriter_core::{JobSpec, PartitionRun, WriteMode, stable_hash};
-use lakewriter_delta::{CommitMetadata, PartitionOverwrite};
+use lakewriter_compute::{KeyedSpec, TableKind, catalog, keyed};
+use lakewriter_core::{JobSpec, OnDuplicateKeys, PartitionRun, WriteSpec, stable_hash};
+use lakewriter_delta::{AppendOutcome, CommitMetadata, Committed, MergeSpec, Target};
+use url::Url;
 
-use crate::{Error, PartitionReport, Result, RunStatus, Workspace, error_chain};
+use crate::{Error, PartitionReport, Result, RunStatus, VerifyReport, Workspace, error_chain};
+
+type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+/// How often a partition whose commit conflicted with a concurrent one is planned and run again.
+const CONFLICT_ATTEMPTS: u32 = 8;
 
 /// Runs partitions of a workspace's jobs. It opens the lakehouse catalog once (every
 /// `<root>/<schema>/<table>/` as `schema.table`) and plans each partition in the same session.
@@ -24,7 +32,7 @@ impl Runner {
         for entry in &tables {
             match entry.kind {
                 TableKind::Raw => {
-                    catalog::register_raw(&ctx, entry).await.map_err(|source| Error::Catalog { source })?;
+                    catalog::register_raw(&ctx, entry).await.map_err(|source| Error::Catalog { source })?
                 }
                 TableKind::Delta => {
                     let provider = lakewriter_delta::table::provider(&entry.url).await.map_err(|source| {
@@ -43,82 +51,208 @@ impl Runner {
         &self.workspace
     }
 
-    /// Runs one partition: plan, write, one commit. Never panics on bad input and never returns
-    /// early: a failure is a report with `status = failed`, and nothing committed.
+    /// Runs one partition into the job's target: plan, write, one commit (or none). Never panics
+    /// on bad input and never returns early: a failure is a report with `status = failed`, and
+    /// nothing committed.
     pub async fn run(&self, unit: &PartitionRun) -> PartitionReport {
-        let started = Instant::now();
-        let job = self.workspace.job(&unit.job);
-        let (target, partition) = match &job {
-            Ok(job) => (job.target.to_string(), format!("{}={}", job.partition_by, unit.dt)),
-            Err(_) => (String::new(), format!("dt={}", unit.dt)),
-        };
-        let mut report = PartitionReport {
+        let url = self.workspace.job(&unit.job).and_then(|job| self.workspace.table_url(&job.target));
+        match url {
+            Ok(url) => self.run_into(unit, &url).await,
+            Err(e) => self.failed(unit, Instant::now(), &e),
+        }
+    }
+
+    fn blank_report(&self, unit: &PartitionRun) -> PartitionReport {
+        let job = self.workspace.job(&unit.job).ok();
+        PartitionReport {
             job: unit.job.clone(),
-            target,
-            partition,
+            target: job.map(|j| j.target.to_string()).unwrap_or_default(),
+            write: job.map(|j| j.write.mode().to_string()).unwrap_or_default(),
+            partition: job.map_or_else(|| format!("dt={:?}", unit.dt), |j| j.partition_label(unit.dt)),
             dt: unit.dt,
             status: RunStatus::Failed,
+            committed: false,
             rows_written: None,
             table_version: None,
             files_added: None,
             files_removed: None,
             files_scanned: None,
+            changes: None,
+            retries: 0,
             duration_ms: 0,
+            note: None,
             error: None,
-        };
-        let outcome = match job {
-            Ok(job) => self.write_partition(job, unit.dt, &mut report).await,
-            Err(e) => Err(Box::new(e) as Box<dyn std::error::Error + Send + Sync>),
-        };
-        match outcome {
-            Ok(()) => report.status = RunStatus::Ok,
-            Err(e) => report.error = Some(format!("{unit}: {}", error_chain(e.as_ref()))),
         }
-        report.duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
-        match &report.error {
-            None => {
-                tracing::info!(partition = %unit, rows = ?report.rows_written, version = ?report.table_version, "committed");
-            }
-            Some(error) => tracing::info!(partition = %unit, error, "failed; nothing committed"),
-        }
+    }
+
+    fn failed(
+        &self,
+        unit: &PartitionRun,
+        started: Instant,
+        error: &(dyn std::error::Error + 'static),
+    ) -> PartitionReport {
+        let mut report = self.blank_report(unit);
+        report.error = Some(format!("{unit}: {}", error_chain(error)));
+        report.duration_ms = elapsed_ms(started);
         report
     }
 
-    async fn write_partition(
+    /// Runs one partition into the table at `url`, retrying the whole run (plan and write) when
+    /// its commit conflicted with a concurrent one.
+    async fn run_into(&self, unit: &PartitionRun, url: &Url) -> PartitionReport {
+        let started = Instant::now();
+        let mut attempt = 0;
+        loop {
+            let mut report = self.blank_report(unit);
+            let outcome = match self.workspace.job(&unit.job) {
+                Ok(job) => self.execute(job, unit, url, &mut report).await,
+                Err(e) => Err(Box::new(e) as BoxError),
+            };
+            report.retries = attempt;
+            match outcome {
+                Ok(()) => {
+                    report.duration_ms = elapsed_ms(started);
+                    tracing::info!(partition = %unit, status = ?report.status, rows = ?report.rows_written, version = ?report.table_version, "done");
+                    return report;
+                }
+                Err(e) if attempt + 1 < CONFLICT_ATTEMPTS && is_conflict(e.as_ref()) => {
+                    attempt += 1;
+                    let pause = backoff(attempt, unit);
+                    tracing::info!(partition = %unit, attempt, ?pause, "conflict with a concurrent commit; running again");
+                    tokio::time::sleep(pause).await;
+                }
+                Err(e) => {
+                    let mut report = self.failed(unit, started, e.as_ref());
+                    report.retries = attempt;
+                    tracing::info!(partition = %unit, error = report.error.as_deref(), "failed; nothing committed");
+                    return report;
+                }
+            }
+        }
+    }
+
+    async fn execute(
         &self,
         job: &JobSpec,
-        dt: NaiveDate,
+        unit: &PartitionRun,
+        url: &Url,
         report: &mut PartitionReport,
-    ) -> std::result::Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    ) -> std::result::Result<(), BoxError> {
+        self.workspace.check_run(job, unit.dt, unit.force)?;
         let sql = self.workspace.sql(job)?;
-        let url = self.workspace.table_url(&job.target)?;
-        let query = lakewriter_compute::plan_partition(&self.ctx, &sql, dt).await?;
+        let query = lakewriter_compute::plan_partition(&self.ctx, &sql, unit.dt).await?;
         report.files_scanned = Some(query.files.len());
         let metadata = CommitMetadata {
             job: job.name.clone(),
             partition: report.partition.clone(),
-            write: job.write.to_string(),
+            write: job.write.mode().to_string(),
             lakewriter_version: lakewriter_core::VERSION.to_owned(),
             sql_hash: stable_hash(sql.as_bytes()),
+            forced: unit.force,
         };
-        let committed = match job.write {
-            WriteMode::OverwritePartition => {
-                let write = PartitionOverwrite {
-                    url: &url,
-                    table: &report.target,
-                    partition_column: &job.partition_by,
-                    partition: dt,
-                    plan: query.plan,
-                    metadata: &metadata,
-                };
-                lakewriter_delta::overwrite_partition(&self.ctx.state(), write).await?
+        let name = job.target.to_string();
+        let target = Target { url, name: &name, partition_column: job.partition_by.as_deref(), metadata: &metadata };
+        let state = self.ctx.state();
+        let committed = match (&job.write, unit.dt) {
+            (WriteSpec::OverwritePartition, Some(dt)) => {
+                let column = job.partition_by.as_deref().unwrap_or("dt");
+                let predicate = lakewriter_delta::partition_predicate(column, dt);
+                let slice = format!("rows whose `{column}` is not {dt}");
+                lakewriter_delta::replace_where(&state, target, query.plan, predicate, &slice).await?
             }
+            (WriteSpec::DeleteInsert { predicate }, dt) => {
+                let schema = match lakewriter_delta::table::arrow_schema(url).await? {
+                    Some(schema) => DFSchema::try_from(schema.as_ref().clone())?,
+                    None => query.plan.schema().as_ref().clone(),
+                };
+                let condition = lakewriter_compute::condition(&self.ctx, predicate, &schema, dt)?;
+                let slice = format!(
+                    "rows that do not satisfy the predicate `{predicate}` ($dt = {})",
+                    dt.map_or("-".into(), |d| d.to_string())
+                );
+                lakewriter_delta::replace_where(&state, target, query.plan, condition, &slice).await?
+            }
+            (WriteSpec::Rebuild, _) => lakewriter_delta::replace_all(&state, target, query.plan).await?,
+            (WriteSpec::Append, _) => {
+                let app_id = format!("lakewriter:{}:{}", job.name, report.partition);
+                match lakewriter_delta::append_once(&state, target, query.plan, &app_id, unit.force).await? {
+                    AppendOutcome::AlreadyCommitted { version, txn_version } => {
+                        report.status = RunStatus::Skipped;
+                        report.table_version = Some(version);
+                        report.note = Some(format!(
+                            "already appended (application transaction {app_id} at {txn_version}); nothing appended. --force appends again and duplicates these rows"
+                        ));
+                        return Ok(());
+                    }
+                    AppendOutcome::Committed(committed) => {
+                        if unit.force {
+                            report.note = Some(
+                                "--force: appended again; rows appended before for this partition are now duplicated"
+                                    .into(),
+                            );
+                        }
+                        committed
+                    }
+                }
+            }
+            (WriteSpec::Merge { key, newer_by, on_duplicate_keys, delete_when }, _) => {
+                let spec = KeyedSpec {
+                    key,
+                    newer_by: Some(newer_by),
+                    delete_when: delete_when.as_deref(),
+                    duplicates_are_errors: *on_duplicate_keys == OnDuplicateKeys::Error,
+                };
+                match self.apply_keyed(target, query.plan, &spec, report).await? {
+                    Some(committed) => committed,
+                    None => return Ok(()),
+                }
+            }
+            (WriteSpec::AppendDedup { key }, _) => {
+                let spec = KeyedSpec { key, newer_by: None, delete_when: None, duplicates_are_errors: false };
+                match self.apply_keyed(target, query.plan, &spec, report).await? {
+                    Some(committed) => committed,
+                    None => return Ok(()),
+                }
+            }
+            (WriteSpec::OverwritePartition, None) => unreachable!("check_run requires a date"),
         };
-        report.rows_written = Some(committed.rows_written);
+        report.status = RunStatus::Ok;
+        report.committed = true;
+        report.rows_written =
+            Some(report.changes.map_or(committed.rows_written, |c| c.inserted + c.updated + c.deleted));
         report.table_version = Some(committed.version);
         report.files_added = Some(committed.files_added);
         report.files_removed = Some(committed.files_removed);
         Ok(())
+    }
+
+    /// `merge` and `append_dedup`: prepare and classify the source, then merge it unless it
+    /// changes nothing (`None`: nothing committed, no new version).
+    async fn apply_keyed(
+        &self,
+        target: Target<'_>,
+        plan: datafusion::logical_expr::LogicalPlan,
+        spec: &KeyedSpec<'_>,
+        report: &mut PartitionReport,
+    ) -> std::result::Result<Option<Committed>, BoxError> {
+        let source = keyed::prepare(&self.ctx, plan, spec).await?;
+        let current = lakewriter_delta::table::version(target.url).await?;
+        let provider = match current {
+            Some(_) => Some(lakewriter_delta::table::provider(target.url).await?),
+            None => None,
+        };
+        let counts = keyed::classify(&self.ctx, &source, provider, spec).await?;
+        report.changes = Some(counts);
+        if !counts.changes_anything() {
+            report.status = RunStatus::Ok;
+            report.rows_written = Some(0);
+            report.table_version = current;
+            report.note = Some("nothing to change: no new table version".into());
+            return Ok(None);
+        }
+        let df = self.ctx.read_batches(source.batches)?;
+        let merge = MergeSpec { key: spec.key, newer_by: spec.newer_by };
+        Ok(Some(lakewriter_delta::merge(&self.ctx.state(), target, df, merge).await?))
     }
 
     /// Runs `job` for every day of `days`, at most `parallel` partitions at once, and calls
@@ -142,7 +276,7 @@ impl Runner {
             for dt in days.by_ref() {
                 let report = self.run(&PartitionRun::new(&job.name, dt)).await;
                 observe(&report);
-                let created = report.is_ok();
+                let created = report.committed;
                 reports.push(report);
                 if created {
                     break;
@@ -159,4 +293,105 @@ impl Runner {
         reports.sort_by_key(|r| r.dt);
         reports
     }
+
+    /// Applies `unit`'s write twice to a scratch copy of its target (never the target itself) and
+    /// compares the content digests after the first and the second application.
+    pub async fn verify(&self, unit: &PartitionRun) -> Result<VerifyReport> {
+        let job = self.workspace.job(&unit.job)?;
+        self.workspace.check_run(job, unit.dt, unit.force)?;
+        let url = self.workspace.table_url(&job.target)?;
+        let scratch = tempfile::Builder::new()
+            .prefix("lakewriter-verify-")
+            .tempdir()
+            .map_err(|source| Error::Scratch { from: std::env::temp_dir(), source })?;
+        let scratch_dir = scratch.path().join("table");
+        let source_dir = url.to_file_path().map_err(|()| Error::VerifyNotLocal { url: url.clone() })?;
+        if source_dir.exists() {
+            copy_dir(&source_dir, &scratch_dir)
+                .map_err(|source| Error::Scratch { from: source_dir.clone(), source })?;
+        }
+        let scratch_url =
+            Url::from_directory_path(&scratch_dir).map_err(|()| Error::VerifyNotLocal { url: url.clone() })?;
+        let digest = |url: Url| async move {
+            lakewriter_delta::digest(&url, None)
+                .await
+                .map_err(|source| Error::Digest { table: job.target.to_string(), source: Box::new(source) })
+        };
+
+        let first = self.run_into(unit, &scratch_url).await;
+        let mut report = VerifyReport {
+            job: job.name.clone(),
+            partition: first.partition.clone(),
+            pass: false,
+            digest_first: None,
+            digest_second: None,
+            rows_added: 0,
+            rows_removed: 0,
+            first,
+            second: None,
+        };
+        if !report.first.is_ok() {
+            return Ok(report);
+        }
+        let d1 = digest(scratch_url.clone()).await?;
+        let second = self.run_into(unit, &scratch_url).await;
+        let ok = second.is_ok();
+        report.second = Some(second);
+        if !ok {
+            return Ok(report);
+        }
+        let d2 = digest(scratch_url.clone()).await?;
+        report.pass = d1.digest == d2.digest && d1.rows == d2.rows;
+        if !report.pass {
+            let open = |v| lakewriter_delta::table::provider_at(&scratch_url, v);
+            let (before, after) = (open(d1.version).await, open(d2.version).await);
+            let (before, after) = before
+                .and_then(|b| after.map(|a| (b, a)))
+                .map_err(|source| Error::Digest { table: job.target.to_string(), source: Box::new(source) })?;
+            let (added, removed) =
+                lakewriter_compute::diff(&self.ctx, before, after).await.map_err(|source| Error::Catalog { source })?;
+            report.rows_added = added;
+            report.rows_removed = removed;
+        }
+        report.digest_first = Some(d1.digest);
+        report.digest_second = Some(d2.digest);
+        Ok(report)
+    }
+}
+
+fn elapsed_ms(started: Instant) -> u64 {
+    u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX)
+}
+
+fn is_conflict(error: &(dyn std::error::Error + 'static)) -> bool {
+    let mut current = Some(error);
+    while let Some(e) = current {
+        if e.downcast_ref::<lakewriter_delta::Error>().is_some_and(lakewriter_delta::Error::is_conflict) {
+            return true;
+        }
+        current = e.source();
+    }
+    false
+}
+
+/// Exponential backoff with jitter derived from the unit, so concurrent losers spread out.
+fn backoff(attempt: u32, unit: &PartitionRun) -> Duration {
+    let base = 50u64 << attempt.min(6);
+    let seed = stable_hash(format!("{unit}/{attempt}/{:?}", std::time::SystemTime::now()).as_bytes());
+    let jitter = u64::from_str_radix(&seed[..4], 16).unwrap_or(0) % base;
+    Duration::from_millis(base + jitter)
+}
+
+fn copy_dir(from: &Path, to: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(to)?;
+    for entry in std::fs::read_dir(from)? {
+        let entry = entry?;
+        let target = to.join(entry.file_name());
+        if entry.file_type()?.is_dir() {
+            copy_dir(&entry.path(), &target)?;
+        } else {
+            std::fs::copy(entry.path(), target)?;
+        }
+    }
+    Ok(())
 }

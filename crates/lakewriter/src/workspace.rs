@@ -32,6 +32,35 @@ impl Workspace {
         Ok(self.project.job(name)?)
     }
 
+    /// Checks that `job` can run with (or without) a date, before anything runs.
+    pub fn check_run(&self, job: &JobSpec, dt: Option<chrono::NaiveDate>, force: bool) -> Result<()> {
+        let mode = job.write.mode();
+        if job.write.needs_partition() && dt.is_none() {
+            let why = if mode == lakewriter_core::WriteMode::Append {
+                " (an append without a partition could not be made exactly-once)"
+            } else {
+                ""
+            };
+            return Err(Error::Usage(format!(
+                "job `{}` (write = \"{mode}\") runs for a date: pass --dt YYYY-MM-DD{why}",
+                job.name
+            )));
+        }
+        if !job.write.needs_partition() && dt.is_some() {
+            return Err(Error::Usage(format!(
+                "job `{}` (write = \"{mode}\") rebuilds the whole table: run it without --dt",
+                job.name
+            )));
+        }
+        if force && mode != lakewriter_core::WriteMode::Append {
+            return Err(Error::Usage(format!(
+                "--force applies to write = \"append\" only; job `{}` is {mode}",
+                job.name
+            )));
+        }
+        Ok(())
+    }
+
     /// The SQL text of `job`.
     pub fn sql(&self, job: &JobSpec) -> Result<String> {
         match &job.sql {

@@ -1,0 +1,239 @@
+//! Keyed sources for `merge` and `append_dedup`: validated, deduplicated, classified.
+//!
+//! A keyed source is one batch (a day's changes), so it is held in memory; the target is only
+//! scanned, for the key, `newer_by` and `_deleted` columns, with DataFusion's join pruning.
+
+use std::sync::Arc;
+
+use datafusion::arrow::array::RecordBatch;
+use datafusion::arrow::datatypes::SchemaRef;
+use datafusion::arrow::util::display::{ArrayFormatter, FormatOptions};
+use datafusion::catalog::TableProvider;
+use datafusion::common::{Column, JoinType, TableReference};
+use datafusion::functions_aggregate::expr_fn::{count, sum};
+use datafusion::functions_window::expr_fn::row_number;
+use datafusion::logical_expr::{ExprFunctionExt, LogicalPlan};
+use std::ops::Not;
+
+use datafusion::arrow::array::Array;
+use datafusion::prelude::{DataFrame, Expr, SessionContext, coalesce, col, lit, when};
+
+use crate::{Error, Result};
+
+/// The tombstone column a `merge` with `delete_when` adds to its target.
+pub const DELETED: &str = "_deleted";
+const ROW_NUMBER: &str = "__lakewriter_row_number";
+
+/// How a keyed source is read.
+#[derive(Debug, Clone)]
+pub struct KeyedSpec<'a> {
+    pub key: &'a [String],
+    /// `merge`: the column whose greatest value wins. `None` for `append_dedup`.
+    pub newer_by: Option<&'a str>,
+    /// `merge`: a SQL condition on a source row that makes it a delete.
+    pub delete_when: Option<&'a str>,
+    /// Fail on duplicate keys instead of keeping one row per key.
+    pub duplicates_are_errors: bool,
+}
+
+/// A validated, deduplicated keyed source.
+#[derive(Debug, Clone)]
+pub struct KeyedSource {
+    pub schema: SchemaRef,
+    /// One row per key.
+    pub batches: Vec<RecordBatch>,
+    pub rows: usize,
+    /// Source rows dropped because another row of the same key won.
+    pub duplicates_dropped: usize,
+}
+
+/// What applying a keyed source to its target will do, row by row.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct KeyedCounts {
+    /// New keys.
+    pub inserted: u64,
+    /// Existing keys whose row the source replaces (`merge`: the source's `newer_by` is greater).
+    pub updated: u64,
+    /// Deletes applied: tombstones written over older rows, or for keys not seen yet.
+    pub deleted: u64,
+    /// Source rows that change nothing: existing keys that are not older than the source
+    /// (`merge`), or that exist at all (`append_dedup`).
+    pub unchanged: u64,
+    pub duplicates_dropped: u64,
+}
+
+impl KeyedCounts {
+    /// Whether applying the source changes the target at all.
+    #[must_use]
+    pub fn changes_anything(&self) -> bool {
+        self.inserted + self.updated + self.deleted > 0
+    }
+}
+
+fn column(relation: Option<&str>, name: &str) -> Expr {
+    Expr::Column(Column::new(relation.map(TableReference::bare), name))
+}
+
+fn plan_err(source: datafusion::error::DataFusionError) -> Error {
+    Error::Keyed { source: Box::new(source) }
+}
+
+/// Up to `limit` rows of `batches`, each as `col=value, …` over `columns`.
+fn describe_rows(batches: &[RecordBatch], columns: &[String], limit: usize) -> Vec<String> {
+    let options = FormatOptions::default().with_null("NULL");
+    let mut out = Vec::new();
+    for batch in batches {
+        let formatters: Vec<_> = columns
+            .iter()
+            .filter_map(|c| batch.column_by_name(c).map(|a| (c, a)))
+            .filter_map(|(c, a)| ArrayFormatter::try_new(a.as_ref(), &options).ok().map(|f| (c, f)))
+            .collect();
+        for row in 0..batch.num_rows() {
+            if out.len() == limit {
+                return out;
+            }
+            let cells: Vec<String> = formatters.iter().map(|(c, f)| format!("{c}={}", f.value(row))).collect();
+            out.push(cells.join(", "));
+        }
+    }
+    out
+}
+
+async fn count_rows(df: DataFrame) -> Result<usize> {
+    df.count().await.map_err(plan_err)
+}
+
+/// Reads `plan` as a keyed source: adds the tombstone flag, refuses NULL keys and NULL
+/// `newer_by`, and keeps one row per key — the greatest `newer_by`; on a tie a delete wins, then
+/// the greatest value of each remaining column in column order, so the winner never depends on
+/// file or thread order.
+pub async fn prepare(ctx: &SessionContext, plan: LogicalPlan, spec: &KeyedSpec<'_>) -> Result<KeyedSource> {
+    let mut df = DataFrame::new(ctx.state(), plan);
+    let names: Vec<String> = df.schema().fields().iter().map(|f| f.name().clone()).collect();
+    for needed in spec.key.iter().map(String::as_str).chain(spec.newer_by) {
+        if !names.iter().any(|n| n == needed) {
+            return Err(Error::MissingColumn { column: needed.to_owned(), columns: names.join(", ") });
+        }
+    }
+    if let Some(condition) = spec.delete_when {
+        if names.iter().any(|n| n == DELETED) {
+            return Err(Error::ReservedColumn { column: DELETED.to_owned() });
+        }
+        let flag = df.parse_sql_expr(condition).map_err(|source| Error::DeleteWhen { source: Box::new(source) })?;
+        df = df.with_column(DELETED, coalesce(vec![flag, lit(false)])).map_err(plan_err)?;
+    }
+    let batches = df.collect().await.map_err(plan_err)?;
+    let rows: usize = batches.iter().map(RecordBatch::num_rows).sum();
+    let source = ctx.read_batches(batches.clone()).map_err(plan_err)?;
+    let schema: SchemaRef = Arc::new(source.schema().as_arrow().clone());
+
+    // NULL keys or versions: bad input, named with examples.
+    let nullable: Vec<&str> = spec.key.iter().map(String::as_str).chain(spec.newer_by).collect();
+    let any_null = nullable.iter().map(|c| col(*c).is_null()).reduce(Expr::or).unwrap_or(lit(false));
+    let nulls = source.clone().filter(any_null).map_err(plan_err)?;
+    let null_rows = nulls.clone().collect().await.map_err(plan_err)?;
+    let null_count: usize = null_rows.iter().map(RecordBatch::num_rows).sum();
+    if null_count > 0 {
+        let shown: Vec<String> = nullable.iter().map(|c| (*c).to_owned()).collect();
+        return Err(Error::NullKeys {
+            count: null_count,
+            columns: shown.join(", "),
+            examples: describe_rows(&null_rows, &shown, 3).join("; "),
+        });
+    }
+
+    // Duplicate keys.
+    let key_exprs: Vec<Expr> = spec.key.iter().map(|k| col(k.as_str())).collect();
+    let duplicated = source
+        .clone()
+        .aggregate(key_exprs.clone(), vec![count(lit(1)).alias("n")])
+        .map_err(plan_err)?
+        .filter(col("n").gt(lit(1_i64)))
+        .map_err(plan_err)?;
+    let duplicated_keys = count_rows(duplicated.clone()).await?;
+    if duplicated_keys > 0 && spec.duplicates_are_errors {
+        let sorted =
+            duplicated.sort(key_exprs.iter().map(|k| k.clone().sort(true, true)).collect()).map_err(plan_err)?;
+        let examples = sorted.limit(0, Some(10)).map_err(plan_err)?.collect().await.map_err(plan_err)?;
+        return Err(Error::DuplicateKeys {
+            keys: duplicated_keys,
+            examples: describe_rows(&examples, spec.key, 10).join("; "),
+        });
+    }
+
+    // Keep the winner of each key.
+    let mut order = Vec::new();
+    if let Some(newer_by) = spec.newer_by {
+        order.push(col(newer_by).sort(false, false));
+    }
+    if spec.delete_when.is_some() {
+        order.push(col(DELETED).sort(false, false));
+    }
+    for name in schema.fields().iter().map(|f| f.name()) {
+        if !spec.key.contains(name) && Some(name.as_str()) != spec.newer_by && name != DELETED {
+            order.push(col(name.as_str()).sort(false, false));
+        }
+    }
+    let numbered = row_number().partition_by(key_exprs).order_by(order).build().map_err(plan_err)?.alias(ROW_NUMBER);
+    let winners = source
+        .window(vec![numbered])
+        .map_err(plan_err)?
+        .filter(col(ROW_NUMBER).eq(lit(1_u64)))
+        .map_err(plan_err)?
+        .drop_columns(&[ROW_NUMBER])
+        .map_err(plan_err)?;
+    let batches = winners.collect().await.map_err(plan_err)?;
+    let kept: usize = batches.iter().map(RecordBatch::num_rows).sum();
+    Ok(KeyedSource { schema, batches, rows: kept, duplicates_dropped: rows - kept })
+}
+
+/// Classifies each row of `source` against `target` (absent: every key is new).
+pub async fn classify(
+    ctx: &SessionContext,
+    source: &KeyedSource,
+    target: Option<Arc<dyn TableProvider>>,
+    spec: &KeyedSpec<'_>,
+) -> Result<KeyedCounts> {
+    let mut counts = KeyedCounts { duplicates_dropped: source.duplicates_dropped as u64, ..KeyedCounts::default() };
+    let s = ctx.read_batches(source.batches.clone()).map_err(plan_err)?.alias("s").map_err(plan_err)?;
+    let is_delete = if spec.delete_when.is_some() { column(Some("s"), DELETED) } else { lit(false) };
+    let Some(target) = target else {
+        let deleted = count_rows(s.filter(is_delete).map_err(plan_err)?).await? as u64;
+        counts.inserted = source.rows as u64 - deleted;
+        counts.deleted = deleted;
+        return Ok(counts);
+    };
+    let mut wanted: Vec<Expr> = spec.key.iter().map(|k| col(k.as_str())).collect();
+    if let Some(newer_by) = spec.newer_by {
+        wanted.push(col(newer_by));
+    }
+    let t = ctx.read_table(target).map_err(plan_err)?.select(wanted).map_err(plan_err)?.alias("t").map_err(plan_err)?;
+    let on: Vec<Expr> = spec.key.iter().map(|k| column(Some("s"), k).eq(column(Some("t"), k))).collect();
+    let joined = s.join_on(t, JoinType::Left, on).map_err(plan_err)?;
+    let matched = column(Some("t"), &spec.key[0]).is_not_null();
+    let wins = match spec.newer_by {
+        Some(n) => matched.clone().and(column(Some("s"), n).gt(column(Some("t"), n))),
+        None => lit(false),
+    };
+    let one_if = |cond: Expr| when(cond, lit(1_i64)).otherwise(lit(0_i64)).map_err(plan_err);
+    let sums = vec![
+        sum(one_if(matched.clone().not().and(is_delete.clone().not()))?).alias("inserted"),
+        sum(one_if(wins.clone().and(is_delete.clone().not()))?).alias("updated"),
+        sum(one_if(is_delete.and(matched.clone().not().or(wins.clone())))?).alias("deleted"),
+        sum(one_if(matched.and(wins.not()))?).alias("unchanged"),
+    ];
+    let totals = joined.aggregate(vec![], sums).map_err(plan_err)?.collect().await.map_err(plan_err)?;
+    let value = |name: &str| -> u64 {
+        totals
+            .first()
+            .and_then(|b| b.column_by_name(name))
+            .and_then(|a| a.as_any().downcast_ref::<datafusion::arrow::array::Int64Array>())
+            .filter(|a| a.is_valid(0))
+            .map_or(0, |a| u64::try_from(a.value(0)).unwrap_or(0))
+    };
+    counts.inserted = value("inserted");
+    counts.updated = value("updated");
+    counts.deleted = value("deleted");
+    counts.unchanged = value("unchanged");
+    Ok(counts)
+}

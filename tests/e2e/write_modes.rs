@@ -1,0 +1,360 @@
+//! `merge`, `delete_insert`, `append_dedup`, `append`, `rebuild`, and `lakewriter verify`.
+
+use crate::support::{Change, Lake};
+
+const MERGE: &str = r#"root = "lake"
+[jobs.customers]
+target = "core.customers"
+write = "merge"
+key = ["customer_id"]
+newer_by = "updated_at"
+delete_when = "op = 'delete'"
+sql = "SELECT customer_id, email, tier, updated_at, op FROM raw.customers_batch WHERE dt = $dt"
+"#;
+
+const CUSTOMERS: &str = "core.customers";
+
+fn up<'a>(id: i64, email: &'a str, tier: &'a str, at: i64) -> Change<'a> {
+    (Some(id), email, tier, Some(at), "upsert")
+}
+
+fn delete(id: i64, at: i64) -> Change<'static> {
+    (Some(id), "gone@example.com", "none", Some(at), "delete")
+}
+
+/// A lake with only the given customer change files: (day, file, rows).
+fn changes_lake(project: &str, files: &[(&str, &str, Vec<Change<'_>>)]) -> Lake {
+    let lake = Lake::new("2026-09-01", "2026-09-01");
+    for (day, file, rows) in files {
+        lake.write_changes(day, file, rows);
+    }
+    lake.set_project(project);
+    lake
+}
+
+fn run_day(lake: &Lake, job: &str, day: &str) -> crate::support::Report {
+    lake.cli(&["--json", "run", job, "--dt", day]).assert_code(0).json().0.remove(0)
+}
+
+#[test]
+fn merge_replays_and_late_batches_change_nothing() {
+    let files = vec![
+        ("2026-09-01", "part-0.parquet", vec![up(1, "a1@x", "gold", 100), up(2, "b1@x", "silver", 100)]),
+        ("2026-09-02", "part-0.parquet", vec![up(1, "a2@x", "gold", 200), up(3, "c2@x", "bronze", 200)]),
+    ];
+    let in_order = changes_lake(MERGE, &files);
+    let first = run_day(&in_order, "customers", "2026-09-01");
+    assert_eq!(first.changes.as_ref().map(|c| (c.inserted, c.updated)), Some((2, 0)));
+    let second = run_day(&in_order, "customers", "2026-09-02");
+    let c = second.changes.as_ref().expect("changes");
+    assert_eq!((c.inserted, c.updated, c.deleted, c.unchanged), (1, 1, 0, 0));
+    let after = in_order.digest(CUSTOMERS, None);
+    assert_eq!(after.rows, 3);
+
+    // The same batch again, then the older batch after the newer one: no change, no new version.
+    for (day, unchanged) in [("2026-09-02", 2), ("2026-09-01", 2)] {
+        let replay = run_day(&in_order, "customers", day);
+        assert!(!replay.committed, "{replay:?}");
+        assert_eq!(
+            replay.changes.as_ref().map(|c| (c.inserted + c.updated + c.deleted, c.unchanged)),
+            Some((0, unchanged))
+        );
+        assert_eq!(replay.table_version, Some(after.version));
+        assert_eq!(in_order.digest(CUSTOMERS, None), after);
+    }
+
+    // Out of order from the start: the same table.
+    let reversed = changes_lake(MERGE, &files);
+    run_day(&reversed, "customers", "2026-09-02");
+    let late = run_day(&reversed, "customers", "2026-09-01");
+    assert_eq!(late.changes.as_ref().map(|c| (c.inserted, c.updated, c.unchanged)), Some((1, 0, 1)));
+    let other = reversed.digest(CUSTOMERS, None);
+    assert_eq!((other.digest, other.rows), (after.digest, after.rows));
+}
+
+#[test]
+fn merge_keeps_one_winner_per_key_whatever_the_file_order() {
+    // Key 1: a tie on updated_at (100) broken by the greater email; key 2: the newer row.
+    let part_a = vec![up(1, "x1@x", "gold", 100), up(1, "x2@x", "silver", 100), up(2, "y1@x", "gold", 50)];
+    let part_b = vec![up(2, "y2@x", "bronze", 60), up(1, "x0@x", "gold", 90)];
+    let reversed = |rows: &Vec<Change<'static>>| rows.iter().rev().copied().collect::<Vec<_>>();
+    let a = changes_lake(
+        MERGE,
+        &[("2026-09-01", "part-0.parquet", part_a.clone()), ("2026-09-01", "part-1.parquet", part_b.clone())],
+    );
+    let b = changes_lake(
+        MERGE,
+        &[("2026-09-01", "part-0.parquet", reversed(&part_b)), ("2026-09-01", "part-1.parquet", reversed(&part_a))],
+    );
+    let winners = changes_lake(
+        MERGE,
+        &[("2026-09-01", "part-0.parquet", vec![up(1, "x2@x", "silver", 100), up(2, "y2@x", "bronze", 60)])],
+    );
+
+    let report = run_day(&a, "customers", "2026-09-01");
+    assert_eq!(report.changes.as_ref().map(|c| (c.inserted, c.duplicates_dropped)), Some((2, 3)));
+    run_day(&b, "customers", "2026-09-01");
+    run_day(&winners, "customers", "2026-09-01");
+    let expected = winners.digest(CUSTOMERS, None);
+    assert_eq!(a.digest(CUSTOMERS, None).digest, expected.digest);
+    assert_eq!(b.digest(CUSTOMERS, None).digest, expected.digest);
+
+    // on_duplicate_keys = "error": the duplicated keys are named, nothing is written.
+    let strict = changes_lake(
+        &MERGE.replace("newer_by = \"updated_at\"", "newer_by = \"updated_at\"\non_duplicate_keys = \"error\""),
+        &[("2026-09-01", "part-0.parquet", part_a), ("2026-09-01", "part-1.parquet", part_b)],
+    );
+    let run = strict.cli(&["--json", "run", "customers", "--dt", "2026-09-01"]);
+    run.assert_code(1);
+    let error = run.json().0.remove(0).error.expect("error");
+    assert!(error.contains("2 key(s) appear more than once"), "{error}");
+    assert!(error.contains("customer_id=1") && error.contains("customer_id=2"), "{error}");
+    assert!(!strict.root().join("core").exists(), "no table was created");
+}
+
+#[test]
+fn merge_refuses_null_keys_and_versions() {
+    let lake = changes_lake(
+        MERGE,
+        &[(
+            "2026-09-01",
+            "part-0.parquet",
+            vec![
+                (None, "n@x", "gold", Some(1), "upsert"),
+                (Some(2), "m@x", "gold", None, "upsert"),
+                up(3, "ok@x", "gold", 5),
+            ],
+        )],
+    );
+    let run = lake.cli(&["--json", "run", "customers", "--dt", "2026-09-01"]);
+    run.assert_code(1);
+    let error = run.json().0.remove(0).error.expect("error");
+    assert!(error.contains("2 source row(s) have a NULL in customer_id, updated_at"), "{error}");
+    assert!(error.contains("customer_id=NULL") && error.contains("updated_at=NULL"), "{error}");
+    assert!(!lake.root().join("core").exists(), "nothing committed");
+}
+
+#[test]
+fn a_delete_is_not_undone_by_an_older_upsert() {
+    let files = vec![
+        ("2026-09-01", "part-0.parquet", vec![up(1, "a@x", "gold", 100), up(2, "b@x", "gold", 100)]),
+        ("2026-09-02", "part-0.parquet", vec![delete(1, 300)]),
+        ("2026-09-03", "part-0.parquet", vec![up(1, "late@x", "silver", 200)]),
+    ];
+    let lake = changes_lake(MERGE, &files);
+    run_day(&lake, "customers", "2026-09-01");
+    let deleted = run_day(&lake, "customers", "2026-09-02");
+    assert_eq!(deleted.changes.as_ref().map(|c| (c.deleted, c.updated)), Some((1, 0)));
+    let after_delete = lake.digest(CUSTOMERS, None);
+    let late = run_day(&lake, "customers", "2026-09-03");
+    assert!(!late.committed);
+    assert_eq!(late.changes.as_ref().map(|c| c.unchanged), Some(1));
+    assert_eq!(lake.digest(CUSTOMERS, None), after_delete, "the tombstone stands");
+
+    // The delete arriving first leaves a tombstone that the older changes cannot pass.
+    let reversed = changes_lake(MERGE, &files);
+    for day in ["2026-09-02", "2026-09-03", "2026-09-01"] {
+        run_day(&reversed, "customers", day);
+    }
+    assert_eq!(reversed.digest(CUSTOMERS, None).digest, after_delete.digest);
+}
+
+const ORDERS_PROJECT: &str = r#"root = "lake"
+
+[jobs.log]
+target = "events.orders_log"
+write = "append"
+sql = "SELECT order_id, customer_id, amount, dt FROM raw.orders WHERE dt = $dt"
+
+[jobs.seen]
+target = "events.orders_seen"
+write = "append_dedup"
+key = ["order_id"]
+sql = """
+SELECT order_id, customer_id, amount, dt FROM raw.orders WHERE dt <= $dt
+UNION ALL
+SELECT order_id, customer_id, amount, dt FROM raw.orders WHERE dt = $dt AND customer_id < 10
+"""
+
+[jobs.by_day]
+target = "analytics.orders_by_day"
+write = "delete_insert"
+predicate = "order_date = $dt"
+sql = "SELECT dt AS order_date, customer_id, COUNT(*) AS orders FROM raw.orders WHERE dt = $dt GROUP BY dt, customer_id"
+
+[jobs.totals]
+target = "analytics.customer_totals"
+write = "rebuild"
+sql = "SELECT customer_id, COUNT(*) AS orders, SUM(amount) AS revenue FROM raw.orders GROUP BY customer_id"
+"#;
+
+fn orders_lake() -> Lake {
+    let lake = Lake::new("2026-09-01", "2026-09-03");
+    lake.set_project(ORDERS_PROJECT);
+    lake
+}
+
+#[test]
+fn append_is_exactly_once_per_partition_unless_forced() {
+    let lake = orders_lake();
+    let first = run_day(&lake, "log", "2026-09-01");
+    let rows = first.rows_written.expect("rows");
+    assert!(rows > 0 && first.committed);
+    let before = lake.digest("events.orders_log", None);
+
+    let run = lake.cli(&["--json", "run", "log", "--dt", "2026-09-01"]);
+    run.assert_code(0);
+    let (reports, summary) = run.json();
+    assert_eq!((reports[0].status.as_str(), summary.skipped), ("skipped", 1));
+    assert!(reports[0].note.as_deref().is_some_and(|n| n.contains("--force")), "{reports:?}");
+    assert_eq!(lake.digest("events.orders_log", None), before);
+
+    let forced = lake.cli(&["--json", "run", "log", "--dt", "2026-09-01", "--force"]).assert_code(0).json().0.remove(0);
+    assert_eq!(forced.rows_written, Some(rows));
+    assert!(forced.note.as_deref().is_some_and(|n| n.contains("duplicated")), "{forced:?}");
+    assert_eq!(lake.digest("events.orders_log", None).rows, 2 * rows);
+
+    let run = lake.cli(&["run", "log"]);
+    run.assert_code(2);
+    assert!(run.stderr.contains("runs for a date: pass --dt"), "{}", run.stderr);
+    let run = lake.cli(&["run", "seen", "--dt", "2026-09-01", "--force"]);
+    run.assert_code(2);
+    assert!(run.stderr.contains("--force applies to write = \"append\" only"), "{}", run.stderr);
+}
+
+#[test]
+fn append_dedup_inserts_only_new_keys() {
+    let lake = orders_lake();
+    let first = run_day(&lake, "seen", "2026-09-01");
+    let c1 = first.changes.expect("changes");
+    assert!(c1.inserted > 0 && c1.duplicates_dropped > 0, "{c1:?}");
+    let second = run_day(&lake, "seen", "2026-09-02");
+    let c2 = second.changes.expect("changes");
+    assert_eq!(c2.unchanged, c1.inserted, "the first day's keys are skipped");
+    assert!(c2.inserted > 0);
+    let before = lake.digest("events.orders_seen", None);
+    assert_eq!(before.rows, c1.inserted + c2.inserted);
+
+    let again = run_day(&lake, "seen", "2026-09-02");
+    assert!(!again.committed);
+    assert_eq!(again.table_version, Some(before.version));
+    assert_eq!(lake.digest("events.orders_seen", None), before);
+}
+
+#[test]
+fn delete_insert_replaces_its_slice_of_an_unpartitioned_table() {
+    let lake = orders_lake();
+    lake.cli(&["backfill", "by_day", "--from", "2026-09-01", "--to", "2026-09-03"]).assert_code(0);
+    assert!(!lake.root().join("analytics/orders_by_day/order_date=2026-09-01").exists(), "not partitioned");
+    let before = lake.digest("analytics.orders_by_day", None);
+    let again = run_day(&lake, "by_day", "2026-09-02");
+    assert_eq!(again.table_version, Some(before.version + 1));
+    let after = lake.digest("analytics.orders_by_day", None);
+    assert_eq!((after.digest, after.rows), (before.digest.clone(), before.rows));
+
+    lake.set_project(&ORDERS_PROJECT.replace(
+        "FROM raw.orders WHERE dt = $dt GROUP BY dt, customer_id",
+        "FROM raw.orders WHERE dt >= $dt GROUP BY dt, customer_id",
+    ));
+    let run = lake.cli(&["--json", "run", "by_day", "--dt", "2026-09-02"]);
+    run.assert_code(1);
+    let error = run.json().0.remove(0).error.expect("error");
+    assert!(error.contains("rows that do not satisfy the predicate `order_date = $dt` ($dt = 2026-09-02)"), "{error}");
+    assert_eq!(lake.digest("analytics.orders_by_day", None).version, before.version + 1, "nothing committed");
+}
+
+#[test]
+fn rebuild_replaces_the_whole_table_and_runs_without_a_date() {
+    let lake = orders_lake();
+    let first = lake.cli(&["--json", "run", "totals"]).assert_code(0).json().0.remove(0);
+    assert_eq!(first.partition, "all");
+    let before = lake.digest("analytics.customer_totals", None);
+    lake.cli(&["run", "totals"]).assert_code(0);
+    let after = lake.digest("analytics.customer_totals", None);
+    assert_eq!((after.digest, after.rows, after.version), (before.digest, before.rows, before.version + 1));
+
+    let run = lake.cli(&["run", "totals", "--dt", "2026-09-01"]);
+    run.assert_code(2);
+    assert!(run.stderr.contains("run it without --dt"), "{}", run.stderr);
+    let run = lake.cli(&["backfill", "totals", "--from", "2026-09-01", "--to", "2026-09-02"]);
+    run.assert_code(2);
+    assert!(run.stderr.contains("has no partitions to backfill"), "{}", run.stderr);
+}
+
+#[test]
+fn a_failed_run_changes_nothing_in_any_mode() {
+    let failing = "CAST(CONCAT('x', CAST(customer_id AS VARCHAR)) AS BIGINT) AS customer_id";
+    for (job, table, args) in [
+        ("log", "events.orders_log", vec!["--dt", "2026-09-02"]),
+        ("seen", "events.orders_seen", vec!["--dt", "2026-09-02"]),
+        ("by_day", "analytics.orders_by_day", vec!["--dt", "2026-09-02"]),
+        ("totals", "analytics.customer_totals", vec![]),
+    ] {
+        let lake = orders_lake();
+        let mut run_args = vec!["run", job];
+        run_args.extend(args.iter().copied());
+        if job != "totals" {
+            lake.cli(&["run", job, "--dt", "2026-09-01"]).assert_code(0);
+        } else {
+            lake.cli(&run_args).assert_code(0);
+        }
+        let before = lake.digest(table, None);
+        lake.set_project(&ORDERS_PROJECT.replace("customer_id,", &format!("{failing},")));
+        let run = lake.cli(&run_args);
+        run.assert_code(1);
+        assert!(run.stderr.contains("Cast error") || run.stderr.contains("cast"), "{job}: {}", run.stderr);
+        assert_eq!(lake.digest(table, None), before, "{job}: the table is as it was");
+    }
+}
+
+#[test]
+fn verify_passes_every_idempotent_mode_and_fails_bare_append() {
+    let lake = orders_lake();
+    lake.write_changes(
+        "2026-09-01",
+        "part-0.parquet",
+        &[up(1, "a@x", "gold", 1), up(1, "b@x", "gold", 1), delete(2, 3)],
+    );
+    let daily = "\n[jobs.daily]\ntarget = \"analytics.daily\"\nwrite = \"overwrite_partition\"\npartition_by = \"dt\"\n\
+                 sql = \"SELECT customer_id, COUNT(*) AS orders, $dt AS dt FROM raw.orders WHERE dt = $dt GROUP BY customer_id\"\n";
+    let merge_job = MERGE.trim_start_matches("root = \"lake\"\n");
+    lake.set_project(&format!("{ORDERS_PROJECT}{daily}{merge_job}"));
+    // An existing target, so that verify works on a copy of real history.
+    lake.cli(&["run", "log", "--dt", "2026-09-01"]).assert_code(0);
+    let log_commits = lake.commit_count("events/orders_log");
+
+    for args in [
+        vec!["verify", "daily", "--dt", "2026-09-02"],
+        vec!["verify", "customers", "--dt", "2026-09-01"],
+        vec!["verify", "seen", "--dt", "2026-09-02"],
+        vec!["verify", "by_day", "--dt", "2026-09-02"],
+        vec!["verify", "totals"],
+        vec!["verify", "log", "--dt", "2026-09-01"],
+        vec!["verify", "log", "--dt", "2026-09-02"],
+    ] {
+        let run = lake.cli(&args);
+        run.assert_code(0);
+        assert!(run.stdout.contains("PASS"), "{args:?}: {}", run.stdout);
+    }
+
+    let run = lake.cli(&["--json", "verify", "log", "--dt", "2026-09-02", "--force"]);
+    run.assert_code(1);
+    let verdict: serde_json::Value = serde_json::from_str(run.stdout.trim()).expect("verdict JSON");
+    assert_eq!(verdict["pass"], false);
+    let rows = verdict["first"]["rows_written"].as_u64().expect("rows");
+    assert!(rows > 0);
+    assert_eq!((verdict["rows_added"].as_u64(), verdict["rows_removed"].as_u64()), (Some(rows), Some(0)));
+    let text = lake.cli(&["verify", "log", "--dt", "2026-09-02", "--force"]);
+    assert!(
+        text.stdout.contains(&format!(
+            "FAIL log dt=2026-09-02: the second application changed the table: {rows} rows added, 0 rows removed"
+        )),
+        "{}",
+        text.stdout
+    );
+
+    assert_eq!(lake.commit_count("events/orders_log"), log_commits, "verify never writes the real table");
+    for table in ["analytics/daily", "core/customers", "events/orders_seen", "analytics/customer_totals"] {
+        assert!(!lake.root().join(table).exists(), "{table} was created by verify");
+    }
+}
