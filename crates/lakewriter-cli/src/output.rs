@@ -1,5 +1,6 @@
 //! Rendering: data and JSON Lines on stdout; logs, progress and errors on stderr.
 
+use std::fmt::Write as _;
 use std::io::{self, IsTerminal, Write};
 use std::time::Duration;
 
@@ -107,10 +108,11 @@ impl Printer {
                     r.duration_ms
                 );
                 if let Some(c) = &r.changes {
-                    text.push_str(&format!(
+                    let _ = write!(
+                        text,
                         "  ({} inserted, {} updated, {} deleted, {} unchanged, {} duplicates dropped)",
                         c.inserted, c.updated, c.deleted, c.unchanged, c.duplicates_dropped
-                    ));
+                    );
                 } else if rows == 0 && r.write == "overwrite_partition" {
                     text.push_str("  (no rows: the partition is now empty)");
                 }

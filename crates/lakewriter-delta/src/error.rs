@@ -6,25 +6,25 @@ use url::Url;
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     #[error("cannot open the Delta table at {url}")]
-    Open { url: Url, source: DeltaTableError },
+    Open { url: Url, source: Box<DeltaTableError> },
 
     #[error("no Delta table at {url}")]
     NotATable { url: Url },
 
     #[error("{table}: the result has {slice}; nothing was committed")]
-    OutsideSlice { table: String, slice: String, source: DeltaTableError },
+    OutsideSlice { table: String, slice: String, source: Box<DeltaTableError> },
 
     #[error("{table}: the result does not match the table's schema: {}; nothing was committed", differences.join("; "))]
     SchemaMismatch { table: String, differences: Vec<String> },
 
     #[error("{table}: writing {partition} failed; nothing was committed")]
-    Write { table: String, partition: String, source: DeltaTableError },
+    Write { table: String, partition: String, source: Box<DeltaTableError> },
 
     #[error("{table}: writing {partition} conflicted with a concurrent commit; nothing was committed")]
-    Conflict { table: String, partition: String, source: DeltaTableError },
+    Conflict { table: String, partition: String, source: Box<DeltaTableError> },
 
     #[error("{table}: cannot read the commit just made (version {version})")]
-    CommitInfo { table: String, version: u64, source: DeltaTableError },
+    CommitInfo { table: String, version: u64, source: Box<DeltaTableError> },
 
     #[error("the Delta table at {url} is partitioned by {columns:?}, not by one column: a partition digest needs one")]
     NotPartitionedByOne { url: Url, columns: Vec<String> },

@@ -20,7 +20,7 @@ pub(crate) async fn open_if_exists(url: &Url) -> Result<Option<DeltaTable>> {
         return Ok(None);
     }
     let table =
-        DeltaTable::try_from_url(url.clone()).await.map_err(|source| Error::Open { url: url.clone(), source })?;
+        DeltaTable::try_from_url(url.clone()).await.map_err(|source| Error::Open { url: url.clone(), source: Box::new(source) })?;
     Ok(table.version().is_some().then_some(table))
 }
 
@@ -32,7 +32,7 @@ pub(crate) async fn open_existing(url: &Url) -> Result<DeltaTable> {
 /// A handle to write to `url`: the table there, or a new one (creating a local folder for it).
 /// Also returns the local folder it created, if it did, so a failed first write can remove it.
 pub(crate) async fn open_for_write(url: &Url) -> Result<(DeltaTable, Option<std::path::PathBuf>)> {
-    let err = |source| Error::Open { url: url.clone(), source };
+    let err = |source| Error::Open { url: url.clone(), source: Box::new(source) };
     let created = missing_local_dir(url);
     let location = deltalake::ensure_table_uri(url.as_str()).map_err(err)?;
     let table = DeltaTable::try_from_url(location).await.map_err(err)?;
@@ -53,13 +53,13 @@ pub async fn provider(url: &Url) -> Result<Arc<dyn TableProvider>> {
 /// A DataFusion table provider over version `version` of the table.
 pub async fn provider_at(url: &Url, version: u64) -> Result<Arc<dyn TableProvider>> {
     let mut table = open_existing(url).await?;
-    table.load_version(version).await.map_err(|source| Error::Open { url: url.clone(), source })?;
+    table.load_version(version).await.map_err(|source| Error::Open { url: url.clone(), source: Box::new(source) })?;
     table.table_provider().await.map_err(|e| Error::Read { url: url.clone(), source: e.into() })
 }
 
 /// The table's Arrow schema, `None` where no table exists yet.
 pub async fn arrow_schema(url: &Url) -> Result<Option<datafusion::arrow::datatypes::SchemaRef>> {
     let Some(table) = open_if_exists(url).await? else { return Ok(None) };
-    let state = table.snapshot().map_err(|source| Error::Open { url: url.clone(), source })?;
+    let state = table.snapshot().map_err(|source| Error::Open { url: url.clone(), source: Box::new(source) })?;
     Ok(Some(state.snapshot().arrow_schema()))
 }

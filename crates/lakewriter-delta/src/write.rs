@@ -138,11 +138,11 @@ fn write_error(target: &Target<'_>, slice: &str, source: DeltaTableError) -> Err
         _ => false,
     };
     if conflict {
-        Error::Conflict { table, partition: target.metadata.partition.clone(), source }
+        Error::Conflict { table, partition: target.metadata.partition.clone(), source: Box::new(source) }
     } else if source.to_string().contains("failed validation") {
-        Error::OutsideSlice { table, slice: slice.to_owned(), source }
+        Error::OutsideSlice { table, slice: slice.to_owned(), source: Box::new(source) }
     } else {
-        Error::Write { table, partition: target.metadata.partition.clone(), source }
+        Error::Write { table, partition: target.metadata.partition.clone(), source: Box::new(source) }
     }
 }
 
@@ -225,11 +225,11 @@ pub async fn append_once(
 }
 
 async fn transaction_version(table: &DeltaTable, app_id: &str, url: &Url) -> Result<Option<i64>> {
-    let state = table.snapshot().map_err(|source| Error::Open { url: url.clone(), source })?;
+    let state = table.snapshot().map_err(|source| Error::Open { url: url.clone(), source: Box::new(source) })?;
     state
         .transaction_version(table.log_store().as_ref(), app_id)
         .await
-        .map_err(|source| Error::Open { url: url.clone(), source })
+        .map_err(|source| Error::Open { url: url.clone(), source: Box::new(source) })
 }
 
 /// How a keyed source is merged.
@@ -317,7 +317,7 @@ async fn committed(table: &DeltaTable, name: &str) -> Result<Committed> {
     let entry = table.log_store().read_commit_entry(version).await.map_err(|source| Error::CommitInfo {
         table: name.to_owned(),
         version,
-        source,
+        source: Box::new(source),
     })?;
     let metrics = entry
         .as_deref()

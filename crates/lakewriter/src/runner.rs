@@ -32,7 +32,7 @@ impl Runner {
         for entry in &tables {
             match entry.kind {
                 TableKind::Raw => {
-                    catalog::register_raw(&ctx, entry).await.map_err(|source| Error::Catalog { source })?
+                    catalog::register_raw(&ctx, entry).await.map_err(|source| Error::Catalog { source })?;
                 }
                 TableKind::Delta => {
                     let provider = lakewriter_delta::table::provider(&entry.url).await.map_err(|source| {
