@@ -358,3 +358,26 @@ fn verify_passes_every_idempotent_mode_and_fails_bare_append() {
         assert!(!lake.root().join(table).exists(), "{table} was created by verify");
     }
 }
+
+#[test]
+fn a_failed_merge_changes_nothing_and_a_retry_applies_it() {
+    let lake = changes_lake(
+        MERGE,
+        &[
+            ("2026-09-01", "part-0.parquet", vec![up(1, "a@x", "gold", 100)]),
+            ("2026-09-02", "part-0.parquet", vec![up(1, "b@x", "gold", 200), up(2, "c@x", "gold", 200)]),
+        ],
+    );
+    run_day(&lake, "customers", "2026-09-01");
+    let before = lake.digest(CUSTOMERS, None);
+    lake.set_project(&MERGE.replace(
+        "SELECT customer_id,",
+        "SELECT CAST(CONCAT('x', CAST(customer_id AS VARCHAR)) AS BIGINT) AS customer_id,",
+    ));
+    lake.cli(&["run", "customers", "--dt", "2026-09-02"]).assert_code(1);
+    assert_eq!(lake.digest(CUSTOMERS, None), before, "nothing committed");
+    lake.set_project(MERGE);
+    let retry = run_day(&lake, "customers", "2026-09-02");
+    assert_eq!(retry.changes.map(|c| (c.inserted, c.updated)), Some((1, 1)));
+    assert_eq!(lake.digest(CUSTOMERS, None).version, before.version + 1);
+}

@@ -30,7 +30,10 @@ fn batch(ids: &[i64], version: i64) -> RecordBatch {
         Arc::new(Int64Array::from(ids.to_vec())),
         Arc::new(ids.iter().map(|id| Some(format!("customer{id}.v{version}@example.com"))).collect::<StringArray>()),
         Arc::new(ids.iter().map(|id| Some(tiers[usize::try_from(id % 3).unwrap_or(0)])).collect::<StringArray>()),
-        Arc::new(TimestampMicrosecondArray::from(vec![1_767_225_600_000_000 + version * 86_400_000_000; ids.len()]).with_timezone("UTC")),
+        Arc::new(
+            TimestampMicrosecondArray::from(vec![1_767_225_600_000_000 + version * 86_400_000_000; ids.len()])
+                .with_timezone("UTC"),
+        ),
         Arc::new(StringArray::from(vec!["upsert"; ids.len()])),
     ];
     RecordBatch::try_new(customers_schema(), columns).expect("batch")
@@ -60,6 +63,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut ids: Vec<i64> = (0..updates).map(|i| 1 + i * stride).collect();
     ids.extend(target_rows + 1..=target_rows + (batch_rows - updates));
     write_parquet(&raw.join("dt=2026-01-02/part-00000.parquet"), &batch(&ids, 1))?;
-    println!("{}: {target_rows} target rows in {part} files, a batch of {batch_rows} changes", dir.display());
+    eprintln!("{}: {target_rows} target rows in {part} files, a batch of {batch_rows} changes", dir.display());
     Ok(())
 }

@@ -19,8 +19,9 @@ pub(crate) async fn open_if_exists(url: &Url) -> Result<Option<DeltaTable>> {
     if missing_local_dir(url).is_some() {
         return Ok(None);
     }
-    let table =
-        DeltaTable::try_from_url(url.clone()).await.map_err(|source| Error::Open { url: url.clone(), source: Box::new(source) })?;
+    let table = DeltaTable::try_from_url(url.clone())
+        .await
+        .map_err(|source| Error::Open { url: url.clone(), source: Box::new(source) })?;
     Ok(table.version().is_some().then_some(table))
 }
 
