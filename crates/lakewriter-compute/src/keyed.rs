@@ -15,7 +15,6 @@ use datafusion::functions_window::expr_fn::row_number;
 use datafusion::logical_expr::{ExprFunctionExt, LogicalPlan};
 use std::ops::Not;
 
-use datafusion::arrow::array::Array;
 use datafusion::prelude::{DataFrame, Expr, SessionContext, coalesce, col, lit, when};
 
 use crate::{Error, Result};
@@ -223,14 +222,7 @@ pub async fn classify(
         sum(one_if(matched.and(wins.not()))?).alias("unchanged"),
     ];
     let totals = joined.aggregate(vec![], sums).map_err(plan_err)?.collect().await.map_err(plan_err)?;
-    let value = |name: &str| -> u64 {
-        totals
-            .first()
-            .and_then(|b| b.column_by_name(name))
-            .and_then(|a| a.as_any().downcast_ref::<datafusion::arrow::array::Int64Array>())
-            .filter(|a| a.is_valid(0))
-            .map_or(0, |a| u64::try_from(a.value(0)).unwrap_or(0))
-    };
+    let value = |name: &str| crate::query::first_u64(&totals, name);
     counts.inserted = value("inserted");
     counts.updated = value("updated");
     counts.deleted = value("deleted");

@@ -136,13 +136,17 @@ pub async fn diff(
         .collect()
         .await
         .map_err(err)?;
-    let value = |name: &str| {
-        totals
-            .first()
-            .and_then(|b| b.column_by_name(name))
-            .and_then(|a| a.as_any().downcast_ref::<datafusion::arrow::array::Int64Array>())
-            .filter(|a| datafusion::arrow::array::Array::is_valid(*a, 0))
-            .map_or(0, |a| u64::try_from(a.value(0)).unwrap_or(0))
-    };
+    let value = |name: &str| first_u64(&totals, name);
     Ok((value("added"), value("removed")))
+}
+
+/// The first value of the `Int64` column `name` of a one-row aggregate result (0 where NULL).
+pub(crate) fn first_u64(batches: &[datafusion::arrow::array::RecordBatch], name: &str) -> u64 {
+    use datafusion::arrow::array::{Array, Int64Array};
+    batches
+        .first()
+        .and_then(|b| b.column_by_name(name))
+        .and_then(|a| a.as_any().downcast_ref::<Int64Array>())
+        .filter(|a| a.is_valid(0))
+        .map_or(0, |a| u64::try_from(a.value(0)).unwrap_or(0))
 }
