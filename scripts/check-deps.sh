@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Checks that dependencies point one way (see ARCHITECTURE.md):
-#   core <- {compute, delta, datagen} <- lakewriter <- lakewriter-cli
+#   core, storage <- {compute, delta, datagen} <- lakewriter <- lakewriter-cli
 # and that only lakewriter-delta depends on deltalake.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,10 +28,11 @@ check() {
 }
 
 check lakewriter-core     ""                                          ""                      "tokio deltalake datafusion object_store arrow parquet"
+check lakewriter-storage  ""                                          ""                      "deltalake datafusion arrow parquet"
 check lakewriter-datagen  "lakewriter-core"                           ""                      "tokio deltalake datafusion"
 check lakewriter-compute  "lakewriter-core"                           ""                      "deltalake"
-check lakewriter-delta    "lakewriter-core"                           ""                      ""
-check lakewriter          "lakewriter-core lakewriter-compute lakewriter-delta lakewriter-datagen" "deltalake clap indicatif tracing-subscriber" ""
+check lakewriter-delta    "lakewriter-core lakewriter-storage"        ""                      ""
+check lakewriter          "lakewriter-core lakewriter-storage lakewriter-compute lakewriter-delta lakewriter-datagen" "deltalake clap indicatif tracing-subscriber" ""
 check lakewriter-cli      "lakewriter"                                "deltalake datafusion"  ""
 
 if [ "$fail" -ne 0 ]; then exit 1; fi

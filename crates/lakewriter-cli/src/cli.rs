@@ -19,6 +19,10 @@ pub struct Global {
     #[arg(long, global = true, env = "LAKEWRITER_PROJECT", value_name = "PATH")]
     pub project: Option<PathBuf>,
 
+    /// The lakehouse root, replacing the project file's: a folder or s3://bucket/prefix.
+    #[arg(long, global = true, env = "LAKEWRITER_ROOT", value_name = "URL")]
+    pub root: Option<String>,
+
     /// Print JSON Lines on stdout: one object per partition, then a summary.
     #[arg(long, global = true)]
     pub json: bool,
@@ -49,6 +53,16 @@ pub enum ColorChoice {
 
 fn date(value: &str) -> Result<NaiveDate, String> {
     lakewriter::parse_date(value).map_err(|e| e.to_string())
+}
+
+fn shard(value: &str) -> Result<(u32, u32), String> {
+    let invalid = || format!("invalid shard `{value}`: expected I/N with 0 <= I < N, e.g. 0/4");
+    let (i, n) = value.split_once('/').ok_or_else(invalid)?;
+    let (i, n): (u32, u32) = (i.trim().parse().map_err(|_| invalid())?, n.trim().parse().map_err(|_| invalid())?);
+    if n == 0 || i >= n {
+        return Err(invalid());
+    }
+    Ok((i, n))
 }
 
 #[derive(Debug, Subcommand)]
@@ -84,15 +98,23 @@ pub enum Command {
         /// Last date (inclusive), YYYY-MM-DD.
         #[arg(long, value_parser = date, value_name = "DATE")]
         to: NaiveDate,
-        /// Partitions in flight at once [default: the number of CPUs].
+        /// Partitions in flight at once [default: the number of CPUs; 1 for merge, append_dedup
+        /// and delete_insert].
         #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=256))]
         parallel: Option<u16>,
+        /// Only shard I of N (0 ≤ I < N): the days whose day number mod N is I. N workers given
+        /// 0/N … N-1/N cover the range exactly once between them.
+        #[arg(long, value_name = "I/N", value_parser = shard)]
+        shard: Option<(u32, u32)>,
     },
     /// Write a sample project into DIR, backfill it, rerun a day and show that nothing changed.
     Demo {
-        /// Where to put the sample project.
+        /// Where to put the sample project file (and, unless --root says otherwise, its lakehouse).
         #[arg(default_value = "lakewriter-demo")]
         dir: PathBuf,
+        /// Only lay out the project file and the raw data; run nothing.
+        #[arg(long)]
+        no_run: bool,
     },
     /// Print the content digest of a table (independent of files, row order and version).
     Digest {

@@ -73,7 +73,7 @@ async fn dispatch(cli: Cli) -> Result<ExitCode> {
             printer.partition_lines(&reports)?;
             finish(&printer, &reports, &Summary::of(&job, &reports, elapsed_ms(started)))
         }
-        Command::Backfill { job, from, to, parallel } => {
+        Command::Backfill { job, from, to, parallel, shard } => {
             let days = DateRange::new(from, to).map_err(lakewriter::Error::from)?;
             let runner = open_runner(&cli.global).await?;
             let spec = runner.workspace().job(&job)?.clone();
@@ -83,6 +83,10 @@ async fn dispatch(cli: Cli) -> Result<ExitCode> {
                 ))
                 .into());
             }
+            let days: Vec<chrono::NaiveDate> = match shard {
+                Some((index, count)) => days.shard(index, count).collect(),
+                None => days.days().collect(),
+            };
             backfill(&runner, &mut printer, &spec, days, parallel).await
         }
         Command::Verify { job, dt, force } => {
@@ -95,9 +99,9 @@ async fn dispatch(cli: Cli) -> Result<ExitCode> {
             }
             Ok(if verdict.pass { ExitCode::SUCCESS } else { ExitCode::from(FAILED) })
         }
-        Command::Demo { dir } => run_demo(&mut printer, &dir).await,
+        Command::Demo { dir, no_run } => run_demo(&cli.global, &mut printer, &dir, no_run).await,
         Command::Digest { table, partition } => {
-            let workspace = Workspace::load(cli.global.project.as_deref())?;
+            let workspace = Workspace::load(cli.global.project.as_deref(), cli.global.root.as_deref())?;
             let table = TableRef::parse(&table).map_err(lakewriter::Error::from)?;
             let digest = lakewriter::digest(&workspace, &table, partition).await?;
             let line =
@@ -122,8 +126,8 @@ struct DigestLine<'a> {
 }
 
 async fn open_runner(global: &Global) -> Result<Runner> {
-    let workspace = Workspace::load(global.project.as_deref())?;
-    let root = workspace.root.clone();
+    let workspace = Workspace::load(global.project.as_deref(), global.root.as_deref())?;
+    let root = workspace.root.url().clone();
     Runner::open(workspace).await.with_context(|| format!("lakehouse root {root}"))
 }
 
@@ -146,7 +150,7 @@ async fn backfill(
     runner: &Runner,
     printer: &mut Printer,
     job: &lakewriter::JobSpec,
-    days: DateRange,
+    days: Vec<chrono::NaiveDate>,
     parallel: Option<u16>,
 ) -> Result<ExitCode> {
     let started = Instant::now();
@@ -154,7 +158,7 @@ async fn backfill(
     printer.start_progress(days.len(), &job.name);
     let mut emit_error = None;
     let reports = runner
-        .backfill(job, days.days(), parallel, |report| {
+        .backfill(job, days, parallel, |report| {
             if let Err(e) = printer.partition_done(report) {
                 emit_error.get_or_insert(e);
             }
@@ -186,21 +190,26 @@ struct Rerun<'a> {
     unchanged: bool,
 }
 
-async fn run_demo(printer: &mut Printer, dir: &std::path::Path) -> Result<ExitCode> {
-    let prepared = demo::prepare(dir)?;
-    let workspace = Workspace::load(Some(&prepared.project_file))?;
+async fn run_demo(global: &Global, printer: &mut Printer, dir: &std::path::Path, no_run: bool) -> Result<ExitCode> {
+    let (project_file, project_written) = demo::write_project(dir)?;
+    let workspace = Workspace::load(Some(&project_file), global.root.as_deref())?;
+    let raw = demo::write_raw(&workspace.root).await?;
     say(
         printer,
         &format!(
-            "lakewriter demo in {}\n  project  {} ({})\n  raw      {} days of orders and customer changes under lake/raw ({} files written, {} kept as they were)",
+            "lakewriter demo in {}\n  project  {} ({})\n  root     {}\n  raw      {} days of orders and customer changes under raw/ ({} files written, {} kept as they were)",
             dir.display(),
-            prepared.project_file.display(),
-            if prepared.project_written { "written" } else { "kept as it was" },
+            project_file.display(),
+            if project_written { "written" } else { "kept as it was" },
+            workspace.root.url(),
             demo::days().len(),
-            prepared.raw_files_written,
-            prepared.raw_files_kept,
+            raw.written,
+            raw.kept,
         ),
     )?;
+    if no_run {
+        return Ok(ExitCode::SUCCESS);
+    }
     let runner = Runner::open(workspace).await?;
     let mut all_good = true;
     for (name, rerun_day) in [(demo::JOB, 15), (demo::DIMENSION_JOB, 10)] {
@@ -208,7 +217,10 @@ async fn run_demo(printer: &mut Printer, dir: &std::path::Path) -> Result<ExitCo
         let rerun_day = demo::days().from() + chrono::Days::new(rerun_day - 1);
         all_good &= demo_job(&runner, printer, &job, rerun_day).await?;
     }
-    let project = prepared.project_file.display();
+    let project = match &global.root {
+        Some(root) => format!("{} --root {root}", project_file.display()),
+        None => project_file.display().to_string(),
+    };
     say(
         printer,
         &format!(

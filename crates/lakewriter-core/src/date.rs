@@ -57,6 +57,15 @@ impl DateRange {
         self.from.iter_days().take_while(move |d| *d <= to)
     }
 
+    /// The days of shard `index` of `count` (0 ≤ index < count): a day belongs to shard
+    /// `days_since_epoch(day) mod count`. The shards of a range are disjoint and cover it, and a
+    /// day's shard does not depend on the range, so workers given overlapping ranges still agree.
+    pub fn shard(&self, index: u32, count: u32) -> impl Iterator<Item = NaiveDate> + use<> {
+        let count = i64::from(count.max(1));
+        let index = i64::from(index);
+        self.days().filter(move |d| i64::from(days_since_epoch(*d)).rem_euclid(count) == index)
+    }
+
     #[must_use]
     pub fn len(&self) -> usize {
         usize::try_from((self.to - self.from).num_days()).unwrap_or(0) + 1
@@ -102,6 +111,14 @@ mod tests {
         assert_eq!(days, ["2026-09-29", "2026-09-30", "2026-10-01", "2026-10-02"]);
         assert_eq!(r.len(), 4);
         assert_eq!(DateRange::new(d("2026-09-01"), d("2026-09-01")).unwrap().len(), 1);
+        let shards: Vec<Vec<NaiveDate>> = (0..3).map(|i| r.shard(i, 3).collect()).collect();
+        let mut all: Vec<NaiveDate> = shards.concat();
+        all.sort();
+        assert_eq!(all, r.days().collect::<Vec<_>>(), "the shards cover the range exactly once");
+        assert!(shards.iter().all(|s| !s.is_empty()));
+        let wider = DateRange::new(d("2026-09-01"), d("2026-10-31")).unwrap();
+        assert!(shards[1].iter().all(|day| wider.shard(1, 3).any(|w| w == *day)), "a day's shard ignores the range");
+        assert_eq!(r.shard(0, 1).count(), 4);
         let err = DateRange::new(d("2026-09-02"), d("2026-09-01")).unwrap_err();
         assert_eq!(err.to_string(), "invalid date range: --from 2026-09-02 is after --to 2026-09-01");
     }

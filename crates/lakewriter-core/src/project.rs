@@ -132,6 +132,8 @@ pub struct Project {
     pub file: PathBuf,
     /// The lakehouse root as written: a path (relative to the project file) or a URL.
     pub root: String,
+    /// The `[storage]` table: object-store options, values possibly `${VAR}` references.
+    pub storage: BTreeMap<String, String>,
     pub jobs: BTreeMap<String, JobSpec>,
 }
 
@@ -139,6 +141,8 @@ pub struct Project {
 #[serde(deny_unknown_fields)]
 struct RawProject {
     root: String,
+    #[serde(default)]
+    storage: BTreeMap<String, String>,
     #[serde(default)]
     jobs: BTreeMap<String, toml::Value>,
 }
@@ -276,7 +280,7 @@ impl Project {
             let write = job.write_spec().map_err(job_err)?;
             jobs.insert(name.clone(), JobSpec { name, target, write, partition_by, sql });
         }
-        Ok(Self { file: file.to_path_buf(), root: raw.root, jobs })
+        Ok(Self { file: file.to_path_buf(), root: raw.root, storage: raw.storage, jobs })
     }
 
     /// The job called `name`, or an error that lists the jobs there are.
@@ -297,21 +301,25 @@ impl Project {
     /// The lakehouse root as a directory URL. A relative path is taken relative to `base_dir`,
     /// which must be absolute (the project file's folder).
     pub fn root_url(&self, base_dir: &Path) -> Result<Url> {
-        let err =
-            |message: String| Error::Config { file: self.file.clone(), message: format!("key `root`: {message}") };
-        let root = self.root.trim();
-        let mut url = if root.contains("://") {
-            Url::parse(root).map_err(|e| err(format!("`{root}` is not a valid URL: {e}")))?
-        } else {
-            let path = base_dir.join(root);
-            Url::from_directory_path(&path)
-                .map_err(|()| err(format!("`{}` is not an absolute folder", path.display())))?
-        };
-        if !url.path().ends_with('/') {
-            url.set_path(&format!("{}/", url.path()));
-        }
-        Ok(url)
+        root_url(&self.root, base_dir)
+            .map_err(|message| Error::Config { file: self.file.clone(), message: format!("key `root`: {message}") })
     }
+}
+
+/// A lakehouse root — a path (relative to `base_dir`, which must be absolute) or a URL such as
+/// `s3://bucket/prefix` — as a directory URL. The error says what is wrong with it.
+pub fn root_url(root: &str, base_dir: &Path) -> Result<Url, String> {
+    let root = root.trim();
+    let mut url = if root.contains("://") {
+        Url::parse(root).map_err(|e| format!("`{root}` is not a valid URL: {e}"))?
+    } else {
+        let path = base_dir.join(root);
+        Url::from_directory_path(&path).map_err(|()| format!("`{}` is not an absolute folder", path.display()))?
+    };
+    if !url.path().ends_with('/') {
+        url.set_path(&format!("{}/", url.path()));
+    }
+    Ok(url)
 }
 
 #[cfg(test)]

@@ -1,7 +1,8 @@
 //! lakewriter-datagen: deterministic sample raw data.
 //!
-//! [`write_orders`] lays out a raw `orders` dataset the way an ingestion tool would: one Parquet
-//! file per day under `raw/orders/dt=YYYY-MM-DD/`. The content of a day depends only on the date,
+//! [`sample_files`] are the raw files of one day of the sample lakehouse — orders, and a batch of
+//! customer changes — laid out the way an ingestion tool would, under `raw/<dataset>/dt=YYYY-MM-DD/`;
+//! [`write_orders`] writes the orders of a range of days to a local folder, for tests. The content of a day depends only on the date,
 //! never on the clock or the machine, so every demo, test and benchmark sees the same bytes.
 //!
 //! Raw data is immutable: a file that already exists is left alone, never rewritten.
@@ -98,6 +99,23 @@ pub fn orders_for(day: NaiveDate) -> RecordBatch {
     RecordBatch::try_new(orders_schema(), columns).expect("columns match the schema")
 }
 
+/// The raw files of `day` for the sample datasets, as (path below the lakehouse root, rows):
+/// `raw/orders/dt=…/part-00000.parquet`, and the customer changes split over
+/// `raw/customers_batch/dt=…/part-0000{0,1}.parquet` (so readers meet them in no given order).
+#[must_use]
+pub fn sample_files(day: NaiveDate) -> Vec<(String, RecordBatch)> {
+    let customers = customers_for(day);
+    let half = customers.num_rows() / 2;
+    vec![
+        (format!("raw/orders/dt={day}/part-00000.parquet"), orders_for(day)),
+        (format!("raw/customers_batch/dt={day}/part-00000.parquet"), customers.slice(0, half)),
+        (
+            format!("raw/customers_batch/dt={day}/part-00001.parquet"),
+            customers.slice(half, customers.num_rows() - half),
+        ),
+    ]
+}
+
 /// The file that holds `day`'s orders below `root`.
 #[must_use]
 pub fn orders_path(root: &Path, day: NaiveDate) -> PathBuf {
@@ -176,39 +194,23 @@ pub fn customers_for(day: NaiveDate) -> RecordBatch {
     RecordBatch::try_new(customers_schema(), columns).expect("columns match the schema")
 }
 
-/// Writes each day's customer changes below `root` as `raw/customers_batch/dt=…/`, split over two
-/// files (so readers meet the rows in no particular order). Existing files are kept.
-pub fn write_customer_batches(root: &Path, days: DateRange) -> Result<Written> {
-    let mut written = Written::default();
-    for day in days.days() {
-        let batch = customers_for(day);
-        let half = batch.num_rows() / 2;
-        let dir = root.join("raw").join("customers_batch").join(format!("dt={day}"));
-        for (part, slice) in [batch.slice(0, half), batch.slice(half, batch.num_rows() - half)].iter().enumerate() {
-            let path = dir.join(format!("part-{part:05}.parquet"));
-            if path.exists() {
-                written.files_kept += 1;
-                continue;
-            }
-            write_parquet(&path, slice)?;
-            written.files_written += 1;
-            written.rows_written += slice.num_rows();
-        }
-    }
-    Ok(written)
+/// `batch` encoded as a Parquet file.
+pub fn parquet_bytes(batch: &RecordBatch) -> Result<Vec<u8>, parquet::errors::ParquetError> {
+    let mut bytes = Vec::new();
+    let mut writer = ArrowWriter::try_new(&mut bytes, batch.schema(), None)?;
+    writer.write(batch)?;
+    writer.close()?;
+    Ok(bytes)
 }
 
 /// Writes `batch` as a Parquet file at `path`, atomically (temporary file, then rename).
 pub fn write_parquet(path: &Path, batch: &RecordBatch) -> Result<()> {
     let io_err = |source| Error::Io { path: path.to_path_buf(), source };
-    let pq_err = |source| Error::Parquet { path: path.to_path_buf(), source };
+    let bytes = parquet_bytes(batch).map_err(|source| Error::Parquet { path: path.to_path_buf(), source })?;
     let dir = path.parent().unwrap_or(Path::new("."));
     fs::create_dir_all(dir).map_err(io_err)?;
     let tmp = dir.join(format!(".{}.tmp", path.file_name().and_then(|n| n.to_str()).unwrap_or("part")));
-    let file = fs::File::create(&tmp).map_err(io_err)?;
-    let mut writer = ArrowWriter::try_new(file, batch.schema(), None).map_err(pq_err)?;
-    writer.write(batch).map_err(pq_err)?;
-    writer.close().map_err(pq_err)?;
+    fs::write(&tmp, bytes).map_err(io_err)?;
     fs::rename(&tmp, path).map_err(io_err)
 }
 

@@ -17,8 +17,8 @@ use datafusion::common::ScalarValue;
 use datafusion::prelude::{col, lit};
 use futures::TryStreamExt;
 use lakewriter_core::days_since_epoch;
+use lakewriter_storage::Location;
 use serde::Serialize;
-use url::Url;
 
 use crate::schema::canonical_type;
 use crate::{Error, Result, table};
@@ -41,9 +41,10 @@ impl fmt::Display for Digest {
 
 /// The digest of the table at `url`, or of its partition `date` (the table must be partitioned by
 /// one column).
-pub async fn digest(url: &Url, partition: Option<NaiveDate>) -> Result<Digest> {
+pub async fn digest(location: &Location, partition: Option<NaiveDate>) -> Result<Digest> {
+    let url = location.url();
     let err = |e: Box<dyn std::error::Error + Send + Sync>| Error::Read { url: url.clone(), source: e };
-    let table = table::open_existing(url).await?;
+    let table = table::open_existing(location).await?;
     let version = table.version().unwrap_or_default();
     let ctx = crate::session();
     let provider = table.table_provider().await.map_err(|e| err(e.into()))?;

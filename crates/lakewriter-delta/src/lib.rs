@@ -29,5 +29,6 @@ use datafusion::prelude::SessionContext;
 /// object-store registration). Note: it plans SQL identifiers case-sensitively, as written.
 #[must_use]
 pub fn session() -> SessionContext {
+    table::register_handlers();
     deltalake::delta_datafusion::create_session().into_inner()
 }

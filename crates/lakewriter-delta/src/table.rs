@@ -1,66 +1,84 @@
 //! Opening Delta tables, and exposing them to DataFusion SQL.
 
-use std::sync::Arc;
+use std::sync::{Arc, Once};
 
 use datafusion::catalog::TableProvider;
 use deltalake::DeltaTable;
-use url::Url;
+use lakewriter_storage::Location;
 
 use crate::{Error, Result};
 
+/// Makes delta-rs handle `s3://` URLs (once per process).
+pub(crate) fn register_handlers() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| deltalake::aws::register_handlers(None));
+}
+
 /// A local folder that does not exist yet (and so holds no table).
-fn missing_local_dir(url: &Url) -> Option<std::path::PathBuf> {
-    let path = url.to_file_path().ok().filter(|_| url.scheme() == "file")?;
+fn missing_local_dir(location: &Location) -> Option<std::path::PathBuf> {
+    let path = location.url().to_file_path().ok().filter(|_| location.is_local())?;
     (!path.exists()).then_some(path)
 }
 
-/// Opens the table at `url` if there is one.
-pub(crate) async fn open_if_exists(url: &Url) -> Result<Option<DeltaTable>> {
-    if missing_local_dir(url).is_some() {
+async fn load(location: &Location, url: url::Url) -> Result<DeltaTable> {
+    register_handlers();
+    DeltaTable::try_from_url_with_storage_options(url, location.options().clone())
+        .await
+        .map_err(|source| Error::Open { url: location.url().clone(), source: Box::new(source) })
+}
+
+/// Opens the table at `location` if there is one.
+pub(crate) async fn open_if_exists(location: &Location) -> Result<Option<DeltaTable>> {
+    if missing_local_dir(location).is_some() {
         return Ok(None);
     }
-    let table = DeltaTable::try_from_url(url.clone())
-        .await
-        .map_err(|source| Error::Open { url: url.clone(), source: Box::new(source) })?;
+    let table = load(location, location.url().clone()).await?;
     Ok(table.version().is_some().then_some(table))
 }
 
-/// Opens the existing table at `url`.
-pub(crate) async fn open_existing(url: &Url) -> Result<DeltaTable> {
-    open_if_exists(url).await?.ok_or_else(|| Error::NotATable { url: url.clone() })
+/// Opens the existing table at `location`.
+pub(crate) async fn open_existing(location: &Location) -> Result<DeltaTable> {
+    open_if_exists(location).await?.ok_or_else(|| Error::NotATable { url: location.url().clone() })
 }
 
-/// A handle to write to `url`: the table there, or a new one (creating a local folder for it).
-/// Also returns the local folder it created, if it did, so a failed first write can remove it.
-pub(crate) async fn open_for_write(url: &Url) -> Result<(DeltaTable, Option<std::path::PathBuf>)> {
-    let err = |source| Error::Open { url: url.clone(), source: Box::new(source) };
-    let created = missing_local_dir(url);
-    let location = deltalake::ensure_table_uri(url.as_str()).map_err(err)?;
-    let table = DeltaTable::try_from_url(location).await.map_err(err)?;
-    Ok((table, created))
+/// A handle to write to `location`: the table there, or a new one (creating a local folder for
+/// it). Also returns the local folder it created, if it did, so a failed first write can remove it.
+pub(crate) async fn open_for_write(location: &Location) -> Result<(DeltaTable, Option<std::path::PathBuf>)> {
+    let created = missing_local_dir(location);
+    let url = if location.is_local() {
+        deltalake::ensure_table_uri(location.url().as_str())
+            .map_err(|source| Error::Open { url: location.url().clone(), source: Box::new(source) })?
+    } else {
+        location.url().clone()
+    };
+    Ok((load(location, url).await?, created))
 }
 
-/// The current version of the table at `url`, `None` where no table exists yet.
-pub async fn version(url: &Url) -> Result<Option<u64>> {
-    Ok(open_if_exists(url).await?.and_then(|t| t.version()))
+/// The current version of the table at `location`, `None` where no table exists yet.
+pub async fn version(location: &Location) -> Result<Option<u64>> {
+    Ok(open_if_exists(location).await?.and_then(|t| t.version()))
 }
 
 /// A DataFusion table provider over the table's latest snapshot.
-pub async fn provider(url: &Url) -> Result<Arc<dyn TableProvider>> {
-    let table = open_existing(url).await?;
-    table.table_provider().await.map_err(|e| Error::Read { url: url.clone(), source: e.into() })
+pub async fn provider(location: &Location) -> Result<Arc<dyn TableProvider>> {
+    let table = open_existing(location).await?;
+    table.table_provider().await.map_err(|e| Error::Read { url: location.url().clone(), source: e.into() })
 }
 
 /// A DataFusion table provider over version `version` of the table.
-pub async fn provider_at(url: &Url, version: u64) -> Result<Arc<dyn TableProvider>> {
-    let mut table = open_existing(url).await?;
-    table.load_version(version).await.map_err(|source| Error::Open { url: url.clone(), source: Box::new(source) })?;
-    table.table_provider().await.map_err(|e| Error::Read { url: url.clone(), source: e.into() })
+pub async fn provider_at(location: &Location, version: u64) -> Result<Arc<dyn TableProvider>> {
+    let mut table = open_existing(location).await?;
+    table
+        .load_version(version)
+        .await
+        .map_err(|source| Error::Open { url: location.url().clone(), source: Box::new(source) })?;
+    table.table_provider().await.map_err(|e| Error::Read { url: location.url().clone(), source: e.into() })
 }
 
 /// The table's Arrow schema, `None` where no table exists yet.
-pub async fn arrow_schema(url: &Url) -> Result<Option<datafusion::arrow::datatypes::SchemaRef>> {
-    let Some(table) = open_if_exists(url).await? else { return Ok(None) };
-    let state = table.snapshot().map_err(|source| Error::Open { url: url.clone(), source: Box::new(source) })?;
+pub async fn arrow_schema(location: &Location) -> Result<Option<datafusion::arrow::datatypes::SchemaRef>> {
+    let Some(table) = open_if_exists(location).await? else { return Ok(None) };
+    let state =
+        table.snapshot().map_err(|source| Error::Open { url: location.url().clone(), source: Box::new(source) })?;
     Ok(Some(state.snapshot().arrow_schema()))
 }

@@ -16,8 +16,8 @@ use deltalake::operations::write::{SchemaMode, WriteBuilder};
 use deltalake::protocol::SaveMode;
 use deltalake::{DeltaTable, DeltaTableError};
 use lakewriter_core::days_since_epoch;
+use lakewriter_storage::Location;
 use serde::Serialize;
-use url::Url;
 
 use crate::{Error, Result, table};
 
@@ -55,7 +55,7 @@ pub struct Committed {
 /// The table a strategy writes.
 #[derive(Debug, Clone, Copy)]
 pub struct Target<'a> {
-    pub url: &'a Url,
+    pub location: &'a Location,
     /// The table's name, for messages.
     pub name: &'a str,
     /// The partition column of a table this write creates.
@@ -80,8 +80,9 @@ pub fn partition_predicate(column: &str, date: NaiveDate) -> Expr {
     col(column).eq(lit(ScalarValue::Date32(Some(days_since_epoch(date)))))
 }
 
-fn properties(metadata: &CommitMetadata, url: &Url) -> Result<CommitProperties> {
-    let metadata = serde_json::to_value(metadata).map_err(|e| Error::Read { url: url.clone(), source: e.into() })?;
+fn properties(metadata: &CommitMetadata, location: &Location) -> Result<CommitProperties> {
+    let metadata =
+        serde_json::to_value(metadata).map_err(|e| Error::Read { url: location.url().clone(), source: e.into() })?;
     Ok(CommitProperties::default()
         .with_metadata([("lakewriter".to_owned(), metadata)])
         .with_max_retries(COMMIT_RETRIES))
@@ -113,7 +114,7 @@ where
     F: FnOnce(DeltaTable) -> Fut,
     Fut: std::future::IntoFuture<Output = Result<DeltaTable>>,
 {
-    let (table, created_dir): (DeltaTable, Option<PathBuf>) = table::open_for_write(target.url).await?;
+    let (table, created_dir): (DeltaTable, Option<PathBuf>) = table::open_for_write(target.location).await?;
     let result = write(table).await;
     if result.is_err()
         && let Some(dir) = created_dir
@@ -158,7 +159,7 @@ pub async fn replace_where(
     predicate: Expr,
     slice: &str,
 ) -> Result<Committed> {
-    let props = properties(target.metadata, target.url)?;
+    let props = properties(target.metadata, target.location)?;
     let table = attempt(&target, |table| async {
         check_schema(&table, plan.schema().as_arrow(), target.name)?;
         builder(table, session, plan, &target)
@@ -174,7 +175,7 @@ pub async fn replace_where(
 
 /// Replaces the whole table — rows, schema and partitioning — with `plan`'s rows (`rebuild`).
 pub async fn replace_all(session: &SessionState, target: Target<'_>, plan: LogicalPlan) -> Result<Committed> {
-    let props = properties(target.metadata, target.url)?;
+    let props = properties(target.metadata, target.location)?;
     let table = attempt(&target, |table| async {
         builder(table, session, plan, &target)
             .with_save_mode(SaveMode::Overwrite)
@@ -198,8 +199,8 @@ pub async fn append_once(
     app_id: &str,
     force: bool,
 ) -> Result<AppendOutcome> {
-    if let Some(existing) = table::open_if_exists(target.url).await? {
-        let previous = transaction_version(&existing, app_id, target.url).await?;
+    if let Some(existing) = table::open_if_exists(target.location).await? {
+        let previous = transaction_version(&existing, app_id, target.location).await?;
         if let (Some(txn_version), false) = (previous, force) {
             return Ok(AppendOutcome::AlreadyCommitted {
                 version: existing.version().unwrap_or_default(),
@@ -208,10 +209,10 @@ pub async fn append_once(
         }
     }
     let mut next = 1;
-    let props = properties(target.metadata, target.url)?;
+    let props = properties(target.metadata, target.location)?;
     let table = attempt(&target, |table| async {
         if table.version().is_some() {
-            next = transaction_version(&table, app_id, target.url).await?.map_or(1, |v| v + 1);
+            next = transaction_version(&table, app_id, target.location).await?.map_or(1, |v| v + 1);
         }
         check_schema(&table, plan.schema().as_arrow(), target.name)?;
         builder(table, session, plan, &target)
@@ -224,7 +225,8 @@ pub async fn append_once(
     Ok(AppendOutcome::Committed(committed(&table, target.name).await?))
 }
 
-async fn transaction_version(table: &DeltaTable, app_id: &str, url: &Url) -> Result<Option<i64>> {
+async fn transaction_version(table: &DeltaTable, app_id: &str, location: &Location) -> Result<Option<i64>> {
+    let url = location.url();
     let state = table.snapshot().map_err(|source| Error::Open { url: url.clone(), source: Box::new(source) })?;
     state
         .transaction_version(table.log_store().as_ref(), app_id)
@@ -254,7 +256,7 @@ pub async fn merge(
     source: DataFrame,
     spec: MergeSpec<'_>,
 ) -> Result<Committed> {
-    let props = properties(target.metadata, target.url)?;
+    let props = properties(target.metadata, target.location)?;
     let columns: Vec<String> = source.schema().fields().iter().map(|f| f.name().clone()).collect();
     let table = attempt(&target, |table| async {
         check_schema(&table, source.schema().as_arrow(), target.name)?;

@@ -25,8 +25,8 @@ use chrono::NaiveDate;
 
 /// The content digest of `table` (or of its partition `dt`) in `workspace`'s lakehouse.
 pub async fn digest(workspace: &Workspace, table: &TableRef, partition: Option<NaiveDate>) -> Result<Digest> {
-    let url = workspace.table_url(table)?;
-    lakewriter_delta::digest(&url, partition)
+    let location = workspace.table_location(table)?;
+    lakewriter_delta::digest(&location, partition)
         .await
         .map_err(|source| Error::Digest { table: table.to_string(), source: Box::new(source) })
 }

@@ -1,3 +1,4 @@
+use std::collections::HashMap;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -8,6 +9,7 @@ use futures::StreamExt;
 use lakewriter_compute::{KeyedSpec, TableKind, catalog, keyed};
 use lakewriter_core::{JobSpec, OnDuplicateKeys, PartitionRun, WriteSpec, stable_hash};
 use lakewriter_delta::{AppendOutcome, CommitMetadata, Committed, MergeSpec, Target};
+use lakewriter_storage::Location;
 use url::Url;
 
 use crate::{Error, PartitionReport, Result, RunStatus, VerifyReport, Workspace, error_chain};
@@ -28,14 +30,18 @@ impl Runner {
     /// Opens the catalog of `workspace`'s lakehouse root.
     pub async fn open(workspace: Workspace) -> Result<Self> {
         let ctx = lakewriter_delta::session();
-        let tables = catalog::discover(&ctx, &workspace.root).await.map_err(|source| Error::Catalog { source })?;
+        let store = workspace.root.object_store().map_err(|e| Error::Usage(e.to_string()))?;
+        ctx.register_object_store(&workspace.root.store_url(), store);
+        let tables = catalog::discover(&ctx, workspace.root.url()).await.map_err(|source| Error::Catalog { source })?;
         for entry in &tables {
             match entry.kind {
                 TableKind::Raw => {
                     catalog::register_raw(&ctx, entry).await.map_err(|source| Error::Catalog { source })?;
                 }
                 TableKind::Delta => {
-                    let provider = lakewriter_delta::table::provider(&entry.url).await.map_err(|source| {
+                    let location =
+                        workspace.root.join(&entry.name.relative_dir()).map_err(|e| Error::Usage(e.to_string()))?;
+                    let provider = lakewriter_delta::table::provider(&location).await.map_err(|source| {
                         Error::OpenTable { table: entry.name.to_string(), source: Box::new(source) }
                     })?;
                     catalog::register(&ctx, &entry.name, provider).map_err(|source| Error::Catalog { source })?;
@@ -55,9 +61,9 @@ impl Runner {
     /// on bad input and never returns early: a failure is a report with `status = failed`, and
     /// nothing committed.
     pub async fn run(&self, unit: &PartitionRun) -> PartitionReport {
-        let url = self.workspace.job(&unit.job).and_then(|job| self.workspace.table_url(&job.target));
-        match url {
-            Ok(url) => self.run_into(unit, &url).await,
+        let location = self.workspace.job(&unit.job).and_then(|job| self.workspace.table_location(&job.target));
+        match location {
+            Ok(location) => self.run_into(unit, &location).await,
             Err(e) => self.failed(unit, Instant::now(), &e),
         }
     }
@@ -99,13 +105,13 @@ impl Runner {
 
     /// Runs one partition into the table at `url`, retrying the whole run (plan and write) when
     /// its commit conflicted with a concurrent one.
-    async fn run_into(&self, unit: &PartitionRun, url: &Url) -> PartitionReport {
+    async fn run_into(&self, unit: &PartitionRun, location: &Location) -> PartitionReport {
         let started = Instant::now();
         let mut attempt = 0;
         loop {
             let mut report = self.blank_report(unit);
             let outcome = match self.workspace.job(&unit.job) {
-                Ok(job) => self.execute(job, unit, url, &mut report).await,
+                Ok(job) => self.execute(job, unit, location, &mut report).await,
                 Err(e) => Err(Box::new(e) as BoxError),
             };
             report.retries = attempt;
@@ -135,7 +141,7 @@ impl Runner {
         &self,
         job: &JobSpec,
         unit: &PartitionRun,
-        url: &Url,
+        location: &Location,
         report: &mut PartitionReport,
     ) -> std::result::Result<(), BoxError> {
         self.workspace.check_run(job, unit.dt, unit.force)?;
@@ -151,7 +157,8 @@ impl Runner {
             forced: unit.force,
         };
         let name = job.target.to_string();
-        let target = Target { url, name: &name, partition_column: job.partition_by.as_deref(), metadata: &metadata };
+        let target =
+            Target { location, name: &name, partition_column: job.partition_by.as_deref(), metadata: &metadata };
         let state = self.ctx.state();
         let committed = match (&job.write, unit.dt) {
             (WriteSpec::OverwritePartition, Some(dt)) => {
@@ -161,7 +168,7 @@ impl Runner {
                 lakewriter_delta::replace_where(&state, target, query.plan, predicate, &slice).await?
             }
             (WriteSpec::DeleteInsert { predicate }, dt) => {
-                let schema = match lakewriter_delta::table::arrow_schema(url).await? {
+                let schema = match lakewriter_delta::table::arrow_schema(location).await? {
                     Some(schema) => DFSchema::try_from(schema.as_ref().clone())?,
                     None => query.plan.schema().as_ref().clone(),
                 };
@@ -236,9 +243,9 @@ impl Runner {
         report: &mut PartitionReport,
     ) -> std::result::Result<Option<Committed>, BoxError> {
         let source = keyed::prepare(&self.ctx, plan, spec).await?;
-        let current = lakewriter_delta::table::version(target.url).await?;
+        let current = lakewriter_delta::table::version(target.location).await?;
         let provider = match current {
-            Some(_) => Some(lakewriter_delta::table::provider(target.url).await?),
+            Some(_) => Some(lakewriter_delta::table::provider(target.location).await?),
             None => None,
         };
         let counts = keyed::classify(&self.ctx, &source, provider, spec).await?;
@@ -268,8 +275,8 @@ impl Runner {
     ) -> Vec<PartitionReport> {
         let mut days = days.into_iter();
         let mut reports = Vec::new();
-        let exists = match self.workspace.table_url(&job.target) {
-            Ok(url) => matches!(lakewriter_delta::table::version(&url).await, Ok(Some(_))),
+        let exists = match self.workspace.table_location(&job.target) {
+            Ok(location) => matches!(lakewriter_delta::table::version(&location).await, Ok(Some(_))),
             Err(_) => false,
         };
         if !exists {
@@ -299,26 +306,33 @@ impl Runner {
     pub async fn verify(&self, unit: &PartitionRun) -> Result<VerifyReport> {
         let job = self.workspace.job(&unit.job)?;
         self.workspace.check_run(job, unit.dt, unit.force)?;
-        let url = self.workspace.table_url(&job.target)?;
+        let target = self.workspace.table_location(&job.target)?;
+        let url = target.url().clone();
         let scratch = tempfile::Builder::new()
             .prefix("lakewriter-verify-")
             .tempdir()
             .map_err(|source| Error::Scratch { from: std::env::temp_dir(), source })?;
         let scratch_dir = scratch.path().join("table");
-        let source_dir = url.to_file_path().map_err(|()| Error::VerifyNotLocal { url: url.clone() })?;
+        let source_dir = url
+            .to_file_path()
+            .ok()
+            .filter(|_| target.is_local())
+            .ok_or_else(|| Error::VerifyNotLocal { url: url.clone() })?;
         if source_dir.exists() {
             copy_dir(&source_dir, &scratch_dir)
                 .map_err(|source| Error::Scratch { from: source_dir.clone(), source })?;
         }
         let scratch_url =
             Url::from_directory_path(&scratch_dir).map_err(|()| Error::VerifyNotLocal { url: url.clone() })?;
-        let digest = |url: Url| async move {
-            lakewriter_delta::digest(&url, None)
+        let scratch_location =
+            Location::new(scratch_url, HashMap::new(), |_| None).map_err(|e| Error::Usage(e.to_string()))?;
+        let digest = |location: Location| async move {
+            lakewriter_delta::digest(&location, None)
                 .await
                 .map_err(|source| Error::Digest { table: job.target.to_string(), source: Box::new(source) })
         };
 
-        let first = self.run_into(unit, &scratch_url).await;
+        let first = self.run_into(unit, &scratch_location).await;
         let mut report = VerifyReport {
             job: job.name.clone(),
             partition: first.partition.clone(),
@@ -333,17 +347,17 @@ impl Runner {
         if !report.first.is_ok() {
             return Ok(report);
         }
-        let d1 = digest(scratch_url.clone()).await?;
-        let second = self.run_into(unit, &scratch_url).await;
+        let d1 = digest(scratch_location.clone()).await?;
+        let second = self.run_into(unit, &scratch_location).await;
         let ok = second.is_ok();
         report.second = Some(second);
         if !ok {
             return Ok(report);
         }
-        let d2 = digest(scratch_url.clone()).await?;
+        let d2 = digest(scratch_location.clone()).await?;
         report.pass = d1.digest == d2.digest && d1.rows == d2.rows;
         if !report.pass {
-            let open = |v| lakewriter_delta::table::provider_at(&scratch_url, v);
+            let open = |v| lakewriter_delta::table::provider_at(&scratch_location, v);
             let (before, after) = (open(d1.version).await, open(d2.version).await);
             let (before, after) = before
                 .and_then(|b| after.map(|a| (b, a)))

@@ -1,7 +1,7 @@
 use std::path::{Path, PathBuf};
 
 use lakewriter_core::{JobSpec, Project, SqlSource, TableRef};
-use url::Url;
+use lakewriter_storage::Location;
 
 use crate::{Error, Result};
 
@@ -12,19 +12,35 @@ pub const PROJECT_FILE: &str = "lakewriter.toml";
 #[derive(Debug, Clone)]
 pub struct Workspace {
     pub project: Project,
-    pub root: Url,
+    /// The lakehouse root with its storage options.
+    pub root: Location,
 }
 
 impl Workspace {
-    /// Reads and validates the project file at `path` (default `./lakewriter.toml`).
-    pub fn load(path: Option<&Path>) -> Result<Self> {
+    /// Reads and validates the project file at `path` (default `./lakewriter.toml`). `root`, where
+    /// given (`--root` or `LAKEWRITER_ROOT`), replaces the file's root: a path relative to the
+    /// current folder, or a URL.
+    pub fn load(path: Option<&Path>, root: Option<&str>) -> Result<Self> {
         let path = path.map_or_else(|| PathBuf::from(PROJECT_FILE), Path::to_path_buf);
         let text =
             std::fs::read_to_string(&path).map_err(|source| Error::ReadProject { path: path.clone(), source })?;
         let absolute =
             std::path::absolute(&path).map_err(|source| Error::ReadProject { path: path.clone(), source })?;
         let project = Project::parse(&text, &path)?;
-        let root = project.root_url(absolute.parent().unwrap_or(Path::new("/")))?;
+        let url = match root {
+            Some(root) => {
+                let cwd =
+                    std::env::current_dir().map_err(|source| Error::ReadProject { path: path.clone(), source })?;
+                lakewriter_core::root_url(root, &cwd).map_err(|message| Error::Usage(format!("--root: {message}")))?
+            }
+            None => project.root_url(absolute.parent().unwrap_or(Path::new("/")))?,
+        };
+        let storage_err = |e: lakewriter_storage::Error| {
+            Error::Config(lakewriter_core::Error::Config { file: path.clone(), message: e.to_string() })
+        };
+        let env = |key: &str| std::env::var(key).ok();
+        let options = lakewriter_storage::resolve_options(&project.storage, env).map_err(storage_err)?;
+        let root = Location::new(url, options, env).map_err(storage_err)?;
         Ok(Self { project, root })
     }
 
@@ -74,12 +90,9 @@ impl Workspace {
     }
 
     /// Where `table` lives: `<root>/<schema>/<table>/`.
-    pub fn table_url(&self, table: &TableRef) -> Result<Url> {
+    pub fn table_location(&self, table: &TableRef) -> Result<Location> {
         self.root.join(&table.relative_dir()).map_err(|e| {
-            Error::Config(lakewriter_core::Error::Config {
-                file: self.project.file.clone(),
-                message: format!("table {table} has no location under root {}: {e}", self.root),
-            })
+            Error::Config(lakewriter_core::Error::Config { file: self.project.file.clone(), message: e.to_string() })
         })
     }
 }

@@ -1,0 +1,226 @@
+//! lakewriter-storage: where a lakehouse lives.
+//!
+//! A [`Location`] is a root URL — `file:///…/` or `s3://bucket/prefix/` — with the storage
+//! options that reach it. Options come from the standard AWS environment (`AWS_ACCESS_KEY_ID`,
+//! `AWS_SECRET_ACCESS_KEY`, `AWS_REGION`, `AWS_ENDPOINT_URL`, `AWS_ALLOW_HTTP`, profiles, …) and
+//! from the project's `[storage]` table, whose values may be `${VAR}` references so that no
+//! secret needs to be written in the file. Option values never appear in `Debug` output or errors.
+//!
+//! Commits to S3 are safe for concurrent writers only through conditional put (`If-None-Match`);
+//! [`Location::new`] refuses any configuration that would commit without it.
+
+use std::collections::{BTreeMap, HashMap};
+use std::fmt;
+use std::sync::Arc;
+
+use std::time::Duration;
+
+use object_store::aws::AmazonS3Builder;
+use object_store::local::LocalFileSystem;
+use object_store::{ObjectStore, RetryConfig};
+use url::Url;
+
+/// Errors in storage configuration.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("unsupported lakehouse root `{url}`: use a local folder or s3://bucket/prefix")]
+    Scheme { url: String },
+
+    #[error("storage option `{key}` refers to ${{{var}}}, which is not set in the environment")]
+    MissingEnv { key: String, var: String },
+
+    #[error(
+        "storage option `{key}` holds a secret in the project file: write `{key} = \"${{{key}}}\"` and set it in the environment"
+    )]
+    SecretInFile { key: String },
+
+    #[error(
+        "unsafe commit configuration: {what}. Concurrent writers could overwrite each other's commits; lakewriter commits to S3 only with conditional put (If-None-Match)"
+    )]
+    Unsafe { what: String },
+
+    #[error("cannot set up the object store for {url}")]
+    Store { url: Url, source: Box<object_store::Error> },
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// A lakehouse root and the options that reach it.
+#[derive(Clone)]
+pub struct Location {
+    url: Url,
+    options: HashMap<String, String>,
+}
+
+impl fmt::Debug for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let keys: Vec<&String> = self.options.keys().collect();
+        f.debug_struct("Location").field("url", &self.url.as_str()).field("option_keys", &keys).finish()
+    }
+}
+
+fn is_secret(key: &str) -> bool {
+    let key = key.to_ascii_uppercase();
+    ["SECRET", "TOKEN", "PASSWORD", "SESSION"].iter().any(|s| key.contains(s))
+}
+
+/// Expands `${VAR}` references in the values of a `[storage]` table. A literal value for a secret
+/// (a key naming a secret, token, password or session) is refused.
+pub fn resolve_options(
+    table: &BTreeMap<String, String>,
+    env: impl Fn(&str) -> Option<String>,
+) -> Result<HashMap<String, String>> {
+    let mut out = HashMap::new();
+    for (key, value) in table {
+        let trimmed = value.trim();
+        let resolved = if let Some(var) = trimmed.strip_prefix("${").and_then(|v| v.strip_suffix('}')) {
+            env(var).ok_or_else(|| Error::MissingEnv { key: key.clone(), var: var.to_owned() })?
+        } else if is_secret(key) {
+            return Err(Error::SecretInFile { key: key.clone() });
+        } else {
+            value.clone()
+        };
+        out.insert(key.to_ascii_uppercase(), resolved);
+    }
+    Ok(out)
+}
+
+fn truthy(value: &str) -> bool {
+    matches!(value.trim().to_ascii_lowercase().as_str(), "true" | "1" | "yes" | "on")
+}
+
+impl Location {
+    /// A root with its explicit options (already resolved); the environment fills in the rest
+    /// where the object store reads it. `env` is how the environment is read (for tests).
+    pub fn new(url: Url, options: HashMap<String, String>, env: impl Fn(&str) -> Option<String>) -> Result<Self> {
+        match url.scheme() {
+            "file" => {}
+            "s3" | "s3a" => {
+                let setting = |key: &str| options.get(key).cloned().or_else(|| env(key));
+                if setting("AWS_S3_ALLOW_UNSAFE_RENAME").is_some_and(|v| truthy(&v)) {
+                    return Err(Error::Unsafe { what: "AWS_S3_ALLOW_UNSAFE_RENAME is set".into() });
+                }
+                if let Some(mode) = setting("AWS_CONDITIONAL_PUT").filter(|v| v.trim().eq_ignore_ascii_case("disabled"))
+                {
+                    return Err(Error::Unsafe { what: format!("AWS_CONDITIONAL_PUT = {mode}") });
+                }
+                if setting("AWS_S3_LOCKING_PROVIDER").is_some() {
+                    return Err(Error::Unsafe {
+                        what: "AWS_S3_LOCKING_PROVIDER is set (DynamoDB locking is not used by this delta-rs)".into(),
+                    });
+                }
+            }
+            _ => return Err(Error::Scheme { url: url.to_string() }),
+        }
+        Ok(Self { url, options })
+    }
+
+    #[must_use]
+    pub fn url(&self) -> &Url {
+        &self.url
+    }
+
+    /// The options to hand to delta-rs (it adds the `AWS_*` environment itself).
+    #[must_use]
+    pub fn options(&self) -> &HashMap<String, String> {
+        &self.options
+    }
+
+    #[must_use]
+    pub fn is_local(&self) -> bool {
+        self.url.scheme() == "file"
+    }
+
+    /// The location of `relative` (a folder, with a trailing slash) below this root.
+    pub fn join(&self, relative: &str) -> Result<Self> {
+        let url = self.url.join(relative).map_err(|_| Error::Scheme { url: format!("{}{relative}", self.url) })?;
+        Ok(Self { url, options: self.options.clone() })
+    }
+
+    /// The URL an object store is registered under: `s3://bucket` or `file:///`.
+    #[must_use]
+    pub fn store_url(&self) -> Url {
+        let mut url = self.url.clone();
+        url.set_path("/");
+        url.set_query(None);
+        url
+    }
+
+    /// An object store for the whole bucket (or the local filesystem): paths are from its root.
+    pub fn object_store(&self) -> Result<Arc<dyn ObjectStore>> {
+        if self.is_local() {
+            return Ok(Arc::new(LocalFileSystem::new()));
+        }
+        // A handful of quick retries: a wrong endpoint or a missing bucket should fail in seconds.
+        let retry = RetryConfig { max_retries: 4, retry_timeout: Duration::from_secs(30), ..RetryConfig::default() };
+        let mut builder = AmazonS3Builder::from_env().with_url(self.store_url().as_str()).with_retry(retry);
+        for (key, value) in &self.options {
+            if let Ok(key) = key.to_ascii_lowercase().parse() {
+                builder = builder.with_config(key, value.clone());
+            }
+        }
+        let store =
+            builder.build().map_err(|source| Error::Store { url: self.store_url(), source: Box::new(source) })?;
+        Ok(Arc::new(store))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn no_env(_: &str) -> Option<String> {
+        None
+    }
+
+    #[test]
+    fn options_expand_env_references_and_refuse_literal_secrets() {
+        let table = BTreeMap::from([
+            ("aws_region".to_owned(), "eu-west-1".to_owned()),
+            ("AWS_SECRET_ACCESS_KEY".to_owned(), "${MY_SECRET}".to_owned()),
+        ]);
+        let env = |k: &str| (k == "MY_SECRET").then(|| "s3cr3t".to_owned());
+        let options = resolve_options(&table, env).unwrap();
+        assert_eq!(options["AWS_REGION"], "eu-west-1");
+        assert_eq!(options["AWS_SECRET_ACCESS_KEY"], "s3cr3t");
+
+        let err = resolve_options(&table, no_env).unwrap_err().to_string();
+        assert_eq!(
+            err,
+            "storage option `AWS_SECRET_ACCESS_KEY` refers to ${MY_SECRET}, which is not set in the environment"
+        );
+        let literal = BTreeMap::from([("aws_secret_access_key".to_owned(), "s3cr3t".to_owned())]);
+        let err = resolve_options(&literal, no_env).unwrap_err().to_string();
+        assert!(err.contains("holds a secret in the project file") && !err.contains("s3cr3t"), "{err}");
+    }
+
+    #[test]
+    fn unsafe_commit_configurations_are_refused() {
+        let url = Url::parse("s3://bucket/lake/").unwrap();
+        assert!(Location::new(url.clone(), HashMap::new(), no_env).is_ok());
+        let unsafe_rename = HashMap::from([("AWS_S3_ALLOW_UNSAFE_RENAME".to_owned(), "true".to_owned())]);
+        let err = Location::new(url.clone(), unsafe_rename, no_env).unwrap_err().to_string();
+        assert!(err.starts_with("unsafe commit configuration: AWS_S3_ALLOW_UNSAFE_RENAME is set"), "{err}");
+        let env = |k: &str| (k == "AWS_CONDITIONAL_PUT").then(|| "disabled".to_owned());
+        assert!(
+            Location::new(url.clone(), HashMap::new(), env)
+                .unwrap_err()
+                .to_string()
+                .contains("AWS_CONDITIONAL_PUT = disabled")
+        );
+        let err = Location::new(Url::parse("gs://b/x/").unwrap(), HashMap::new(), no_env).unwrap_err().to_string();
+        assert!(err.starts_with("unsupported lakehouse root `gs://b/x/`"), "{err}");
+        // Local roots need no options.
+        assert!(Location::new(Url::parse("file:///tmp/lake/").unwrap(), HashMap::new(), env).is_ok());
+    }
+
+    #[test]
+    fn debug_output_shows_no_option_values() {
+        let options = HashMap::from([("AWS_SECRET_ACCESS_KEY".to_owned(), "s3cr3t".to_owned())]);
+        let location = Location::new(Url::parse("s3://bucket/lake/").unwrap(), options, no_env).unwrap();
+        let debug = format!("{location:?}");
+        assert!(debug.contains("AWS_SECRET_ACCESS_KEY") && !debug.contains("s3cr3t"), "{debug}");
+        assert_eq!(location.store_url().as_str(), "s3://bucket/");
+        assert_eq!(location.join("raw/orders/").unwrap().url().as_str(), "s3://bucket/lake/raw/orders/");
+    }
+}
