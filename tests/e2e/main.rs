@@ -7,4 +7,5 @@ mod cli_errors;
 mod demo;
 mod digest;
 mod overwrite_partition;
+mod s3;
 mod write_modes;

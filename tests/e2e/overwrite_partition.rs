@@ -221,3 +221,35 @@ fn a_failed_day_does_not_stop_the_backfill() {
     assert!(reports.iter().all(|r| r.job == "daily_orders"));
     assert_eq!(summary.table_version, Some(2));
 }
+
+#[test]
+fn shards_cover_a_range_exactly_once() {
+    let lake = Lake::new("2026-09-01", "2026-09-07");
+    let mut partitions = Vec::new();
+    for shard in ["0/3", "1/3", "2/3"] {
+        let (reports, summary) = lake
+            .cli(&[
+                "--json",
+                "backfill",
+                "daily_orders",
+                "--from",
+                "2026-09-01",
+                "--to",
+                "2026-09-07",
+                "--shard",
+                shard,
+            ])
+            .assert_code(0)
+            .json();
+        assert!(summary.partitions > 0 && summary.failed == 0, "{shard}");
+        partitions.extend(reports.into_iter().map(|r| r.partition));
+    }
+    partitions.sort();
+    let expected: Vec<String> = (1..=7).map(|d| format!("dt=2026-09-{d:02}")).collect();
+    assert_eq!(partitions, expected);
+    for bad in ["3/3", "1/0", "x/2", "1"] {
+        let run = lake.cli(&["backfill", "daily_orders", "--from", "2026-09-01", "--to", "2026-09-07", "--shard", bad]);
+        run.assert_code(2);
+        assert!(run.stderr.contains(&format!("invalid shard `{bad}`")), "{}", run.stderr);
+    }
+}

@@ -27,7 +27,7 @@ pub struct Run {
 }
 
 impl Run {
-    fn from(output: &Output) -> Self {
+    pub fn from(output: &Output) -> Self {
         Self {
             code: output.status.code().unwrap_or(-1),
             stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
@@ -219,14 +219,33 @@ impl Lake {
     }
 }
 
-/// Runs the binary with `args` in `cwd`, with no log filter from the caller's environment.
-pub fn lakewriter(args: &[&str], cwd: &Path) -> Run {
-    let output = Command::new(env!("CARGO_BIN_EXE_lakewriter"))
+/// The binary with `args` in `cwd`, with no log filter, project or root from the caller's
+/// environment, and `env` added.
+pub fn command(args: &[&str], cwd: &Path, env: &[(&str, &str)]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_lakewriter"));
+    command
         .args(args)
         .current_dir(cwd)
         .env_remove("RUST_LOG")
         .env_remove("LAKEWRITER_PROJECT")
-        .output()
-        .expect("run lakewriter");
-    Run::from(&output)
+        .env_remove("LAKEWRITER_ROOT");
+    for (key, value) in env {
+        command.env(key, value);
+    }
+    command
+}
+
+/// Runs the binary with `args` in `cwd` (see [`command`]).
+pub fn lakewriter(args: &[&str], cwd: &Path) -> Run {
+    lakewriter_with(args, cwd, &[])
+}
+
+/// Runs the binary with `args` in `cwd` and `env` added.
+pub fn lakewriter_with(args: &[&str], cwd: &Path, env: &[(&str, &str)]) -> Run {
+    Run::from(&command(args, cwd, env).output().expect("run lakewriter"))
+}
+
+/// Waits for a spawned run.
+pub fn finish(child: std::process::Child) -> Run {
+    Run::from(&child.wait_with_output().expect("wait for lakewriter"))
 }

@@ -130,12 +130,21 @@ fn write_error(target: &Target<'_>, slice: &str, source: DeltaTableError) -> Err
     let table = target.name.to_owned();
     let conflict = match &source {
         DeltaTableError::Transaction { source: TransactionError::CommitConflict(c) } => {
+            // The table changed under this write in a way its plan depends on, or another writer
+            // created the table first (protocol and metadata of version 0): run the write again.
             matches!(
                 c,
-                C::ConcurrentAppend | C::ConcurrentDeleteRead | C::ConcurrentDeleteDelete | C::ConcurrentTransaction
+                C::ConcurrentAppend
+                    | C::ConcurrentDeleteRead
+                    | C::ConcurrentDeleteDelete
+                    | C::ConcurrentTransaction
+                    | C::MetadataChanged
+                    | C::ProtocolChanged(_)
             )
         }
-        DeltaTableError::VersionAlreadyExists(_) => true,
+        // Lost the race for a log version with retries off (the first write of a keyed table).
+        DeltaTableError::VersionAlreadyExists(_)
+        | DeltaTableError::Transaction { source: TransactionError::MaxCommitAttempts(_) } => true,
         _ => false,
     };
     if conflict {
@@ -261,10 +270,13 @@ pub async fn merge(
     let table = attempt(&target, |table| async {
         check_schema(&table, source.schema().as_arrow(), target.name)?;
         if table.version().is_none() {
+            // Creating the table with the source's rows is only right if nobody else created it
+            // meanwhile: a create rebased over another one would be a blind append of keys that
+            // may now exist. So this commit is not retried; a lost race re-runs the whole merge.
             let plan = source.logical_plan().clone();
             return builder(table, session, plan, &target)
                 .with_save_mode(SaveMode::Append)
-                .with_commit_properties(props)
+                .with_commit_properties(props.with_max_retries(0))
                 .await
                 .map_err(|e| write_error(&target, "the table", e));
         }

@@ -1,0 +1,211 @@
+//! S3 lakehouses, against the S3 test server that `scripts/test` starts (moto, on 127.0.0.1).
+//! These tests fail — never skip — when the server is not there.
+
+use std::path::Path;
+use std::process::Stdio;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use crate::support::{Digest, Run, command, finish, lakewriter_with};
+
+const SECRET: &str = "test-secret-3f9a1c-never-printed";
+
+/// A fresh prefix in the test bucket, and the environment that reaches it.
+struct S3 {
+    root: String,
+    endpoint: String,
+    dir: tempfile::TempDir,
+}
+
+impl S3 {
+    fn new(name: &str) -> Self {
+        let endpoint = std::env::var("LAKEWRITER_TEST_S3_ENDPOINT").unwrap_or_else(|_| {
+            panic!("the S3 tests need the S3 test server: run them with `scripts/test`, which starts it and sets LAKEWRITER_TEST_S3_ENDPOINT")
+        });
+        let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+        let root = format!("s3://lakewriter-test/{name}-{}-{nanos}/", std::process::id());
+        Self { root, endpoint, dir: tempfile::tempdir().expect("temp dir") }
+    }
+
+    fn env(&self) -> Vec<(&str, &str)> {
+        vec![
+            ("AWS_ENDPOINT_URL", self.endpoint.as_str()),
+            ("AWS_ACCESS_KEY_ID", "lakewriter-test"),
+            ("AWS_SECRET_ACCESS_KEY", SECRET),
+            ("AWS_REGION", "us-east-1"),
+            ("AWS_ALLOW_HTTP", "true"),
+            ("LAKEWRITER_ROOT", self.root.as_str()),
+        ]
+    }
+
+    fn project(&self) -> String {
+        self.dir.path().join("demo/lakewriter.toml").display().to_string()
+    }
+
+    fn cli(&self, args: &[&str]) -> Run {
+        let project = self.project();
+        let all = [&["--project", project.as_str(), "--color", "never"], args].concat();
+        lakewriter_with(&all, self.dir.path(), &self.env())
+    }
+
+    /// Lays out the sample project and raw data on S3 without running anything.
+    fn prepare(&self) {
+        lakewriter_with(&["demo", "demo", "--no-run"], self.dir.path(), &self.env()).assert_code(0);
+    }
+
+    fn digest(&self, table: &str) -> Digest {
+        let run = self.cli(&["--json", "digest", table]);
+        run.assert_code(0);
+        serde_json::from_str(run.stdout.trim()).expect("digest JSON")
+    }
+
+    /// Starts `lakewriter ARGS…` without waiting for it.
+    fn spawn(&self, args: &[&str]) -> std::process::Child {
+        let project = self.project();
+        let all = [&["--project", project.as_str(), "--json"], args].concat();
+        command(&all, self.dir.path(), &self.env())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn")
+    }
+}
+
+/// The same project on the local filesystem, for reference digests.
+fn local_reference(args: &[&[&str]], table: &str) -> Digest {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let run = |args: &[&str]| lakewriter_with(args, dir.path(), &[]);
+    run(&["demo", "demo", "--no-run"]).assert_code(0);
+    for a in args {
+        run(&[&["--project", "demo/lakewriter.toml"], *a].concat()).assert_code(0);
+    }
+    let out = run(&["--project", "demo/lakewriter.toml", "--json", "digest", table]);
+    out.assert_code(0);
+    serde_json::from_str(out.stdout.trim()).expect("digest JSON")
+}
+
+fn assert_no_secret(run: &Run) {
+    assert!(
+        !run.stdout.contains(SECRET) && !run.stderr.contains(SECRET),
+        "a secret leaked:\n{}\n{}",
+        run.stdout,
+        run.stderr
+    );
+}
+
+#[test]
+fn the_demo_runs_on_s3_with_one_setting_and_reruns_change_nothing() {
+    let s3 = S3::new("demo");
+    let run = lakewriter_with(&["--color", "never", "demo", "demo"], s3.dir.path(), &s3.env());
+    run.assert_code(0);
+    assert_no_secret(&run);
+    assert!(run.stdout.contains(&format!("root     {}", s3.root)), "{}", run.stdout);
+    assert!(run.stdout.contains("daily_orders: 30 partitions, 30 ok, 0 failed"), "{}", run.stdout);
+    assert!(run.stdout.contains("customers: 30 partitions, 30 ok, 0 failed"), "{}", run.stdout);
+    assert_eq!(run.stdout.matches("unchanged: running the day again").count(), 2, "{}", run.stdout);
+    assert!(!s3.dir.path().join("demo/lake").exists(), "nothing was written locally");
+
+    let local = local_reference(
+        &[&["backfill", "daily_orders", "--from", "2026-09-01", "--to", "2026-09-30"]],
+        "analytics.daily_orders",
+    );
+    let remote = s3.digest("analytics.daily_orders");
+    assert_eq!((remote.digest, remote.rows), (local.digest, local.rows));
+}
+
+#[test]
+fn writers_in_several_processes_all_land_and_equal_a_sequential_run() {
+    let s3 = S3::new("concurrent");
+    s3.prepare();
+    // Four workers race to create the table and then to commit twelve days between them.
+    let workers: Vec<_> = (0..4)
+        .map(|i| {
+            let shard = format!("{i}/4");
+            s3.spawn(&[
+                "backfill",
+                "daily_orders",
+                "--from",
+                "2026-09-01",
+                "--to",
+                "2026-09-12",
+                "--shard",
+                &shard,
+                "--parallel",
+                "2",
+            ])
+        })
+        .collect();
+    let mut partitions = Vec::new();
+    for worker in workers {
+        let run = finish(worker);
+        assert_no_secret(&run);
+        run.assert_code(0);
+        let (reports, summary) = run.json();
+        assert_eq!(summary.failed, 0);
+        partitions.extend(reports.into_iter().map(|r| r.partition));
+    }
+    partitions.sort();
+    let expected: Vec<String> = (1..=12).map(|d| format!("dt=2026-09-{d:02}")).collect();
+    assert_eq!(partitions, expected, "the shards covered the range exactly once");
+    let table = s3.digest("analytics.daily_orders");
+    assert_eq!(table.version, 11, "twelve commits, none lost");
+    let local = local_reference(
+        &[&["backfill", "daily_orders", "--from", "2026-09-01", "--to", "2026-09-12", "--parallel", "1"]],
+        "analytics.daily_orders",
+    );
+    assert_eq!((&table.digest, table.rows), (&local.digest, local.rows));
+
+    // Two processes on the same partition: the table ends as after one run.
+    let same: Vec<_> = (0..2).map(|_| s3.spawn(&["run", "daily_orders", "--dt", "2026-09-05"])).collect();
+    for run in same.into_iter().map(finish) {
+        run.assert_code(0);
+    }
+    let after = s3.digest("analytics.daily_orders");
+    assert_eq!((&after.digest, after.rows, after.version), (&table.digest, table.rows, table.version + 2));
+
+    // Two merges into one table conflict in Delta; the loser runs again. Order does not matter.
+    let merges: Vec<_> =
+        ["2026-09-01", "2026-09-02", "2026-09-03"].iter().map(|d| s3.spawn(&["run", "customers", "--dt", d])).collect();
+    for run in merges.into_iter().map(finish) {
+        run.assert_code(0);
+    }
+    let merged = s3.digest("core.customers");
+    let local =
+        local_reference(&[&["backfill", "customers", "--from", "2026-09-01", "--to", "2026-09-03"]], "core.customers");
+    assert_eq!((merged.digest, merged.rows), (local.digest, local.rows));
+}
+
+#[test]
+fn storage_errors_are_clear_and_show_no_secret() {
+    let s3 = S3::new("errors");
+    s3.prepare();
+    let in_dir = |args: &[&str], env: &[(&str, &str)]| {
+        let project = s3.project();
+        lakewriter_with(&[&["--project", project.as_str(), "-vv"], args].concat(), Path::new("/"), env)
+    };
+    let mut env = s3.env();
+    env.retain(|(k, _)| *k != "LAKEWRITER_ROOT");
+
+    let missing = [env.clone(), vec![("LAKEWRITER_ROOT", "s3://no-such-bucket-lakewriter/lake/")]].concat();
+    let run = in_dir(&["run", "daily_orders", "--dt", "2026-09-01"], &missing);
+    run.assert_code(1);
+    assert_no_secret(&run);
+    assert!(run.stderr.contains("error: lakehouse root s3://no-such-bucket-lakewriter/lake/"), "{}", run.stderr);
+    assert!(run.stderr.contains("NoSuchBucket") || run.stderr.contains("does not exist"), "{}", run.stderr);
+
+    let mut wrong = s3.env();
+    wrong.retain(|(k, _)| *k != "AWS_ENDPOINT_URL");
+    wrong.push(("AWS_ENDPOINT_URL", "http://127.0.0.1:9"));
+    let run = in_dir(&["run", "daily_orders", "--dt", "2026-09-01"], &wrong);
+    run.assert_code(1);
+    assert_no_secret(&run);
+    assert!(
+        run.stderr.contains("cannot list the lakehouse root") && run.stderr.contains("127.0.0.1:9"),
+        "{}",
+        run.stderr
+    );
+
+    let unsafe_rename = [s3.env(), vec![("AWS_S3_ALLOW_UNSAFE_RENAME", "true")]].concat();
+    let run = in_dir(&["run", "daily_orders", "--dt", "2026-09-01"], &unsafe_rename);
+    run.assert_code(2);
+    assert!(run.stderr.contains("unsafe commit configuration: AWS_S3_ALLOW_UNSAFE_RENAME is set"), "{}", run.stderr);
+}
