@@ -10,7 +10,8 @@ batch_rows=${2:-50000}
 dir=$(mktemp -d "${TMPDIR:-/tmp}/lakewriter-bench-merge.XXXXXX")
 trap 'rm -rf "$dir"' EXIT
 
-cargo build --release -q -p lakewriter-cli -p lakewriter-datagen --example merge_bench_data
+cargo build --release -q -p lakewriter-cli --bin lakewriter
+cargo build --release -q -p lakewriter-datagen --example merge_bench_data
 bin=${CARGO_TARGET_DIR:-target}/release
 "$bin/examples/merge_bench_data" "$dir" "$target_rows" "$batch_rows"
 
