@@ -168,10 +168,10 @@ fn writers_in_several_processes_all_land_and_equal_a_sequential_run() {
     for run in merges.into_iter().map(finish) {
         run.assert_code(0);
     }
-    let merged = s3.digest("core.customers");
+    let customers = s3.digest("core.customers");
     let local =
         local_reference(&[&["backfill", "customers", "--from", "2026-09-01", "--to", "2026-09-03"]], "core.customers");
-    assert_eq!((merged.digest, merged.rows), (local.digest, local.rows));
+    assert_eq!((customers.digest, customers.rows), (local.digest, local.rows));
 }
 
 #[test]
