@@ -74,7 +74,10 @@ impl Runner {
             job: unit.job.clone(),
             target: job.map(|j| j.target.to_string()).unwrap_or_default(),
             write: job.map(|j| j.write.mode().to_string()).unwrap_or_default(),
-            partition: job.map_or_else(|| format!("dt={:?}", unit.dt), |j| j.partition_label(unit.dt)),
+            partition: job.map_or_else(
+                || unit.dt.map_or_else(|| "all".to_owned(), |dt| format!("dt={dt}")),
+                |j| j.partition_label(unit.dt),
+            ),
             dt: unit.dt,
             status: RunStatus::Failed,
             committed: false,
