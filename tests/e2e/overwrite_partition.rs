@@ -35,7 +35,7 @@ fn running_a_partition_twice_leaves_the_table_unchanged() {
 }
 
 #[test]
-fn each_commit_records_job_partition_version_sql_hash_and_rows() {
+fn each_commit_records_its_job_partition_code_and_inputs() {
     let lake = Lake::new("2026-09-05", "2026-09-05");
     let (reports, _) = lake.cli(&["--json", "run", "daily_orders", "--dt", "2026-09-05"]).assert_code(0).json();
     let version = reports[0].table_version.expect("version");
@@ -49,10 +49,44 @@ fn each_commit_records_job_partition_version_sql_hash_and_rows() {
     assert_eq!(info["operationMetrics"]["num_added_rows"].as_u64(), reports[0].rows_written);
     assert!(reports[0].rows_written.unwrap_or(0) > 0);
 
+    let code = meta["code_fingerprint"].as_str().expect("code fingerprint").to_owned();
+    let input = meta["input_fingerprint"].as_str().expect("input fingerprint").to_owned();
+    assert_eq!((code.len(), input.len()), (32, 32));
+    let inputs = meta["inputs"].as_array().expect("the inputs are listed");
+    assert_eq!(inputs.len(), 1);
+    assert!(
+        inputs[0]["path"].as_str().is_some_and(|p| p.ends_with("raw/orders/dt=2026-09-05/part-00000.parquet")),
+        "{meta}"
+    );
+    assert!(meta["run_id"].as_str().is_some_and(|r| r.len() == 16), "{meta}");
+
+    let rerun = |lake: &Lake| {
+        let (reports, _) = lake.cli(&["--json", "run", "daily_orders", "--dt", "2026-09-05"]).assert_code(0).json();
+        lake.commit_info(TABLE_DIR, reports[0].table_version.expect("version"))["lakewriter"].clone()
+    };
+    // The same code and inputs: the same fingerprints (the run id differs).
+    let same = rerun(&lake);
+    assert_eq!(
+        (same["code_fingerprint"].as_str(), same["input_fingerprint"].as_str()),
+        (Some(code.as_str()), Some(input.as_str()))
+    );
+    assert_ne!(same["run_id"], meta["run_id"]);
+
+    // White space is not code; a comment is.
+    lake.set_job("daily_orders", TABLE, &DAILY_ORDERS_SQL.replace(' ', "  \n "));
+    assert_eq!(rerun(&lake)["code_fingerprint"].as_str(), Some(code.as_str()));
     lake.set_job("daily_orders", TABLE, &format!("{DAILY_ORDERS_SQL} -- edited"));
-    let (reports, _) = lake.cli(&["--json", "run", "daily_orders", "--dt", "2026-09-05"]).assert_code(0).json();
-    let edited = lake.commit_info(TABLE_DIR, reports[0].table_version.expect("version"));
-    assert_ne!(edited["lakewriter"]["sql_hash"], meta["sql_hash"], "the hash follows the SQL text");
+    let edited = rerun(&lake);
+    assert_ne!(edited["sql_hash"], meta["sql_hash"], "the hash follows the SQL text");
+    assert_ne!(edited["code_fingerprint"].as_str(), Some(code.as_str()));
+
+    // A late file in the day's raw folder changes the input fingerprint.
+    let late = lake.root().join("raw/orders/dt=2026-09-05/part-00001.parquet");
+    lakewriter_datagen::write_parquet(&late, &lakewriter_datagen::orders_for(crate::support::day("2026-09-06")))
+        .expect("late file");
+    let with_late = rerun(&lake);
+    assert_ne!(with_late["input_fingerprint"].as_str(), Some(input.as_str()));
+    assert_eq!(with_late["inputs"].as_array().map(Vec::len), Some(2));
 }
 
 #[test]

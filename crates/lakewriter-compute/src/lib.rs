@@ -18,4 +18,4 @@ mod error;
 pub use catalog::{TableEntry, TableKind};
 pub use error::{Error, Result};
 pub use keyed::{KeyedCounts, KeyedSource, KeyedSpec};
-pub use query::{PartitionQuery, ScannedFile, condition, diff, plan_partition};
+pub use query::{PartitionQuery, condition, diff, plan_partition};

@@ -13,17 +13,9 @@ use datafusion::execution::context::SQLOptions;
 use datafusion::logical_expr::LogicalPlan;
 use datafusion::physical_plan::ExecutionPlan;
 use datafusion::prelude::{Expr, SessionContext};
-use lakewriter_core::days_since_epoch;
-use serde::Serialize;
+use lakewriter_core::{InputFile, days_since_epoch};
 
 use crate::{Error, Result};
-
-/// One raw file that a partition's physical plan scans.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-pub struct ScannedFile {
-    pub path: String,
-    pub size: u64,
-}
 
 /// A job's SQL planned for one date.
 #[derive(Debug, Clone)]
@@ -31,7 +23,7 @@ pub struct PartitionQuery {
     /// The logical plan with `$dt` replaced by its value, ready to stream into a writer.
     pub plan: LogicalPlan,
     /// The files the physical plan scans after partition pruning, sorted.
-    pub files: Vec<ScannedFile>,
+    pub files: Vec<InputFile>,
 }
 
 fn dt_param(dt: NaiveDate) -> ParamValues {
@@ -59,17 +51,17 @@ pub async fn plan_partition(ctx: &SessionContext, sql: &str, dt: Option<NaiveDat
     Ok(PartitionQuery { plan, files })
 }
 
-fn collect_files(plan: &Arc<dyn ExecutionPlan>, out: &mut Vec<ScannedFile>) {
+fn collect_files(plan: &Arc<dyn ExecutionPlan>, out: &mut Vec<InputFile>) {
     if let Some(source) = plan.downcast_ref::<DataSourceExec>()
         && let Some(config) = source.data_source().downcast_ref::<FileScanConfig>()
     {
         for group in &config.file_groups {
-            out.extend(
-                group
-                    .files()
-                    .iter()
-                    .map(|f| ScannedFile { path: f.object_meta.location.to_string(), size: f.object_meta.size }),
-            );
+            out.extend(group.files().iter().map(|f| InputFile {
+                path: f.object_meta.location.to_string(),
+                size: f.object_meta.size,
+                modified: Some(f.object_meta.last_modified.to_rfc3339()),
+                e_tag: f.object_meta.e_tag.clone(),
+            }));
         }
     }
     for child in plan.children() {

@@ -15,7 +15,7 @@ pub use date::{DateRange, days_since_epoch, parse_date};
 pub use error::{Error, Result};
 pub use project::{JobSpec, OnDuplicateKeys, Project, SqlSource, WriteMode, WriteSpec, root_url};
 pub use table_ref::TableRef;
-pub use unit::PartitionRun;
+pub use unit::{InputFile, PartitionRun, input_fingerprint};
 
 /// The version of lakewriter recorded in every commit it makes.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

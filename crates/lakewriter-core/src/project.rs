@@ -117,6 +117,15 @@ pub struct JobSpec {
 }
 
 impl JobSpec {
+    /// A hash of what decides the job's output besides its inputs: the SQL text with runs of
+    /// white space folded, and the write settings. Editing either changes it.
+    #[must_use]
+    pub fn code_fingerprint(&self, sql: &str) -> String {
+        let sql: Vec<&str> = sql.split_whitespace().collect();
+        let settings = format!("{}|{:?}|{:?}", self.target, self.partition_by, self.write);
+        crate::stable_hash(format!("{}\n{settings}", sql.join(" ")).as_bytes())
+    }
+
     /// The name of a logical partition in reports and commits: `dt=2026-09-30` (with the job's
     /// `partition_by` column, `dt` where it has none), `all` for a run without a date.
     #[must_use]

@@ -41,3 +41,58 @@ impl std::fmt::Display for PartitionRun {
         }
     }
 }
+
+/// One input file a partition's plan read: what its input fingerprint is made of.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct InputFile {
+    pub path: String,
+    pub size: u64,
+    /// Last-modified time (RFC 3339), where the store reports one.
+    pub modified: Option<String>,
+    pub e_tag: Option<String>,
+}
+
+/// A hash of a set of input files (order-independent): two runs that read the same files, of the
+/// same size, modification time and e-tag, have the same input fingerprint.
+#[must_use]
+pub fn input_fingerprint(files: &[InputFile]) -> String {
+    let mut lines: Vec<String> = files
+        .iter()
+        .map(|f| {
+            format!(
+                "{}|{}|{}|{}",
+                f.path,
+                f.size,
+                f.modified.as_deref().unwrap_or(""),
+                f.e_tag.as_deref().unwrap_or("")
+            )
+        })
+        .collect();
+    lines.sort();
+    crate::stable_hash(lines.join("\n").as_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file(path: &str, size: u64) -> InputFile {
+        InputFile { path: path.into(), size, modified: Some("2026-09-30T00:00:00Z".into()), e_tag: None }
+    }
+
+    #[test]
+    fn input_fingerprints_ignore_order_and_see_every_change() {
+        let a = [file("raw/o/dt=1/a.parquet", 10), file("raw/o/dt=1/b.parquet", 20)];
+        let reversed = [a[1].clone(), a[0].clone()];
+        assert_eq!(input_fingerprint(&a), input_fingerprint(&reversed));
+        assert_ne!(input_fingerprint(&a), input_fingerprint(&a[..1]), "a file removed");
+        assert_ne!(
+            input_fingerprint(&a),
+            input_fingerprint(&[a[0].clone(), file("raw/o/dt=1/b.parquet", 21)]),
+            "a file changed"
+        );
+        let late = [a[0].clone(), a[1].clone(), file("raw/o/dt=1/late.parquet", 5)];
+        assert_ne!(input_fingerprint(&a), input_fingerprint(&late), "a late file");
+        assert_eq!(input_fingerprint(&[]).len(), 32);
+    }
+}

@@ -38,9 +38,23 @@ pub struct CommitMetadata {
     pub lakewriter_version: String,
     /// Hash of the job's SQL text.
     pub sql_hash: String,
+    /// Hash of the normalized SQL and the write settings: what decides the output besides inputs.
+    pub code_fingerprint: String,
+    /// Hash of the input files the plan read (path, size, modification time, e-tag).
+    pub input_fingerprint: String,
+    /// The input files themselves, where there are few (at most [`CommitMetadata::MAX_LISTED_INPUTS`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub inputs: Option<Vec<lakewriter_core::InputFile>>,
+    /// Identifies the run (and its retries) in logs and reports.
+    pub run_id: String,
     /// An `append --force`: rows appended again on purpose.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub forced: bool,
+}
+
+impl CommitMetadata {
+    /// Input lists longer than this are recorded by their fingerprint only.
+    pub const MAX_LISTED_INPUTS: usize = 100;
 }
 
 /// The outcome of one committed write.

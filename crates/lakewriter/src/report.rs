@@ -35,10 +35,14 @@ pub struct PartitionReport {
     pub files_removed: Option<u64>,
     /// Raw and Delta files the job's physical plan read, after partition pruning.
     pub files_scanned: Option<usize>,
+    /// Hash of those files (path, size, modification time, e-tag), as recorded in the commit.
+    pub input_fingerprint: Option<String>,
     /// `merge` and `append_dedup`: what happened to each source row.
     pub changes: Option<KeyedCounts>,
     /// Attempts beyond the first, after conflicts with concurrent commits.
     pub retries: u32,
+    /// Identifies this run in logs and in the commit's metadata.
+    pub run_id: String,
     pub duration_ms: u64,
     pub note: Option<String>,
     pub error: Option<String>,

@@ -7,7 +7,7 @@ use datafusion::common::DFSchema;
 use datafusion::prelude::SessionContext;
 use futures::StreamExt;
 use lakewriter_compute::{KeyedSpec, TableKind, catalog, keyed};
-use lakewriter_core::{JobSpec, OnDuplicateKeys, PartitionRun, WriteSpec, stable_hash};
+use lakewriter_core::{JobSpec, OnDuplicateKeys, PartitionRun, WriteSpec, input_fingerprint, stable_hash};
 use lakewriter_delta::{AppendOutcome, CommitMetadata, Committed, MergeSpec, Target};
 use lakewriter_storage::Location;
 use url::Url;
@@ -86,8 +86,10 @@ impl Runner {
             files_added: None,
             files_removed: None,
             files_scanned: None,
+            input_fingerprint: None,
             changes: None,
             retries: 0,
+            run_id: String::new(),
             duration_ms: 0,
             note: None,
             error: None,
@@ -110,14 +112,16 @@ impl Runner {
     /// its commit conflicted with a concurrent one.
     async fn run_into(&self, unit: &PartitionRun, location: &Location) -> PartitionReport {
         let started = Instant::now();
+        let run_id = new_run_id(unit);
         let mut attempt = 0;
         loop {
             let mut report = self.blank_report(unit);
             let outcome = match self.workspace.job(&unit.job) {
-                Ok(job) => self.execute(job, unit, location, &mut report).await,
+                Ok(job) => self.execute(job, unit, location, &run_id, &mut report).await,
                 Err(e) => Err(Box::new(e) as BoxError),
             };
             report.retries = attempt;
+            report.run_id.clone_from(&run_id);
             match outcome {
                 Ok(()) => {
                     report.duration_ms = elapsed_ms(started);
@@ -133,6 +137,7 @@ impl Runner {
                 Err(e) => {
                     let mut report = self.failed(unit, started, e.as_ref());
                     report.retries = attempt;
+                    report.run_id = run_id;
                     tracing::info!(partition = %unit, error = report.error.as_deref(), "failed; nothing committed");
                     return report;
                 }
@@ -145,18 +150,24 @@ impl Runner {
         job: &JobSpec,
         unit: &PartitionRun,
         location: &Location,
+        run_id: &str,
         report: &mut PartitionReport,
     ) -> std::result::Result<(), BoxError> {
         self.workspace.check_run(job, unit.dt, unit.force)?;
         let sql = self.workspace.sql(job)?;
         let query = lakewriter_compute::plan_partition(&self.ctx, &sql, unit.dt).await?;
         report.files_scanned = Some(query.files.len());
+        report.input_fingerprint = Some(input_fingerprint(&query.files));
         let metadata = CommitMetadata {
             job: job.name.clone(),
             partition: report.partition.clone(),
             write: job.write.mode().to_string(),
             lakewriter_version: lakewriter_core::VERSION.to_owned(),
             sql_hash: stable_hash(sql.as_bytes()),
+            code_fingerprint: job.code_fingerprint(&sql),
+            input_fingerprint: input_fingerprint(&query.files),
+            inputs: (query.files.len() <= CommitMetadata::MAX_LISTED_INPUTS).then(|| query.files.clone()),
+            run_id: run_id.to_owned(),
             forced: unit.force,
         };
         let name = job.target.to_string();
@@ -374,6 +385,12 @@ impl Runner {
         report.digest_second = Some(d2.digest);
         Ok(report)
     }
+}
+
+/// A run id: unique enough to tell runs apart in logs and commit history.
+fn new_run_id(unit: &PartitionRun) -> String {
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+    stable_hash(format!("{unit}/{now}/{}", std::process::id()).as_bytes())[..16].to_owned()
 }
 
 fn elapsed_ms(started: Instant) -> u64 {
