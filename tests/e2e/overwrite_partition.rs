@@ -81,8 +81,8 @@ fn each_commit_records_its_job_partition_code_and_inputs() {
     assert_ne!(edited["code_fingerprint"].as_str(), Some(code.as_str()));
 
     // A late file in the day's raw folder changes the input fingerprint.
-    let late = lake.root().join("raw/orders/dt=2026-09-05/part-00001.parquet");
-    lakewriter_datagen::write_parquet(&late, &lakewriter_datagen::orders_for(crate::support::day("2026-09-06")))
+    let late_file = lake.root().join("raw/orders/dt=2026-09-05/part-00001.parquet");
+    lakewriter_datagen::write_parquet(&late_file, &lakewriter_datagen::orders_for(crate::support::day("2026-09-06")))
         .expect("late file");
     let with_late = rerun(&lake);
     assert_ne!(with_late["input_fingerprint"].as_str(), Some(input.as_str()));
