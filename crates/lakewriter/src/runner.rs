@@ -108,7 +108,7 @@ impl Runner {
         report
     }
 
-    /// Runs one partition into the table at `url`, retrying the whole run (plan and write) when
+    /// Runs one partition into the table at `location`, retrying the whole run (plan and write) when
     /// its commit conflicted with a concurrent one.
     async fn run_into(&self, unit: &PartitionRun, location: &Location) -> PartitionReport {
         let started = Instant::now();
@@ -156,8 +156,9 @@ impl Runner {
         self.workspace.check_run(job, unit.dt, unit.force)?;
         let sql = self.workspace.sql(job)?;
         let query = lakewriter_compute::plan_partition(&self.ctx, &sql, unit.dt).await?;
+        let inputs = input_fingerprint(&query.files);
         report.files_scanned = Some(query.files.len());
-        report.input_fingerprint = Some(input_fingerprint(&query.files));
+        report.input_fingerprint = Some(inputs.clone());
         let metadata = CommitMetadata {
             job: job.name.clone(),
             partition: report.partition.clone(),
@@ -165,7 +166,7 @@ impl Runner {
             lakewriter_version: lakewriter_core::VERSION.to_owned(),
             sql_hash: stable_hash(sql.as_bytes()),
             code_fingerprint: job.code_fingerprint(&sql),
-            input_fingerprint: input_fingerprint(&query.files),
+            input_fingerprint: inputs,
             inputs: (query.files.len() <= CommitMetadata::MAX_LISTED_INPUTS).then(|| query.files.clone()),
             run_id: run_id.to_owned(),
             forced: unit.force,
