@@ -44,19 +44,4 @@ pub enum Error {
     Plan { param: String, source: Box<DataFusionError> },
 }
 
-impl Error {
-    /// True where the job's SQL is at fault, not the storage.
-    #[must_use]
-    pub fn is_user_error(&self) -> bool {
-        !matches!(
-            self,
-            Self::ListRoot { .. }
-                | Self::RegisterRaw { .. }
-                | Self::Register { .. }
-                | Self::Keyed { .. }
-                | Self::Diff { .. }
-        )
-    }
-}
-
 pub type Result<T, E = Error> = std::result::Result<T, E>;

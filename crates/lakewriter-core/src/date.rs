@@ -71,6 +71,7 @@ impl DateRange {
         usize::try_from((self.to - self.from).num_days()).unwrap_or(0) + 1
     }
 
+    /// Always false: a range holds at least one day.
     #[must_use]
     pub fn is_empty(&self) -> bool {
         false

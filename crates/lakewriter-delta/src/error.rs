@@ -34,13 +34,6 @@ pub enum Error {
 }
 
 impl Error {
-    /// True for errors caused by the data or the job (not by storage or a bug): rerunning the same
-    /// code on the same input fails the same way.
-    #[must_use]
-    pub fn is_data_error(&self) -> bool {
-        matches!(self, Self::OutsideSlice { .. } | Self::SchemaMismatch { .. })
-    }
-
     /// True where running the same write again may succeed: a concurrent commit changed what this
     /// one read (Delta's conflict rules), so the write must be planned and run anew.
     #[must_use]
