@@ -5,7 +5,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 /// Idempotent Delta Lake loads: every run of a partition yields the same table.
 #[derive(Debug, Parser)]
-#[command(name = "lakewriter", version, about, propagate_version = true)]
+#[command(name = "lakewriter", version, propagate_version = true)]
 pub struct Cli {
     #[command(flatten)]
     pub global: Global,
@@ -81,6 +81,7 @@ pub enum Command {
     /// Apply a job's write twice to a scratch copy of its target and check that the second
     /// application changed nothing.
     Verify {
+        /// The job, as named in the project file.
         job: String,
         /// The logical date, YYYY-MM-DD (every write mode but `rebuild`).
         #[arg(long, value_parser = date, value_name = "DATE")]
@@ -91,6 +92,7 @@ pub enum Command {
     },
     /// Run a job for every date of a range, each an independent idempotent run.
     Backfill {
+        /// The job, as named in the project file.
         job: String,
         /// First date, YYYY-MM-DD.
         #[arg(long, value_parser = date, value_name = "DATE")]
