@@ -61,7 +61,17 @@ pub async fn version(location: &Location) -> Result<Option<u64>> {
 
 /// A DataFusion table provider over the table's latest snapshot.
 pub async fn provider(location: &Location) -> Result<Arc<dyn TableProvider>> {
-    let table = open_existing(location).await?;
+    provider_of(location, &open_existing(location).await?).await
+}
+
+/// The table's current version and a provider over that snapshot, `None` where no table exists
+/// yet: one load of the log for both.
+pub async fn current(location: &Location) -> Result<Option<(u64, Arc<dyn TableProvider>)>> {
+    let Some(table) = open_if_exists(location).await? else { return Ok(None) };
+    Ok(Some((table.version().unwrap_or_default(), provider_of(location, &table).await?)))
+}
+
+async fn provider_of(location: &Location, table: &DeltaTable) -> Result<Arc<dyn TableProvider>> {
     table.table_provider().await.map_err(|e| Error::Read { url: location.url().clone(), source: e.into() })
 }
 
@@ -72,7 +82,7 @@ pub async fn provider_at(location: &Location, version: u64) -> Result<Arc<dyn Ta
         .load_version(version)
         .await
         .map_err(|source| Error::Open { url: location.url().clone(), source: Box::new(source) })?;
-    table.table_provider().await.map_err(|e| Error::Read { url: location.url().clone(), source: e.into() })
+    provider_of(location, &table).await
 }
 
 /// The table's Arrow schema, `None` where no table exists yet.

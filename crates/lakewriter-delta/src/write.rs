@@ -222,30 +222,31 @@ pub async fn append_once(
     app_id: &str,
     force: bool,
 ) -> Result<AppendOutcome> {
-    if let Some(existing) = table::open_if_exists(target.location).await? {
-        let previous = transaction_version(&existing, app_id, target.location).await?;
-        if let (Some(txn_version), false) = (previous, force) {
-            return Ok(AppendOutcome::AlreadyCommitted {
-                version: existing.version().unwrap_or_default(),
-                txn_version,
-            });
-        }
-    }
-    let mut next = 1;
     let props = properties(target.metadata, target.location)?;
+    let mut already = None;
     let table = attempt(&target, |table| async {
-        if table.version().is_some() {
-            next = transaction_version(&table, app_id, target.location).await?.map_or(1, |v| v + 1);
+        let previous = match table.version() {
+            Some(_) => transaction_version(&table, app_id, target.location).await?,
+            None => None,
+        };
+        if let (Some(txn_version), false) = (previous, force) {
+            already =
+                Some(AppendOutcome::AlreadyCommitted { version: table.version().unwrap_or_default(), txn_version });
+            return Ok(table);
         }
         check_schema(&table, plan.schema().as_arrow(), target.name)?;
+        let txn = Transaction::new(app_id, previous.map_or(1, |v| v + 1));
         builder(table, session, plan, &target)
             .with_save_mode(SaveMode::Append)
-            .with_commit_properties(props.with_application_transaction(Transaction::new(app_id, next)))
+            .with_commit_properties(props.with_application_transaction(txn))
             .await
             .map_err(|e| write_error(&target, "the table", e))
     })
     .await?;
-    Ok(AppendOutcome::Committed(committed(&table, target.name).await?))
+    match already {
+        Some(outcome) => Ok(outcome),
+        None => Ok(AppendOutcome::Committed(committed(&table, target.name).await?)),
+    }
 }
 
 async fn transaction_version(table: &DeltaTable, app_id: &str, location: &Location) -> Result<Option<i64>> {

@@ -7,7 +7,7 @@ use datafusion::common::DFSchema;
 use datafusion::prelude::SessionContext;
 use futures::StreamExt;
 use lakewriter_compute::{KeyedSpec, TableKind, catalog, keyed};
-use lakewriter_core::{JobSpec, OnDuplicateKeys, PartitionRun, WriteSpec, input_fingerprint, stable_hash};
+use lakewriter_core::{JobSpec, PartitionRun, WriteSpec, input_fingerprint, stable_hash};
 use lakewriter_delta::{AppendOutcome, CommitMetadata, Committed, MergeSpec, Target};
 use lakewriter_storage::Location;
 use url::Url;
@@ -217,20 +217,8 @@ impl Runner {
                     }
                 }
             }
-            (WriteSpec::Merge { key, newer_by, on_duplicate_keys, delete_when }, _) => {
-                let spec = KeyedSpec {
-                    key,
-                    newer_by: Some(newer_by),
-                    delete_when: delete_when.as_deref(),
-                    duplicates_are_errors: *on_duplicate_keys == OnDuplicateKeys::Error,
-                };
-                match self.apply_keyed(target, query.plan, &spec, report).await? {
-                    Some(committed) => committed,
-                    None => return Ok(()),
-                }
-            }
-            (WriteSpec::AppendDedup { key }, _) => {
-                let spec = KeyedSpec { key, newer_by: None, delete_when: None, duplicates_are_errors: false };
+            (WriteSpec::Merge { .. } | WriteSpec::AppendDedup { .. }, _) => {
+                let spec = KeyedSpec::of(&job.write).ok_or("a keyed write mode has a keyed source")?;
                 match self.apply_keyed(target, query.plan, &spec, report).await? {
                     Some(committed) => committed,
                     None => return Ok(()),
@@ -258,11 +246,7 @@ impl Runner {
         report: &mut PartitionReport,
     ) -> std::result::Result<Option<Committed>, BoxError> {
         let source = keyed::prepare(&self.ctx, plan, spec).await?;
-        let current = lakewriter_delta::table::version(target.location).await?;
-        let provider = match current {
-            Some(_) => Some(lakewriter_delta::table::provider(target.location).await?),
-            None => None,
-        };
+        let (current, provider) = lakewriter_delta::table::current(target.location).await?.unzip();
         let counts = keyed::classify(&self.ctx, &source, provider, spec).await?;
         report.changes = Some(counts);
         if !counts.changes_anything() {
