@@ -87,7 +87,7 @@ async fn dispatch(cli: Cli) -> Result<ExitCode> {
                 Some((index, count)) => days.shard(index, count).collect(),
                 None => days.days().collect(),
             };
-            backfill(&runner, &mut printer, &spec, days, parallel).await
+            Ok(backfill(&runner, &mut printer, &spec, days, parallel).await?.1)
         }
         Command::Verify { job, dt, force } => {
             let runner = open_runner(&cli.global).await?;
@@ -146,13 +146,15 @@ fn elapsed_ms(started: Instant) -> u64 {
     u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX)
 }
 
+/// Runs a backfill with a progress bar, prints its partitions and summary; returns the reports
+/// and the exit code.
 async fn backfill(
     runner: &Runner,
     printer: &mut Printer,
     job: &lakewriter::JobSpec,
     days: Vec<chrono::NaiveDate>,
     parallel: Option<u16>,
-) -> Result<ExitCode> {
+) -> Result<(Vec<PartitionReport>, ExitCode)> {
     let started = Instant::now();
     let parallel = parallel.map_or_else(|| default_parallelism(job), usize::from);
     printer.start_progress(days.len(), &job.name);
@@ -169,7 +171,8 @@ async fn backfill(
         return Err(e.into());
     }
     printer.partition_lines(&reports)?;
-    finish(printer, &reports, &Summary::of(&job.name, &reports, elapsed_ms(started)))
+    let code = finish(printer, &reports, &Summary::of(&job.name, &reports, elapsed_ms(started)))?;
+    Ok((reports, code))
 }
 
 /// Prints the summary, and each failed partition's error on stderr.
@@ -256,14 +259,8 @@ async fn demo_job(
             job.target
         ),
     )?;
-    let started = Instant::now();
-    printer.start_progress(demo::days().len(), &job.name);
-    let reports = runner
-        .backfill(job, demo::days().days(), default_parallelism(job), |r| printer.partition_done(r).unwrap_or(()))
-        .await;
-    printer.finish_progress();
-    printer.partition_lines(&reports)?;
-    if finish(printer, &reports, &Summary::of(&job.name, &reports, elapsed_ms(started)))? != ExitCode::SUCCESS {
+    let (reports, code) = backfill(runner, printer, job, demo::days().days().collect(), None).await?;
+    if code != ExitCode::SUCCESS {
         return Ok(false);
     }
     let changes: Vec<_> = reports.iter().filter_map(|r| r.changes).collect();
