@@ -45,6 +45,23 @@ pub struct Global {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OnlyChoice {
+    Missing,
+    Stale,
+    All,
+}
+
+impl From<OnlyChoice> for lakewriter::Only {
+    fn from(value: OnlyChoice) -> Self {
+        match value {
+            OnlyChoice::Missing => Self::Missing,
+            OnlyChoice::Stale => Self::Stale,
+            OnlyChoice::All => Self::All,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ColorChoice {
     Auto,
     Always,
@@ -108,6 +125,36 @@ pub enum Command {
         /// 0/N … N-1/N cover the range exactly once between them.
         #[arg(long, value_name = "I/N", value_parser = shard)]
         shard: Option<(u32, u32)>,
+        /// Which partitions of the range to run: all (a rerun is always safe), stale (never
+        /// written, or code or inputs changed since), or missing (never written).
+        #[arg(long, value_enum, default_value_t = OnlyChoice::All, value_name = "WHICH")]
+        only: OnlyChoice,
+    },
+    /// Show which partitions of a job are fresh, stale (inputs or code changed since their last
+    /// write) or missing, from the state each write recorded in the table's own log.
+    Status {
+        /// The job, as named in the project file.
+        job: String,
+        /// First date [default: the first partition the job wrote].
+        #[arg(long, value_parser = date, value_name = "DATE", requires = "to")]
+        from: Option<NaiveDate>,
+        /// Last date, inclusive [default: the last partition the job wrote].
+        #[arg(long, value_parser = date, value_name = "DATE", requires = "from")]
+        to: Option<NaiveDate>,
+    },
+    /// Show what `backfill` would run over a range, and why, without writing anything.
+    Plan {
+        /// The job, as named in the project file.
+        job: String,
+        /// First date, YYYY-MM-DD.
+        #[arg(long, value_parser = date, value_name = "DATE")]
+        from: NaiveDate,
+        /// Last date (inclusive), YYYY-MM-DD.
+        #[arg(long, value_parser = date, value_name = "DATE")]
+        to: NaiveDate,
+        /// As for backfill.
+        #[arg(long, value_enum, default_value_t = OnlyChoice::All, value_name = "WHICH")]
+        only: OnlyChoice,
     },
     /// Write a sample project into DIR, backfill it, rerun a day and show that nothing changed.
     Demo {
@@ -117,6 +164,10 @@ pub enum Command {
         /// Only lay out the project file and the raw data; run nothing.
         #[arg(long)]
         no_run: bool,
+        /// Deliver a file of late orders into this day's raw partition (after a demo run), and
+        /// run nothing: then see `status` and `backfill --only stale`.
+        #[arg(long, value_parser = date, value_name = "DATE", conflicts_with = "no_run")]
+        late: Option<NaiveDate>,
     },
     /// Print the content digest of a table (independent of files, row order and version).
     Digest {

@@ -73,21 +73,49 @@ async fn dispatch(cli: Cli) -> Result<ExitCode> {
             printer.partition_lines(&reports)?;
             finish(&printer, &reports, &Summary::of(&job, &reports, elapsed_ms(started)))
         }
-        Command::Backfill { job, from, to, parallel, shard } => {
-            let days = DateRange::new(from, to).map_err(lakewriter::Error::from)?;
+        Command::Backfill { job, from, to, parallel, shard, only } => {
+            let range = DateRange::new(from, to).map_err(lakewriter::Error::from)?;
+            let runner = open_runner(&cli.global).await?;
+            let spec = partitioned_job(&runner, &job, "backfill")?;
+            let mut days: Vec<chrono::NaiveDate> = match shard {
+                Some((index, count)) => range.shard(index, count).collect(),
+                None => range.days().collect(),
+            };
+            let only = lakewriter::Only::from(only);
+            if only != lakewriter::Only::All {
+                let status = runner.status(&spec, Some(range)).await?;
+                let selected: Vec<_> =
+                    status.partitions.iter().filter(|p| only.selects(p)).filter_map(|p| p.dt).collect();
+                days.retain(|d| selected.contains(d));
+                if days.is_empty() {
+                    say(&printer, &format!("{job}: nothing to run: no {} partition in {from}..{to}", only.as_str()))?;
+                }
+            }
+            Ok(backfill(&runner, &mut printer, &spec, days, parallel).await?.1)
+        }
+        Command::Status { job, from, to } => {
+            let range = match (from, to) {
+                (Some(from), Some(to)) => Some(DateRange::new(from, to).map_err(lakewriter::Error::from)?),
+                _ => None,
+            };
             let runner = open_runner(&cli.global).await?;
             let spec = runner.workspace().job(&job)?.clone();
-            if !spec.write.needs_partition() {
-                return Err(lakewriter::Error::Usage(format!(
-                    "job `{job}` (write = \"rebuild\") has no partitions to backfill: use `lakewriter run {job}`"
-                ))
-                .into());
-            }
-            let days: Vec<chrono::NaiveDate> = match shard {
-                Some((index, count)) => days.shard(index, count).collect(),
-                None => days.days().collect(),
-            };
-            Ok(backfill(&runner, &mut printer, &spec, days, parallel).await?.1)
+            let status = runner.status(&spec, range).await?;
+            printer.status(&status)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Plan { job, from, to, only } => {
+            let range = DateRange::new(from, to).map_err(lakewriter::Error::from)?;
+            let runner = open_runner(&cli.global).await?;
+            let spec = partitioned_job(&runner, &job, "plan")?;
+            let status = runner.status(&spec, Some(range)).await?;
+            let planned: Vec<_> = status
+                .partitions
+                .iter()
+                .map(|p| lakewriter::PlannedPartition::of(p, only.into(), spec.write.mode()))
+                .collect();
+            printer.plan(&status, &planned, only.into())?;
+            Ok(ExitCode::SUCCESS)
         }
         Command::Verify { job, dt, force } => {
             let runner = open_runner(&cli.global).await?;
@@ -99,7 +127,22 @@ async fn dispatch(cli: Cli) -> Result<ExitCode> {
             }
             Ok(if verdict.pass { ExitCode::SUCCESS } else { ExitCode::from(FAILED) })
         }
-        Command::Demo { dir, no_run } => run_demo(&cli.global, &mut printer, &dir, no_run).await,
+        Command::Demo { dir, no_run, late: None } => run_demo(&cli.global, &mut printer, &dir, no_run).await,
+        Command::Demo { dir, late: Some(day), .. } => {
+            let project_file = dir.join("lakewriter.toml");
+            let workspace = Workspace::load(Some(&project_file), cli.global.root.as_deref())?;
+            let written = demo::write_late(&workspace.root, day).await?;
+            let file = demo::late_file(day);
+            say(
+                &printer,
+                &if written {
+                    format!("late orders delivered: {file} (below {})", workspace.root.url())
+                } else {
+                    format!("{file} was delivered before; kept as it is")
+                },
+            )?;
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Digest { table, partition } => {
             let workspace = Workspace::load(cli.global.project.as_deref(), cli.global.root.as_deref())?;
             let table = TableRef::parse(&table).map_err(lakewriter::Error::from)?;
@@ -114,6 +157,18 @@ async fn dispatch(cli: Cli) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+/// The job `name`, which must have date partitions for `command`.
+fn partitioned_job(runner: &Runner, name: &str, command: &str) -> Result<lakewriter::JobSpec> {
+    let spec = runner.workspace().job(name)?.clone();
+    if !spec.write.needs_partition() {
+        return Err(lakewriter::Error::Usage(format!(
+            "job `{name}` (write = \"rebuild\") has no partitions to {command}: use `lakewriter run {name}`"
+        ))
+        .into());
+    }
+    Ok(spec)
 }
 
 /// The `--json` line of `lakewriter digest`.

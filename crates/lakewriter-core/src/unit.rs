@@ -45,6 +45,8 @@ impl std::fmt::Display for PartitionRun {
 /// One input file a partition's plan read: what its input fingerprint is made of.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct InputFile {
+    /// Relative to the lakehouse root where the file is below it, so that moving the lakehouse
+    /// changes no fingerprint.
     pub path: String,
     pub size: u64,
     /// Last-modified time (RFC 3339), where the store reports one.
@@ -53,20 +55,13 @@ pub struct InputFile {
 }
 
 /// A hash of a set of input files (order-independent): two runs that read the same files, of the
-/// same size, modification time and e-tag, have the same input fingerprint.
+/// same size and e-tag (or, where the store has no e-tag, modification time), have the same input
+/// fingerprint. An S3 e-tag follows the content, so a copied bucket keeps its fingerprints.
 #[must_use]
 pub fn input_fingerprint(files: &[InputFile]) -> String {
     let mut lines: Vec<String> = files
         .iter()
-        .map(|f| {
-            format!(
-                "{}|{}|{}|{}",
-                f.path,
-                f.size,
-                f.modified.as_deref().unwrap_or(""),
-                f.e_tag.as_deref().unwrap_or("")
-            )
-        })
+        .map(|f| format!("{}|{}|{}", f.path, f.size, f.e_tag.as_deref().or(f.modified.as_deref()).unwrap_or("")))
         .collect();
     lines.sort();
     crate::stable_hash(lines.join("\n").as_bytes())

@@ -71,9 +71,22 @@ pub fn orders_schema() -> Arc<Schema> {
 /// The orders of one day: 80 to 159 orders from 40 customers, amounts 5.00 to 504.99.
 #[must_use]
 pub fn orders_for(day: NaiveDate) -> RecordBatch {
+    orders(day, 0, 80)
+}
+
+/// Orders of `day` delivered late, in a file of their own: 5 to 84 more orders, with order ids of
+/// their own (from `day`'s number × 100,000 + 50,000).
+#[must_use]
+pub fn late_orders_for(day: NaiveDate) -> RecordBatch {
+    orders(day, 50_000, 5)
+}
+
+/// `min` to `min + 79` orders of `day`, numbered from `day`'s number × 100,000 + `first`.
+fn orders(day: NaiveDate, first: i64, min: u64) -> RecordBatch {
     let day_index = i64::from(days_since_epoch(day));
-    let mut rng = SplitMix64(u64::try_from(day_index).unwrap_or(0).wrapping_mul(0x2545_F491_4F6C_DD1D));
-    let n = 80 + rng.below(80);
+    let seed = u64::try_from(day_index + first).unwrap_or(0).wrapping_mul(0x2545_F491_4F6C_DD1D);
+    let mut rng = SplitMix64(seed);
+    let n = min + rng.below(80);
     let day_start_us = day_index * 86_400 * 1_000_000;
     let mut order_id = Vec::new();
     let mut customer_id = Vec::new();
@@ -82,7 +95,7 @@ pub fn orders_for(day: NaiveDate) -> RecordBatch {
     let mut created_at = Vec::new();
     let mut second_of_day: i64 = 0;
     for i in 0..n {
-        order_id.push(day_index * 100_000 + i64::try_from(i).unwrap_or(0));
+        order_id.push(day_index * 100_000 + first + i64::try_from(i).unwrap_or(0));
         customer_id.push(1 + i64::try_from(rng.below(40)).unwrap_or(0));
         amount.push(500 + i128::from(rng.below(50_000)));
         status.push(STATUSES[usize::try_from(rng.below(4)).unwrap_or(0)]);

@@ -3,6 +3,7 @@
 //! - [`session`]: the DataFusion session delta-rs plans and writes with;
 //! - [`table`]: opening Delta tables and exposing them to SQL;
 //! - [`write`]: the write strategies, each a single Delta commit carrying lakewriter's metadata;
+//! - [`state`]: the partition state each commit records, and reading it back from the log;
 //! - [`schema`]: the result-versus-table schema check;
 //! - [`digest`]: a content digest of a table or partition, independent of file layout, row order
 //!   and table version.
@@ -11,6 +12,7 @@
 
 pub mod digest;
 pub mod schema;
+pub mod state;
 pub mod table;
 pub mod write;
 
@@ -19,8 +21,8 @@ mod error;
 pub use digest::{Digest, digest};
 pub use error::{Error, Result};
 pub use write::{
-    AppendOutcome, CommitMetadata, Committed, MergeSpec, Target, append_once, merge, partition_predicate, replace_all,
-    replace_where,
+    AppendOutcome, CommitMetadata, Committed, MergeSpec, Target, append_once, merge, partition_predicate, record_state,
+    replace_all, replace_where,
 };
 
 use datafusion::prelude::SessionContext;

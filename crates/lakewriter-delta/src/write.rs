@@ -10,7 +10,6 @@ use datafusion::common::{Column, ScalarValue, TableReference};
 use datafusion::execution::SessionState;
 use datafusion::logical_expr::LogicalPlan;
 use datafusion::prelude::{DataFrame, Expr, col, lit};
-use deltalake::kernel::Transaction;
 use deltalake::kernel::transaction::CommitProperties;
 use deltalake::operations::write::{SchemaMode, WriteBuilder};
 use deltalake::protocol::SaveMode;
@@ -19,7 +18,7 @@ use lakewriter_core::days_since_epoch;
 use lakewriter_storage::Location;
 use serde::Serialize;
 
-use crate::{Error, Result, table};
+use crate::{Error, Result, state, table};
 
 /// How often a commit that lost the race for a log version is retried. A retry re-checks Delta's
 /// conflict rules against the commits that won (writes to other partitions do not conflict) and
@@ -81,10 +80,9 @@ pub struct Target<'a> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AppendOutcome {
     Committed(Committed),
-    /// This (job, partition) was appended before, in a commit that set `txn_version`.
+    /// This (job, partition) was appended before; the table is at `version`.
     AlreadyCommitted {
         version: u64,
-        txn_version: i64,
     },
 }
 
@@ -94,12 +92,15 @@ pub fn partition_predicate(column: &str, date: NaiveDate) -> Expr {
     col(column).eq(lit(ScalarValue::Date32(Some(days_since_epoch(date)))))
 }
 
+/// The commit's metadata and the partition state it records (see [`crate::state`]).
 fn properties(metadata: &CommitMetadata, location: &Location) -> Result<CommitProperties> {
-    let metadata =
+    let info =
         serde_json::to_value(metadata).map_err(|e| Error::Read { url: location.url().clone(), source: e.into() })?;
-    Ok(CommitProperties::default()
-        .with_metadata([("lakewriter".to_owned(), metadata)])
-        .with_max_retries(COMMIT_RETRIES))
+    let props =
+        CommitProperties::default().with_metadata([("lakewriter".to_owned(), info)]).with_max_retries(COMMIT_RETRIES);
+    Ok(state::transactions(metadata, chrono::Utc::now())
+        .into_iter()
+        .fold(props, CommitProperties::with_application_transaction))
 }
 
 /// Refuses a result whose columns differ from the table's.
@@ -211,34 +212,31 @@ pub async fn replace_all(session: &SessionState, target: Target<'_>, plan: Logic
     committed(&table, target.name).await
 }
 
-/// Appends `plan`'s rows once per `app_id` (a Delta application transaction, committed with the
-/// rows): a second call for the same `app_id` appends nothing, unless `force`, which appends again
-/// and advances the transaction. Concurrent appends of the same `app_id` conflict in Delta, so
-/// only one of them commits.
+/// Appends `plan`'s rows once per (job, partition): a second call appends nothing, unless `force`,
+/// which appends again. The partition state every commit records (see [`crate::state`]) is what
+/// marks a partition appended; it is read from the snapshot this append writes over, and
+/// concurrent appends of one partition write the same application transaction, which Delta
+/// refuses for all but one of them.
 pub async fn append_once(
     session: &SessionState,
     target: Target<'_>,
     plan: LogicalPlan,
-    app_id: &str,
     force: bool,
 ) -> Result<AppendOutcome> {
     let props = properties(target.metadata, target.location)?;
+    let marker = state::written_marker(&target.metadata.job, &target.metadata.partition);
     let mut already = None;
     let table = attempt(&target, |table| async {
-        let previous = match table.version() {
-            Some(_) => transaction_version(&table, app_id, target.location).await?,
-            None => None,
-        };
-        if let (Some(txn_version), false) = (previous, force) {
-            already =
-                Some(AppendOutcome::AlreadyCommitted { version: table.version().unwrap_or_default(), txn_version });
+        if let (Some(version), false) = (table.version(), force)
+            && transaction_version(&table, &marker, target.location).await?.is_some()
+        {
+            already = Some(AppendOutcome::AlreadyCommitted { version });
             return Ok(table);
         }
         check_schema(&table, plan.schema().as_arrow(), target.name)?;
-        let txn = Transaction::new(app_id, previous.map_or(1, |v| v + 1));
         builder(table, session, plan, &target)
             .with_save_mode(SaveMode::Append)
-            .with_commit_properties(props.with_application_transaction(txn))
+            .with_commit_properties(props)
             .await
             .map_err(|e| write_error(&target, "the table", e))
     })
@@ -256,6 +254,25 @@ async fn transaction_version(table: &DeltaTable, app_id: &str, location: &Locati
         .transaction_version(table.log_store().as_ref(), app_id)
         .await
         .map_err(|source| Error::Open { url: url.clone(), source: Box::new(source) })
+}
+
+/// Records the partition state of `target.metadata` in a commit without data: for a run whose
+/// write changes no row (a `merge` with nothing new) but whose code or inputs differ from what the
+/// table recorded. The table must exist.
+pub async fn record_state(target: Target<'_>) -> Result<Committed> {
+    use deltalake::kernel::transaction::CommitBuilder;
+    use deltalake::protocol::DeltaOperation;
+    let props = properties(target.metadata, target.location)?;
+    let table = table::open_existing(target.location).await?;
+    let snapshot = table
+        .snapshot()
+        .map_err(|source| Error::Open { url: target.location.url().clone(), source: Box::new(source) })?;
+    let operation = DeltaOperation::Write { mode: SaveMode::Append, partition_by: None, predicate: None };
+    let commit = CommitBuilder::from(props)
+        .build(Some(snapshot), table.log_store(), operation)
+        .await
+        .map_err(|e| write_error(&target, "the table", e))?;
+    Ok(Committed { version: commit.version(), rows_written: 0, files_added: 0, files_removed: 0 })
 }
 
 /// How a keyed source is merged.

@@ -52,21 +52,40 @@ pub struct RawFiles {
 /// A file that exists is kept as it is: raw data is immutable. Each file appears whole or not at
 /// all (an object store put). Safe to repeat.
 pub async fn write_raw(root: &Location) -> Result<RawFiles> {
+    put_new(root, days().days().flat_map(lakewriter_datagen::sample_files)).await
+}
+
+/// Where [`write_late`] puts `day`'s late orders, below the lakehouse root.
+#[must_use]
+pub fn late_file(day: NaiveDate) -> String {
+    format!("raw/orders/dt={day}/part-late-00000.parquet")
+}
+
+/// Writes a file of late orders into `day`'s raw partition (see [`late_file`]); a file that
+/// exists is kept. Returns whether it was written.
+pub async fn write_late(root: &Location, day: NaiveDate) -> Result<bool> {
+    let files = put_new(root, [(late_file(day), lakewriter_datagen::late_orders_for(day))]).await?;
+    Ok(files.written == 1)
+}
+
+/// Puts each (path below `root`, rows) as a Parquet file, keeping files that exist.
+async fn put_new(
+    root: &Location,
+    files: impl IntoIterator<Item = (String, datafusion::arrow::array::RecordBatch)>,
+) -> Result<RawFiles> {
     let dir = PathBuf::from(root.url().as_str());
     let err = |e: Box<dyn std::error::Error + Send + Sync>| Error::Demo { dir: dir.clone(), source: e };
     let store = root.object_store().map_err(|e| err(e.into()))?;
     let base = ObjectPath::from_url_path(root.url().path()).map_err(|e| err(e.into()))?;
-    let mut files = RawFiles::default();
-    for day in days().days() {
-        for (relative, batch) in lakewriter_datagen::sample_files(day) {
-            let path = relative.split('/').fold(base.clone(), ObjectPath::join);
-            let bytes = lakewriter_datagen::parquet_bytes(&batch).map_err(|e| err(e.into()))?;
-            match store.put_opts(&path, bytes.into(), PutMode::Create.into()).await {
-                Ok(_) => files.written += 1,
-                Err(object_store::Error::AlreadyExists { .. }) => files.kept += 1,
-                Err(e) => return Err(err(e.into())),
-            }
+    let mut outcome = RawFiles::default();
+    for (relative, batch) in files {
+        let path = relative.split('/').fold(base.clone(), ObjectPath::join);
+        let bytes = lakewriter_datagen::parquet_bytes(&batch).map_err(|e| err(e.into()))?;
+        match store.put_opts(&path, bytes.into(), PutMode::Create.into()).await {
+            Ok(_) => outcome.written += 1,
+            Err(object_store::Error::AlreadyExists { .. }) => outcome.kept += 1,
+            Err(e) => return Err(err(e.into())),
         }
     }
-    Ok(files)
+    Ok(outcome)
 }

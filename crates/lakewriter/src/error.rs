@@ -19,6 +19,12 @@ pub enum Error {
     #[error("cannot open Delta table {table}")]
     OpenTable { table: String, source: Box<lakewriter_delta::Error> },
 
+    #[error("cannot read the partition state of {table}")]
+    State { table: String, source: Box<lakewriter_delta::Error> },
+
+    #[error("job `{job}`: cannot plan {partition}")]
+    PlanPartition { job: String, partition: String, source: Box<lakewriter_compute::Error> },
+
     #[error("cannot compute the digest of {table}")]
     Digest { table: String, source: Box<lakewriter_delta::Error> },
 

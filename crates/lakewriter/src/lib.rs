@@ -11,6 +11,7 @@ pub mod demo;
 mod error;
 mod report;
 mod runner;
+mod status;
 mod workspace;
 
 pub use error::{Error, Result, error_chain};
@@ -19,6 +20,7 @@ pub use lakewriter_core::{DateRange, JobSpec, PartitionRun, Project, TableRef, W
 pub use lakewriter_delta::Digest;
 pub use report::{PartitionReport, RunStatus, Summary, VerifyReport};
 pub use runner::Runner;
+pub use status::{Freshness, JobStatus, Only, PartitionStatus, PlannedPartition, StaleReason};
 pub use workspace::Workspace;
 
 use chrono::NaiveDate;

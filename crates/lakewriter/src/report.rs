@@ -37,6 +37,9 @@ pub struct PartitionReport {
     pub files_scanned: Option<usize>,
     /// Hash of those files (path, size, modification time, e-tag), as recorded in the commit.
     pub input_fingerprint: Option<String>,
+    /// Whether the partition was already fresh before this run: its last write recorded the same
+    /// code and inputs. `None` where the run failed before it could tell.
+    pub fresh_before: Option<bool>,
     /// `merge` and `append_dedup`: what happened to each source row.
     pub changes: Option<KeyedCounts>,
     /// Attempts beyond the first, after conflicts with concurrent commits.

@@ -8,16 +8,21 @@ use datafusion::prelude::SessionContext;
 use futures::StreamExt;
 use lakewriter_compute::{KeyedSpec, TableKind, catalog, keyed};
 use lakewriter_core::{JobSpec, PartitionRun, WriteSpec, input_fingerprint, stable_hash};
+use lakewriter_delta::state::{JobState, Recorded};
 use lakewriter_delta::{AppendOutcome, CommitMetadata, Committed, MergeSpec, Target};
 use lakewriter_storage::Location;
 use url::Url;
 
-use crate::{Error, PartitionReport, Result, RunStatus, VerifyReport, Workspace, error_chain};
+use crate::status::{JobStatus, PartitionStatus};
+use crate::{DateRange, Error, PartitionReport, Result, RunStatus, VerifyReport, Workspace, error_chain};
 
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
 /// How often a partition whose commit conflicted with a concurrent one is planned and run again.
 const CONFLICT_ATTEMPTS: u32 = 8;
+
+/// Partitions planned at once by `status` and `plan`.
+const CONCURRENT_PLANS: usize = 4;
 
 /// Runs partitions of a workspace's jobs. It opens the lakehouse catalog once (every
 /// `<root>/<schema>/<table>/` as `schema.table`) and plans each partition in the same session.
@@ -61,11 +66,95 @@ impl Runner {
     /// on bad input and never returns early: a failure is a report with `status = failed`, and
     /// nothing committed.
     pub async fn run(&self, unit: &PartitionRun) -> PartitionReport {
-        let location = self.workspace.job(&unit.job).and_then(|job| self.workspace.table_location(&job.target));
-        match location {
-            Ok(location) => self.run_into(unit, &location).await,
-            Err(e) => self.failed(unit, Instant::now(), &e),
+        let started = Instant::now();
+        let setup = async {
+            let job = self.workspace.job(&unit.job)?;
+            Ok::<_, Error>((job, self.workspace.table_location(&job.target)?, self.recorded(job).await?))
+        };
+        match setup.await {
+            Ok((job, location, state)) => {
+                self.run_into(unit, &location, state.partitions.get(&job.partition_label(unit.dt))).await
+            }
+            Err(e) => self.failed(unit, started, &e),
         }
+    }
+
+    /// Plans `sql` for `dt`; input paths below the lakehouse root become relative to it.
+    async fn plan(
+        &self,
+        sql: &str,
+        dt: Option<NaiveDate>,
+    ) -> std::result::Result<lakewriter_compute::PartitionQuery, lakewriter_compute::Error> {
+        let mut query = lakewriter_compute::plan_partition(&self.ctx, sql, dt).await?;
+        let root = format!("{}/", self.workspace.root.url().path().trim_matches('/'));
+        for file in &mut query.files {
+            if let Some(relative) = file.path.strip_prefix(&root) {
+                file.path = relative.to_owned();
+            }
+        }
+        query.files.sort();
+        Ok(query)
+    }
+
+    /// The partition state `job` recorded in its target (empty where the table does not exist).
+    pub async fn recorded(&self, job: &JobSpec) -> Result<JobState> {
+        let location = self.workspace.table_location(&job.target)?;
+        let state = lakewriter_delta::state::read(&location, &job.name)
+            .await
+            .map_err(|source| Error::State { table: job.target.to_string(), source: Box::new(source) })?;
+        Ok(state.unwrap_or_default())
+    }
+
+    /// The state of `job`'s partitions in `range` (default: the first to the last partition it
+    /// wrote): each partition's plan is made, its inputs fingerprinted and compared, with the
+    /// code's, to what the last write recorded. Writes nothing.
+    pub async fn status(&self, job: &JobSpec, range: Option<DateRange>) -> Result<JobStatus> {
+        let state = self.recorded(job).await?;
+        let sql = self.workspace.sql(job)?;
+        let code = job.code_fingerprint(&sql);
+        let days: Vec<Option<NaiveDate>> = if job.write.needs_partition() {
+            let range = match range {
+                Some(range) => range,
+                None => written_range(&state).ok_or_else(|| {
+                    Error::Usage(format!(
+                        "job `{}` has not written any partition yet: pass --from and --to to see which are missing",
+                        job.name
+                    ))
+                })?,
+            };
+            range.days().map(Some).collect()
+        } else {
+            vec![None]
+        };
+        let statuses = futures::stream::iter(days)
+            .map(|dt| {
+                let (sql, code, state) = (&sql, &code, &state);
+                async move {
+                    let partition = job.partition_label(dt);
+                    let query = self.plan(sql, dt).await.map_err(|source| Error::PlanPartition {
+                        job: job.name.clone(),
+                        partition: partition.clone(),
+                        source: Box::new(source),
+                    })?;
+                    let inputs = input_fingerprint(&query.files);
+                    let recorded = state.partitions.get(&partition);
+                    Ok(PartitionStatus::of(partition, dt, recorded, code, &inputs, query.files.len()))
+                }
+            })
+            .buffered(CONCURRENT_PLANS)
+            .collect::<Vec<Result<PartitionStatus>>>()
+            .await;
+        let table_version = lakewriter_delta::table::version(&self.workspace.table_location(&job.target)?)
+            .await
+            .map_err(|source| Error::State { table: job.target.to_string(), source: Box::new(source) })?;
+        Ok(JobStatus {
+            job: job.name.clone(),
+            target: job.target.to_string(),
+            write: job.write.mode().to_string(),
+            table_version: table_version.map(|_| state.version),
+            checkpoint: state.checkpoint,
+            partitions: statuses.into_iter().collect::<Result<_>>()?,
+        })
     }
 
     fn blank_report(&self, unit: &PartitionRun) -> PartitionReport {
@@ -87,6 +176,7 @@ impl Runner {
             files_removed: None,
             files_scanned: None,
             input_fingerprint: None,
+            fresh_before: None,
             changes: None,
             retries: 0,
             run_id: String::new(),
@@ -110,14 +200,14 @@ impl Runner {
 
     /// Runs one partition into the table at `location`, retrying the whole run (plan and write) when
     /// its commit conflicted with a concurrent one.
-    async fn run_into(&self, unit: &PartitionRun, location: &Location) -> PartitionReport {
+    async fn run_into(&self, unit: &PartitionRun, location: &Location, previous: Option<&Recorded>) -> PartitionReport {
         let started = Instant::now();
         let run_id = new_run_id(unit);
         let mut attempt = 0;
         loop {
             let mut report = self.blank_report(unit);
             let outcome = match self.workspace.job(&unit.job) {
-                Ok(job) => self.execute(job, unit, location, &run_id, &mut report).await,
+                Ok(job) => self.execute(job, unit, location, &run_id, previous, &mut report).await,
                 Err(e) => Err(Box::new(e) as BoxError),
             };
             report.retries = attempt;
@@ -151,12 +241,16 @@ impl Runner {
         unit: &PartitionRun,
         location: &Location,
         run_id: &str,
+        previous: Option<&Recorded>,
         report: &mut PartitionReport,
     ) -> std::result::Result<(), BoxError> {
         self.workspace.check_run(job, unit.dt, unit.force)?;
         let sql = self.workspace.sql(job)?;
-        let query = lakewriter_compute::plan_partition(&self.ctx, &sql, unit.dt).await?;
+        let query = self.plan(&sql, unit.dt).await?;
         let inputs = input_fingerprint(&query.files);
+        let code = job.code_fingerprint(&sql);
+        let fresh = previous.is_some_and(|r| r.code_matches(&code) && r.inputs_match(&inputs));
+        report.fresh_before = Some(fresh);
         report.files_scanned = Some(query.files.len());
         report.input_fingerprint = Some(inputs.clone());
         let metadata = CommitMetadata {
@@ -165,7 +259,7 @@ impl Runner {
             write: job.write.mode().to_string(),
             lakewriter_version: lakewriter_core::VERSION.to_owned(),
             sql_hash: stable_hash(sql.as_bytes()),
-            code_fingerprint: job.code_fingerprint(&sql),
+            code_fingerprint: code,
             input_fingerprint: inputs,
             inputs: (query.files.len() <= CommitMetadata::MAX_LISTED_INPUTS).then(|| query.files.clone()),
             run_id: run_id.to_owned(),
@@ -195,31 +289,30 @@ impl Runner {
                 lakewriter_delta::replace_where(&state, target, query.plan, condition, &slice).await?
             }
             (WriteSpec::Rebuild, _) => lakewriter_delta::replace_all(&state, target, query.plan).await?,
-            (WriteSpec::Append, _) => {
-                let app_id = format!("lakewriter:{}:{}", job.name, report.partition);
-                match lakewriter_delta::append_once(&state, target, query.plan, &app_id, unit.force).await? {
-                    AppendOutcome::AlreadyCommitted { version, txn_version } => {
-                        report.status = RunStatus::Skipped;
-                        report.table_version = Some(version);
-                        report.note = Some(format!(
-                            "already appended (application transaction {app_id} at {txn_version}); nothing appended. --force appends again and duplicates these rows"
-                        ));
-                        return Ok(());
-                    }
-                    AppendOutcome::Committed(committed) => {
-                        if unit.force {
-                            report.note = Some(
-                                "--force: appended again; rows appended before for this partition are now duplicated"
-                                    .into(),
-                            );
-                        }
-                        committed
-                    }
+            (WriteSpec::Append, _) => match lakewriter_delta::append_once(&state, target, query.plan, unit.force)
+                .await?
+            {
+                AppendOutcome::AlreadyCommitted { version } => {
+                    report.status = RunStatus::Skipped;
+                    report.table_version = Some(version);
+                    report.note = Some(
+                        "already appended; nothing appended. --force appends again and duplicates these rows".into(),
+                    );
+                    return Ok(());
                 }
-            }
+                AppendOutcome::Committed(committed) => {
+                    if unit.force {
+                        report.note = Some(
+                            "--force: appended again; rows appended before for this partition are now duplicated"
+                                .into(),
+                        );
+                    }
+                    committed
+                }
+            },
             (WriteSpec::Merge { .. } | WriteSpec::AppendDedup { .. }, _) => {
                 let spec = KeyedSpec::of(&job.write).ok_or("a keyed write mode has a keyed source")?;
-                match self.apply_keyed(target, query.plan, &spec, report).await? {
+                match self.apply_keyed(target, query.plan, &spec, fresh, report).await? {
                     Some(committed) => committed,
                     None => return Ok(()),
                 }
@@ -228,6 +321,9 @@ impl Runner {
         };
         report.status = RunStatus::Ok;
         report.committed = true;
+        if fresh && report.note.is_none() {
+            report.note = Some("was already fresh (same code and inputs): rewritten to the same content".into());
+        }
         report.rows_written =
             Some(report.changes.map_or(committed.rows_written, |c| c.inserted + c.updated + c.deleted));
         report.table_version = Some(committed.version);
@@ -237,12 +333,15 @@ impl Runner {
     }
 
     /// `merge` and `append_dedup`: prepare and classify the source, then merge it unless it
-    /// changes nothing (`None`: nothing committed, no new version).
+    /// changes nothing. A source that changes no row commits nothing (`None`) where the
+    /// partition was `fresh`, and otherwise only the partition's new state, so that it reads as
+    /// fresh from then on.
     async fn apply_keyed(
         &self,
         target: Target<'_>,
         plan: datafusion::logical_expr::LogicalPlan,
         spec: &KeyedSpec<'_>,
+        fresh: bool,
         report: &mut PartitionReport,
     ) -> std::result::Result<Option<Committed>, BoxError> {
         let source = keyed::prepare(&self.ctx, plan, spec).await?;
@@ -250,6 +349,11 @@ impl Runner {
         let counts = keyed::classify(&self.ctx, &source, provider, spec).await?;
         report.changes = Some(counts);
         if !counts.changes_anything() {
+            if !fresh && current.is_some() {
+                let committed = lakewriter_delta::record_state(target).await?;
+                report.note = Some("no row to change: committed only the partition's new state".into());
+                return Ok(Some(committed));
+            }
             report.status = RunStatus::Ok;
             report.rows_written = Some(0);
             report.table_version = current;
@@ -274,13 +378,28 @@ impl Runner {
     ) -> Vec<PartitionReport> {
         let mut days = days.into_iter();
         let mut reports = Vec::new();
-        let exists = match self.workspace.table_location(&job.target) {
-            Ok(location) => matches!(lakewriter_delta::table::version(&location).await, Ok(Some(_))),
-            Err(_) => false,
+        let (location, state) = match (self.workspace.table_location(&job.target), self.recorded(job).await) {
+            (Ok(location), Ok(state)) => (location, state),
+            (Err(e), _) | (_, Err(e)) => {
+                for dt in days {
+                    let report = self.failed(&PartitionRun::new(&job.name, dt), Instant::now(), &e);
+                    observe(&report);
+                    reports.push(report);
+                }
+                return reports;
+            }
         };
+        let run = |dt: NaiveDate| {
+            let (location, state) = (&location, &state);
+            async move {
+                let previous = state.partitions.get(&job.partition_label(Some(dt)));
+                self.run_into(&PartitionRun::new(&job.name, dt), location, previous).await
+            }
+        };
+        let exists = matches!(lakewriter_delta::table::version(&location).await, Ok(Some(_)));
         if !exists {
             for dt in days.by_ref() {
-                let report = self.run(&PartitionRun::new(&job.name, dt)).await;
+                let report = run(dt).await;
                 observe(&report);
                 let created = report.committed;
                 reports.push(report);
@@ -289,9 +408,7 @@ impl Runner {
                 }
             }
         }
-        let mut running = futures::stream::iter(days)
-            .map(|dt| async move { self.run(&PartitionRun::new(&job.name, dt)).await })
-            .buffer_unordered(parallel.max(1));
+        let mut running = futures::stream::iter(days).map(run).buffer_unordered(parallel.max(1));
         while let Some(report) = running.next().await {
             observe(&report);
             reports.push(report);
@@ -331,7 +448,7 @@ impl Runner {
                 .map_err(|source| Error::Digest { table: job.target.to_string(), source: Box::new(source) })
         };
 
-        let first = self.run_into(unit, &scratch_location).await;
+        let first = self.run_into(unit, &scratch_location, None).await;
         let mut report = VerifyReport {
             job: job.name.clone(),
             partition: first.partition.clone(),
@@ -347,7 +464,7 @@ impl Runner {
             return Ok(report);
         }
         let d1 = digest(scratch_location.clone()).await?;
-        let second = self.run_into(unit, &scratch_location).await;
+        let second = self.run_into(unit, &scratch_location, None).await;
         let ok = second.is_ok();
         report.second = Some(second);
         if !ok {
@@ -370,6 +487,16 @@ impl Runner {
         report.digest_second = Some(d2.digest);
         Ok(report)
     }
+}
+
+/// The first to the last date partition recorded in `state`.
+fn written_range(state: &JobState) -> Option<DateRange> {
+    let dates: Vec<NaiveDate> = state
+        .partitions
+        .keys()
+        .filter_map(|p| p.split_once('=').and_then(|(_, d)| lakewriter_core::parse_date(d).ok()))
+        .collect();
+    DateRange::new(*dates.iter().min()?, *dates.iter().max()?).ok()
 }
 
 /// A run id: unique enough to tell runs apart in logs and commit history.

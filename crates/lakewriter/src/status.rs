@@ -1,0 +1,232 @@
+//! Which partitions need a run: the state each write recorded in the table's log, compared with
+//! the job's code and the inputs its plan reads now.
+
+use std::fmt;
+
+use chrono::{DateTime, NaiveDate, Utc};
+use lakewriter_delta::state::Recorded;
+use serde::Serialize;
+
+/// Whether a partition's last write still stands for the job's code and inputs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Freshness {
+    /// Written with the current code from the current inputs: a run would reproduce it.
+    Fresh,
+    /// Written, but the code or the inputs changed since; `reasons` says which.
+    Stale,
+    /// Never written by this job.
+    Missing,
+}
+
+/// Why a partition is stale.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StaleReason {
+    /// Files the plan reads were added, removed or changed since the write (late data).
+    InputsChanged,
+    /// The job's SQL or write settings changed since the write.
+    CodeChanged,
+}
+
+impl fmt::Display for StaleReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::InputsChanged => "inputs changed",
+            Self::CodeChanged => "code changed",
+        })
+    }
+}
+
+/// One partition's state, as `lakewriter status` and `plan` show it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PartitionStatus {
+    pub partition: String,
+    pub dt: Option<NaiveDate>,
+    pub state: Freshness,
+    pub reasons: Vec<StaleReason>,
+    /// The last write: its table version and row count (known while its commit is newer than
+    /// the table's newest checkpoint) and its time.
+    pub version: Option<u64>,
+    pub written_at: Option<DateTime<Utc>>,
+    pub rows: Option<u64>,
+    /// Files the job's plan reads for this partition now.
+    pub files_scanned: usize,
+}
+
+impl PartitionStatus {
+    /// Compares what was recorded for the partition with the job's code and inputs now.
+    #[must_use]
+    pub fn of(
+        partition: String,
+        dt: Option<NaiveDate>,
+        recorded: Option<&Recorded>,
+        code_fingerprint: &str,
+        input_fingerprint: &str,
+        files_scanned: usize,
+    ) -> Self {
+        let mut reasons = Vec::new();
+        let state = match recorded {
+            None => Freshness::Missing,
+            Some(r) => {
+                if !r.inputs_match(input_fingerprint) {
+                    reasons.push(StaleReason::InputsChanged);
+                }
+                if !r.code_matches(code_fingerprint) {
+                    reasons.push(StaleReason::CodeChanged);
+                }
+                if reasons.is_empty() { Freshness::Fresh } else { Freshness::Stale }
+            }
+        };
+        Self {
+            partition,
+            dt,
+            state,
+            reasons,
+            version: recorded.and_then(|r| r.version),
+            written_at: recorded.and_then(|r| r.written_at),
+            rows: recorded.and_then(|r| r.rows),
+            files_scanned,
+        }
+    }
+
+    /// `fresh`, `missing`, `stale: inputs changed, code changed`.
+    #[must_use]
+    pub fn label(&self) -> String {
+        match self.state {
+            Freshness::Fresh => "fresh".into(),
+            Freshness::Missing => "missing".into(),
+            Freshness::Stale => {
+                let reasons: Vec<String> = self.reasons.iter().map(ToString::to_string).collect();
+                format!("stale: {}", reasons.join(", "))
+            }
+        }
+    }
+}
+
+/// The state of a job's partitions.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct JobStatus {
+    pub job: String,
+    pub target: String,
+    pub write: String,
+    /// The table version the state was read at; `None` where the table does not exist yet.
+    pub table_version: Option<u64>,
+    /// The newest checkpoint the state was read from.
+    pub checkpoint: Option<u64>,
+    pub partitions: Vec<PartitionStatus>,
+}
+
+/// Which partitions a backfill runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Only {
+    /// Partitions never written.
+    Missing,
+    /// Partitions never written, or whose code or inputs changed since.
+    Stale,
+    /// Every partition of the range: a rerun is always safe.
+    #[default]
+    All,
+}
+
+impl Only {
+    #[must_use]
+    pub fn selects(self, status: &PartitionStatus) -> bool {
+        match self {
+            Self::All => true,
+            Self::Stale => status.state != Freshness::Fresh,
+            Self::Missing => status.state == Freshness::Missing,
+        }
+    }
+}
+
+/// What `plan` says a backfill would do with one partition, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PlannedPartition {
+    pub partition: String,
+    pub dt: Option<NaiveDate>,
+    /// `run` or `skip`.
+    pub action: &'static str,
+    pub state: Freshness,
+    pub reasons: Vec<StaleReason>,
+    pub why: String,
+}
+
+impl PlannedPartition {
+    #[must_use]
+    pub fn of(status: &PartitionStatus, only: Only, write: lakewriter_core::WriteMode) -> Self {
+        let run = only.selects(status);
+        let why = match (run, status.state) {
+            (true, Freshness::Missing) => "never written".to_owned(),
+            (true, Freshness::Stale) if write == lakewriter_core::WriteMode::Append => {
+                format!("{} (an append runs once: it skips unless --force)", status.label())
+            }
+            (true, Freshness::Stale) => status.label(),
+            (true, Freshness::Fresh) => "fresh: the run rewrites the same content (--only all)".to_owned(),
+            (false, _) => format!("{} (--only {})", status.label(), only.as_str()),
+        };
+        Self {
+            partition: status.partition.clone(),
+            dt: status.dt,
+            action: if run { "run" } else { "skip" },
+            state: status.state,
+            reasons: status.reasons.clone(),
+            why,
+        }
+    }
+}
+
+impl Only {
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Missing => "missing",
+            Self::Stale => "stale",
+            Self::All => "all",
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn recorded(code: &str, inputs: &str) -> Recorded {
+        Recorded {
+            code: lakewriter_delta::state::fingerprint_version(code),
+            inputs: lakewriter_delta::state::fingerprint_version(inputs),
+            written_at: None,
+            version: Some(3),
+            rows: Some(10),
+            run_id: None,
+        }
+    }
+
+    #[test]
+    fn freshness_compares_code_and_inputs_separately() {
+        let (code, inputs) = ("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb");
+        let other = "cccccccccccccccccccccccccccccccc";
+        let r = recorded(code, inputs);
+        let status = |rec, c, i| PartitionStatus::of("dt=2026-09-01".into(), None, rec, c, i, 1);
+        assert_eq!(status(Some(&r), code, inputs).label(), "fresh");
+        assert_eq!(status(Some(&r), code, other).label(), "stale: inputs changed");
+        assert_eq!(status(Some(&r), other, inputs).label(), "stale: code changed");
+        assert_eq!(status(Some(&r), other, other).label(), "stale: inputs changed, code changed");
+        assert_eq!(status(None, code, inputs).label(), "missing");
+        assert_eq!(status(Some(&r), code, inputs).version, Some(3));
+    }
+
+    #[test]
+    fn only_selects_partitions_by_state() {
+        let (code, inputs) = ("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb");
+        let r = recorded(code, inputs);
+        let fresh = PartitionStatus::of("p".into(), None, Some(&r), code, inputs, 1);
+        let stale = PartitionStatus::of("p".into(), None, Some(&r), code, "c", 1);
+        let missing = PartitionStatus::of("p".into(), None, None, code, inputs, 1);
+        let picks = |only: Only| [&fresh, &stale, &missing].map(|s| only.selects(s));
+        assert_eq!(picks(Only::All), [true, true, true]);
+        assert_eq!(picks(Only::Stale), [false, true, true]);
+        assert_eq!(picks(Only::Missing), [false, false, true]);
+    }
+}
