@@ -8,4 +8,5 @@ mod demo;
 mod digest;
 mod overwrite_partition;
 mod s3;
+mod state;
 mod write_modes;

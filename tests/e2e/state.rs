@@ -1,0 +1,198 @@
+//! Partition state in the commit: `status`, `plan`, `backfill --only`, late data and code changes.
+
+use serde_json::Value;
+
+use crate::support::{DAILY_ORDERS_SQL, Lake, day, lakewriter};
+
+const TABLE_DIR: &str = "analytics/daily_orders";
+
+/// The partition lines of `status --json` (or `plan --json`), and the closing line.
+fn lines(lake: &Lake, args: &[&str]) -> (Vec<Value>, Value) {
+    let mut all = vec!["--json"];
+    all.extend_from_slice(args);
+    let run = lake.cli(&all);
+    run.assert_code(0);
+    let mut values: Vec<Value> = run.stdout.lines().map(|l| serde_json::from_str(l).expect("JSON line")).collect();
+    let last = values.pop().expect("a closing line");
+    (values, last)
+}
+
+/// `(partition, state label)` of each status line: `fresh`, `missing`, `stale:inputs_changed`…
+fn states(lake: &Lake, args: &[&str]) -> Vec<(String, String)> {
+    let mut all = vec!["status", "daily_orders"];
+    all.extend_from_slice(args);
+    lines(lake, &all)
+        .0
+        .iter()
+        .map(|p| {
+            let reasons: Vec<&str> =
+                p["reasons"].as_array().expect("reasons").iter().filter_map(Value::as_str).collect();
+            let state = p["state"].as_str().expect("state");
+            let label = if reasons.is_empty() { state.to_owned() } else { format!("{state}:{}", reasons.join(",")) };
+            (p["partition"].as_str().expect("partition").to_owned(), label)
+        })
+        .collect()
+}
+
+fn expect(states: &[(&str, &str)]) -> Vec<(String, String)> {
+    states.iter().map(|(p, s)| (format!("dt={p}"), (*s).to_owned())).collect()
+}
+
+fn add_late_orders(lake: &Lake, dt: &str) {
+    let path = lake.root().join(format!("raw/orders/dt={dt}/part-late-00000.parquet"));
+    lakewriter_datagen::write_parquet(&path, &lakewriter_datagen::late_orders_for(day(dt))).expect("late file");
+}
+
+#[test]
+fn a_late_file_makes_exactly_its_day_stale_and_backfill_only_stale_rewrites_only_it() {
+    let lake = Lake::new("2026-09-01", "2026-09-04");
+    lake.cli(&["backfill", "daily_orders", "--from", "2026-09-01", "--to", "2026-09-04"]).assert_code(0);
+    let fresh = [("2026-09-01", "fresh"), ("2026-09-02", "fresh"), ("2026-09-03", "fresh"), ("2026-09-04", "fresh")];
+    assert_eq!(states(&lake, &[]), expect(&fresh));
+    let (written, summary) = lines(&lake, &["status", "daily_orders"]);
+    assert!(
+        written.iter().all(|p| p["version"].is_u64() && p["rows"].as_u64() > Some(0) && p["written_at"].is_string())
+    );
+    assert_eq!((summary["summary"]["fresh"].as_u64(), summary["summary"]["stale"].as_u64()), (Some(4), Some(0)));
+
+    // A run of a fresh day says so.
+    let (reports, _) = lake.cli(&["--json", "run", "daily_orders", "--dt", "2026-09-01"]).assert_code(0).json();
+    assert!(reports[0].note.as_deref().is_some_and(|n| n.contains("already fresh")), "{reports:?}");
+
+    add_late_orders(&lake, "2026-09-02");
+    let late = [("2026-09-01", "fresh"), ("2026-09-02", "stale:inputs_changed"), ("2026-09-03", "fresh")];
+    assert_eq!(states(&lake, &["--from", "2026-09-01", "--to", "2026-09-03"]), expect(&late));
+    let with_missing = states(&lake, &["--from", "2026-09-04", "--to", "2026-09-05"]);
+    assert_eq!(with_missing, expect(&[("2026-09-04", "fresh"), ("2026-09-05", "missing")]));
+
+    // `plan` says what would run, and writes nothing.
+    let commits = lake.commit_count(TABLE_DIR);
+    let (planned, plan) =
+        lines(&lake, &["plan", "daily_orders", "--from", "2026-09-01", "--to", "2026-09-05", "--only", "stale"]);
+    let runs: Vec<&str> =
+        planned.iter().filter(|p| p["action"] == "run").filter_map(|p| p["partition"].as_str()).collect();
+    assert_eq!(runs, ["dt=2026-09-02", "dt=2026-09-05"]);
+    assert_eq!((plan["plan"]["run"].as_u64(), plan["plan"]["skip"].as_u64()), (Some(2), Some(3)));
+    assert_eq!(lake.commit_count(TABLE_DIR), commits, "plan commits nothing");
+    let (missing_only, _) =
+        lines(&lake, &["plan", "daily_orders", "--from", "2026-09-01", "--to", "2026-09-05", "--only", "missing"]);
+    assert_eq!(missing_only.iter().filter(|p| p["action"] == "run").count(), 1);
+
+    let before = lake.digest("analytics.daily_orders", Some("2026-09-02"));
+    let untouched =
+        [lake.partition_files(TABLE_DIR, "dt=2026-09-01"), lake.partition_files(TABLE_DIR, "dt=2026-09-03")];
+    let (reports, summary) = lake
+        .cli(&["--json", "backfill", "daily_orders", "--from", "2026-09-01", "--to", "2026-09-04", "--only", "stale"])
+        .assert_code(0)
+        .json();
+    let ran: Vec<&str> = reports.iter().map(|r| r.partition.as_str()).collect();
+    assert_eq!(ran, ["dt=2026-09-02"]);
+    assert_eq!(summary.ok, 1);
+    assert_ne!(
+        lake.digest("analytics.daily_orders", Some("2026-09-02")).digest,
+        before.digest,
+        "the late orders count"
+    );
+    assert_eq!(
+        [lake.partition_files(TABLE_DIR, "dt=2026-09-01"), lake.partition_files(TABLE_DIR, "dt=2026-09-03")],
+        untouched
+    );
+    assert_eq!(states(&lake, &["--from", "2026-09-01", "--to", "2026-09-04"]), expect(&fresh));
+
+    // Nothing stale: nothing runs.
+    let run = lake.cli(&["backfill", "daily_orders", "--from", "2026-09-01", "--to", "2026-09-04", "--only", "stale"]);
+    run.assert_code(0);
+    assert!(run.stdout.contains("nothing to run"), "{}", run.stdout);
+}
+
+#[test]
+fn editing_the_sql_makes_every_written_partition_stale_by_code() {
+    let lake = Lake::new("2026-09-01", "2026-09-02");
+    lake.cli(&["backfill", "daily_orders", "--from", "2026-09-01", "--to", "2026-09-02"]).assert_code(0);
+
+    // White space is not code.
+    lake.set_job("daily_orders", "analytics.daily_orders", &DAILY_ORDERS_SQL.replace(' ', "\n  "));
+    assert_eq!(states(&lake, &[]), expect(&[("2026-09-01", "fresh"), ("2026-09-02", "fresh")]));
+
+    let edited = DAILY_ORDERS_SQL.replace("COUNT(*) AS orders", "COUNT(DISTINCT order_id) AS orders");
+    lake.set_job("daily_orders", "analytics.daily_orders", &edited);
+    let stale = [("2026-09-01", "stale:code_changed"), ("2026-09-02", "stale:code_changed")];
+    assert_eq!(states(&lake, &[]), expect(&stale));
+
+    let (reports, _) = lake
+        .cli(&["--json", "backfill", "daily_orders", "--from", "2026-09-01", "--to", "2026-09-02", "--only", "stale"])
+        .assert_code(0)
+        .json();
+    assert_eq!(reports.len(), 2);
+    assert_eq!(states(&lake, &[]), expect(&[("2026-09-01", "fresh"), ("2026-09-02", "fresh")]));
+}
+
+#[test]
+fn a_failed_run_leaves_the_recorded_state_and_the_data_as_they_were() {
+    let lake = Lake::new("2026-09-01", "2026-09-01");
+    lake.cli(&["run", "daily_orders", "--dt", "2026-09-01"]).assert_code(0);
+    let (before, _) = lines(&lake, &["status", "daily_orders"]);
+    let digest = lake.digest("analytics.daily_orders", None);
+
+    // The new SQL writes its rows into another partition: the write fails after writing data
+    // files, before its commit.
+    let outside = DAILY_ORDERS_SQL.replace("$dt AS dt", "DATE '2026-01-01' AS dt");
+    lake.set_job("daily_orders", "analytics.daily_orders", &outside);
+    lake.cli(&["run", "daily_orders", "--dt", "2026-09-01"]).assert_code(1);
+
+    let (after, _) = lines(&lake, &["status", "daily_orders"]);
+    for key in ["version", "written_at", "rows"] {
+        assert_eq!(after[0][key], before[0][key], "{key}");
+    }
+    assert_eq!(after[0]["reasons"], serde_json::json!(["code_changed"]), "the code changed; the state did not");
+    assert_eq!(lake.digest("analytics.daily_orders", None), digest);
+}
+
+#[test]
+fn status_needs_a_range_before_the_first_write_and_reads_no_table_it_cannot_find() {
+    let lake = Lake::new("2026-09-01", "2026-09-01");
+    let run = lake.cli(&["status", "daily_orders"]);
+    run.assert_code(2);
+    assert!(run.stderr.contains("has not written any partition yet: pass --from and --to"), "{}", run.stderr);
+    assert_eq!(states(&lake, &["--from", "2026-09-01", "--to", "2026-09-01"]), expect(&[("2026-09-01", "missing")]));
+    let text = lake.cli(&["status", "daily_orders", "--from", "2026-09-01", "--to", "2026-09-01"]);
+    assert!(
+        text.stdout.contains("table version none yet") && text.stdout.contains("0 fresh, 0 stale, 1 missing"),
+        "{}",
+        text.stdout
+    );
+}
+
+/// The README's late-data walk-through, on the demo.
+#[test]
+fn the_demo_late_data_walk_through() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let demo = dir.path().join("demo");
+    let demo_arg = demo.to_str().expect("utf-8");
+    lakewriter(&["demo", demo_arg, "--no-run"], dir.path()).assert_code(0);
+    let project = demo.join("lakewriter.toml");
+    let project = project.to_str().expect("utf-8");
+    let cli = |args: &[&str]| {
+        let mut all = vec!["--project", project, "--color", "never"];
+        all.extend_from_slice(args);
+        lakewriter(&all, dir.path())
+    };
+    cli(&["backfill", "daily_orders", "--from", "2026-09-01", "--to", "2026-09-10"]).assert_code(0);
+    let late = cli(&["demo", demo_arg, "--late", "2026-09-03"]);
+    late.assert_code(0);
+    assert!(late.stdout.contains("late orders delivered"), "{}", late.stdout);
+
+    let status = cli(&["status", "daily_orders"]);
+    status.assert_code(0);
+    let stale: Vec<&str> = status.stdout.lines().filter(|l| l.contains("stale:")).collect();
+    assert_eq!(stale.len(), 1, "{}", status.stdout);
+    assert!(stale[0].contains("dt=2026-09-03") && stale[0].contains("inputs changed"), "{}", status.stdout);
+
+    let (reports, _) =
+        cli(&["--json", "backfill", "daily_orders", "--from", "2026-09-01", "--to", "2026-09-10", "--only", "stale"])
+            .assert_code(0)
+            .json();
+    assert_eq!(reports.iter().map(|r| r.partition.as_str()).collect::<Vec<_>>(), ["dt=2026-09-03"]);
+    let status = cli(&["status", "daily_orders"]);
+    assert!(status.stdout.contains("10 partitions: 10 fresh, 0 stale, 0 missing"), "{}", status.stdout);
+}
