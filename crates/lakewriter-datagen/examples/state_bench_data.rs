@@ -5,6 +5,7 @@
 //!
 //! `scripts/bench-state.sh` runs it, backfills every day, then times `lakewriter status`.
 
+use std::io::Write as _;
 use std::path::Path;
 
 use chrono::{Days, NaiveDate};
@@ -29,6 +30,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let from = NaiveDate::from_ymd_opt(2016, 1, 1).ok_or("date")?;
     let to = from + Days::new(days.max(1) - 1);
     let written = lakewriter_datagen::write_orders(&dir.join("lake"), DateRange::new(from, to)?)?;
-    println!("{from} {to} {}", written.files_written + written.files_kept);
+    // The script reads this line: first day, last day, raw files.
+    writeln!(std::io::stdout(), "{from} {to} {}", written.files_written + written.files_kept)?;
     Ok(())
 }

@@ -73,7 +73,8 @@ impl Runner {
         };
         match setup.await {
             Ok((job, location, state)) => {
-                self.run_into(unit, &location, state.partitions.get(&job.partition_label(unit.dt))).await
+                let previous = state.as_ref().and_then(|s| s.partitions.get(&job.partition_label(unit.dt)));
+                self.run_into(unit, &location, previous).await
             }
             Err(e) => self.failed(unit, started, &e),
         }
@@ -96,20 +97,21 @@ impl Runner {
         Ok(query)
     }
 
-    /// The partition state `job` recorded in its target (empty where the table does not exist).
-    pub async fn recorded(&self, job: &JobSpec) -> Result<JobState> {
+    /// The partition state `job` recorded in its target; `None` where the table does not exist.
+    pub async fn recorded(&self, job: &JobSpec) -> Result<Option<JobState>> {
         let location = self.workspace.table_location(&job.target)?;
-        let state = lakewriter_delta::state::read(&location, &job.name)
+        lakewriter_delta::state::read(&location, &job.name)
             .await
-            .map_err(|source| Error::State { table: job.target.to_string(), source: Box::new(source) })?;
-        Ok(state.unwrap_or_default())
+            .map_err(|source| Error::State { table: job.target.to_string(), source: Box::new(source) })
     }
 
     /// The state of `job`'s partitions in `range` (default: the first to the last partition it
     /// wrote): each partition's plan is made, its inputs fingerprinted and compared, with the
     /// code's, to what the last write recorded. Writes nothing.
     pub async fn status(&self, job: &JobSpec, range: Option<DateRange>) -> Result<JobStatus> {
-        let state = self.recorded(job).await?;
+        let recorded = self.recorded(job).await?;
+        let table_version = recorded.as_ref().map(|s| s.version);
+        let state = recorded.unwrap_or_default();
         let sql = self.workspace.sql(job)?;
         let code = job.code_fingerprint(&sql);
         let days: Vec<Option<NaiveDate>> = if job.write.needs_partition() {
@@ -144,14 +146,11 @@ impl Runner {
             .buffered(CONCURRENT_PLANS)
             .collect::<Vec<Result<PartitionStatus>>>()
             .await;
-        let table_version = lakewriter_delta::table::version(&self.workspace.table_location(&job.target)?)
-            .await
-            .map_err(|source| Error::State { table: job.target.to_string(), source: Box::new(source) })?;
         Ok(JobStatus {
             job: job.name.clone(),
             target: job.target.to_string(),
             write: job.write.mode().to_string(),
-            table_version: table_version.map(|_| state.version),
+            table_version,
             checkpoint: state.checkpoint,
             partitions: statuses.into_iter().collect::<Result<_>>()?,
         })
@@ -381,6 +380,7 @@ impl Runner {
         let (location, state) = match (self.workspace.table_location(&job.target), self.recorded(job).await) {
             (Ok(location), Ok(state)) => (location, state),
             (Err(e), _) | (_, Err(e)) => {
+                // The table's state cannot be read (or its location is wrong): every day fails the same way.
                 for dt in days {
                     let report = self.failed(&PartitionRun::new(&job.name, dt), Instant::now(), &e);
                     observe(&report);
@@ -389,6 +389,8 @@ impl Runner {
                 return reports;
             }
         };
+        let exists = state.is_some();
+        let state = state.unwrap_or_default();
         let run = |dt: NaiveDate| {
             let (location, state) = (&location, &state);
             async move {
@@ -396,7 +398,6 @@ impl Runner {
                 self.run_into(&PartitionRun::new(&job.name, dt), location, previous).await
             }
         };
-        let exists = matches!(lakewriter_delta::table::version(&location).await, Ok(Some(_)));
         if !exists {
             for dt in days.by_ref() {
                 let report = run(dt).await;
