@@ -110,6 +110,20 @@ fn the_demo_runs_on_s3_with_one_setting_and_reruns_change_nothing() {
     );
     let remote = s3.digest("analytics.daily_orders");
     assert_eq!((remote.digest, remote.rows), (local.digest, local.rows));
+
+    // Late data on S3: the state is read from the bucket's log, the late file seen in the plan.
+    lakewriter_with(&["demo", "demo", "--late", "2026-09-03"], s3.dir.path(), &s3.env()).assert_code(0);
+    let status = s3.cli(&["status", "daily_orders"]);
+    status.assert_code(0);
+    assert_no_secret(&status);
+    assert!(status.stdout.contains("30 partitions: 29 fresh, 1 stale, 0 missing"), "{}", status.stdout);
+    let (reports, _) = s3
+        .cli(&["--json", "backfill", "daily_orders", "--from", "2026-09-01", "--to", "2026-09-30", "--only", "stale"])
+        .assert_code(0)
+        .json();
+    assert_eq!(reports.iter().map(|r| r.partition.as_str()).collect::<Vec<_>>(), ["dt=2026-09-03"]);
+    let status = s3.cli(&["status", "daily_orders"]);
+    assert!(status.stdout.contains("30 partitions: 30 fresh, 0 stale, 0 missing"), "{}", status.stdout);
 }
 
 #[test]

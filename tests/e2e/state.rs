@@ -163,6 +163,27 @@ fn status_needs_a_range_before_the_first_write_and_reads_no_table_it_cannot_find
     );
 }
 
+#[test]
+fn the_state_of_partitions_before_a_checkpoint_is_read_from_the_checkpoint() {
+    // 105 commits: delta-rs writes a checkpoint at version 99 (every 100 commits by default).
+    let lake = Lake::new("2026-01-01", "2026-04-15");
+    lake.cli(&["backfill", "daily_orders", "--from", "2026-01-01", "--to", "2026-04-15", "--parallel", "2"])
+        .assert_code(0);
+    let log = lake.root().join(TABLE_DIR).join("_delta_log");
+    assert!(log.join(format!("{:020}.checkpoint.parquet", 99)).exists(), "delta-rs wrote a checkpoint");
+
+    add_late_orders(&lake, "2026-01-10");
+    let (partitions, summary) = lines(&lake, &["status", "daily_orders"]);
+    assert_eq!(partitions.len(), 105);
+    assert_eq!(summary["summary"]["checkpoint"].as_u64(), Some(99));
+    let stale: Vec<&str> =
+        partitions.iter().filter(|p| p["state"] == "stale").filter_map(|p| p["partition"].as_str()).collect();
+    assert_eq!(stale, ["dt=2026-01-10"]);
+    assert!(partitions.iter().all(|p| p["state"] != "missing" && p["written_at"].is_string()));
+    let with_version = partitions.iter().filter(|p| p["version"].is_u64()).count();
+    assert_eq!(with_version, 5, "the version of a write is known for the commits after the checkpoint");
+}
+
 /// The README's late-data walk-through, on the demo.
 #[test]
 fn the_demo_late_data_walk_through() {
