@@ -32,7 +32,7 @@ pub fn main() -> ExitCode {
 
 fn init_logging(global: &Global) {
     let default = match (global.quiet, global.verbose) {
-        (true, _) => "error",
+        (true, _) => "lakewriter=error",
         (false, 0) => "lakewriter=warn",
         (false, 1) => "warn,lakewriter=info",
         (false, 2) => "info,lakewriter=debug",

@@ -337,7 +337,8 @@ fn calendar(partitions: &[PartitionStatus], paint: impl Fn(Freshness, &str) -> S
     for (i, (day, state)) in days.iter().enumerate() {
         if month != Some((day.year(), day.month())) {
             month = Some((day.year(), day.month()));
-            let _ = write!(out, "\n  {}\n  Mo Tu We Th Fr Sa Su\n  ", day.format("%B %Y"));
+            let gap = if out.is_empty() { "" } else { "\n" };
+            let _ = write!(out, "{gap}\n  {}\n  Mo Tu We Th Fr Sa Su\n  ", day.format("%B %Y"));
             out.push_str(&"   ".repeat(day.weekday().num_days_from_monday() as usize));
         } else if day.weekday().num_days_from_monday() == 0 || days[i - 1].0.succ_opt() != Some(*day) {
             out.push_str("\n  ");
@@ -396,8 +397,13 @@ mod tests {
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines[1], "  September 2026");
         assert_eq!(lines[2], "  Mo Tu We Th Fr Sa Su");
-        assert_eq!(lines[3], "     ok ST ok ok ok ok ");
+        assert_eq!(lines[3], "     ok ok ST ok ok ok ");
         assert_eq!(lines[4], "  -- ok ");
         assert!(text.contains("ST stale"));
+        let mut august = partition(1, Freshness::Fresh);
+        august.dt = NaiveDate::from_ymd_opt(2026, 8, 31);
+        let two_months = calendar(&[august, partition(1, Freshness::Fresh)], |_, c| c.to_owned());
+        assert!(two_months.starts_with("\n  August 2026\n"), "{two_months:?}");
+        assert!(two_months.contains("ok \n\n  September 2026\n  Mo Tu We Th Fr Sa Su\n     ok "), "{two_months:?}");
     }
 }
