@@ -26,9 +26,13 @@ echo "log: $(ls "$log" | grep -c '\.json$') commits, $(ls "$log" | grep -c 'chec
 
 measure() { # label, lakewriter args…
   local label=$1; shift
-  /usr/bin/time -f "%e %M" -o "$dir/time" "$bin/lakewriter" --project "$dir/lakewriter.toml" --json "$@" > "$dir/out"
+  /usr/bin/time -f "%e %M" -o "$dir/time" "$bin/lakewriter" --project "$dir/lakewriter.toml" --json -v "$@" \
+    > "$dir/out" 2> "$dir/err"
   read -r seconds kib < "$dir/time"
-  printf '%-44s %8.2f s %6d MiB  %s\n' "$label" "$seconds" "$((kib / 1024))" "$(tail -n 1 "$dir/out")"
+  local read_ms
+  read_ms=$(sed -n 's/.*elapsed_ms=\([0-9]*\).*partition state read.*/\1/p; s/.*partition state read.*elapsed_ms=\([0-9]*\).*/\1/p' "$dir/err" | head -n 1)
+  printf '%-40s %6.2f s (state read %4s ms) %5d MiB  %s\n' "$label" "$seconds" "$read_ms" "$((kib / 1024))" \
+    "$(tail -n 1 "$dir/out")"
 }
 for run in 1 2 3; do
   measure "status, 1 day (state of all $days) #$run" status daily_orders --from "$to" --to "$to"

@@ -68,6 +68,17 @@ pub enum ColorChoice {
     Never,
 }
 
+impl ColorChoice {
+    /// Whether to colour a stream: with `auto`, where it is a terminal and NO_COLOR is unset.
+    pub fn enabled(self, terminal: bool) -> bool {
+        match self {
+            Self::Always => true,
+            Self::Never => false,
+            Self::Auto => terminal && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
+        }
+    }
+}
+
 fn date(value: &str) -> Result<NaiveDate, String> {
     lakewriter::parse_date(value).map_err(|e| e.to_string())
 }

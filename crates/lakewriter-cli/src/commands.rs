@@ -1,6 +1,6 @@
 //! Each subcommand: load, call the library, render, choose the exit code.
 
-use std::io;
+use std::io::{self, IsTerminal};
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -39,7 +39,8 @@ fn init_logging(global: &Global) {
         (false, _) => "debug",
     };
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default));
-    tracing_subscriber::fmt().with_env_filter(filter).with_writer(io::stderr).with_target(false).init();
+    let ansi = global.color.enabled(io::stderr().is_terminal());
+    tracing_subscriber::fmt().with_env_filter(filter).with_writer(io::stderr).with_ansi(ansi).with_target(false).init();
 }
 
 /// Prints `error: …`, the cause chain and a hint; returns the exit code for the error's kind.

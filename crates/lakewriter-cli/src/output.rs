@@ -11,7 +11,7 @@ use lakewriter::{
 };
 use serde::Serialize;
 
-use crate::cli::{ColorChoice, Global};
+use crate::cli::Global;
 
 pub struct Printer {
     json: bool,
@@ -22,13 +22,7 @@ pub struct Printer {
 
 impl Printer {
     pub fn new(global: &Global) -> Self {
-        let color = match global.color {
-            ColorChoice::Always => true,
-            ColorChoice::Never => false,
-            ColorChoice::Auto => {
-                io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
-            }
-        };
+        let color = global.color.enabled(io::stdout().is_terminal());
         let progress = !global.json && !global.quiet && !global.no_progress && io::stderr().is_terminal();
         Self { json: global.json, color, progress, bar: None }
     }

@@ -99,10 +99,15 @@ impl Runner {
 
     /// The partition state `job` recorded in its target; `None` where the table does not exist.
     pub async fn recorded(&self, job: &JobSpec) -> Result<Option<JobState>> {
+        let started = Instant::now();
         let location = self.workspace.table_location(&job.target)?;
-        lakewriter_delta::state::read(&location, &job.name)
+        let state = lakewriter_delta::state::read(&location, &job.name)
             .await
-            .map_err(|source| Error::State { table: job.target.to_string(), source: Box::new(source) })
+            .map_err(|source| Error::State { table: job.target.to_string(), source: Box::new(source) })?;
+        if let Some(state) = &state {
+            tracing::info!(job = %job.name, partitions = state.partitions.len(), version = state.version, checkpoint = ?state.checkpoint, elapsed_ms = elapsed_ms(started), "partition state read from the log");
+        }
+        Ok(state)
     }
 
     /// The state of `job`'s partitions in `range` (default: the first to the last partition it
