@@ -163,7 +163,7 @@ impl PlannedPartition {
                 format!("{} (an append runs once: it skips unless --force)", status.label())
             }
             (true, Freshness::Stale) => status.label(),
-            (true, Freshness::Fresh) => "fresh: the run rewrites the same content (--only all)".to_owned(),
+            (true, Freshness::Fresh) => "fresh: a rerun reproduces the same content (--only all)".to_owned(),
             (false, _) => format!("{} (--only {})", status.label(), only.as_str()),
         };
         Self {
