@@ -99,6 +99,14 @@ async fn dispatch(cli: Cli) -> Result<ExitCode> {
             }
             Ok(if verdict.pass { ExitCode::SUCCESS } else { ExitCode::from(FAILED) })
         }
+        Command::Lint { job } => {
+            let runner = open_runner(&cli.global).await?;
+            let jobs: Vec<lakewriter::JobSpec> = match job {
+                Some(name) => vec![runner.workspace().job(&name)?.clone()],
+                None => runner.workspace().project.jobs.values().cloned().collect(),
+            };
+            lint(&runner, &printer, &jobs).await
+        }
         Command::Demo { dir, no_run } => run_demo(&cli.global, &mut printer, &dir, no_run).await,
         Command::Digest { table, partition } => {
             let workspace = Workspace::load(cli.global.project.as_deref(), cli.global.root.as_deref())?;
@@ -114,6 +122,31 @@ async fn dispatch(cli: Cli) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+/// Lints `jobs`: each finding on stdout, then the counts. Exit 1 on an error finding or a job
+/// whose SQL cannot be planned (reported on stderr; the other jobs are still checked).
+async fn lint(runner: &Runner, printer: &Printer, jobs: &[lakewriter::JobSpec]) -> Result<ExitCode> {
+    let mut counts = output::LintCounts { jobs: jobs.len(), ..output::LintCounts::default() };
+    for job in jobs {
+        match runner.lint(job).await {
+            Ok(findings) => {
+                for finding in &findings {
+                    match finding.severity {
+                        lakewriter::Severity::Error => counts.errors += 1,
+                        lakewriter::Severity::Warning => counts.warnings += 1,
+                    }
+                    printer.finding(finding)?;
+                }
+            }
+            Err(e) => {
+                counts.unchecked += 1;
+                eprintln!("error: {}", lakewriter::error_chain(&e));
+            }
+        }
+    }
+    printer.lint_counts(&counts)?;
+    Ok(if counts.errors > 0 || counts.unchecked > 0 { ExitCode::from(FAILED) } else { ExitCode::SUCCESS })
 }
 
 /// The `--json` line of `lakewriter digest`.

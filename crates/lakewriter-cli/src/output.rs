@@ -5,7 +5,7 @@ use std::io::{self, IsTerminal, Write};
 use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use lakewriter::{PartitionReport, RunStatus, Summary, VerifyReport};
+use lakewriter::{Finding, PartitionReport, RunStatus, Severity, Summary, VerifyReport};
 use serde::Serialize;
 
 use crate::cli::{ColorChoice, Global};
@@ -159,6 +159,41 @@ impl Printer {
         line(&text)
     }
 
+    /// One finding of `lakewriter lint`: `error: job J: rule: message`, or its JSON line.
+    pub fn finding(&self, finding: &Finding) -> io::Result<()> {
+        if self.json {
+            return json_line(finding);
+        }
+        let severity = match finding.severity {
+            Severity::Error => self.paint("error", "31;1"),
+            Severity::Warning => self.paint("warning", "33"),
+        };
+        line(&format!("{severity}: {finding}"))
+    }
+
+    /// The last line of `lakewriter lint`.
+    pub fn lint_counts(&self, counts: &LintCounts) -> io::Result<()> {
+        if self.json {
+            #[derive(Serialize)]
+            struct Tagged<'a> {
+                summary: &'a LintCounts,
+            }
+            return json_line(&Tagged { summary: counts });
+        }
+        let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
+        let unchecked = if counts.unchecked > 0 {
+            format!(", {} not checked (see above)", counts.unchecked)
+        } else {
+            String::new()
+        };
+        line(&format!(
+            "lint: {} checked, {}, {}{unchecked}",
+            plural(counts.jobs, "job"),
+            plural(counts.errors, "error"),
+            plural(counts.warnings, "warning")
+        ))
+    }
+
     pub fn summary(&self, summary: &Summary) -> io::Result<()> {
         if self.json {
             #[derive(Serialize)]
@@ -184,6 +219,16 @@ impl Printer {
             Duration::from_millis(summary.duration_ms).as_secs_f64()
         ))
     }
+}
+
+/// The counts of `lakewriter lint`.
+#[derive(Debug, Default, Serialize)]
+pub struct LintCounts {
+    pub jobs: usize,
+    pub errors: usize,
+    pub warnings: usize,
+    /// Jobs whose SQL could not be planned, so not checked.
+    pub unchecked: usize,
 }
 
 /// One JSON object on its own line of stdout.

@@ -128,7 +128,7 @@ pub fn lint(plan: &LogicalPlan, job: &JobSpec, sources: &BTreeMap<TableRef, Sour
     }
     for (construct, why) in unordered(plan, sources) {
         let message = format!(
-            "{construct}: {why}, so which rows it picks or how it numbers them can differ between runs; order by a unique key as well, or declare the source's key with [sources.\"schema.table\"] unique = [...]"
+            "{construct}: {why}, so rows that tie come in file and thread order and the rows it keeps or the numbers it gives can differ between runs; order by a unique key as well, or declare the source's key with [sources.\"schema.table\"] unique = [...]"
         );
         add(Severity::Warning, Rule::OrderNotTotal, construct, message);
     }
@@ -219,8 +219,7 @@ fn column_names<'a>(exprs: impl IntoIterator<Item = &'a Expr>) -> BTreeSet<Strin
         .collect()
 }
 
-const NOT_TOTAL: &str =
-    "its sort keys cover no declared unique key of the tables it reads, so rows that tie come in file and thread order";
+const NOT_TOTAL: &str = "its sort keys cover no declared unique key of the tables it reads";
 
 /// Order-sensitive window expressions and `LIMIT`s of `plan` whose order is not known to be
 /// total: (construct, why).
@@ -264,7 +263,7 @@ fn unordered(plan: &LogicalPlan, sources: &BTreeMap<TableRef, SourceSpec>) -> Ve
                 }
                 Some(_) => {}
                 None => {
-                    let why = "it has no ORDER BY, so it keeps whichever rows come first".to_owned();
+                    let why = "it has no ORDER BY".to_owned();
                     found.push((limit(fetch, &[]), why));
                 }
             }
