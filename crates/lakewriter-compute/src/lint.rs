@@ -312,23 +312,27 @@ fn sort_below(plan: &LogicalPlan) -> Option<(&[SortExpr], &LogicalPlan)> {
 
 /// Whether ordering by the columns `keys` (with partition columns) is total for the rows of
 /// `input`: `keys` cover a declared unique key of a table scanned below, or the group columns
-/// of an aggregation below.
+/// of an aggregation below (not in subqueries: their rows are not these rows).
 fn is_total(keys: &BTreeSet<String>, input: &LogicalPlan, sources: &BTreeMap<TableRef, SourceSpec>) -> bool {
     let mut total = false;
-    visit(input, |node| match node {
-        LogicalPlan::TableScan(scan) => {
-            let declared = sources.iter().find(|(table, _)| {
-                scan.table_name.schema() == Some(table.schema()) && scan.table_name.table() == table.table()
-            });
-            if let Some((_, source)) = declared {
-                total |= source.unique.iter().all(|c| keys.contains(c));
+    // The closure never fails, so neither does the walk.
+    let _ = input.apply(|node| {
+        match node {
+            LogicalPlan::TableScan(scan) => {
+                let declared = sources.iter().find(|(table, _)| {
+                    scan.table_name.schema() == Some(table.schema()) && scan.table_name.table() == table.table()
+                });
+                if let Some((_, source)) = declared {
+                    total |= source.unique.iter().all(|c| keys.contains(c));
+                }
             }
+            LogicalPlan::Aggregate(aggregate) if !aggregate.group_expr.is_empty() => {
+                let groups = column_names(&aggregate.group_expr);
+                total |= groups.len() == aggregate.group_expr.len() && groups.is_subset(keys);
+            }
+            _ => {}
         }
-        LogicalPlan::Aggregate(aggregate) if !aggregate.group_expr.is_empty() => {
-            let groups = column_names(&aggregate.group_expr);
-            total |= groups.len() == aggregate.group_expr.len() && groups.is_subset(keys);
-        }
-        _ => {}
+        Ok(TreeNodeRecursion::Continue)
     });
     total
 }
