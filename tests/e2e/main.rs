@@ -6,6 +6,7 @@ mod support;
 mod cli_errors;
 mod demo;
 mod digest;
+mod lint;
 mod overwrite_partition;
 mod s3;
 mod state;

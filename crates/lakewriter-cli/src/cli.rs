@@ -180,6 +180,13 @@ pub enum Command {
         #[arg(long, value_parser = date, value_name = "DATE", conflicts_with = "no_run")]
         late: Option<NaiveDate>,
     },
+    /// Check jobs' SQL for what makes reruns differ: clock or random functions (errors), orders
+    /// that are not total, scans of all history, a partition column that is not $dt (warnings).
+    /// Exits 1 on an error.
+    Lint {
+        /// The job, as named in the project file [default: every job].
+        job: Option<String>,
+    },
     /// Print the content digest of a table (independent of files, row order and version).
     Digest {
         /// `schema.table` under the project's root.

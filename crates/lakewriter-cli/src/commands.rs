@@ -128,22 +128,16 @@ async fn dispatch(cli: Cli) -> Result<ExitCode> {
             }
             Ok(if verdict.pass { ExitCode::SUCCESS } else { ExitCode::from(FAILED) })
         }
-        Command::Demo { dir, no_run, late: None } => run_demo(&cli.global, &mut printer, &dir, no_run).await,
-        Command::Demo { dir, late: Some(day), .. } => {
-            let project_file = dir.join("lakewriter.toml");
-            let workspace = Workspace::load(Some(&project_file), cli.global.root.as_deref())?;
-            let written = demo::write_late(&workspace.root, day).await?;
-            let file = demo::late_file(day);
-            say(
-                &printer,
-                &if written {
-                    format!("late orders delivered: {file} (below {})", workspace.root.url())
-                } else {
-                    format!("{file} was delivered before; kept as it is")
-                },
-            )?;
-            Ok(ExitCode::SUCCESS)
+        Command::Lint { job } => {
+            let runner = open_runner(&cli.global).await?;
+            let jobs: Vec<lakewriter::JobSpec> = match job {
+                Some(name) => vec![runner.workspace().job(&name)?.clone()],
+                None => runner.workspace().project.jobs.values().cloned().collect(),
+            };
+            lint(&runner, &printer, &jobs).await
         }
+        Command::Demo { dir, no_run, late: None } => run_demo(&cli.global, &mut printer, &dir, no_run).await,
+        Command::Demo { dir, late: Some(day), .. } => deliver_late(&cli.global, &printer, &dir, day).await,
         Command::Digest { table, partition } => {
             let workspace = Workspace::load(cli.global.project.as_deref(), cli.global.root.as_deref())?;
             let table = TableRef::parse(&table).map_err(lakewriter::Error::from)?;
@@ -170,6 +164,31 @@ fn partitioned_job(runner: &Runner, name: &str, command: &str) -> Result<lakewri
         .into());
     }
     Ok(spec)
+}
+
+/// Lints `jobs`: each finding on stdout, then the counts. Exit 1 on an error finding or a job
+/// whose SQL cannot be planned (reported on stderr; the other jobs are still checked).
+async fn lint(runner: &Runner, printer: &Printer, jobs: &[lakewriter::JobSpec]) -> Result<ExitCode> {
+    let mut counts = output::LintCounts { jobs: jobs.len(), ..output::LintCounts::default() };
+    for job in jobs {
+        match runner.lint(job).await {
+            Ok(findings) => {
+                for finding in &findings {
+                    match finding.severity {
+                        lakewriter::Severity::Error => counts.errors += 1,
+                        lakewriter::Severity::Warning => counts.warnings += 1,
+                    }
+                    printer.finding(finding)?;
+                }
+            }
+            Err(e) => {
+                counts.unchecked += 1;
+                eprintln!("error: {}", lakewriter::error_chain(&e));
+            }
+        }
+    }
+    printer.lint_counts(&counts)?;
+    Ok(if counts.errors > 0 || counts.unchecked > 0 { ExitCode::from(FAILED) } else { ExitCode::SUCCESS })
 }
 
 /// The `--json` line of `lakewriter digest`.
@@ -287,6 +306,27 @@ async fn run_demo(global: &Global, printer: &mut Printer, dir: &std::path::Path,
         ),
     )?;
     Ok(if all_good { ExitCode::SUCCESS } else { ExitCode::from(FAILED) })
+}
+
+/// `demo DIR --late D`: a file of late orders in the demo's raw partition D.
+async fn deliver_late(
+    global: &Global,
+    printer: &Printer,
+    dir: &std::path::Path,
+    day: chrono::NaiveDate,
+) -> Result<ExitCode> {
+    let workspace = Workspace::load(Some(&dir.join("lakewriter.toml")), global.root.as_deref())?;
+    let written = demo::write_late(&workspace.root, day).await?;
+    let file = demo::late_file(day);
+    say(
+        printer,
+        &if written {
+            format!("late orders delivered: {file} (below {})", workspace.root.url())
+        } else {
+            format!("{file} was delivered before; kept as it is")
+        },
+    )?;
+    Ok(ExitCode::SUCCESS)
 }
 
 /// Text for people, only without `--json`.

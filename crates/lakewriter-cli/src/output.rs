@@ -7,7 +7,8 @@ use std::time::Duration;
 use chrono::{Datelike, NaiveDate};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use lakewriter::{
-    Freshness, JobStatus, Only, PartitionReport, PartitionStatus, PlannedPartition, RunStatus, Summary, VerifyReport,
+    Finding, Freshness, JobStatus, Only, PartitionReport, PartitionStatus, PlannedPartition, RunStatus, Severity,
+    Summary, VerifyReport,
 };
 use serde::Serialize;
 
@@ -261,6 +262,41 @@ impl Printer {
         ))
     }
 
+    /// One finding of `lakewriter lint`: `error: job J: rule: message`, or its JSON line.
+    pub fn finding(&self, finding: &Finding) -> io::Result<()> {
+        if self.json {
+            return json_line(finding);
+        }
+        let severity = match finding.severity {
+            Severity::Error => self.paint("error", "31;1"),
+            Severity::Warning => self.paint("warning", "33"),
+        };
+        line(&format!("{severity}: {finding}"))
+    }
+
+    /// The last line of `lakewriter lint`.
+    pub fn lint_counts(&self, counts: &LintCounts) -> io::Result<()> {
+        if self.json {
+            #[derive(Serialize)]
+            struct Tagged<'a> {
+                summary: &'a LintCounts,
+            }
+            return json_line(&Tagged { summary: counts });
+        }
+        let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
+        let unchecked = if counts.unchecked > 0 {
+            format!(", {} not checked (see above)", counts.unchecked)
+        } else {
+            String::new()
+        };
+        line(&format!(
+            "lint: {} checked, {}, {}{unchecked}",
+            plural(counts.jobs, "job"),
+            plural(counts.errors, "error"),
+            plural(counts.warnings, "warning")
+        ))
+    }
+
     pub fn summary(&self, summary: &Summary) -> io::Result<()> {
         if self.json {
             #[derive(Serialize)]
@@ -286,6 +322,16 @@ impl Printer {
             Duration::from_millis(summary.duration_ms).as_secs_f64()
         ))
     }
+}
+
+/// The counts of `lakewriter lint`.
+#[derive(Debug, Default, Serialize)]
+pub struct LintCounts {
+    pub jobs: usize,
+    pub errors: usize,
+    pub warnings: usize,
+    /// Jobs whose SQL could not be planned, so not checked.
+    pub unchecked: usize,
 }
 
 /// One JSON object on its own line of stdout.

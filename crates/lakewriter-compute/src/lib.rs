@@ -4,6 +4,8 @@
 //!   queryable as `schema.table`, with hive partition folders as typed columns;
 //! - [`query`]: plans a job's SQL for one logical date, `$dt` bound as a typed `DATE` parameter,
 //!   read-only, and lists the raw files its physical plan scans; binds `$dt` in conditions;
+//! - [`lint`]: the determinism checks over a job's logical plan (clock and random functions,
+//!   orders that are not total, scans of all history, a partition column that is not `$dt`);
 //! - [`keyed`]: validates, deduplicates and classifies the keyed sources of `merge` and
 //!   `append_dedup`.
 //!
@@ -11,6 +13,7 @@
 
 pub mod catalog;
 pub mod keyed;
+pub mod lint;
 pub mod query;
 
 mod error;
@@ -18,4 +21,5 @@ mod error;
 pub use catalog::{TableEntry, TableKind};
 pub use error::{Error, Result};
 pub use keyed::{KeyedCounts, KeyedSource, KeyedSpec};
-pub use query::{PartitionQuery, condition, diff, plan_partition};
+pub use lint::{Finding, Rule, Severity, lint};
+pub use query::{PartitionQuery, condition, diff, plan_partition, plan_sql};

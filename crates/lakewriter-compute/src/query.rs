@@ -30,12 +30,23 @@ fn dt_param(dt: NaiveDate) -> ParamValues {
     ParamValues::Map(HashMap::from([("dt".to_owned(), ScalarValue::Date32(Some(days_since_epoch(dt))).into())]))
 }
 
+/// Job SQL may only be a query: DDL, DML and statements such as `SET` are refused, so a job
+/// cannot change anything by itself.
+fn read_only() -> SQLOptions {
+    SQLOptions::new().with_allow_ddl(false).with_allow_dml(false).with_allow_statements(false)
+}
+
+/// Plans `sql` (read-only, like [`plan_partition`]) without binding `$dt`: the logical plan as
+/// written, with `$dt` still a placeholder, for the determinism checks.
+pub async fn plan_sql(ctx: &SessionContext, sql: &str) -> Result<LogicalPlan> {
+    let df = ctx.sql_with_options(sql, read_only()).await.map_err(|source| Error::Sql { source: Box::new(source) })?;
+    Ok(df.into_unoptimized_plan())
+}
+
 /// Plans `sql` with `$dt` bound to `dt` as a typed `DATE` value (`None`: a run without a date, in
-/// which `$dt` is an error). Only a query is accepted: DDL, DML and statements such as `SET` are
-/// refused, so a job cannot change anything by itself.
+/// which `$dt` is an error). Only a query is accepted (see [`read_only`]).
 pub async fn plan_partition(ctx: &SessionContext, sql: &str, dt: Option<NaiveDate>) -> Result<PartitionQuery> {
-    let read_only = SQLOptions::new().with_allow_ddl(false).with_allow_dml(false).with_allow_statements(false);
-    let df = ctx.sql_with_options(sql, read_only).await.map_err(|source| Error::Sql { source: Box::new(source) })?;
+    let df = ctx.sql_with_options(sql, read_only()).await.map_err(|source| Error::Sql { source: Box::new(source) })?;
     let param = dt.map_or_else(|| "a run without --dt".to_owned(), |dt| format!("$dt = {dt}"));
     let plan_err = |source| Error::Plan { param: param.clone(), source: Box::new(source) };
     let df = match dt {

@@ -114,11 +114,15 @@ pub struct JobSpec {
     /// mode the partitioning of a table the job creates.
     pub partition_by: Option<String>,
     pub sql: SqlSource,
+    /// `allow_nondeterministic = true`: the job may call clock-dependent or random functions
+    /// (`now()`, `random()`, …); the determinism check then lets it run.
+    pub allow_nondeterministic: bool,
 }
 
 impl JobSpec {
     /// A hash of what decides the job's output besides its inputs: the SQL text with runs of
     /// white space folded, and the write settings. Editing either changes it.
+    /// `allow_nondeterministic` is left out: it permits a run, it does not change its output.
     #[must_use]
     pub fn code_fingerprint(&self, sql: &str) -> String {
         let sql: Vec<&str> = sql.split_whitespace().collect();
@@ -144,6 +148,22 @@ pub struct Project {
     /// The `[storage]` table: object-store options, values possibly `${VAR}` references.
     pub storage: BTreeMap<String, String>,
     pub jobs: BTreeMap<String, JobSpec>,
+    /// The `[sources."schema.table"]` tables: what is declared about the tables jobs read.
+    pub sources: BTreeMap<TableRef, SourceSpec>,
+}
+
+/// What the project file declares about a source table (`[sources."raw.orders"]`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SourceSpec {
+    /// `unique = ["order_id"]`: these columns together are unique in the table, so an ordering
+    /// by all of them is total.
+    pub unique: Vec<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSource {
+    unique: Vec<String>,
 }
 
 #[derive(Deserialize)]
@@ -154,6 +174,8 @@ struct RawProject {
     storage: BTreeMap<String, String>,
     #[serde(default)]
     jobs: BTreeMap<String, toml::Value>,
+    #[serde(default)]
+    sources: BTreeMap<String, toml::Value>,
 }
 
 #[derive(Deserialize)]
@@ -169,6 +191,8 @@ struct RawJob {
     on_duplicate_keys: Option<OnDuplicateKeys>,
     delete_when: Option<String>,
     predicate: Option<String>,
+    #[serde(default)]
+    allow_nondeterministic: bool,
 }
 
 impl RawJob {
@@ -286,10 +310,24 @@ impl Project {
             if let Some(col) = partition_by.as_deref().filter(|c| !is_column(c)) {
                 return Err(job_err(format!("key `partition_by`: `{col}` is not a column name")));
             }
+            let allow_nondeterministic = job.allow_nondeterministic;
             let write = job.write_spec().map_err(job_err)?;
-            jobs.insert(name.clone(), JobSpec { name, target, write, partition_by, sql });
+            jobs.insert(name.clone(), JobSpec { name, target, write, partition_by, sql, allow_nondeterministic });
         }
-        Ok(Self { file: file.to_path_buf(), root: raw.root, storage: raw.storage, jobs })
+        let mut sources = BTreeMap::new();
+        for (name, value) in raw.sources {
+            let source_err = |message: String| config_err(format!("source `{name}`: {message}"));
+            let table = TableRef::parse(&name).map_err(|e| source_err(e.to_string()))?;
+            let source = RawSource::deserialize(value).map_err(|e| source_err(e.to_string().trim_end().to_owned()))?;
+            if source.unique.is_empty() {
+                return Err(source_err("key `unique` is empty: name the columns that are unique together".into()));
+            }
+            if let Some(bad) = source.unique.iter().find(|c| !is_column(c)) {
+                return Err(source_err(format!("key `unique`: `{bad}` is not a column name")));
+            }
+            sources.insert(table, SourceSpec { unique: source.unique });
+        }
+        Ok(Self { file: file.to_path_buf(), root: raw.root, storage: raw.storage, jobs, sources })
     }
 
     /// The job called `name`, or an error that lists the jobs there are.
@@ -412,6 +450,44 @@ sql_file = "jobs/other.sql"
 
         let e = err("[jobs]\n");
         assert!(e.contains("missing field `root`"), "{e}");
+    }
+
+    #[test]
+    fn sources_declare_unique_keys_strictly() {
+        let p = parse(&format!("{GOOD}\n[sources.\"raw.orders\"]\nunique = [\"order_id\"]\n")).unwrap();
+        let orders = TableRef::parse("raw.orders").unwrap();
+        assert_eq!(p.sources[&orders], SourceSpec { unique: vec!["order_id".into()] });
+        assert!(parse(GOOD).unwrap().sources.is_empty());
+
+        let source = |body: &str| err(&format!("{GOOD}\n[sources.\"raw.orders\"]\n{body}\n"));
+        let e = source("unique = []");
+        assert!(e.starts_with("/p/lakewriter.toml: source `raw.orders`: key `unique` is empty"), "{e}");
+        let e = source("unique = [\"order id\"]");
+        assert!(e.contains("source `raw.orders`: key `unique`: `order id` is not a column name"), "{e}");
+        let e = source("unique = [\"order_id\"]\nuniq = [\"x\"]");
+        assert!(e.contains("source `raw.orders`") && e.contains("unknown field `uniq`"), "{e}");
+        let e = source("");
+        assert!(e.contains("source `raw.orders`") && e.contains("missing field `unique`"), "{e}");
+        let e = err(&format!("{GOOD}\n[sources.orders]\nunique = [\"order_id\"]\n"));
+        assert!(e.contains("source `orders`: invalid table name `orders`"), "{e}");
+    }
+
+    #[test]
+    fn allow_nondeterministic_is_an_optional_bool_outside_the_fingerprint() {
+        let p = parse(GOOD).unwrap();
+        assert!(!p.job("daily_orders").unwrap().allow_nondeterministic);
+        let allowed =
+            GOOD.replacen("partition_by = \"dt\"\n", "partition_by = \"dt\"\nallow_nondeterministic = true\n", 1);
+        let allowed = parse(&allowed).unwrap();
+        let job = allowed.job("daily_orders").unwrap();
+        assert!(job.allow_nondeterministic);
+        assert_eq!(job.code_fingerprint("SELECT 1"), p.job("daily_orders").unwrap().code_fingerprint("SELECT 1"));
+        let e = err(&GOOD.replacen(
+            "partition_by = \"dt\"\n",
+            "partition_by = \"dt\"\nallow_nondeterministic = \"yes\"\n",
+            1,
+        ));
+        assert!(e.contains("job `daily_orders`") && e.contains("allow_nondeterministic"), "{e}");
     }
 }
 

@@ -16,6 +16,12 @@ pub enum Error {
     #[error("cannot open the lakehouse catalog")]
     Catalog { source: lakewriter_compute::Error },
 
+    #[error("job `{job}`: cannot plan its SQL to check it")]
+    Lint { job: String, source: Box<lakewriter_compute::Error> },
+
+    #[error("{}", findings.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "))]
+    Nondeterministic { findings: Vec<lakewriter_compute::Finding> },
+
     #[error("cannot open Delta table {table}")]
     OpenTable { table: String, source: Box<lakewriter_delta::Error> },
 

@@ -9,13 +9,14 @@
 pub mod demo;
 
 mod error;
+mod lint;
 mod report;
 mod runner;
 mod status;
 mod workspace;
 
 pub use error::{Error, Result, error_chain};
-pub use lakewriter_compute::KeyedCounts;
+pub use lakewriter_compute::{Finding, KeyedCounts, Rule, Severity};
 pub use lakewriter_core::{DateRange, JobSpec, PartitionRun, Project, TableRef, WriteMode, WriteSpec, parse_date};
 pub use lakewriter_delta::Digest;
 pub use report::{PartitionReport, RunStatus, Summary, VerifyReport};

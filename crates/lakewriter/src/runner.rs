@@ -29,6 +29,8 @@ const CONCURRENT_PLANS: usize = 4;
 pub struct Runner {
     workspace: Workspace,
     ctx: SessionContext,
+    /// The jobs whose determinism warnings were logged already (see `crate::lint`).
+    checked: std::sync::Mutex<std::collections::BTreeSet<String>>,
 }
 
 impl Runner {
@@ -54,12 +56,22 @@ impl Runner {
             }
             tracing::debug!(table = %entry.name, kind = ?entry.kind, url = %entry.url, "registered");
         }
-        Ok(Self { workspace, ctx })
+        Ok(Self { workspace, ctx, checked: std::sync::Mutex::default() })
     }
 
     #[must_use]
     pub fn workspace(&self) -> &Workspace {
         &self.workspace
+    }
+
+    /// The session with the lakehouse catalog registered.
+    pub(crate) fn session(&self) -> &SessionContext {
+        &self.ctx
+    }
+
+    /// True the first time it is asked about `job`.
+    pub(crate) fn first_check(&self, job: &str) -> bool {
+        self.checked.lock().map_or(true, |mut jobs| jobs.insert(job.to_owned()))
     }
 
     /// Runs one partition into the job's target: plan, write, one commit (or none). Never panics
@@ -251,6 +263,7 @@ impl Runner {
         self.workspace.check_run(job, unit.dt, unit.force)?;
         let sql = self.workspace.sql(job)?;
         let query = self.plan(&sql, unit.dt).await?;
+        self.check_determinism(job, &query.plan).await?;
         let inputs = input_fingerprint(&query.files);
         let code = job.code_fingerprint(&sql);
         let fresh = previous.is_some_and(|r| r.code_matches(&code) && r.inputs_match(&inputs));

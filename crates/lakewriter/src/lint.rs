@@ -1,0 +1,46 @@
+//! The determinism checks of a job (`lakewriter lint`), and the same checks before a run writes.
+
+use datafusion::logical_expr::LogicalPlan;
+use lakewriter_compute::{Finding, Rule, Severity};
+use lakewriter_core::JobSpec;
+
+use crate::{Error, Result, Runner};
+
+impl Runner {
+    /// Checks `job`'s SQL, planned in this runner's catalog with `$dt` unbound, for what would
+    /// make its runs differ: see [`lakewriter_compute::lint`].
+    pub async fn lint(&self, job: &JobSpec) -> Result<Vec<Finding>> {
+        let sql = self.workspace().sql(job)?;
+        let plan = lakewriter_compute::plan_sql(self.session(), &sql)
+            .await
+            .map_err(|source| Error::Lint { job: job.name.clone(), source: Box::new(source) })?;
+        Ok(lakewriter_compute::lint(&plan, job, &self.workspace().project.sources))
+    }
+
+    /// Before a run of `job` writes: an error finding fails the run (nothing committed), and
+    /// warnings are logged, once per job and runner. `bound` is the run's plan, linted when the
+    /// SQL cannot be planned with `$dt` unbound (its `$dt` is then a constant, so the partition
+    /// column is not checked).
+    pub(crate) async fn check_determinism(&self, job: &JobSpec, bound: &LogicalPlan) -> Result<()> {
+        let findings = match self.lint(job).await {
+            Ok(findings) => findings,
+            Err(e) => {
+                tracing::debug!(job = %job.name, error = %crate::error_chain(&e), "checking the plan with $dt bound");
+                let mut findings = lakewriter_compute::lint(bound, job, &self.workspace().project.sources);
+                findings.retain(|f| f.rule != Rule::OutsidePartition);
+                findings
+            }
+        };
+        let (errors, warnings): (Vec<Finding>, Vec<Finding>) =
+            findings.into_iter().partition(|f| f.severity == Severity::Error);
+        if !errors.is_empty() {
+            return Err(Error::Nondeterministic { findings: errors });
+        }
+        if !warnings.is_empty() && self.first_check(&job.name) {
+            for finding in &warnings {
+                tracing::warn!("{finding}");
+            }
+        }
+        Ok(())
+    }
+}
