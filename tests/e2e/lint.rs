@@ -64,7 +64,9 @@ fn warnings_are_json_lines_with_their_rule_ids_and_logged_once_per_run() {
     lake.set_job(
         "daily_orders",
         "analytics.daily_orders",
-        "SELECT order_id, CAST(ROW_NUMBER() OVER (PARTITION BY customer_id ORDER BY amount) AS BIGINT) AS n, $dt AS dt \
+        // ROW_NUMBER is unsigned; the table stores it as a long (Delta has no unsigned types), and
+        // the second day's write must still match the table.
+        "SELECT order_id, ROW_NUMBER() OVER (PARTITION BY customer_id ORDER BY amount) AS n, $dt AS dt \
          FROM raw.orders WHERE dt = $dt",
     );
     let run = lake.cli(&["backfill", "daily_orders", "--from", "2026-09-01", "--to", "2026-09-02", "--parallel", "1"]);
@@ -81,7 +83,7 @@ fn warnings_are_json_lines_with_their_rule_ids_and_logged_once_per_run() {
     lake.set_job(
         "daily_orders",
         "analytics.daily_orders",
-        "SELECT order_id, CAST(ROW_NUMBER() OVER (PARTITION BY customer_id ORDER BY amount, order_id) AS BIGINT) AS n, $dt AS dt \
+        "SELECT order_id, ROW_NUMBER() OVER (PARTITION BY customer_id ORDER BY amount, order_id) AS n, $dt AS dt \
          FROM raw.orders WHERE dt = $dt",
     );
     let project = std::fs::read_to_string(lake.project_file()).expect("project");
