@@ -114,12 +114,12 @@ impl Printer {
                 } else if rows == 0 && r.write == "overwrite_partition" {
                     text.push_str("  (no rows: the partition is now empty)");
                 }
-                if !r.committed {
-                    text.push_str("  no new version: nothing to change");
-                } else if let Some(note) = &r.note {
-                    text.push_str("  ");
-                    text.push_str(note);
-                }
+                text.push_str("  ");
+                text.push_str(match (&r.note, r.committed) {
+                    (Some(note), _) => note,
+                    (None, false) => "nothing to change: no new table version",
+                    (None, true) => "",
+                });
                 text
             }
         }

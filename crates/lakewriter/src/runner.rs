@@ -374,7 +374,11 @@ impl Runner {
             report.status = RunStatus::Ok;
             report.rows_written = Some(0);
             report.table_version = current;
-            report.note = Some("nothing to change: no new table version".into());
+            report.note = Some(if fresh {
+                "already fresh: nothing to change, no new table version".into()
+            } else {
+                "nothing to change: no new table version".into()
+            });
             return Ok(None);
         }
         let df = self.ctx.read_batches(source.batches)?;
