@@ -86,3 +86,21 @@ fn json_output_is_only_json_lines() {
     assert_eq!(summary.partitions, 2);
     assert!(run.stderr.contains("done"), "logs go to stderr: {}", run.stderr);
 }
+
+#[test]
+fn a_broken_table_fails_only_the_jobs_that_read_it() {
+    let lake = Lake::new("2026-09-01", "2026-09-01");
+    let log = lake.root().join("other/broken/_delta_log");
+    std::fs::create_dir_all(&log).expect("log folder");
+    std::fs::write(log.join("00000000000000000000.json"), "not a Delta log\n").expect("broken commit");
+
+    // Tables open when a plan names them: a job that does not read it runs.
+    lake.cli(&["run", "daily_orders", "--dt", "2026-09-01"]).assert_code(0);
+
+    lake.set_job("from_broken", "analytics.from_broken", "SELECT *, $dt AS dt FROM other.broken");
+    let run = lake.cli(&["--json", "run", "from_broken", "--dt", "2026-09-01"]);
+    run.assert_code(1);
+    let error = run.json().0.remove(0).error.expect("error");
+    assert!(error.contains("cannot open Delta table other.broken"), "{error}");
+    assert!(!lake.root().join("analytics/from_broken").exists(), "nothing written");
+}

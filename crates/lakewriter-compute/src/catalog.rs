@@ -8,10 +8,10 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use datafusion::arrow::datatypes::DataType;
-use datafusion::catalog::{MemorySchemaProvider, TableProvider};
-use datafusion::common::TableReference;
+use datafusion::catalog::{SchemaProvider, TableProvider};
 use datafusion::datasource::file_format::parquet::ParquetFormat;
 use datafusion::datasource::listing::{ListingOptions, ListingTable, ListingTableConfig, ListingTableUrl};
+use datafusion::execution::SessionState;
 use datafusion::execution::object_store::ObjectStoreUrl;
 use datafusion::prelude::SessionContext;
 use futures::TryStreamExt;
@@ -38,10 +38,15 @@ pub struct TableEntry {
     pub kind: TableKind,
 }
 
+fn object_store_url(url: &Url) -> Result<ObjectStoreUrl> {
+    ObjectStoreUrl::parse(&url[..url::Position::BeforePath])
+        .map_err(|e| Error::ListRoot { root: url.clone(), source: e.into() })
+}
+
 fn store_for(ctx: &SessionContext, url: &Url) -> Result<Arc<dyn ObjectStore>> {
-    let err = |e: Box<dyn std::error::Error + Send + Sync>| Error::ListRoot { root: url.clone(), source: e };
-    let store_url = ObjectStoreUrl::parse(&url[..url::Position::BeforePath]).map_err(|e| err(e.into()))?;
-    ctx.runtime_env().object_store(store_url).map_err(|e| err(e.into()))
+    ctx.runtime_env()
+        .object_store(object_store_url(url)?)
+        .map_err(|e| Error::ListRoot { root: url.clone(), source: e.into() })
 }
 
 fn store_path(url: &Url) -> Result<Path> {
@@ -81,17 +86,14 @@ pub async fn discover(ctx: &SessionContext, root: &Url) -> Result<Vec<TableEntry
     Ok(tables)
 }
 
-/// Makes `provider` queryable as `name`, creating the schema where needed.
-pub fn register(ctx: &SessionContext, name: &TableRef, provider: Arc<dyn TableProvider>) -> Result<()> {
-    let err = |source| Error::Register { table: name.to_string(), source: Box::new(source) };
+/// Makes `schema` queryable as the schema `name` of the session's default catalog.
+pub fn register_schema(ctx: &SessionContext, name: &str, schema: Arc<dyn SchemaProvider>) -> Result<()> {
+    let err = |source| Error::Register { schema: name.to_owned(), source: Box::new(source) };
     let catalog_name = ctx.state().config().options().catalog.default_catalog.clone();
     let catalog = ctx
         .catalog(&catalog_name)
         .ok_or_else(|| err(datafusion::error::DataFusionError::Internal(format!("no catalog {catalog_name}"))))?;
-    if catalog.schema(name.schema()).is_none() {
-        catalog.register_schema(name.schema(), Arc::new(MemorySchemaProvider::new())).map_err(err)?;
-    }
-    ctx.register_table(TableReference::partial(name.schema(), name.table()), provider).map_err(err)?;
+    catalog.register_schema(name, schema).map_err(err)?;
     Ok(())
 }
 
@@ -122,25 +124,24 @@ async fn partition_columns(store: &dyn ObjectStore, table: &Path) -> object_stor
         .collect())
 }
 
-/// Registers the raw Parquet dataset `entry` as a listing table. A dataset with no Parquet file
-/// yet is skipped (a query naming it then fails with "table not found").
-pub async fn register_raw(ctx: &SessionContext, entry: &TableEntry) -> Result<()> {
+/// A listing table over the raw Parquet dataset `entry`, its hive folders as partition columns;
+/// `None` for a dataset with no readable Parquet file yet (a query naming it then fails with
+/// "table not found"). `state` needs only the session's object stores.
+pub async fn raw_table(state: &SessionState, entry: &TableEntry) -> Result<Option<Arc<dyn TableProvider>>> {
     let err =
         |source| Error::RegisterRaw { table: entry.name.to_string(), url: entry.url.clone(), source: Box::new(source) };
-    let store = store_for(ctx, &entry.url)?;
+    let store = state.runtime_env().object_store(object_store_url(&entry.url)?).map_err(err)?;
     let partitions = partition_columns(store.as_ref(), &store_path(&entry.url)?).await.map_err(|e| err(e.into()))?;
     let options = ListingOptions::new(Arc::new(ParquetFormat::default()))
         .with_file_extension(".parquet")
         .with_table_partition_cols(partitions);
     let table_url = ListingTableUrl::parse(entry.url.as_str()).map_err(err)?;
-    let state = ctx.state();
-    let config = match ListingTableConfig::new(table_url).with_listing_options(options).infer_schema(&state).await {
+    let config = match ListingTableConfig::new(table_url).with_listing_options(options).infer_schema(state).await {
         Ok(config) => config,
         Err(e) => {
             tracing::warn!(table = %entry.name, error = %e, "skipping a raw dataset whose schema cannot be read");
-            return Ok(());
+            return Ok(None);
         }
     };
-    let table = ListingTable::try_new(config).map_err(err)?;
-    register(ctx, &entry.name, Arc::new(table))
+    Ok(Some(Arc::new(ListingTable::try_new(config).map_err(err)?)))
 }

@@ -10,8 +10,8 @@ pub enum Error {
     #[error("cannot register raw dataset {table} ({url})")]
     RegisterRaw { table: String, url: Url, source: Box<DataFusionError> },
 
-    #[error("cannot register table {table}")]
-    Register { table: String, source: Box<DataFusionError> },
+    #[error("cannot register schema {schema}")]
+    Register { schema: String, source: Box<DataFusionError> },
 
     #[error("the job's SQL is invalid")]
     Sql { source: Box<DataFusionError> },

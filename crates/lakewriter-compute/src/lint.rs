@@ -490,11 +490,12 @@ mod tests {
     use std::sync::Arc;
 
     use datafusion::arrow::datatypes::{Field, Schema, TimeUnit};
+    use datafusion::catalog::{MemorySchemaProvider, SchemaProvider as _, TableProvider};
     use datafusion::datasource::MemTable;
     use datafusion::datasource::file_format::parquet::ParquetFormat;
     use datafusion::datasource::listing::{ListingOptions, ListingTableConfig, ListingTableUrl};
     use datafusion::prelude::SessionContext;
-    use lakewriter_core::{Project, TableRef};
+    use lakewriter_core::Project;
 
     use super::*;
 
@@ -515,15 +516,21 @@ mod tests {
         let url = ListingTableUrl::parse("file:///nowhere/raw/orders/").unwrap();
         let config = ListingTableConfig::new(url).with_listing_options(options).with_schema(file_schema);
         let orders = ListingTable::try_new(config).unwrap();
-        crate::catalog::register(&ctx, &TableRef::parse("raw.orders").unwrap(), Arc::new(orders)).unwrap();
+        register(&ctx, "raw", "orders", Arc::new(orders));
         let customers = Schema::new(vec![
             Field::new("customer_id", DataType::Int64, false),
             Field::new("tier", DataType::Utf8, false),
             Field::new("dt", DataType::Date32, false),
         ]);
         let customers = MemTable::try_new(Arc::new(customers), vec![vec![]]).unwrap();
-        crate::catalog::register(&ctx, &TableRef::parse("core.customers").unwrap(), Arc::new(customers)).unwrap();
+        register(&ctx, "core", "customers", Arc::new(customers));
         ctx
+    }
+
+    fn register(ctx: &SessionContext, schema: &str, table: &str, provider: Arc<dyn TableProvider>) {
+        let tables = Arc::new(MemorySchemaProvider::new());
+        tables.register_table(table.to_owned(), provider).unwrap();
+        crate::catalog::register_schema(ctx, schema, tables).unwrap();
     }
 
     /// Lints `sql` as job `j` written with `write`, in a project declaring `raw.orders` unique

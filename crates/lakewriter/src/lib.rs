@@ -8,6 +8,7 @@
 
 pub mod demo;
 
+mod catalog;
 mod error;
 mod lint;
 mod report;

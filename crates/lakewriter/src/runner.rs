@@ -6,7 +6,7 @@ use chrono::NaiveDate;
 use datafusion::common::DFSchema;
 use datafusion::prelude::SessionContext;
 use futures::StreamExt;
-use lakewriter_compute::{KeyedSpec, TableKind, catalog, keyed};
+use lakewriter_compute::{KeyedSpec, keyed};
 use lakewriter_core::{JobSpec, PartitionRun, WriteSpec, input_fingerprint, stable_hash};
 use lakewriter_delta::state::{JobState, Recorded};
 use lakewriter_delta::{AppendOutcome, CommitMetadata, Committed, MergeSpec, Target};
@@ -24,8 +24,9 @@ const CONFLICT_ATTEMPTS: u32 = 8;
 /// Partitions planned at once by `status` and `plan`.
 const CONCURRENT_PLANS: usize = 4;
 
-/// Runs partitions of a workspace's jobs. It opens the lakehouse catalog once (every
-/// `<root>/<schema>/<table>/` as `schema.table`) and plans each partition in the same session.
+/// Runs partitions of a workspace's jobs. It lists the lakehouse catalog once (every
+/// `<root>/<schema>/<table>/` as `schema.table`, each opened when a plan first names it) and plans
+/// each partition in the same session.
 pub struct Runner {
     workspace: Workspace,
     ctx: SessionContext,
@@ -39,23 +40,7 @@ impl Runner {
         let ctx = lakewriter_delta::session();
         let store = workspace.root.object_store().map_err(|e| Error::Usage(e.to_string()))?;
         ctx.register_object_store(&workspace.root.store_url(), store);
-        let tables = catalog::discover(&ctx, workspace.root.url()).await.map_err(|source| Error::Catalog { source })?;
-        for entry in &tables {
-            match entry.kind {
-                TableKind::Raw => {
-                    catalog::register_raw(&ctx, entry).await.map_err(|source| Error::Catalog { source })?;
-                }
-                TableKind::Delta => {
-                    let location =
-                        workspace.root.join(&entry.name.relative_dir()).map_err(|e| Error::Usage(e.to_string()))?;
-                    let provider = lakewriter_delta::table::provider(&location).await.map_err(|source| {
-                        Error::OpenTable { table: entry.name.to_string(), source: Box::new(source) }
-                    })?;
-                    catalog::register(&ctx, &entry.name, provider).map_err(|source| Error::Catalog { source })?;
-                }
-            }
-            tracing::debug!(table = %entry.name, kind = ?entry.kind, url = %entry.url, "registered");
-        }
+        crate::catalog::register(&ctx, &workspace.root).await?;
         Ok(Self { workspace, ctx, checked: std::sync::Mutex::default() })
     }
 
