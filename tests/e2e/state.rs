@@ -217,3 +217,45 @@ fn the_demo_late_data_walk_through() {
     let status = cli(&["status", "daily_orders"]);
     assert!(status.stdout.contains("10 partitions: 10 fresh, 0 stale, 0 missing"), "{}", status.stdout);
 }
+
+/// Kills a run at several moments (SIGKILL: no clean-up). Whenever it dies, the table's state and
+/// data agree: either both are as before (the partition still reads stale), or both are the new
+/// ones (fresh, with the content a complete run writes).
+#[test]
+fn a_run_killed_at_any_moment_leaves_state_and_data_together() {
+    let lake = Lake::new("2026-09-01", "2026-09-01");
+    lake.cli(&["run", "daily_orders", "--dt", "2026-09-01"]).assert_code(0);
+    let project = lake.project_file();
+    let args = ["--project", project.to_str().expect("utf-8"), "run", "daily_orders", "--dt", "2026-09-01"];
+    for (round, delay_ms) in [0u64, 40, 80, 120, 160, 200, 300, 450].into_iter().enumerate() {
+        let late = lake.root().join(format!("raw/orders/dt=2026-09-01/part-late-{round:05}.parquet"));
+        lakewriter_datagen::write_parquet(&late, &lakewriter_datagen::late_orders_for(day("2026-09-01")))
+            .expect("late file");
+        let before = lake.digest("analytics.daily_orders", Some("2026-09-01"));
+        assert_eq!(states(&lake, &[]), expect(&[("2026-09-01", "stale:inputs_changed")]));
+
+        let mut child = crate::support::command(&args, lake.path(), &[])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("spawn");
+        std::thread::sleep(std::time::Duration::from_millis(delay_ms));
+        let _ = child.kill();
+        let _ = child.wait();
+
+        let after_kill = (lake.digest("analytics.daily_orders", Some("2026-09-01")), states(&lake, &[]));
+        lake.cli(&["run", "daily_orders", "--dt", "2026-09-01"]).assert_code(0);
+        let complete = lake.digest("analytics.daily_orders", Some("2026-09-01"));
+        assert_ne!(complete.digest, before.digest, "the late orders change the partition");
+        let fresh = expect(&[("2026-09-01", "fresh")]);
+        let stale = expect(&[("2026-09-01", "stale:inputs_changed")]);
+        let (digest, state) = after_kill;
+        assert!(
+            (digest.digest == before.digest && state == stale) || (digest.digest == complete.digest && state == fresh),
+            "killed after {delay_ms} ms: digest {} (before {}, complete {}), state {state:?}",
+            digest.digest,
+            before.digest,
+            complete.digest
+        );
+    }
+}
