@@ -214,9 +214,10 @@ impl Printer {
             ))?;
         }
         line(&format!(
-            "{}: {} partitions: {} fresh, {} stale, {} missing",
+            "{}: {} partition{}: {} fresh, {} stale, {} missing",
             status.job,
             status.partitions.len(),
+            if status.partitions.len() == 1 { "" } else { "s" },
             counts.fresh,
             counts.stale,
             counts.missing
