@@ -114,12 +114,15 @@ impl Printer {
                 } else if rows == 0 && r.write == "overwrite_partition" {
                     text.push_str("  (no rows: the partition is now empty)");
                 }
-                text.push_str("  ");
-                text.push_str(match (&r.note, r.committed) {
-                    (Some(note), _) => note,
-                    (None, false) => "nothing to change: no new table version",
-                    (None, true) => "",
-                });
+                let note = match (&r.note, r.committed) {
+                    (Some(note), _) => Some(note.as_str()),
+                    (None, false) => Some("nothing to change: no new table version"),
+                    (None, true) => None,
+                };
+                if let Some(note) = note {
+                    text.push_str("  ");
+                    text.push_str(note);
+                }
                 text
             }
         }
