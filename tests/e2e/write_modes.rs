@@ -342,6 +342,11 @@ fn verify_passes_every_idempotent_mode_and_fails_bare_append() {
         run.assert_code(0);
         assert!(run.stdout.contains("PASS"), "{args:?}: {}", run.stdout);
     }
+    // The second application of a merge finds its partition fresh on the copy: it commits nothing.
+    let run = lake.cli(&["--json", "verify", "customers", "--dt", "2026-09-01"]);
+    let verdict: serde_json::Value = serde_json::from_str(run.stdout.trim()).expect("verdict JSON");
+    assert_eq!(verdict["second"]["fresh_before"], true, "{verdict}");
+    assert_eq!(verdict["second"]["committed"], false, "{verdict}");
 
     let run = lake.cli(&["--json", "verify", "log", "--dt", "2026-09-02", "--force"]);
     run.assert_code(1);

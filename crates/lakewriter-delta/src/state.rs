@@ -24,7 +24,7 @@ use chrono::{DateTime, Utc};
 use datafusion::arrow::array::{Array, AsArray, RecordBatch};
 use datafusion::arrow::datatypes::{DataType, Int64Type};
 use deltalake::kernel::Transaction;
-use futures::{StreamExt, TryStreamExt};
+use futures::StreamExt;
 use lakewriter_storage::Location;
 use object_store::path::Path;
 use object_store::{ObjectMeta, ObjectStore, ObjectStoreExt};
@@ -133,6 +133,9 @@ enum LogFile {
     Checkpoint(u64, u32, u32),
 }
 
+/// A checkpoint's parts by part count, then part number.
+type CheckpointParts = HashMap<u32, HashMap<u32, ObjectMeta>>;
+
 fn parse_log_file(name: &str) -> Option<LogFile> {
     let (version, rest) = name.split_once('.')?;
     if version.len() != 20 {
@@ -145,46 +148,73 @@ fn parse_log_file(name: &str) -> Option<LogFile> {
         ["checkpoint", part, parts, "parquet"] => {
             Some(LogFile::Checkpoint(version, part.parse().ok()?, parts.parse().ok()?))
         }
-        // A v2 checkpoint (`<version>.checkpoint.<uuid>.parquet`): its top-level file holds the
-        // transactions; sidecars hold only files.
-        ["checkpoint", _uuid, "parquet"] => Some(LogFile::Checkpoint(version, 1, 1)),
+        // A v2 checkpoint (`<version>.checkpoint.<uuid>.parquet` or `.json`): its top-level file
+        // holds the transactions; sidecars hold only files.
+        ["checkpoint", _uuid, "parquet" | "json"] => Some(LogFile::Checkpoint(version, 1, 1)),
         _ => None,
     }
-}
-
-fn state_err(location: &Location, message: impl Into<String>) -> Error {
-    let message: String = message.into();
-    Error::Read { url: location.url().clone(), source: message.into() }
 }
 
 /// Reads the recorded state of `job`'s partitions from the Delta log of the table at
 /// `location`; `None` where no table exists.
 pub async fn read(location: &Location, job: &str) -> Result<Option<JobState>> {
-    let store = location.object_store().map_err(|e| Error::Read { url: location.url().clone(), source: e.into() })?;
-    let log = Path::from_url_path(location.url().path())
-        .map_err(|e| Error::Read { url: location.url().clone(), source: e.into() })?
-        .join("_delta_log");
-    let listed: Vec<ObjectMeta> = match store.list(Some(&log)).try_collect().await {
-        Ok(listed) => listed,
+    // Log clean-up may remove a file between the listing and its read: list again.
+    let mut attempts = 0;
+    loop {
+        match read_once(location, job).await {
+            Err(Failure::Vanished(_)) if attempts < 3 => attempts += 1,
+            Err(Failure::Vanished(e) | Failure::Other(e)) => {
+                return Err(Error::Read { url: location.url().clone(), source: e });
+            }
+            Ok(state) => return Ok(state),
+        }
+    }
+}
+
+type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+enum Failure {
+    /// A file listed in the log was gone when read.
+    Vanished(BoxError),
+    Other(BoxError),
+}
+
+impl From<object_store::Error> for Failure {
+    fn from(e: object_store::Error) -> Self {
+        match e {
+            object_store::Error::NotFound { .. } => Self::Vanished(e.into()),
+            e => Self::Other(e.into()),
+        }
+    }
+}
+
+async fn read_once(location: &Location, job: &str) -> Result<Option<JobState>, Failure> {
+    let store = location.object_store().map_err(|e| Failure::Other(e.into()))?;
+    let log = Path::from_url_path(location.url().path()).map_err(|e| Failure::Other(e.into()))?.join("_delta_log");
+    // The log folder's own files only: not `_sidecars/`, `_commits/` and the like.
+    let listed = match store.list_with_delimiter(Some(&log)).await {
+        Ok(listed) => listed.objects,
         Err(object_store::Error::NotFound { .. }) => return Ok(None),
-        Err(e) => return Err(Error::Read { url: location.url().clone(), source: e.into() }),
+        Err(e) => return Err(Failure::Other(e.into())),
     };
     let mut commits = BTreeMap::new();
-    let mut checkpoints: BTreeMap<u64, HashMap<u32, (u32, ObjectMeta)>> = BTreeMap::new();
+    let mut checkpoints: BTreeMap<u64, CheckpointParts> = BTreeMap::new();
     for meta in listed {
         match meta.location.filename().and_then(parse_log_file) {
             Some(LogFile::Commit(v)) => {
                 commits.insert(v, meta);
             }
             Some(LogFile::Checkpoint(v, part, parts)) => {
-                checkpoints.entry(v).or_default().insert(part, (parts, meta));
+                checkpoints.entry(v).or_default().entry(parts).or_default().insert(part, meta);
             }
             None => {}
         }
     }
     // The newest checkpoint with all its parts.
-    let checkpoint = checkpoints.into_iter().rev().find(|(_, parts)| {
-        parts.values().next().is_some_and(|(n, _)| (1..=*n).all(|p| parts.get(&p).is_some_and(|(m, _)| m == n)))
+    let checkpoint = checkpoints.into_iter().rev().find_map(|(version, sets)| {
+        sets.into_iter()
+            .find(|(n, parts)| (1..=*n).all(|p| parts.contains_key(&p)))
+            .map(|(_, parts)| (version, parts.into_values().collect::<Vec<_>>()))
     });
     let latest = commits.keys().next_back().copied().into_iter().chain(checkpoint.as_ref().map(|(v, _)| *v)).max();
     let Some(latest) = latest else { return Ok(None) };
@@ -193,27 +223,26 @@ pub async fn read(location: &Location, job: &str) -> Result<Option<JobState>> {
     let mut txns: HashMap<String, Txn> = HashMap::new();
     let start = match &checkpoint {
         Some((version, parts)) => {
-            for (_, meta) in parts.values() {
-                read_checkpoint_txns(&store, meta, &prefix, &mut txns)
-                    .await
-                    .map_err(|e| Error::Read { url: location.url().clone(), source: e })?;
+            for meta in parts {
+                read_checkpoint_txns(&store, meta, &prefix, &mut txns).await?;
             }
             version + 1
         }
         None => 0,
     };
     if let Some(gap) = (start..=latest).find(|v| !commits.contains_key(v)) {
-        return Err(state_err(location, format!("the Delta log has no commit {gap} and no checkpoint after it")));
+        let message = format!("the Delta log has no commit {gap} and no checkpoint after it");
+        return Err(Failure::Other(message.into()));
     }
     let mut details: HashMap<String, Detail> = HashMap::new();
     let mut reads = futures::stream::iter(commits.range(start..=latest).map(|(v, meta)| {
         let store = store.clone();
         let path = meta.location.clone();
-        async move { Ok::<_, object_store::Error>((*v, store.get(&path).await?.bytes().await?)) }
+        async move { Ok::<_, Failure>((*v, store.get(&path).await?.bytes().await?)) }
     }))
     .buffered(CONCURRENT_READS);
     while let Some(read) = reads.next().await {
-        let (version, bytes) = read.map_err(|e| Error::Read { url: location.url().clone(), source: e.into() })?;
+        let (version, bytes) = read?;
         apply_commit(version, &bytes, job, &prefix, &mut txns, &mut details);
     }
 
@@ -257,18 +286,11 @@ fn apply_commit(
     txns: &mut HashMap<String, Txn>,
     details: &mut HashMap<String, Detail>,
 ) {
-    let text = String::from_utf8_lossy(bytes);
-    for line in text.lines() {
-        let Ok(action) = serde_json::from_str::<Value>(line) else { continue };
-        if let Some(txn) = action.get("txn") {
-            let (Some(id), Some(v)) = (txn.get("appId").and_then(Value::as_str), txn["version"].as_i64()) else {
-                continue;
-            };
-            if id.starts_with(prefix) {
-                let last_updated = txn.get("lastUpdated").and_then(Value::as_i64);
-                txns.insert(id.to_owned(), Txn { version: v, last_updated, commit: Some(version) });
-            }
-        } else if let Some(info) = action.get("commitInfo")
+    for action in actions(bytes) {
+        if apply_txn(&action, Some(version), prefix, txns) {
+            continue;
+        }
+        if let Some(info) = action.get("commitInfo")
             && let Some(ours) = info.get("lakewriter").filter(|m| m["job"].as_str() == Some(job))
             && let Some(partition) = ours["partition"].as_str()
         {
@@ -279,29 +301,52 @@ fn apply_commit(
                 merged.iter().map(|k| count(k)).sum::<Option<u64>>()
             });
             let run_id = ours["run_id"].as_str().map(str::to_owned);
-            details.insert(partition.to_owned(), Detail { version, rows: rows.or(Some(0)), run_id });
+            details.insert(partition.to_owned(), Detail { version, rows, run_id });
         }
     }
 }
 
-type BoxError = Box<dyn std::error::Error + Send + Sync>;
+/// The actions of a JSON log file, one per line.
+fn actions(bytes: &[u8]) -> impl Iterator<Item = Value> + '_ {
+    bytes.split(|b| *b == b'\n').filter_map(|line| serde_json::from_slice::<Value>(line).ok())
+}
+
+/// Records `action` if it is a `txn` whose application id starts with `prefix`; true for any `txn`.
+fn apply_txn(action: &Value, commit: Option<u64>, prefix: &str, txns: &mut HashMap<String, Txn>) -> bool {
+    let Some(txn) = action.get("txn") else { return false };
+    if let (Some(id), Some(version)) = (txn.get("appId").and_then(Value::as_str), txn["version"].as_i64())
+        && id.starts_with(prefix)
+    {
+        let last_updated = txn.get("lastUpdated").and_then(Value::as_i64);
+        txns.insert(id.to_owned(), Txn { version, last_updated, commit });
+    }
+    true
+}
 
 /// Adds the `txn` rows of one checkpoint file whose application id starts with `prefix`. Only the
-/// `txn` column is decoded.
+/// `txn` column of a Parquet checkpoint is decoded; a JSON (v2) checkpoint is read line by line.
 async fn read_checkpoint_txns(
     store: &std::sync::Arc<dyn ObjectStore>,
     meta: &ObjectMeta,
     prefix: &str,
     txns: &mut HashMap<String, Txn>,
-) -> Result<(), BoxError> {
+) -> Result<(), Failure> {
     let bytes = store.get(&meta.location).await?.bytes().await?;
-    let builder = ParquetRecordBatchReaderBuilder::try_new(bytes)?;
+    if meta.location.extension() == Some("json") {
+        for action in actions(&bytes) {
+            apply_txn(&action, None, prefix, txns);
+        }
+        return Ok(());
+    }
+    let other = |e: parquet::errors::ParquetError| Failure::Other(e.into());
+    let builder = ParquetRecordBatchReaderBuilder::try_new(bytes).map_err(other)?;
     let Some(index) = builder.parquet_schema().root_schema().get_fields().iter().position(|f| f.name() == "txn") else {
         return Ok(());
     };
     let mask = ProjectionMask::roots(builder.parquet_schema(), [index]);
-    for batch in builder.with_projection(mask).build()? {
-        add_checkpoint_txns(&batch?, prefix, txns)?;
+    for batch in builder.with_projection(mask).build().map_err(other)? {
+        let batch = batch.map_err(|e| Failure::Other(e.into()))?;
+        add_checkpoint_txns(&batch, prefix, txns).map_err(Failure::Other)?;
     }
     Ok(())
 }

@@ -258,15 +258,20 @@ async fn transaction_version(table: &DeltaTable, app_id: &str, location: &Locati
 
 /// Records the partition state of `target.metadata` in a commit without data: for a run whose
 /// write changes no row (a `merge` with nothing new) but whose code or inputs differ from what the
-/// table recorded. The table must exist.
-pub async fn record_state(target: Target<'_>) -> Result<Committed> {
+/// table recorded. `read_version` is the version the run found nothing to change in; the commit
+/// is made over it and not rebased, so any commit since then fails this one as a conflict and the
+/// run is made again.
+pub async fn record_state(target: Target<'_>, read_version: u64) -> Result<Committed> {
     use deltalake::kernel::transaction::CommitBuilder;
     use deltalake::protocol::DeltaOperation;
-    let props = properties(target.metadata, target.location)?;
-    let table = table::open_existing(target.location).await?;
-    let snapshot = table
-        .snapshot()
-        .map_err(|source| Error::Open { url: target.location.url().clone(), source: Box::new(source) })?;
+    let url = target.location.url();
+    let open_err = |source| Error::Open { url: url.clone(), source: Box::new(source) };
+    let props = properties(target.metadata, target.location)?.with_max_retries(0);
+    let mut table = table::open_existing(target.location).await?;
+    if table.version() != Some(read_version) {
+        table.load_version(read_version).await.map_err(open_err)?;
+    }
+    let snapshot = table.snapshot().map_err(open_err)?;
     let operation = DeltaOperation::Write { mode: SaveMode::Append, partition_by: None, predicate: None };
     let commit = CommitBuilder::from(props)
         .build(Some(snapshot), table.log_store(), operation)

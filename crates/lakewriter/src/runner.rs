@@ -64,16 +64,27 @@ impl Runner {
     /// nothing committed.
     pub async fn run(&self, unit: &PartitionRun) -> PartitionReport {
         let started = Instant::now();
-        let setup = async {
-            let job = self.workspace.job(&unit.job)?;
-            Ok::<_, Error>((job, self.workspace.table_location(&job.target)?, self.recorded(job).await?))
-        };
-        match setup.await {
-            Ok((job, location, state)) => {
-                let previous = state.as_ref().and_then(|s| s.partitions.get(&job.partition_label(unit.dt)));
-                self.run_into(unit, &location, previous).await
+        let setup =
+            self.workspace.job(&unit.job).and_then(|job| Ok((job, self.workspace.table_location(&job.target)?)));
+        match setup {
+            Ok((job, location)) => {
+                let (_, state) = self.state_before_writing(job, &location).await;
+                self.run_into(unit, &location, state.partitions.get(&job.partition_label(unit.dt))).await
             }
             Err(e) => self.failed(unit, started, &e),
+        }
+    }
+
+    /// The recorded state before writes, and whether the table exists. A log whose state cannot be
+    /// read costs the runs their "already fresh" notes, never the runs themselves.
+    async fn state_before_writing(&self, job: &JobSpec, location: &Location) -> (bool, JobState) {
+        match self.recorded_at(job, location).await {
+            Ok(state) => (state.is_some(), state.unwrap_or_default()),
+            Err(e) => {
+                tracing::warn!(job = %job.name, error = %error_chain(&e), "running without the recorded partition state");
+                let exists = matches!(lakewriter_delta::table::version(location).await, Ok(Some(_)));
+                (exists, JobState::default())
+            }
         }
     }
 
@@ -84,7 +95,9 @@ impl Runner {
         dt: Option<NaiveDate>,
     ) -> std::result::Result<lakewriter_compute::PartitionQuery, lakewriter_compute::Error> {
         let mut query = lakewriter_compute::plan_partition(&self.ctx, sql, dt).await?;
-        let root = format!("{}/", self.workspace.root.url().path().trim_matches('/'));
+        let root = object_store::path::Path::from_url_path(self.workspace.root.url().path())
+            .map_or_else(|_| self.workspace.root.url().path().trim_matches('/').to_owned(), |p| p.to_string());
+        let root = format!("{root}/");
         for file in &mut query.files {
             if let Some(relative) = file.path.strip_prefix(&root) {
                 file.path = relative.to_owned();
@@ -96,9 +109,13 @@ impl Runner {
 
     /// The partition state `job` recorded in its target; `None` where the table does not exist.
     pub async fn recorded(&self, job: &JobSpec) -> Result<Option<JobState>> {
+        self.recorded_at(job, &self.workspace.table_location(&job.target)?).await
+    }
+
+    /// The partition state `job` recorded in the table at `location`.
+    async fn recorded_at(&self, job: &JobSpec, location: &Location) -> Result<Option<JobState>> {
         let started = Instant::now();
-        let location = self.workspace.table_location(&job.target)?;
-        let state = lakewriter_delta::state::read(&location, &job.name)
+        let state = lakewriter_delta::state::read(location, &job.name)
             .await
             .map_err(|source| Error::State { table: job.target.to_string(), source: Box::new(source) })?;
         if let Some(state) = &state {
@@ -324,7 +341,7 @@ impl Runner {
         report.status = RunStatus::Ok;
         report.committed = true;
         if fresh && report.note.is_none() {
-            report.note = Some("was already fresh (same code and inputs): rewritten to the same content".into());
+            report.note = Some("was already fresh (same code and inputs)".into());
         }
         report.rows_written =
             Some(report.changes.map_or(committed.rows_written, |c| c.inserted + c.updated + c.deleted));
@@ -351,8 +368,8 @@ impl Runner {
         let counts = keyed::classify(&self.ctx, &source, provider, spec).await?;
         report.changes = Some(counts);
         if !counts.changes_anything() {
-            if !fresh && current.is_some() {
-                let committed = lakewriter_delta::record_state(target).await?;
+            if let (false, Some(read_version)) = (fresh, current) {
+                let committed = lakewriter_delta::record_state(target, read_version).await?;
                 report.note = Some("no row to change: committed only the partition's new state".into());
                 return Ok(Some(committed));
             }
@@ -384,10 +401,9 @@ impl Runner {
     ) -> Vec<PartitionReport> {
         let mut days = days.into_iter();
         let mut reports = Vec::new();
-        let (location, state) = match (self.workspace.table_location(&job.target), self.recorded(job).await) {
-            (Ok(location), Ok(state)) => (location, state),
-            (Err(e), _) | (_, Err(e)) => {
-                // The table's state cannot be read (or its location is wrong): every day fails the same way.
+        let location = match self.workspace.table_location(&job.target) {
+            Ok(location) => location,
+            Err(e) => {
                 for dt in days {
                     let report = self.failed(&PartitionRun::new(&job.name, dt), Instant::now(), &e);
                     observe(&report);
@@ -396,8 +412,7 @@ impl Runner {
                 return reports;
             }
         };
-        let exists = state.is_some();
-        let state = state.unwrap_or_default();
+        let (exists, state) = self.state_before_writing(job, &location).await;
         let run = |dt: NaiveDate| {
             let (location, state) = (&location, &state);
             async move {
@@ -456,7 +471,11 @@ impl Runner {
                 .map_err(|source| Error::Digest { table: job.target.to_string(), source: Box::new(source) })
         };
 
-        let first = self.run_into(unit, &scratch_location, None).await;
+        let label = job.partition_label(unit.dt);
+        let first = {
+            let (_, state) = self.state_before_writing(job, &scratch_location).await;
+            self.run_into(unit, &scratch_location, state.partitions.get(&label)).await
+        };
         let mut report = VerifyReport {
             job: job.name.clone(),
             partition: first.partition.clone(),
@@ -472,7 +491,10 @@ impl Runner {
             return Ok(report);
         }
         let d1 = digest(scratch_location.clone()).await?;
-        let second = self.run_into(unit, &scratch_location, None).await;
+        let second = {
+            let (_, state) = self.state_before_writing(job, &scratch_location).await;
+            self.run_into(unit, &scratch_location, state.partitions.get(&label)).await
+        };
         let ok = second.is_ok();
         report.second = Some(second);
         if !ok {
