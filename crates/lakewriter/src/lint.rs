@@ -18,11 +18,34 @@ impl Runner {
     }
 
     /// Before a run of `job` writes: an error finding fails the run (nothing committed), and
-    /// warnings are logged, once per job and runner. `bound` is the run's plan, linted when the
-    /// SQL cannot be planned with `$dt` unbound (its `$dt` is then a constant, so the partition
-    /// column is not checked).
+    /// warnings are logged. The findings depend on the job alone, so they are made once per job
+    /// and runner (warnings logged then), not per partition. `bound` is the run's plan, linted
+    /// when the SQL cannot be planned with `$dt` unbound (its `$dt` is then a constant, so the
+    /// partition column is not checked).
     pub(crate) async fn check_determinism(&self, job: &JobSpec, bound: &LogicalPlan) -> Result<()> {
-        let findings = match self.lint(job).await {
+        let known = self.linted.lock().ok().and_then(|linted| linted.get(&job.name).cloned());
+        let findings = if let Some(findings) = known {
+            findings
+        } else {
+            let findings = self.findings(job, bound).await;
+            let first = self
+                .linted
+                .lock()
+                .map_or(true, |mut linted| linted.insert(job.name.clone(), findings.clone()).is_none());
+            if first {
+                for finding in findings.iter().filter(|f| f.severity == Severity::Warning) {
+                    tracing::warn!("{finding}");
+                }
+            }
+            findings
+        };
+        let errors: Vec<Finding> = findings.into_iter().filter(|f| f.severity == Severity::Error).collect();
+        if errors.is_empty() { Ok(()) } else { Err(Error::Nondeterministic { findings: errors }) }
+    }
+
+    /// The findings of `job`, from its unbound plan, or else from `bound` without the partition rule.
+    async fn findings(&self, job: &JobSpec, bound: &LogicalPlan) -> Vec<Finding> {
+        match self.lint(job).await {
             Ok(findings) => findings,
             Err(e) => {
                 tracing::debug!(job = %job.name, error = %crate::error_chain(&e), "checking the plan with $dt bound");
@@ -30,17 +53,6 @@ impl Runner {
                 findings.retain(|f| f.rule != Rule::OutsidePartition);
                 findings
             }
-        };
-        let (errors, warnings): (Vec<Finding>, Vec<Finding>) =
-            findings.into_iter().partition(|f| f.severity == Severity::Error);
-        if !errors.is_empty() {
-            return Err(Error::Nondeterministic { findings: errors });
         }
-        if !warnings.is_empty() && self.first_check(&job.name) {
-            for finding in &warnings {
-                tracing::warn!("{finding}");
-            }
-        }
-        Ok(())
     }
 }

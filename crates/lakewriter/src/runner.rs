@@ -30,8 +30,8 @@ const CONCURRENT_PLANS: usize = 4;
 pub struct Runner {
     workspace: Workspace,
     ctx: SessionContext,
-    /// The jobs whose determinism warnings were logged already (see `crate::lint`).
-    checked: std::sync::Mutex<std::collections::BTreeSet<String>>,
+    /// The determinism findings of each job checked so far (see `crate::lint`).
+    pub(crate) linted: std::sync::Mutex<std::collections::BTreeMap<String, Vec<lakewriter_compute::Finding>>>,
 }
 
 impl Runner {
@@ -41,7 +41,7 @@ impl Runner {
         let store = workspace.root.object_store().map_err(|e| Error::Usage(e.to_string()))?;
         ctx.register_object_store(&workspace.root.store_url(), store);
         crate::catalog::register(&ctx, &workspace.root).await?;
-        Ok(Self { workspace, ctx, checked: std::sync::Mutex::default() })
+        Ok(Self { workspace, ctx, linted: std::sync::Mutex::default() })
     }
 
     #[must_use]
@@ -52,11 +52,6 @@ impl Runner {
     /// The session with the lakehouse catalog registered.
     pub(crate) fn session(&self) -> &SessionContext {
         &self.ctx
-    }
-
-    /// True the first time it is asked about `job`.
-    pub(crate) fn first_check(&self, job: &str) -> bool {
-        self.checked.lock().map_or(true, |mut jobs| jobs.insert(job.to_owned()))
     }
 
     /// Runs one partition into the job's target: plan, write, one commit (or none). Never panics
