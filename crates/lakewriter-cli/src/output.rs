@@ -166,16 +166,6 @@ impl Printer {
         let counts = StateCounts::of(&status.partitions);
         if self.json {
             #[derive(Serialize)]
-            struct Line<'a> {
-                job: &'a str,
-                #[serde(flatten)]
-                partition: &'a PartitionStatus,
-            }
-            #[derive(Serialize)]
-            struct Tagged<'a> {
-                summary: StatusSummary<'a>,
-            }
-            #[derive(Serialize)]
             struct StatusSummary<'a> {
                 job: &'a str,
                 target: &'a str,
@@ -185,7 +175,7 @@ impl Printer {
                 counts: StateCounts,
             }
             for partition in &status.partitions {
-                json_line(&Line { job: &status.job, partition })?;
+                json_line(&JobLine { job: &status.job, line: partition })?;
             }
             let summary = StatusSummary {
                 job: &status.job,
@@ -194,7 +184,7 @@ impl Printer {
                 checkpoint: status.checkpoint,
                 counts,
             };
-            return json_line(&Tagged { summary });
+            return tagged_line("summary", &summary);
         }
         let version = status.table_version.map_or_else(|| "none yet".to_owned(), |v| v.to_string());
         line(&format!("{} -> {} ({}), table version {version}", status.job, status.target, status.write))?;
@@ -217,10 +207,9 @@ impl Printer {
             ))?;
         }
         line(&format!(
-            "{}: {} partition{}: {} fresh, {} stale, {} missing",
+            "{}: {}: {} fresh, {} stale, {} missing",
             status.job,
-            status.partitions.len(),
-            if status.partitions.len() == 1 { "" } else { "s" },
+            plural(status.partitions.len(), "partition"),
             counts.fresh,
             counts.stale,
             counts.missing
@@ -232,16 +221,6 @@ impl Printer {
         let runs = planned.iter().filter(|p| p.action == "run").count();
         if self.json {
             #[derive(Serialize)]
-            struct Line<'a> {
-                job: &'a str,
-                #[serde(flatten)]
-                partition: &'a PlannedPartition,
-            }
-            #[derive(Serialize)]
-            struct Tagged<'a> {
-                plan: PlanSummary<'a>,
-            }
-            #[derive(Serialize)]
             struct PlanSummary<'a> {
                 job: &'a str,
                 only: Only,
@@ -249,10 +228,10 @@ impl Printer {
                 skip: usize,
             }
             for partition in planned {
-                json_line(&Line { job: &status.job, partition })?;
+                json_line(&JobLine { job: &status.job, line: partition })?;
             }
             let plan = PlanSummary { job: &status.job, only, run: runs, skip: planned.len() - runs };
-            return json_line(&Tagged { plan });
+            return tagged_line("plan", &plan);
         }
         for p in planned {
             let action = if p.action == "run" { self.paint("run ", "1") } else { "skip".to_owned() };
@@ -281,13 +260,8 @@ impl Printer {
     /// The last line of `lakewriter lint`.
     pub fn lint_counts(&self, counts: &LintCounts) -> io::Result<()> {
         if self.json {
-            #[derive(Serialize)]
-            struct Tagged<'a> {
-                summary: &'a LintCounts,
-            }
-            return json_line(&Tagged { summary: counts });
+            return tagged_line("summary", counts);
         }
-        let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
         let unchecked = if counts.unchecked > 0 {
             format!(", {} not checked (see above)", counts.unchecked)
         } else {
@@ -303,11 +277,7 @@ impl Printer {
 
     pub fn summary(&self, summary: &Summary) -> io::Result<()> {
         if self.json {
-            #[derive(Serialize)]
-            struct Tagged<'a> {
-                summary: &'a Summary,
-            }
-            return json_line(&Tagged { summary });
+            return tagged_line("summary", summary);
         }
         let failed = if summary.failed > 0 {
             self.paint(&format!("{} failed", summary.failed), "31;1")
@@ -317,10 +287,9 @@ impl Printer {
         let skipped = if summary.skipped > 0 { format!(", {} skipped", summary.skipped) } else { String::new() };
         let version = summary.table_version.map_or_else(|| "-".to_owned(), |v| v.to_string());
         line(&format!(
-            "{}: {} partition{}, {} ok{skipped}, {failed}, {} rows written, table version {version}, {:.1} s",
+            "{}: {}, {} ok{skipped}, {failed}, {} rows written, table version {version}, {:.1} s",
             summary.job,
-            summary.partitions,
-            if summary.partitions == 1 { "" } else { "s" },
+            plural(summary.partitions, "partition"),
             summary.ok,
             summary.rows_written,
             Duration::from_millis(summary.duration_ms).as_secs_f64()
@@ -336,6 +305,24 @@ pub struct LintCounts {
     pub warnings: usize,
     /// Jobs whose SQL could not be planned, so not checked.
     pub unchecked: usize,
+}
+
+/// A JSON line of one job's: `{"job": …, <the fields of line>}`.
+#[derive(Serialize)]
+struct JobLine<'a, T: Serialize> {
+    job: &'a str,
+    #[serde(flatten)]
+    line: &'a T,
+}
+
+/// `{"<tag>": value}` on its own line of stdout: how a command's closing line is told apart.
+fn tagged_line(tag: &str, value: &impl Serialize) -> io::Result<()> {
+    json_line(&std::collections::BTreeMap::from([(tag, value)]))
+}
+
+/// `1 partition`, `2 partitions`.
+fn plural(n: usize, word: &str) -> String {
+    format!("{n} {word}{}", if n == 1 { "" } else { "s" })
 }
 
 /// One JSON object on its own line of stdout.

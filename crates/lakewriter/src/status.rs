@@ -132,6 +132,15 @@ pub enum Only {
 
 impl Only {
     #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Missing => "missing",
+            Self::Stale => "stale",
+            Self::All => "all",
+        }
+    }
+
+    #[must_use]
     pub fn selects(self, status: &PartitionStatus) -> bool {
         match self {
             Self::All => true,
@@ -173,17 +182,6 @@ impl PlannedPartition {
             state: status.state,
             reasons: status.reasons.clone(),
             why,
-        }
-    }
-}
-
-impl Only {
-    #[must_use]
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Missing => "missing",
-            Self::Stale => "stale",
-            Self::All => "all",
         }
     }
 }
