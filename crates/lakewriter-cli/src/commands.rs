@@ -85,7 +85,7 @@ async fn dispatch(cli: Cli) -> Result<ExitCode> {
             let only = lakewriter::Only::from(only);
             if only != lakewriter::Only::All {
                 let status = runner.status(&spec, Some(range)).await?;
-                let selected: Vec<_> =
+                let selected: std::collections::BTreeSet<_> =
                     status.partitions.iter().filter(|p| only.selects(p)).filter_map(|p| p.dt).collect();
                 days.retain(|d| selected.contains(d));
                 if days.is_empty() {
