@@ -50,9 +50,10 @@ fn a_late_file_makes_exactly_its_day_stale_and_backfill_only_stale_rewrites_only
     let fresh = [("2026-09-01", "fresh"), ("2026-09-02", "fresh"), ("2026-09-03", "fresh"), ("2026-09-04", "fresh")];
     assert_eq!(states(&lake, &[]), expect(&fresh));
     let (written, summary) = lines(&lake, &["status", "daily_orders"]);
-    assert!(
-        written.iter().all(|p| p["version"].is_u64() && p["rows"].as_u64() > Some(0) && p["written_at"].is_string())
-    );
+    assert!(written.iter().all(|p| p["version"].is_u64()
+        && p["rows"].as_u64() > Some(0)
+        && p["written_at"].is_string()
+        && p["run_id"].as_str().is_some_and(|id| id.len() == 16)));
     assert_eq!((summary["summary"]["fresh"].as_u64(), summary["summary"]["stale"].as_u64()), (Some(4), Some(0)));
 
     // A run of a fresh day says so.

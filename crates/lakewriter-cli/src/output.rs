@@ -403,6 +403,7 @@ mod tests {
             version: None,
             written_at: None,
             rows: None,
+            run_id: None,
             files_scanned: 0,
         }
     }

@@ -50,6 +50,8 @@ pub struct PartitionStatus {
     pub version: Option<u64>,
     pub written_at: Option<DateTime<Utc>>,
     pub rows: Option<u64>,
+    /// The run id of the last write, known with its version.
+    pub run_id: Option<String>,
     /// Files the job's plan reads for this partition now.
     pub files_scanned: usize,
 }
@@ -86,6 +88,7 @@ impl PartitionStatus {
             version: recorded.and_then(|r| r.version),
             written_at: recorded.and_then(|r| r.written_at),
             rows: recorded.and_then(|r| r.rows),
+            run_id: recorded.and_then(|r| r.run_id.clone()),
             files_scanned,
         }
     }
