@@ -10,14 +10,14 @@ use crate::support::{Digest, Run, command, finish, lakewriter_with};
 const SECRET: &str = "test-secret-3f9a1c-never-printed";
 
 /// A fresh prefix in the test bucket, and the environment that reaches it.
-struct S3 {
+pub(crate) struct S3 {
     root: String,
     endpoint: String,
-    dir: tempfile::TempDir,
+    pub(crate) dir: tempfile::TempDir,
 }
 
 impl S3 {
-    fn new(name: &str) -> Self {
+    pub(crate) fn new(name: &str) -> Self {
         let endpoint = std::env::var("LAKEWRITER_TEST_S3_ENDPOINT").unwrap_or_else(|_| {
             panic!("the S3 tests need the S3 test server: run them with `scripts/test`, which starts it and sets LAKEWRITER_TEST_S3_ENDPOINT")
         });
@@ -26,7 +26,7 @@ impl S3 {
         Self { root, endpoint, dir: tempfile::tempdir().expect("temp dir") }
     }
 
-    fn env(&self) -> Vec<(&str, &str)> {
+    pub(crate) fn env(&self) -> Vec<(&str, &str)> {
         vec![
             ("AWS_ENDPOINT_URL", self.endpoint.as_str()),
             ("AWS_ACCESS_KEY_ID", "lakewriter-test"),
@@ -37,7 +37,7 @@ impl S3 {
         ]
     }
 
-    fn project(&self) -> String {
+    pub(crate) fn project(&self) -> String {
         self.dir.path().join("demo/lakewriter.toml").display().to_string()
     }
 
@@ -48,7 +48,7 @@ impl S3 {
     }
 
     /// Lays out the sample project and raw data on S3 without running anything.
-    fn prepare(&self) {
+    pub(crate) fn prepare(&self) {
         lakewriter_with(&["demo", "demo", "--no-run"], self.dir.path(), &self.env()).assert_code(0);
     }
 

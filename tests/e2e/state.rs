@@ -260,3 +260,64 @@ fn a_run_killed_at_any_moment_leaves_state_and_data_together() {
         );
     }
 }
+
+/// Copies `from` into `to` as `cp -a` would: new files (new inodes), the same modification times.
+fn copy_preserving_times(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).expect("folder");
+    for entry in std::fs::read_dir(from).expect("read folder") {
+        let entry = entry.expect("entry");
+        let target = to.join(entry.file_name());
+        if entry.file_type().expect("type").is_dir() {
+            copy_preserving_times(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).expect("copy");
+            let modified = entry.metadata().and_then(|m| m.modified()).expect("mtime");
+            std::fs::File::options()
+                .write(true)
+                .open(&target)
+                .and_then(|f| f.set_modified(modified))
+                .expect("set mtime");
+        }
+    }
+}
+
+#[test]
+fn a_lakehouse_copied_elsewhere_keeps_its_partitions_fresh() {
+    let lake = Lake::new("2026-09-01", "2026-09-03");
+    lake.cli(&["backfill", "daily_orders", "--from", "2026-09-01", "--to", "2026-09-03"]).assert_code(0);
+    let copy = tempfile::tempdir().expect("temp dir");
+    copy_preserving_times(lake.path(), copy.path());
+    let project = copy.path().join("lakewriter.toml");
+    let run =
+        lakewriter(&["--project", project.to_str().expect("utf-8"), "--json", "status", "daily_orders"], copy.path());
+    run.assert_code(0);
+    let states: Vec<Value> = run.stdout.lines().map(|l| serde_json::from_str(l).expect("JSON line")).collect();
+    let (summary, partitions) = states.split_last().expect("lines");
+    assert_eq!(partitions.len(), 3, "{}", run.stdout);
+    assert!(partitions.iter().all(|p| p["state"] == "fresh"), "new inodes change no fingerprint: {}", run.stdout);
+    assert!(summary.get("summary").is_some());
+}
+
+#[test]
+fn a_failed_checkpoint_does_not_fail_the_run_whose_commit_landed() {
+    // Versions 0..=98, then the commit of version 99, after which a checkpoint is due: the
+    // checkpoint cannot be written (a folder holds its name), the commit has landed all the same.
+    let lake = Lake::new("2026-01-01", "2026-04-10");
+    lake.cli(&["backfill", "daily_orders", "--from", "2026-01-01", "--to", "2026-04-09", "--parallel", "2"])
+        .assert_code(0);
+    let log = lake.root().join(TABLE_DIR).join("_delta_log");
+    let blocked = log.join(format!("{:020}.checkpoint.parquet", 99));
+    std::fs::create_dir_all(blocked.join("in-the-way")).expect("block the checkpoint");
+
+    let run = lake.cli(&["--json", "run", "daily_orders", "--dt", "2026-04-10"]);
+    run.assert_code(0);
+    let report = run.json().0.remove(0);
+    assert_eq!((report.status.as_str(), report.committed, report.table_version), ("ok", true, Some(99)), "{report:?}");
+    assert!(report.rows_written.is_some_and(|r| r > 0), "{report:?}");
+    assert!(run.stderr.contains("checkpoint"), "the failure is logged: {}", run.stderr);
+    assert!(blocked.is_dir() && !log.join("_last_checkpoint").exists(), "no checkpoint was written");
+
+    // The table reads and reruns as usual.
+    assert_eq!(states(&lake, &["--from", "2026-04-10", "--to", "2026-04-10"]), expect(&[("2026-04-10", "fresh")]));
+    lake.cli(&["run", "daily_orders", "--dt", "2026-04-10"]).assert_code(0);
+}

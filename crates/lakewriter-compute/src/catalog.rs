@@ -1,21 +1,14 @@
 //! The lakehouse catalog: every `<root>/<schema>/<table>/` folder is a table `schema.table`.
 //!
-//! A folder holding `_delta_log/` is a Delta table; any other folder is a raw Parquet dataset,
-//! whose hive-style `key=value` folders become partition columns (typed `DATE` where every value
-//! is a `YYYY-MM-DD` date, else `STRING`). Raw datasets are only ever read.
+//! A folder holding `_delta_log/` is a Delta table; any other folder is a raw Parquet dataset
+//! (see [`crate::raw`]). Raw datasets are only ever read.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use datafusion::arrow::datatypes::DataType;
-use datafusion::catalog::{SchemaProvider, TableProvider};
-use datafusion::datasource::file_format::parquet::ParquetFormat;
-use datafusion::datasource::listing::{ListingOptions, ListingTable, ListingTableConfig, ListingTableUrl};
-use datafusion::execution::SessionState;
+use datafusion::catalog::SchemaProvider;
 use datafusion::execution::object_store::ObjectStoreUrl;
 use datafusion::prelude::SessionContext;
-use futures::TryStreamExt;
-use lakewriter_core::{TableRef, parse_date};
+use lakewriter_core::TableRef;
 use object_store::ObjectStore;
 use object_store::path::Path;
 use url::Url;
@@ -95,53 +88,4 @@ pub fn register_schema(ctx: &SessionContext, name: &str, schema: Arc<dyn SchemaP
         .ok_or_else(|| err(datafusion::error::DataFusionError::Internal(format!("no catalog {catalog_name}"))))?;
     catalog.register_schema(name, schema).map_err(err)?;
     Ok(())
-}
-
-/// The hive partition columns of the files below `table`, in folder order, each typed `DATE`
-/// where all of its values are dates.
-async fn partition_columns(store: &dyn ObjectStore, table: &Path) -> object_store::Result<Vec<(String, DataType)>> {
-    let files: Vec<_> = store.list(Some(table)).try_collect().await?;
-    let mut order: Vec<String> = Vec::new();
-    let mut all_dates: BTreeMap<String, bool> = BTreeMap::new();
-    for file in files.iter().filter(|f| f.location.as_ref().ends_with(".parquet")) {
-        let Some(relative) = file.location.prefix_match(table) else { continue };
-        let parts: Vec<_> = relative.collect();
-        for part in parts.iter().take(parts.len().saturating_sub(1)) {
-            if let Some((key, value)) = part.as_ref().split_once('=') {
-                if !order.iter().any(|k| k == key) {
-                    order.push(key.to_owned());
-                }
-                *all_dates.entry(key.to_owned()).or_insert(true) &= parse_date(value).is_ok();
-            }
-        }
-    }
-    Ok(order
-        .into_iter()
-        .map(|key| {
-            let data_type = if all_dates[&key] { DataType::Date32 } else { DataType::Utf8 };
-            (key, data_type)
-        })
-        .collect())
-}
-
-/// A listing table over the raw Parquet dataset `entry`, its hive folders as partition columns;
-/// `None` for a dataset with no readable Parquet file yet (a query naming it then fails with
-/// "table not found"). `state` needs only the session's object stores.
-pub async fn raw_table(state: &SessionState, entry: &TableEntry) -> Result<Option<Arc<dyn TableProvider>>> {
-    let err =
-        |source| Error::RegisterRaw { table: entry.name.to_string(), url: entry.url.clone(), source: Box::new(source) };
-    let store = state.runtime_env().object_store(object_store_url(&entry.url)?).map_err(err)?;
-    let partitions = partition_columns(store.as_ref(), &store_path(&entry.url)?).await.map_err(|e| err(e.into()))?;
-    let options = ListingOptions::new(Arc::new(ParquetFormat::default()))
-        .with_file_extension(".parquet")
-        .with_table_partition_cols(partitions);
-    let table_url = ListingTableUrl::parse(entry.url.as_str()).map_err(err)?;
-    let config = match ListingTableConfig::new(table_url).with_listing_options(options).infer_schema(state).await {
-        Ok(config) => config,
-        Err(e) => {
-            tracing::warn!(table = %entry.name, error = %e, "skipping a raw dataset whose schema cannot be read");
-            return Ok(None);
-        }
-    };
-    Ok(Some(Arc::new(ListingTable::try_new(config).map_err(err)?)))
 }

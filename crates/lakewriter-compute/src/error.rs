@@ -10,6 +10,14 @@ pub enum Error {
     #[error("cannot register raw dataset {table} ({url})")]
     RegisterRaw { table: String, url: Url, source: Box<DataFusionError> },
 
+    #[error("raw file {file} of {table} {problem}")]
+    RawFile { table: String, file: String, problem: String },
+
+    #[error(
+        "{table}: the folder `{folder}` is not a partition ({column} holds dates) and this query reads every {column}; move the folder out of the dataset, or read one {column} (`{column} = $dt`)"
+    )]
+    RawFolder { table: String, folder: String, column: String },
+
     #[error("cannot register schema {schema}")]
     Register { schema: String, source: Box<DataFusionError> },
 
@@ -42,6 +50,14 @@ pub enum Error {
 
     #[error("cannot plan the job's SQL for {param}")]
     Plan { param: String, source: Box<DataFusionError> },
+}
+
+impl Error {
+    /// True for a raw input the plan would read that cannot be read: a bad file or folder.
+    #[must_use]
+    pub fn is_unreadable_input(&self) -> bool {
+        matches!(self, Self::RawFile { .. } | Self::RawFolder { .. })
+    }
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;

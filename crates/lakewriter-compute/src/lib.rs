@@ -2,6 +2,8 @@
 //!
 //! - [`catalog`]: finds every `<root>/<schema>/<table>/` and makes raw Parquet datasets
 //!   queryable as `schema.table`, with hive partition folders as typed columns;
+//! - [`raw`]: raw Parquet datasets, opened from their newest partition (cost flat in history)
+//!   and read only after the files a scan reads are checked;
 //! - [`query`]: plans a job's SQL for one logical date, `$dt` bound as a typed `DATE` parameter,
 //!   read-only, and lists the raw files its physical plan scans; binds `$dt` in conditions;
 //! - [`lint`]: the determinism checks over a job's logical plan (clock and random functions,
@@ -15,6 +17,7 @@ pub mod catalog;
 pub mod keyed;
 pub mod lint;
 pub mod query;
+pub mod raw;
 
 mod error;
 

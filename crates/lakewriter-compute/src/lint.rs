@@ -337,14 +337,19 @@ fn is_total(keys: &BTreeSet<String>, input: &LogicalPlan, sources: &BTreeMap<Tab
     total
 }
 
-/// Scans of partitioned raw datasets (listing tables) with no filter above them, nor pushed into
+/// Scans of partitioned raw datasets (raw tables, or any listing table) with no filter above them, nor pushed into
 /// them, on a partition column: (table, column).
 fn unbounded_scans(plan: &LogicalPlan) -> Vec<(String, String)> {
     let mut found = Vec::new();
     scans_under_filters(plan, &mut Vec::new(), &mut |scan, filters| {
         let Ok(provider) = source_as_provider(&scan.source) else { return };
-        let Some(listing) = provider.downcast_ref::<ListingTable>() else { return };
-        for (column, _) in &listing.options().table_partition_cols {
+        let partitions =
+            match (provider.downcast_ref::<crate::raw::RawTable>(), provider.downcast_ref::<ListingTable>()) {
+                (Some(raw), _) => raw.partitions(),
+                (None, Some(listing)) => listing.options().table_partition_cols.as_slice(),
+                (None, None) => return,
+            };
+        for (column, _) in partitions {
             let filtered = filters
                 .iter()
                 .copied()

@@ -54,7 +54,10 @@ pub async fn plan_partition(ctx: &SessionContext, sql: &str, dt: Option<NaiveDat
         None => df,
     };
     let plan = df.logical_plan().clone();
-    let physical = df.create_physical_plan().await.map_err(plan_err)?;
+    let physical = df.create_physical_plan().await.map_err(|e| match unwrap_input_error(e) {
+        Ok(input) => input,
+        Err(other) => plan_err(other),
+    })?;
     let mut files = Vec::new();
     collect_files(&physical, &mut files);
     files.sort();
@@ -62,21 +65,49 @@ pub async fn plan_partition(ctx: &SessionContext, sql: &str, dt: Option<NaiveDat
     Ok(PartitionQuery { plan, files })
 }
 
+/// A raw input that cannot be read ([`Error::RawFile`], [`Error::RawFolder`]) is the error
+/// itself, not a planning error that wraps it.
+fn unwrap_input_error(
+    error: datafusion::error::DataFusionError,
+) -> std::result::Result<Error, datafusion::error::DataFusionError> {
+    use datafusion::error::DataFusionError;
+    match error {
+        DataFusionError::External(inner) => match inner.downcast::<Error>() {
+            Ok(ours) if ours.is_unreadable_input() => Ok(*ours),
+            Ok(ours) => Err(DataFusionError::External(ours)),
+            Err(other) => Err(DataFusionError::External(other)),
+        },
+        DataFusionError::Context(context, inner) => {
+            unwrap_input_error(*inner).map_err(|e| DataFusionError::Context(context, Box::new(e)))
+        }
+        other => Err(other),
+    }
+}
+
 fn collect_files(plan: &Arc<dyn ExecutionPlan>, out: &mut Vec<InputFile>) {
     if let Some(source) = plan.downcast_ref::<DataSourceExec>()
         && let Some(config) = source.data_source().downcast_ref::<FileScanConfig>()
     {
+        let local = config.object_store_url.as_str().starts_with("file://");
         for group in &config.file_groups {
-            out.extend(group.files().iter().map(|f| InputFile {
-                path: f.object_meta.location.to_string(),
-                size: f.object_meta.size,
-                modified: Some(f.object_meta.last_modified.to_rfc3339()),
-                e_tag: f.object_meta.e_tag.clone(),
-            }));
+            out.extend(group.files().iter().map(|f| input_file(&f.object_meta, local)));
         }
     }
     for child in plan.children() {
         collect_files(child, out);
+    }
+}
+
+/// What identifies an input file's content. On a local disk that is its size and modification
+/// time to the second, not the e-tag object_store derives from the inode: a copy of the lakehouse
+/// (`cp -a`, `rsync -a`) keeps its fingerprints. Elsewhere (S3) the e-tag follows the content.
+fn input_file(meta: &object_store::ObjectMeta, local: bool) -> InputFile {
+    use chrono::SubsecRound;
+    InputFile {
+        path: meta.location.to_string(),
+        size: meta.size,
+        modified: Some(if local { meta.last_modified.trunc_subsecs(0) } else { meta.last_modified }.to_rfc3339()),
+        e_tag: if local { None } else { meta.e_tag.clone() },
     }
 }
 

@@ -1,8 +1,8 @@
 //! Content digests: a fingerprint of a table's rows that ignores file layout, row order and table
 //! version, so that "the rerun changed nothing" is one comparison.
 //!
-//! Each row is encoded with Arrow's row format (after casting string/binary views and
-//! dictionaries to their plain types), hashed with XXH3-128, and the hashes are summed modulo
+//! Each row is encoded with Arrow's row format (after casting each column to the type Delta stores
+//! it as, see [`crate::schema::comparable_type`]), hashed with XXH3-128, and the hashes are summed modulo
 //! 2^128 — a multiset hash, so order does not matter and a duplicated row does. The digest is the
 //! hash of the column names and types, the row count and that sum.
 
@@ -20,7 +20,7 @@ use lakewriter_core::days_since_epoch;
 use lakewriter_storage::Location;
 use serde::Serialize;
 
-use crate::schema::canonical_type;
+use crate::schema::comparable_type;
 use crate::{Error, Result, table};
 
 /// The content digest of a table or of one of its partitions.
@@ -60,7 +60,7 @@ pub async fn digest(location: &Location, partition: Option<NaiveDate>) -> Result
             .map_err(|e| err(e.into()))?;
     }
     let fields: Vec<(String, DataType)> =
-        df.schema().fields().iter().map(|f| (f.name().clone(), canonical_type(f.data_type()))).collect();
+        df.schema().fields().iter().map(|f| (f.name().clone(), comparable_type(f.data_type()))).collect();
     let converter = RowConverter::new(fields.iter().map(|(_, t)| SortField::new(t.clone())).collect())
         .map_err(|e| err(e.into()))?;
     let mut stream = df.execute_stream().await.map_err(|e| err(e.into()))?;

@@ -17,14 +17,17 @@ pub enum Error {
     #[error("{table}: the result does not match the table's schema: {}; nothing was committed", differences.join("; "))]
     SchemaMismatch { table: String, differences: Vec<String> },
 
+    #[error("{table}: Delta cannot store {}; nothing was written", columns.join("; "))]
+    Unstorable { table: String, columns: Vec<String> },
+
+    #[error("{table}: cannot cast the result to the types Delta stores")]
+    Plan { table: String, source: Box<datafusion::error::DataFusionError> },
+
     #[error("{table}: writing {partition} failed; nothing was committed")]
     Write { table: String, partition: String, source: Box<DeltaTableError> },
 
     #[error("{table}: writing {partition} conflicted with a concurrent commit; nothing was committed")]
     Conflict { table: String, partition: String, source: Box<DeltaTableError> },
-
-    #[error("{table}: cannot read the commit just made (version {version})")]
-    CommitInfo { table: String, version: u64, source: Box<DeltaTableError> },
 
     #[error("the Delta table at {url} is partitioned by {columns:?}, not by one column: a partition digest needs one")]
     NotPartitionedByOne { url: Url, columns: Vec<String> },

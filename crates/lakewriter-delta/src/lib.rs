@@ -4,7 +4,8 @@
 //! - [`table`]: opening Delta tables and exposing them to SQL;
 //! - [`write`]: the write strategies, each a single Delta commit carrying lakewriter's metadata;
 //! - [`state`]: the partition state each commit records, and reading it back from the log;
-//! - [`schema`]: the result-versus-table schema check;
+//! - [`schema`]: the types Delta stores, the casts that get a result there, and the
+//!   result-versus-table schema check;
 //! - [`digest`]: a content digest of a table or partition, independent of file layout, row order
 //!   and table version.
 //!

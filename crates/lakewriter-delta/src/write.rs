@@ -56,13 +56,14 @@ impl CommitMetadata {
     pub const MAX_LISTED_INPUTS: usize = 100;
 }
 
-/// The outcome of one committed write.
+/// The outcome of one committed write. The counts come from delta-rs's `operationMetrics` in the
+/// commit; they are `None` where that commit could not be read back after it landed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Committed {
     pub version: u64,
-    pub rows_written: u64,
-    pub files_added: u64,
-    pub files_removed: u64,
+    pub rows_written: Option<u64>,
+    pub files_added: Option<u64>,
+    pub files_removed: Option<u64>,
 }
 
 /// The table a strategy writes.
@@ -93,11 +94,21 @@ pub fn partition_predicate(column: &str, date: NaiveDate) -> Expr {
 }
 
 /// The commit's metadata and the partition state it records (see [`crate::state`]).
-fn properties(metadata: &CommitMetadata, location: &Location) -> Result<CommitProperties> {
+///
+/// A commit that creates the table is never retried: delta-rs would commit a create that lost
+/// the race for version 0 as the next version, whole, without a conflict check (a second copy of
+/// its rows). Failing instead lets the runner run the partition again as a write into the table
+/// the winner created. delta-rs's post-commit hooks are off: [`finish`] checkpoints and cleans up
+/// the log itself, after the commit is known to have landed, so that a failure there never turns
+/// a durable commit into a reported failure.
+fn properties(metadata: &CommitMetadata, location: &Location, creating: bool) -> Result<CommitProperties> {
     let info =
         serde_json::to_value(metadata).map_err(|e| Error::Read { url: location.url().clone(), source: e.into() })?;
-    let props =
-        CommitProperties::default().with_metadata([("lakewriter".to_owned(), info)]).with_max_retries(COMMIT_RETRIES);
+    let props = CommitProperties::default()
+        .with_metadata([("lakewriter".to_owned(), info)])
+        .with_max_retries(if creating { 0 } else { COMMIT_RETRIES })
+        .with_create_checkpoint(false)
+        .with_cleanup_expired_logs(Some(false));
     Ok(state::transactions(metadata, chrono::Utc::now())
         .into_iter()
         .fold(props, CommitProperties::with_application_transaction))
@@ -122,22 +133,118 @@ fn builder(table: DeltaTable, session: &SessionState, plan: LogicalPlan, target:
     }
 }
 
-/// Runs `write` on the table at `target`, classifying its failure; a failed first write removes
-/// the local folder it created, so nothing that could pass for a dataset is left behind.
-async fn attempt<F, Fut>(target: &Target<'_>, write: F) -> Result<DeltaTable>
+/// Runs `write` on the table at `target` with the commit properties for it, then [`finish`]es.
+///
+/// A failed first write removes the local folders it created only while they hold no file: it
+/// never deletes a file, since another process may be writing into the same new table folder.
+/// Data files it left behind belong to no commit (`VACUUM` removes them), and a job's target is
+/// never read as a raw dataset, so they cannot pass for one.
+async fn attempt<F, Fut>(target: &Target<'_>, write: F) -> Result<Committed>
 where
-    F: FnOnce(DeltaTable) -> Fut,
+    F: FnOnce(DeltaTable, CommitProperties) -> Fut,
     Fut: std::future::IntoFuture<Output = Result<DeltaTable>>,
 {
+    let committed = attempt_or_skip(target, |table, props| async { write(table, props).await.map(Some) }).await?;
+    Ok(committed.expect("a write that returns its table has committed"))
+}
+
+/// [`attempt`] for a write that may decide not to commit (`Ok(None)`).
+async fn attempt_or_skip<F, Fut>(target: &Target<'_>, write: F) -> Result<Option<Committed>>
+where
+    F: FnOnce(DeltaTable, CommitProperties) -> Fut,
+    Fut: std::future::IntoFuture<Output = Result<Option<DeltaTable>>>,
+{
     let (table, created_dir): (DeltaTable, Option<PathBuf>) = table::open_for_write(target.location).await?;
-    let result = write(table).await;
+    let read_version = table.version();
+    let props = properties(target.metadata, target.location, read_version.is_none())?;
+    let result = match write(table, props).await {
+        Ok(None) => Ok(None),
+        Ok(Some(table)) => finish(target, read_version, Ok(table)).await.map(Some),
+        Err(error) => finish(target, read_version, Err(error)).await.map(Some),
+    };
     if result.is_err()
         && let Some(dir) = created_dir
-        && !dir.join("_delta_log").exists()
     {
-        let _ = std::fs::remove_dir_all(&dir);
+        remove_empty_dirs(&dir);
     }
     result
+}
+
+/// Removes `dir` and the folders below it, bottom up, where they are empty; never a file.
+fn remove_empty_dirs(dir: &std::path::Path) {
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        for entry in entries.flatten() {
+            if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                remove_empty_dirs(&entry.path());
+            }
+        }
+    }
+    let _ = std::fs::remove_dir(dir);
+}
+
+/// What a write's outcome means for the run. A write that returned its table committed: its
+/// commit is read back (by run id, so never another writer's) and the log is checkpointed where
+/// due. A write that failed is looked for in the log all the same: where its commit landed and
+/// only a step after it failed, the run committed, and says so.
+async fn finish(target: &Target<'_>, read_version: Option<u64>, outcome: Result<DeltaTable>) -> Result<Committed> {
+    let since = read_version.map_or(0, |v| v + 1);
+    match outcome {
+        Ok(table) => {
+            let version = table.version().unwrap_or_default();
+            let committed = match read_commit(&table, version, target).await {
+                Some(committed) => Some(committed),
+                None => find_commit(target, since).await,
+            };
+            // delta-rs returned without a commit of this run's (a MERGE that found nothing to
+            // do in a table another writer changed meanwhile): what the run planned no longer
+            // holds, so it runs again.
+            let Some(committed) = committed else {
+                return Err(changed_meanwhile(target, "the write made no commit of its own"));
+            };
+            maintain(&table, committed.version, target.name).await;
+            Ok(committed)
+        }
+        // These fail a write before it commits; any other failure may come after the commit.
+        Err(error @ (Error::Conflict { .. } | Error::OutsideSlice { .. } | Error::SchemaMismatch { .. })) => Err(error),
+        Err(error) => match find_commit(target, since).await {
+            Some(committed) => {
+                tracing::warn!(table = target.name, version = committed.version, error = %lakewriter_core::error_chain(&error), "the commit landed; a step after it failed");
+                Ok(committed)
+            }
+            None => Err(error),
+        },
+    }
+}
+
+/// A conflict with a writer that changed the table between this run's read and its write.
+fn changed_meanwhile(target: &Target<'_>, what: &str) -> Error {
+    Error::Conflict {
+        table: target.name.to_owned(),
+        partition: target.metadata.partition.clone(),
+        source: Box::new(DeltaTableError::Generic(format!("the table changed since this run read it: {what}"))),
+    }
+}
+
+/// Checkpoints the log where delta-rs would have (every `delta.checkpointInterval` commits), and
+/// then removes expired log files where the table allows it. The commit has landed: a failure
+/// here is logged, never the run's.
+async fn maintain(table: &DeltaTable, version: u64, name: &str) {
+    use deltalake::table::config::TablePropertiesExt;
+    let Ok(state) = table.snapshot() else { return };
+    if table.version() != Some(version)
+        || !(version + 1).is_multiple_of(state.table_config().checkpoint_interval().get())
+    {
+        return;
+    }
+    if let Err(e) = deltalake::checkpoints::create_checkpoint(table, None).await {
+        tracing::warn!(table = name, version, error = %e, "committed; writing the checkpoint failed (the next one will be written as usual)");
+        return;
+    }
+    if state.table_config().enable_expired_log_cleanup()
+        && let Err(e) = deltalake::checkpoints::cleanup_metadata(table, None).await
+    {
+        tracing::warn!(table = name, version, error = %e, "committed; removing expired log files failed");
+    }
 }
 
 fn write_error(target: &Target<'_>, slice: &str, source: DeltaTableError) -> Error {
@@ -183,8 +290,7 @@ pub async fn replace_where(
     predicate: Expr,
     slice: &str,
 ) -> Result<Committed> {
-    let props = properties(target.metadata, target.location)?;
-    let table = attempt(&target, |table| async {
+    attempt(&target, |table, props| async {
         check_schema(&table, plan.schema().as_arrow(), target.name)?;
         builder(table, session, plan, &target)
             .with_save_mode(SaveMode::Overwrite)
@@ -193,14 +299,12 @@ pub async fn replace_where(
             .await
             .map_err(|e| write_error(&target, slice, e))
     })
-    .await?;
-    committed(&table, target.name).await
+    .await
 }
 
 /// Replaces the whole table — rows, schema and partitioning — with `plan`'s rows (`rebuild`).
 pub async fn replace_all(session: &SessionState, target: Target<'_>, plan: LogicalPlan) -> Result<Committed> {
-    let props = properties(target.metadata, target.location)?;
-    let table = attempt(&target, |table| async {
+    attempt(&target, |table, props| async {
         builder(table, session, plan, &target)
             .with_save_mode(SaveMode::Overwrite)
             .with_schema_mode(SchemaMode::Overwrite)
@@ -208,8 +312,7 @@ pub async fn replace_all(session: &SessionState, target: Target<'_>, plan: Logic
             .await
             .map_err(|e| write_error(&target, "the table", e))
     })
-    .await?;
-    committed(&table, target.name).await
+    .await
 }
 
 /// Appends `plan`'s rows once per (job, partition): a second call appends nothing, unless `force`,
@@ -223,27 +326,27 @@ pub async fn append_once(
     plan: LogicalPlan,
     force: bool,
 ) -> Result<AppendOutcome> {
-    let props = properties(target.metadata, target.location)?;
     let marker = state::written_marker(&target.metadata.job, &target.metadata.partition);
     let mut already = None;
-    let table = attempt(&target, |table| async {
+    let committed = attempt_or_skip(&target, |table, props| async {
         if let (Some(version), false) = (table.version(), force)
             && transaction_version(&table, &marker, target.location).await?.is_some()
         {
             already = Some(AppendOutcome::AlreadyCommitted { version });
-            return Ok(table);
+            return Ok(None);
         }
         check_schema(&table, plan.schema().as_arrow(), target.name)?;
         builder(table, session, plan, &target)
             .with_save_mode(SaveMode::Append)
             .with_commit_properties(props)
             .await
+            .map(Some)
             .map_err(|e| write_error(&target, "the table", e))
     })
-    .await?;
+    .await;
     match already {
         Some(outcome) => Ok(outcome),
-        None => Ok(AppendOutcome::Committed(committed(&table, target.name).await?)),
+        None => Ok(AppendOutcome::Committed(committed?.expect("an append not skipped has committed"))),
     }
 }
 
@@ -261,23 +364,28 @@ async fn transaction_version(table: &DeltaTable, app_id: &str, location: &Locati
 /// table recorded. `read_version` is the version the run found nothing to change in; the commit
 /// is made over it and not rebased, so any commit since then fails this one as a conflict and the
 /// run is made again.
-pub async fn record_state(target: Target<'_>, read_version: u64) -> Result<Committed> {
+pub async fn record_state(
+    target: Target<'_>,
+    read_version: u64,
+    result: &datafusion::arrow::datatypes::Schema,
+) -> Result<Committed> {
     use deltalake::kernel::transaction::CommitBuilder;
     use deltalake::protocol::DeltaOperation;
     let url = target.location.url();
     let open_err = |source| Error::Open { url: url.clone(), source: Box::new(source) };
-    let props = properties(target.metadata, target.location)?.with_max_retries(0);
+    let props = properties(target.metadata, target.location, false)?.with_max_retries(0);
     let mut table = table::open_existing(target.location).await?;
     if table.version() != Some(read_version) {
         table.load_version(read_version).await.map_err(open_err)?;
     }
+    check_schema(&table, result, target.name)?;
     let snapshot = table.snapshot().map_err(open_err)?;
     let operation = DeltaOperation::Write { mode: SaveMode::Append, partition_by: None, predicate: None };
-    let commit = CommitBuilder::from(props)
-        .build(Some(snapshot), table.log_store(), operation)
-        .await
-        .map_err(|e| write_error(&target, "the table", e))?;
-    Ok(Committed { version: commit.version(), rows_written: 0, files_added: 0, files_removed: 0 })
+    let outcome = match CommitBuilder::from(props).build(Some(snapshot), table.log_store(), operation).await {
+        Ok(commit) => table.load_version(commit.version()).await.map(|()| table).map_err(open_err),
+        Err(e) => Err(write_error(&target, "the table", e)),
+    };
+    finish(&target, Some(read_version), outcome).await
 }
 
 /// How a keyed source is merged.
@@ -286,6 +394,8 @@ pub struct MergeSpec<'a> {
     pub key: &'a [String],
     /// `Some`: newer-wins upsert (`merge`). `None`: insert unknown keys only (`append_dedup`).
     pub newer_by: Option<&'a str>,
+    /// The table version the source was classified against; `None` where there was no table.
+    pub read_version: Option<u64>,
 }
 
 fn qualified(relation: &str, name: &str) -> Expr {
@@ -302,18 +412,22 @@ pub async fn merge(
     source: DataFrame,
     spec: MergeSpec<'_>,
 ) -> Result<Committed> {
-    let props = properties(target.metadata, target.location)?;
     let columns: Vec<String> = source.schema().fields().iter().map(|f| f.name().clone()).collect();
-    let table = attempt(&target, |table| async {
+    attempt(&target, |table, props| async {
+        if table.version() != spec.read_version {
+            // The source was classified against another version (or before the table existed):
+            // its counts, and a create, would not hold. Delta cannot see this read, so say it.
+            return Err(changed_meanwhile(&target, "its rows were classified against another version"));
+        }
         check_schema(&table, source.schema().as_arrow(), target.name)?;
         if table.version().is_none() {
             // Creating the table with the source's rows is only right if nobody else created it
-            // meanwhile: a create rebased over another one would be a blind append of keys that
-            // may now exist. So this commit is not retried; a lost race re-runs the whole merge.
+            // meanwhile: a create is never retried (see `properties`), so a lost race runs the
+            // whole merge again, against the winner's rows.
             let plan = source.logical_plan().clone();
             return builder(table, session, plan, &target)
                 .with_save_mode(SaveMode::Append)
-                .with_commit_properties(props.with_max_retries(0))
+                .with_commit_properties(props)
                 .await
                 .map_err(|e| write_error(&target, "the table", e));
         }
@@ -347,8 +461,7 @@ pub async fn merge(
         let (table, _metrics) = merge.await.map_err(err)?;
         Ok(table)
     })
-    .await?;
-    committed(&table, target.name).await
+    .await
 }
 
 #[derive(serde::Deserialize, Default)]
@@ -361,30 +474,67 @@ struct OperationMetrics {
     removed_files: u64,
 }
 
-/// Reads back the metrics of the commit `table` was just advanced to. The commit file of that
-/// exact version is read: with concurrent writers, "the latest commit" may be someone else's.
-async fn committed(table: &DeltaTable, name: &str) -> Result<Committed> {
-    let version = table.version().unwrap_or_default();
-    let entry = table.log_store().read_commit_entry(version).await.map_err(|source| Error::CommitInfo {
-        table: name.to_owned(),
-        version,
-        source: Box::new(source),
-    })?;
-    let metrics = entry
-        .as_deref()
-        .and_then(|bytes| std::str::from_utf8(bytes).ok())
-        .into_iter()
-        .flat_map(str::lines)
+/// Commit `version` of the table, where it is this run's: its `lakewriter.run_id` is
+/// `target`'s, so another writer's commit is never reported as this run's.
+async fn read_commit(table: &DeltaTable, version: u64, target: &Target<'_>) -> Option<Committed> {
+    match table.log_store().read_commit_entry(version).await {
+        Ok(entry) => entry.and_then(|bytes| parse_commit(&bytes, version, &target.metadata.run_id)),
+        Err(e) => {
+            tracing::warn!(table = target.name, version, error = %e, "cannot read back the commit just made");
+            None
+        }
+    }
+}
+
+/// The commit in `bytes` (a commit file), with its delta-rs metrics, if `run_id` made it.
+fn parse_commit(bytes: &[u8], version: u64, run_id: &str) -> Option<Committed> {
+    let mut info = std::str::from_utf8(bytes)
+        .ok()?
+        .lines()
         .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
-        .find_map(|mut action| {
-            action.get_mut("commitInfo").and_then(|info| info.get_mut("operationMetrics")).map(serde_json::Value::take)
-        })
+        .find_map(|mut action| action.get_mut("commitInfo").map(serde_json::Value::take))?;
+    if info.pointer("/lakewriter/run_id").and_then(serde_json::Value::as_str) != Some(run_id) {
+        return None;
+    }
+    let metrics = info
+        .get_mut("operationMetrics")
+        .map(serde_json::Value::take)
         .and_then(|m| serde_json::from_value::<OperationMetrics>(m).ok())
         .unwrap_or_default();
-    Ok(Committed {
+    Some(Committed {
         version,
-        rows_written: metrics.added_rows,
-        files_added: metrics.added_files,
-        files_removed: metrics.removed_files,
+        rows_written: Some(metrics.added_rows),
+        files_added: Some(metrics.added_files),
+        files_removed: Some(metrics.removed_files),
     })
+}
+
+/// This run's commit among the table's versions from `since` on, newest first.
+async fn find_commit(target: &Target<'_>, since: u64) -> Option<Committed> {
+    let table = table::open_if_exists(target.location).await.ok()??;
+    let latest = table.version()?;
+    for version in (since..=latest).rev() {
+        if let Some(committed) = read_commit(&table, version, target).await {
+            return Some(committed);
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_commit_is_this_runs_only_with_its_run_id() {
+        let commit = concat!(
+            r#"{"add":{"path":"x.parquet"}}"#,
+            "\n",
+            r#"{"commitInfo":{"operationMetrics":{"num_added_rows":7,"num_added_files":1,"num_removed_files":2},"lakewriter":{"run_id":"abc"}}}"#,
+        );
+        let mine = parse_commit(commit.as_bytes(), 4, "abc").expect("this run's commit");
+        assert_eq!(mine, Committed { version: 4, rows_written: Some(7), files_added: Some(1), files_removed: Some(2) });
+        assert_eq!(parse_commit(commit.as_bytes(), 4, "another"), None, "another writer's commit");
+        assert_eq!(parse_commit(b"not a commit", 4, "abc"), None);
+    }
 }

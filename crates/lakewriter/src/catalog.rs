@@ -1,7 +1,7 @@
 //! The lakehouse catalog: each `<root>/<schema>/` folder is a DataFusion schema whose tables open
 //! on first use, so a command pays only for the tables its SQL names.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
 use datafusion::catalog::{SchemaProvider, TableProvider};
@@ -11,6 +11,7 @@ use datafusion::execution::session_state::SessionStateBuilder;
 use datafusion::prelude::SessionContext;
 use futures::lock::Mutex;
 use lakewriter_compute::{TableEntry, TableKind, catalog};
+use lakewriter_core::TableRef;
 use lakewriter_storage::Location;
 
 use crate::{Error, Result};
@@ -31,9 +32,9 @@ impl LakeSchema {
     async fn open(&self, entry: &TableEntry) -> Result<Option<Arc<dyn TableProvider>>> {
         let table = entry.name.to_string();
         let provider = match entry.kind {
-            TableKind::Raw => {
-                catalog::raw_table(&self.state, entry).await.map_err(|source| Error::Catalog { source })?
-            }
+            TableKind::Raw => lakewriter_compute::raw::RawTable::open(&self.state, entry)
+                .await
+                .map_err(|source| Error::Catalog { source })?,
             TableKind::Delta => {
                 let location = self.root.join(&entry.name.relative_dir()).map_err(|e| Error::Usage(e.to_string()))?;
                 let provider = lakewriter_delta::table::provider(&location)
@@ -69,11 +70,17 @@ impl SchemaProvider for LakeSchema {
     }
 }
 
-/// Registers every table found under `root` in `ctx`, to be opened on first use.
-pub(crate) async fn register(ctx: &SessionContext, root: &Location) -> Result<()> {
+/// Registers every table found under `root` in `ctx`, to be opened on first use. A folder that is
+/// one of `targets` (the project's job targets) is a Delta table or nothing: without a Delta log
+/// it holds, at most, the files of a first write that failed, never a raw dataset.
+pub(crate) async fn register(ctx: &SessionContext, root: &Location, targets: &BTreeSet<&TableRef>) -> Result<()> {
     let tables = catalog::discover(ctx, root.url()).await.map_err(|source| Error::Catalog { source })?;
     let mut schemas: BTreeMap<String, BTreeMap<String, TableEntry>> = BTreeMap::new();
     for entry in tables {
+        if entry.kind == TableKind::Raw && targets.contains(&entry.name) {
+            tracing::debug!(table = %entry.name, "a job's target with no Delta log yet: not read as a raw dataset");
+            continue;
+        }
         schemas.entry(entry.name.schema().to_owned()).or_default().insert(entry.name.table().to_owned(), entry);
     }
     let state = SessionStateBuilder::new().with_runtime_env(ctx.runtime_env()).build();

@@ -40,7 +40,8 @@ impl Runner {
         let ctx = lakewriter_delta::session();
         let store = workspace.root.object_store().map_err(|e| Error::Usage(e.to_string()))?;
         ctx.register_object_store(&workspace.root.store_url(), store);
-        crate::catalog::register(&ctx, &workspace.root).await?;
+        let targets = workspace.project.jobs.values().map(|job| &job.target).collect();
+        crate::catalog::register(&ctx, &workspace.root, &targets).await?;
         Ok(Self { workspace, ctx, linted: std::sync::Mutex::default() })
     }
 
@@ -147,14 +148,20 @@ impl Runner {
                 let (sql, code, state) = (&sql, &code, &state);
                 async move {
                     let partition = job.partition_label(dt);
-                    let query = self.plan(sql, dt).await.map_err(|source| Error::PlanPartition {
-                        job: job.name.clone(),
-                        partition: partition.clone(),
-                        source: Box::new(source),
-                    })?;
-                    let inputs = input_fingerprint(&query.files);
                     let recorded = state.partitions.get(&partition);
-                    Ok(PartitionStatus::of(partition, dt, recorded, code, &inputs, query.files.len()))
+                    match self.plan(sql, dt).await {
+                        Ok(query) => {
+                            let inputs = input_fingerprint(&query.files);
+                            Ok(PartitionStatus::of(partition, dt, recorded, code, Some(&inputs), query.files.len()))
+                        }
+                        Err(e) if e.is_unreadable_input() => {
+                            tracing::warn!(job = %job.name, %partition, error = %error_chain(&e), "an input cannot be read");
+                            Ok(PartitionStatus::of(partition, dt, recorded, code, None, 0))
+                        }
+                        Err(source) => {
+                            Err(Error::PlanPartition { job: job.name.clone(), partition, source: Box::new(source) })
+                        }
+                    }
                 }
             })
             .buffered(CONCURRENT_PLANS)
@@ -212,15 +219,23 @@ impl Runner {
     }
 
     /// Runs one partition into the table at `location`, retrying the whole run (plan and write) when
-    /// its commit conflicted with a concurrent one.
+    /// its commit conflicted with a concurrent one. `previous` is the partition's recorded state;
+    /// a retry reads it again, since the concurrent writer may have recorded it.
     async fn run_into(&self, unit: &PartitionRun, location: &Location, previous: Option<&Recorded>) -> PartitionReport {
         let started = Instant::now();
         let run_id = new_run_id(unit);
         let mut attempt = 0;
+        let mut previous = previous.cloned();
         loop {
             let mut report = self.blank_report(unit);
             let outcome = match self.workspace.job(&unit.job) {
-                Ok(job) => self.execute(job, unit, location, &run_id, previous, &mut report).await,
+                Ok(job) => {
+                    if attempt > 0 {
+                        let (_, state) = self.state_before_writing(job, location).await;
+                        previous = state.partitions.get(&job.partition_label(unit.dt)).cloned();
+                    }
+                    self.execute(job, unit, location, &run_id, previous.as_ref(), &mut report).await
+                }
                 Err(e) => Err(Box::new(e) as BoxError),
             };
             report.retries = attempt;
@@ -259,8 +274,9 @@ impl Runner {
     ) -> std::result::Result<(), BoxError> {
         self.workspace.check_run(job, unit.dt, unit.force)?;
         let sql = self.workspace.sql(job)?;
-        let query = self.plan(&sql, unit.dt).await?;
+        let mut query = self.plan(&sql, unit.dt).await?;
         self.check_determinism(job, &query.plan).await?;
+        query.plan = lakewriter_delta::schema::storable(query.plan, &job.target.to_string())?;
         let inputs = input_fingerprint(&query.files);
         let code = job.code_fingerprint(&sql);
         let fresh = previous.is_some_and(|r| r.code_matches(&code) && r.inputs_match(&inputs));
@@ -338,11 +354,10 @@ impl Runner {
         if fresh && report.note.is_none() {
             report.note = Some("was already fresh (same code and inputs)".into());
         }
-        report.rows_written =
-            Some(report.changes.map_or(committed.rows_written, |c| c.inserted + c.updated + c.deleted));
+        report.rows_written = report.changes.map(|c| c.inserted + c.updated + c.deleted).or(committed.rows_written);
         report.table_version = Some(committed.version);
-        report.files_added = Some(committed.files_added);
-        report.files_removed = Some(committed.files_removed);
+        report.files_added = committed.files_added;
+        report.files_removed = committed.files_removed;
         Ok(())
     }
 
@@ -364,7 +379,7 @@ impl Runner {
         report.changes = Some(counts);
         if !counts.changes_anything() {
             if let (false, Some(read_version)) = (fresh, current) {
-                let committed = lakewriter_delta::record_state(target, read_version).await?;
+                let committed = lakewriter_delta::record_state(target, read_version, &source.schema).await?;
                 report.note = Some("no row to change: committed only the partition's new state".into());
                 return Ok(Some(committed));
             }
@@ -379,7 +394,7 @@ impl Runner {
             return Ok(None);
         }
         let df = self.ctx.read_batches(source.batches)?;
-        let merge = MergeSpec { key: spec.key, newer_by: spec.newer_by };
+        let merge = MergeSpec { key: spec.key, newer_by: spec.newer_by, read_version: current };
         Ok(Some(lakewriter_delta::merge(&self.ctx.state(), target, df, merge).await?))
     }
 

@@ -27,6 +27,8 @@ pub enum StaleReason {
     InputsChanged,
     /// The job's SQL or write settings changed since the write.
     CodeChanged,
+    /// A raw file or folder the plan would read cannot be read (a run fails, naming it).
+    InputsUnreadable,
 }
 
 impl fmt::Display for StaleReason {
@@ -34,6 +36,7 @@ impl fmt::Display for StaleReason {
         f.write_str(match self {
             Self::InputsChanged => "inputs changed",
             Self::CodeChanged => "code changed",
+            Self::InputsUnreadable => "inputs unreadable",
         })
     }
 }
@@ -57,21 +60,24 @@ pub struct PartitionStatus {
 }
 
 impl PartitionStatus {
-    /// Compares what was recorded for the partition with the job's code and inputs now.
+    /// Compares what was recorded for the partition with the job's code and inputs now
+    /// (`input_fingerprint` is `None` where an input the plan would read cannot be read).
     #[must_use]
     pub fn of(
         partition: String,
         dt: Option<NaiveDate>,
         recorded: Option<&Recorded>,
         code_fingerprint: &str,
-        input_fingerprint: &str,
+        input_fingerprint: Option<&str>,
         files_scanned: usize,
     ) -> Self {
         let mut reasons = Vec::new();
         let state = match recorded {
             None => Freshness::Missing,
             Some(r) => {
-                if !r.inputs_match(input_fingerprint) {
+                if input_fingerprint.is_none() {
+                    reasons.push(StaleReason::InputsUnreadable);
+                } else if !input_fingerprint.is_some_and(|inputs| r.inputs_match(inputs)) {
                     reasons.push(StaleReason::InputsChanged);
                 }
                 if !r.code_matches(code_fingerprint) {
@@ -209,22 +215,25 @@ mod tests {
         let (code, inputs) = ("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb");
         let other = "cccccccccccccccccccccccccccccccc";
         let r = recorded(code, inputs);
-        let status = |rec, c, i| PartitionStatus::of("dt=2026-09-01".into(), None, rec, c, i, 1);
+        let status = |rec, c, i| PartitionStatus::of("dt=2026-09-01".into(), None, rec, c, Some(i), 1);
         assert_eq!(status(Some(&r), code, inputs).label(), "fresh");
         assert_eq!(status(Some(&r), code, other).label(), "stale: inputs changed");
         assert_eq!(status(Some(&r), other, inputs).label(), "stale: code changed");
         assert_eq!(status(Some(&r), other, other).label(), "stale: inputs changed, code changed");
         assert_eq!(status(None, code, inputs).label(), "missing");
         assert_eq!(status(Some(&r), code, inputs).version, Some(3));
+        let unreadable = PartitionStatus::of("p".into(), None, Some(&r), code, None, 0);
+        assert_eq!(unreadable.label(), "stale: inputs unreadable");
+        assert_eq!(PartitionStatus::of("p".into(), None, None, code, None, 0).label(), "missing");
     }
 
     #[test]
     fn only_selects_partitions_by_state() {
         let (code, inputs) = ("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb");
         let r = recorded(code, inputs);
-        let fresh = PartitionStatus::of("p".into(), None, Some(&r), code, inputs, 1);
-        let stale = PartitionStatus::of("p".into(), None, Some(&r), code, "c", 1);
-        let missing = PartitionStatus::of("p".into(), None, None, code, inputs, 1);
+        let fresh = PartitionStatus::of("p".into(), None, Some(&r), code, Some(inputs), 1);
+        let stale = PartitionStatus::of("p".into(), None, Some(&r), code, Some("c"), 1);
+        let missing = PartitionStatus::of("p".into(), None, None, code, Some(inputs), 1);
         let picks = |only: Only| [&fresh, &stale, &missing].map(|s| only.selects(s));
         assert_eq!(picks(Only::All), [true, true, true]);
         assert_eq!(picks(Only::Stale), [false, true, true]);

@@ -1,0 +1,483 @@
+//! Racing first writes. Four processes run a job into a table that does not exist yet — all on
+//! one partition, or each on its own — in every write mode, locally and on the S3 test server.
+//! Every round must end exactly as one sequential run of the same work would: every process exits
+//! 0 and reports `ok` (or, for an `append` another process already did, `skipped`), the reports
+//! account for every table version, and the table holds the rows of the sequential run — no row
+//! written twice, no partition lost. Where the test can read the Delta log (locally), it also
+//! checks that the table was created once: a losing create committed on top of the winner's
+//! brings a second protocol and another table id, and can leave duplicates behind even where a
+//! later overwrite hides them from the final digest.
+//!
+//! A race is not certain to be lost in a given round, so each scenario runs several rounds, each
+//! into a fresh table. The S3 tests fail — never skip — when the S3 test server is not there.
+
+use std::collections::BTreeSet;
+use std::process::{Command, Stdio};
+
+use lakewriter_core::DateRange;
+use serde_json::Value;
+
+use crate::s3::S3;
+use crate::support::{Digest, Lake, Report, Run, command, day, finish};
+
+/// Processes per race.
+const RACERS: usize = 4;
+const LOCAL_ROUNDS: usize = 4;
+const S3_ROUNDS: usize = 2;
+
+/// The day every process runs in a race on one partition.
+const SAME_DAY: &str = "2026-09-05";
+/// The days of a race on different partitions: one a process.
+const DAYS: [&str; RACERS] = ["2026-09-01", "2026-09-02", "2026-09-03", "2026-09-04"];
+
+/// The raw layer both places hold: the days `lakewriter demo` lays out.
+const RAW_FROM: &str = "2026-09-01";
+const RAW_TO: &str = "2026-09-30";
+
+/// One job per write mode, named after its mode, writing `<schema>.<mode>`.
+fn project(schema: &str) -> String {
+    format!(
+        r#"root = "lake"
+
+[jobs.overwrite_partition]
+target = "{schema}.overwrite_partition"
+write = "overwrite_partition"
+partition_by = "dt"
+sql = "SELECT customer_id, COUNT(*) AS orders, SUM(amount) AS revenue, $dt AS dt FROM raw.orders WHERE dt = $dt GROUP BY customer_id"
+
+[jobs.merge]
+target = "{schema}.merge"
+write = "merge"
+key = ["customer_id"]
+newer_by = "updated_at"
+delete_when = "op = 'delete'"
+sql = "SELECT customer_id, email, tier, updated_at, op FROM raw.customers_batch WHERE dt = $dt"
+
+[jobs.delete_insert]
+target = "{schema}.delete_insert"
+write = "delete_insert"
+predicate = "dt = $dt"
+sql = "SELECT order_id, customer_id, amount, status, $dt AS dt FROM raw.orders WHERE dt = $dt"
+
+[jobs.append_dedup]
+target = "{schema}.append_dedup"
+write = "append_dedup"
+key = ["order_id"]
+sql = "SELECT order_id, customer_id, amount, $dt AS dt FROM raw.orders WHERE dt = $dt"
+
+[jobs.append]
+target = "{schema}.append"
+write = "append"
+partition_by = "dt"
+sql = "SELECT order_id, customer_id, amount, $dt AS dt FROM raw.orders WHERE dt = $dt"
+
+[jobs.rebuild]
+target = "{schema}.rebuild"
+write = "rebuild"
+sql = "SELECT customer_id, COUNT(*) AS orders, SUM(amount) AS revenue FROM raw.orders GROUP BY customer_id"
+"#
+    )
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    OverwritePartition,
+    Merge,
+    DeleteInsert,
+    AppendDedup,
+    Append,
+    Rebuild,
+}
+
+impl Mode {
+    /// The job of this mode in [`project`] (also the table's name in its schema).
+    fn job(self) -> &'static str {
+        match self {
+            Mode::OverwritePartition => "overwrite_partition",
+            Mode::Merge => "merge",
+            Mode::DeleteInsert => "delete_insert",
+            Mode::AppendDedup => "append_dedup",
+            Mode::Append => "append",
+            Mode::Rebuild => "rebuild",
+        }
+    }
+
+    /// Whether a run of work already in the table writes no row again: an `append` skips a
+    /// partition it appended; a `merge` or `append_dedup` with nothing new writes no row (it
+    /// commits nothing, or the partition's state alone).
+    fn writes_once(self) -> bool {
+        matches!(self, Mode::Merge | Mode::AppendDedup | Mode::Append)
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Race {
+    /// Every process runs [`SAME_DAY`] (a `rebuild` runs without a date).
+    SamePartition,
+    /// Each process runs one of [`DAYS`].
+    DifferentPartitions,
+}
+
+impl Race {
+    /// The arguments of each racing process.
+    fn racers(self, mode: Mode) -> Vec<Vec<&'static str>> {
+        let job = mode.job();
+        (0..RACERS)
+            .map(|i| match (self, mode) {
+                (Race::SamePartition, Mode::Rebuild) => vec!["run", job],
+                (Race::SamePartition, _) => vec!["run", job, "--dt", SAME_DAY],
+                (Race::DifferentPartitions, _) => vec!["run", job, "--dt", DAYS[i]],
+            })
+            .collect()
+    }
+
+    /// The same work done by one process.
+    fn sequential(self, mode: Mode) -> Vec<&'static str> {
+        match self {
+            Race::SamePartition => self.racers(mode).swap_remove(0),
+            Race::DifferentPartitions => {
+                vec!["backfill", mode.job(), "--from", DAYS[0], "--to", DAYS[RACERS - 1], "--parallel", "1"]
+            }
+        }
+    }
+
+    fn describe(self) -> &'static str {
+        match self {
+            Race::SamePartition => "on one partition",
+            Race::DifferentPartitions => "on different partitions",
+        }
+    }
+
+    /// The partitions the work writes: `(from, to)`.
+    fn days(self) -> (&'static str, &'static str) {
+        match self {
+            Race::SamePartition => (SAME_DAY, SAME_DAY),
+            Race::DifferentPartitions => (DAYS[0], DAYS[RACERS - 1]),
+        }
+    }
+}
+
+/// Where a race runs: a local lakehouse or a prefix of the S3 test bucket.
+trait Place {
+    /// The binary with `--project <this place's project> --color never ARGS…`.
+    fn lakewriter(&self, args: &[&str]) -> Command;
+    fn write_project(&self, toml: &str);
+    /// The actions of each commit of the table at `table_dir` below the root, where the test can
+    /// read the Delta log itself (a local root).
+    fn log(&self, table_dir: &str) -> Option<Vec<Vec<Value>>>;
+}
+
+impl Place for Lake {
+    fn lakewriter(&self, args: &[&str]) -> Command {
+        let project = self.project_file();
+        let all = [&["--project", project.to_str().expect("utf-8 path"), "--color", "never"], args].concat();
+        command(&all, self.path(), &[])
+    }
+
+    fn write_project(&self, toml: &str) {
+        self.set_project(toml);
+    }
+
+    fn log(&self, table_dir: &str) -> Option<Vec<Vec<Value>>> {
+        let log = self.root().join(table_dir).join("_delta_log");
+        let mut commits: Vec<_> = std::fs::read_dir(&log)
+            .expect("the Delta log")
+            .map(|e| e.expect("log entry").path())
+            .filter(|p| p.extension().is_some_and(|e| e == "json"))
+            .collect();
+        commits.sort();
+        let actions = |text: String| -> Vec<Value> {
+            text.lines().map(|l| serde_json::from_str(l).expect("a log action")).collect()
+        };
+        Some(commits.iter().map(|p| actions(std::fs::read_to_string(p).expect("a commit"))).collect())
+    }
+}
+
+impl Place for S3 {
+    fn lakewriter(&self, args: &[&str]) -> Command {
+        let project = self.project();
+        let all = [&["--project", project.as_str(), "--color", "never"], args].concat();
+        command(&all, self.dir.path(), &self.env())
+    }
+
+    fn write_project(&self, toml: &str) {
+        std::fs::write(self.project(), toml).expect("write project");
+    }
+
+    fn log(&self, _table_dir: &str) -> Option<Vec<Vec<Value>>> {
+        None
+    }
+}
+
+fn run(place: &impl Place, args: &[&str]) -> Run {
+    Run::from(&place.lakewriter(args).output().expect("run lakewriter"))
+}
+
+fn digest(place: &impl Place, table: &str) -> Digest {
+    let run = run(place, &["--json", "digest", table]);
+    run.assert_code(0);
+    serde_json::from_str(run.stdout.trim()).unwrap_or_else(|e| panic!("digest JSON: {}: {e}", run.stdout))
+}
+
+/// A local lakehouse with the raw layer `lakewriter demo` lays out (orders and customer changes
+/// of September 2026), and the project of [`project`] with its tables in `races`.
+fn local_lake() -> Lake {
+    let lake = Lake::new(RAW_FROM, RAW_TO);
+    for d in DateRange::new(day(RAW_FROM), day(RAW_TO)).expect("range").days() {
+        for (path, batch) in lakewriter_datagen::sample_files(d) {
+            if path.starts_with("raw/customers_batch/") {
+                lakewriter_datagen::write_parquet(&lake.root().join(path), &batch).expect("customer changes");
+            }
+        }
+    }
+    lake.write_project(&project("races"));
+    lake
+}
+
+/// The digest of the race's work done by one process, in a fresh local lakehouse.
+fn reference(mode: Mode, race: Race) -> Digest {
+    let lake = local_lake();
+    run(&lake, &race.sequential(mode)).assert_code(0);
+    digest(&lake, &format!("races.{}", mode.job()))
+}
+
+/// Starts every racing process, then waits for them all, and checks that the table and the
+/// reports are what one sequential run of the same work gives.
+fn race_once(place: &impl Place, mode: Mode, race: Race, schema: &str, expected: &Digest, round: &str) {
+    let job = mode.job();
+    let children: Vec<_> = race
+        .racers(mode)
+        .iter()
+        .map(|args| {
+            let all = [&["--json"], args.as_slice()].concat();
+            place.lakewriter(&all).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("spawn lakewriter")
+        })
+        .collect();
+    let runs: Vec<Run> = children.into_iter().map(finish).collect();
+    let outputs = runs
+        .iter()
+        .enumerate()
+        .map(|(i, r)| format!("process {i}: exit code {}\nstdout:\n{}stderr:\n{}", r.code, r.stdout, r.stderr))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let what = format!("{round}: {RACERS} processes racing `{job}` {} into a missing table", race.describe());
+
+    for (i, r) in runs.iter().enumerate() {
+        assert_eq!(r.code, 0, "{what}: process {i} exit code\n{outputs}");
+    }
+    let reports: Vec<Report> = runs
+        .iter()
+        .map(|r| {
+            let (mut reports, summary) = r.json();
+            assert_eq!((reports.len(), summary.failed), (1, 0), "{what}\n{outputs}");
+            reports.remove(0)
+        })
+        .collect();
+    let allowed: &[&str] = if mode == Mode::Append { &["ok", "skipped"] } else { &["ok"] };
+    for r in &reports {
+        assert!(allowed.contains(&r.status.as_str()), "{what}: status {} (expected {allowed:?})\n{outputs}", r.status);
+        if mode == Mode::Append {
+            assert_eq!(r.status == "skipped", !r.committed, "{what}: an append commits or is skipped\n{outputs}");
+        }
+    }
+
+    let table = digest(place, &format!("{schema}.{job}"));
+    assert_eq!(
+        (table.rows, &table.digest),
+        (expected.rows, &expected.digest),
+        "{what}: the table differs from one sequential run of the same work ({} rows instead of {})\n{outputs}",
+        table.rows,
+        expected.rows
+    );
+
+    // The table was created once: no later commit brings a protocol or another table's metadata
+    // (a create that lost the race for version 0, committed on top of the winner's).
+    if let Some(log) = place.log(&format!("{schema}/{job}")) {
+        let actions = |key: &str| -> Vec<(usize, &Value)> {
+            log.iter().enumerate().flat_map(|(v, c)| c.iter().filter_map(move |a| a.get(key).map(|a| (v, a)))).collect()
+        };
+        let protocols: Vec<usize> = actions("protocol").into_iter().map(|(v, _)| v).collect();
+        let ids: BTreeSet<&str> =
+            actions("metaData").iter().map(|(_, m)| m["id"].as_str().expect("table id")).collect();
+        assert_eq!(
+            (protocols, ids.len()),
+            (vec![0], 1),
+            "{what}: the table was created more than once (versions with a protocol action, table ids)\n{outputs}"
+        );
+    }
+
+    // Every table version is the commit of exactly one run: no report claims a commit it did not
+    // make, none leaves its commit out.
+    let mut committed: Vec<u64> =
+        reports.iter().filter(|r| r.committed).map(|r| r.table_version.expect("a commit's version")).collect();
+    committed.sort_unstable();
+    assert_eq!(
+        committed,
+        (0..=table.version).collect::<Vec<_>>(),
+        "{what}: the versions the reports say they committed, against the table's versions 0..={}\n{outputs}",
+        table.version
+    );
+    match race {
+        Race::DifferentPartitions => {
+            assert_eq!(table.version, RACERS as u64 - 1, "{what}: one commit a partition\n{outputs}");
+        }
+        Race::SamePartition if mode.writes_once() => {
+            let writers = reports.iter().filter(|r| r.committed && r.rows_written.is_some_and(|n| n > 0)).count();
+            assert_eq!(writers, 1, "{what}: one run writes the rows; the others find them written\n{outputs}");
+            if mode == Mode::Append {
+                let skipped = reports.iter().filter(|r| r.status == "skipped").count();
+                assert_eq!(skipped, RACERS - 1, "{what}: the other appends are skipped\n{outputs}");
+            }
+        }
+        Race::SamePartition => {}
+    }
+
+    // The partition state the commits recorded: every partition the work wrote reads fresh.
+    if mode != Mode::Rebuild {
+        let (from, to) = race.days();
+        let status = run(place, &["--json", "status", job, "--from", from, "--to", to]);
+        status.assert_code(0);
+        let mut lines: Vec<Value> =
+            status.stdout.lines().map(|l| serde_json::from_str(l).expect("status JSON line")).collect();
+        lines.pop();
+        let recorded: Vec<(&str, &str)> = lines
+            .iter()
+            .map(|p| (p["partition"].as_str().expect("partition"), p["state"].as_str().expect("state")))
+            .collect();
+        let expected: Vec<String> = match race {
+            Race::SamePartition => vec![format!("dt={SAME_DAY}")],
+            Race::DifferentPartitions => DAYS.iter().map(|d| format!("dt={d}")).collect(),
+        };
+        let fresh: Vec<(&str, &str)> = expected.iter().map(|p| (p.as_str(), "fresh")).collect();
+        assert_eq!(recorded, fresh, "{what}: partition state\n{}\n{outputs}", status.stdout);
+    }
+}
+
+/// `LOCAL_ROUNDS` races, each in a fresh local lakehouse.
+fn race_locally(mode: Mode, race: Race) {
+    let expected = reference(mode, race);
+    for round in 0..LOCAL_ROUNDS {
+        let lake = local_lake();
+        race_once(&lake, mode, race, "races", &expected, &format!("local round {round}"));
+    }
+}
+
+/// `S3_ROUNDS` races on the S3 test server, each into fresh tables (a schema of their own) over
+/// one raw layer.
+fn race_on_s3(mode: Mode, race: Race) {
+    let s3 = S3::new(&format!("races-{}", mode.job().replace('_', "-")));
+    s3.prepare();
+    let expected = reference(mode, race);
+    for round in 0..S3_ROUNDS {
+        let schema = format!("round{round}");
+        s3.write_project(&project(&schema));
+        race_once(&s3, mode, race, &schema, &expected, &format!("S3 round {round}"));
+    }
+}
+
+/// Each scenario, in fresh local lakehouses.
+mod local {
+    use super::{Mode, Race, race_locally};
+
+    #[test]
+    fn overwrite_partition_on_one_partition() {
+        race_locally(Mode::OverwritePartition, Race::SamePartition);
+    }
+
+    #[test]
+    fn overwrite_partition_on_different_partitions() {
+        race_locally(Mode::OverwritePartition, Race::DifferentPartitions);
+    }
+
+    #[test]
+    fn merge_on_one_partition() {
+        race_locally(Mode::Merge, Race::SamePartition);
+    }
+
+    #[test]
+    fn merge_on_different_partitions() {
+        race_locally(Mode::Merge, Race::DifferentPartitions);
+    }
+
+    #[test]
+    fn delete_insert_on_one_partition() {
+        race_locally(Mode::DeleteInsert, Race::SamePartition);
+    }
+
+    #[test]
+    fn delete_insert_on_different_partitions() {
+        race_locally(Mode::DeleteInsert, Race::DifferentPartitions);
+    }
+
+    #[test]
+    fn append_dedup_on_one_partition() {
+        race_locally(Mode::AppendDedup, Race::SamePartition);
+    }
+
+    #[test]
+    fn append_dedup_on_different_partitions() {
+        race_locally(Mode::AppendDedup, Race::DifferentPartitions);
+    }
+
+    #[test]
+    fn append_on_one_partition() {
+        race_locally(Mode::Append, Race::SamePartition);
+    }
+
+    #[test]
+    fn append_on_different_partitions() {
+        race_locally(Mode::Append, Race::DifferentPartitions);
+    }
+
+    #[test]
+    fn rebuild() {
+        race_locally(Mode::Rebuild, Race::SamePartition);
+    }
+}
+
+/// On the S3 test server (a race there takes a few seconds): every mode on one partition, and
+/// the keyed and the transaction-guarded modes on different partitions. (`s3.rs` races
+/// `overwrite_partition` backfill shards into a missing table.)
+mod s3 {
+    use super::{Mode, Race, race_on_s3};
+
+    #[test]
+    fn overwrite_partition_on_one_partition() {
+        race_on_s3(Mode::OverwritePartition, Race::SamePartition);
+    }
+
+    #[test]
+    fn merge_on_one_partition() {
+        race_on_s3(Mode::Merge, Race::SamePartition);
+    }
+
+    #[test]
+    fn merge_on_different_partitions() {
+        race_on_s3(Mode::Merge, Race::DifferentPartitions);
+    }
+
+    #[test]
+    fn delete_insert_on_one_partition() {
+        race_on_s3(Mode::DeleteInsert, Race::SamePartition);
+    }
+
+    #[test]
+    fn append_dedup_on_one_partition() {
+        race_on_s3(Mode::AppendDedup, Race::SamePartition);
+    }
+
+    #[test]
+    fn append_on_one_partition() {
+        race_on_s3(Mode::Append, Race::SamePartition);
+    }
+
+    #[test]
+    fn append_on_different_partitions() {
+        race_on_s3(Mode::Append, Race::DifferentPartitions);
+    }
+
+    #[test]
+    fn rebuild() {
+        race_on_s3(Mode::Rebuild, Race::SamePartition);
+    }
+}

@@ -1,0 +1,160 @@
+//! The raw layer: a run depends only on the files it reads. A bad file in another day changes
+//! nothing; a bad file in the day it reads fails it, naming the file, with nothing committed.
+//! Folders that are not partitions change no column's type.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use arrow::array::{Int64Array, RecordBatch, StringArray};
+use arrow::datatypes::{DataType, Field, Schema};
+
+use crate::support::{Lake, day};
+
+const TABLE: &str = "analytics.daily_orders";
+const TABLE_DIR: &str = "analytics/daily_orders";
+
+/// A Parquet file of orders whose `amount` is a string: drift no reader can undo.
+fn drifted_orders() -> Vec<u8> {
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("order_id", DataType::Int64, false),
+        Field::new("customer_id", DataType::Int64, false),
+        Field::new("amount", DataType::Utf8, false),
+    ]));
+    let batch = RecordBatch::try_new(
+        schema,
+        vec![
+            Arc::new(Int64Array::from(vec![1, 2])),
+            Arc::new(Int64Array::from(vec![7, 7])),
+            Arc::new(StringArray::from(vec!["12.50", "n/a"])),
+        ],
+    )
+    .expect("batch");
+    lakewriter_datagen::parquet_bytes(&batch).expect("parquet")
+}
+
+/// A valid orders file for `dt`, cut in half.
+fn truncated_orders(dt: &str) -> Vec<u8> {
+    let bytes = lakewriter_datagen::parquet_bytes(&lakewriter_datagen::orders_for(day(dt))).expect("parquet");
+    bytes[..bytes.len() / 2].to_vec()
+}
+
+fn write(path: &Path, bytes: &[u8]) {
+    std::fs::create_dir_all(path.parent().expect("parent")).expect("folder");
+    std::fs::write(path, bytes).expect("write");
+}
+
+#[test]
+fn a_bad_file_fails_only_the_runs_that_read_it_and_names_it() {
+    let kinds: [(&str, Vec<u8>, &str); 4] = [
+        ("corrupt", b"this is not parquet at all, just text".to_vec(), "is not a readable Parquet file"),
+        ("truncated", truncated_orders("2026-09-02"), "is not a readable Parquet file"),
+        ("empty", Vec::new(), "is empty (0 bytes)"),
+        ("drifted", drifted_orders(), "has column `amount` as Utf8"),
+    ];
+    for (kind, bytes, problem) in kinds {
+        let lake = Lake::new("2026-09-01", "2026-09-03");
+        lake.cli(&["backfill", "daily_orders", "--from", "2026-09-01", "--to", "2026-09-03"]).assert_code(0);
+        let bad = format!("raw/orders/dt=2026-09-02/{kind}.parquet");
+        write(&lake.root().join(&bad), &bytes);
+
+        // Other days, before and after it, run as if the file were not there.
+        for dt in ["2026-09-01", "2026-09-03"] {
+            let (reports, _) = lake.cli(&["--json", "run", "daily_orders", "--dt", dt]).assert_code(0).json();
+            assert_eq!(reports[0].status, "ok", "{kind}: {reports:?}");
+            assert_eq!(reports[0].files_scanned, Some(1), "{kind}");
+        }
+        let before = lake.digest(TABLE, None);
+        let commits = lake.commit_count(TABLE_DIR);
+
+        // `status` shows the day as stale, its inputs unreadable; the others fresh.
+        let status = lake.cli(&["--json", "status", "daily_orders"]);
+        status.assert_code(0);
+        let partitions: Vec<serde_json::Value> =
+            status.stdout.lines().map(|l| serde_json::from_str(l).expect("JSON line")).collect();
+        let labels: Vec<String> = partitions[..3].iter().map(|p| format!("{} {}", p["state"], p["reasons"])).collect();
+        assert_eq!(
+            labels,
+            [r#""fresh" []"#, r#""stale" ["inputs_unreadable"]"#, r#""fresh" []"#],
+            "{kind}: {}",
+            status.stdout
+        );
+
+        // The day that holds it fails, naming the file and what is wrong with it.
+        let run = lake.cli(&["--json", "run", "daily_orders", "--dt", "2026-09-02"]);
+        run.assert_code(1);
+        let error = run.json().0.remove(0).error.expect("an error");
+        assert!(error.contains(&bad), "{kind}: the file is named: {error}");
+        assert!(error.contains(problem), "{kind}: {problem}: {error}");
+        assert!(!error.contains("not found"), "{kind}: {error}");
+        assert_eq!(lake.commit_count(TABLE_DIR), commits, "{kind}: nothing committed");
+        assert_eq!(lake.digest(TABLE, None), before, "{kind}");
+    }
+}
+
+#[test]
+fn an_unreadable_newest_file_leaves_the_schema_to_the_files_before_it() {
+    let lake = Lake::new("2026-09-01", "2026-09-02");
+    write(&lake.root().join("raw/orders/dt=2026-09-03/part-00000.parquet"), b"garbage");
+    write(&lake.root().join("raw/orders/dt=2026-09-04/part-00000.parquet"), b"");
+    let (reports, _) = lake.cli(&["--json", "run", "daily_orders", "--dt", "2026-09-01"]).assert_code(0).json();
+    assert_eq!(reports[0].status, "ok");
+    let run = lake.cli(&["--json", "run", "daily_orders", "--dt", "2026-09-04"]);
+    run.assert_code(1);
+    let error = run.json().0.remove(0).error.expect("an error");
+    assert!(error.contains("dt=2026-09-04/part-00000.parquet") && error.contains("is empty"), "{error}");
+}
+
+#[test]
+fn columns_added_later_read_as_null_in_older_days() {
+    // Day 2's file has a column day 1's lacks; the dataset has it (from the newest file).
+    let lake = Lake::new("2026-09-01", "2026-09-01");
+    let orders = lakewriter_datagen::orders_for(day("2026-09-02"));
+    let mut fields: Vec<Field> = orders.schema().fields().iter().map(|f| f.as_ref().clone()).collect();
+    fields.push(Field::new("channel", DataType::Utf8, true));
+    let mut columns = orders.columns().to_vec();
+    columns.push(Arc::new(StringArray::from(vec![Some("web"); orders.num_rows()])));
+    let wider = RecordBatch::try_new(Arc::new(Schema::new(fields)), columns).expect("batch");
+    lakewriter_datagen::write_parquet(&lake.root().join("raw/orders/dt=2026-09-02/part-00000.parquet"), &wider)
+        .expect("write");
+    lake.set_job("daily_orders", TABLE, "SELECT order_id, channel, $dt AS dt FROM raw.orders WHERE dt = $dt");
+    for (dt, rows) in [
+        ("2026-09-01", lakewriter_datagen::orders_for(day("2026-09-01")).num_rows()),
+        ("2026-09-02", orders.num_rows()),
+    ] {
+        let (reports, _) = lake.cli(&["--json", "run", "daily_orders", "--dt", dt]).assert_code(0).json();
+        assert_eq!((reports[0].status.as_str(), reports[0].rows_written), ("ok", Some(rows as u64)), "{reports:?}");
+    }
+    // The older day's rows have no channel: counting them per value tells NULL from "web".
+    lake.set_job(
+        "daily_orders",
+        TABLE,
+        "SELECT order_id, channel, $dt AS dt FROM raw.orders WHERE dt = $dt AND channel IS NULL",
+    );
+    let (reports, _) = lake.cli(&["--json", "run", "daily_orders", "--dt", "2026-09-01"]).assert_code(0).json();
+    assert_eq!(reports[0].rows_written, Some(lakewriter_datagen::orders_for(day("2026-09-01")).num_rows() as u64));
+}
+
+#[test]
+fn folders_that_are_not_partitions_change_nothing() {
+    let plain = Lake::new("2026-09-01", "2026-09-02");
+    let messy = Lake::new("2026-09-01", "2026-09-02");
+    let valid = lakewriter_datagen::parquet_bytes(&lakewriter_datagen::orders_for(day("2026-09-05"))).expect("parquet");
+    for folder in ["dt=2026-13-45", "_tmp", ".staging", "dt=2026-09-01/_temporary", "notes"] {
+        write(&messy.root().join("raw/orders").join(folder).join("part-00000.parquet"), &valid);
+    }
+    for lake in [&plain, &messy] {
+        lake.cli(&["backfill", "daily_orders", "--from", "2026-09-01", "--to", "2026-09-02"]).assert_code(0);
+    }
+    assert_eq!(messy.digest(TABLE, None).digest, plain.digest(TABLE, None).digest, "dt is still a DATE, same rows");
+
+    // A query that reads across days would read the bad folder: it fails, naming it.
+    messy.set_job(
+        "daily_orders",
+        TABLE,
+        "SELECT COUNT(*) AS orders, $dt AS dt FROM raw.orders WHERE dt BETWEEN $dt - INTERVAL '1 day' AND $dt",
+    );
+    let run = messy.cli(&["--json", "run", "daily_orders", "--dt", "2026-09-02"]);
+    run.assert_code(1);
+    let error = run.json().0.remove(0).error.expect("an error");
+    assert!(error.contains("`dt=2026-13-45` is not a partition"), "{error}");
+}

@@ -1,0 +1,544 @@
+//! Column types: a result may have any Arrow type DataFusion produces that Delta can store. The
+//! first run creates the table, and every later run — of any partition, in any mode — succeeds
+//! and leaves the content digest as it was. A type Delta cannot store is refused before anything
+//! is written, naming the column and a `CAST` that fixes it; a real change of a column (another
+//! type after normalisation, a renamed or missing column) is still refused.
+
+use crate::support::{Lake, Report, Run};
+
+const DAY1: &str = "2026-09-01";
+const DAY2: &str = "2026-09-02";
+
+/// One column of each type, as `(name, expression)` over `raw.orders o` (`$dt` is the partition).
+/// The unsigned columns hold values above the signed maximum of their width, so that storing
+/// them as the signed type of the same width cannot pass unnoticed.
+const COLUMNS: &[(&str, &str)] = &[
+    // Integers of every width, signed and unsigned.
+    ("i8", "arrow_cast(order_id % 100, 'Int8')"),
+    ("i16", "arrow_cast(order_id % 30000, 'Int16')"),
+    ("i32", "arrow_cast(customer_id, 'Int32')"),
+    ("i64", "customer_id"),
+    ("u8", "arrow_cast(200 + order_id % 50, 'UInt8')"),
+    ("u16", "arrow_cast(60000 + order_id % 1000, 'UInt16')"),
+    ("u32", "arrow_cast(4000000000 + order_id % 1000, 'UInt32')"),
+    ("u64", "arrow_cast(order_id, 'UInt64') + arrow_cast(9000000000000000000, 'UInt64')"),
+    // Floats (Float16: see `a_float16_column_is_stored_or_refused_clearly`).
+    ("f32", "arrow_cast(amount, 'Float32')"),
+    ("f64", "CAST(amount AS DOUBLE)"),
+    // Decimals of several precisions and scales, and of every Arrow width.
+    ("dec_5_2", "CAST(amount % 100 AS DECIMAL(5, 2))"),
+    ("dec_38_10", "CAST(amount AS DECIMAL(38, 10))"),
+    ("dec_1_0", "arrow_cast(order_id % 10, 'Decimal128(1, 0)')"),
+    ("dec256", "arrow_cast(amount, 'Decimal256(20, 2)')"),
+    ("dec32", "arrow_cast(amount, 'Decimal32(9, 2)')"),
+    ("dec64", "arrow_cast(amount, 'Decimal64(18, 2)')"),
+    // Strings and binaries: plain, large, view, dictionary, fixed size.
+    ("utf8", "arrow_cast(status, 'Utf8')"),
+    ("large_utf8", "arrow_cast(status, 'LargeUtf8')"),
+    ("utf8_view", "arrow_cast(status, 'Utf8View')"),
+    ("dict_utf8", "arrow_cast(status, 'Dictionary(Int32, Utf8)')"),
+    ("bin", "arrow_cast(status, 'Binary')"),
+    ("large_bin", "arrow_cast(status, 'LargeBinary')"),
+    ("bin_view", "arrow_cast(status, 'BinaryView')"),
+    (
+        "fixed_bin",
+        "arrow_cast(arrow_cast(lpad(CAST(order_id % 10000 AS VARCHAR), 4, '0'), 'Binary'), 'FixedSizeBinary(4)')",
+    ),
+    ("flag", "status = 'cancelled'"),
+    // Dates.
+    ("date32", "CAST(created_at AS DATE)"),
+    ("date64", "arrow_cast(CAST(created_at AS DATE), 'Date64')"),
+    // Timestamps in every unit, without and with a time zone, UTC and not.
+    ("ts_s", "arrow_cast(created_at, 'Timestamp(Second, None)')"),
+    ("ts_ms", "arrow_cast(created_at, 'Timestamp(Millisecond, None)')"),
+    ("ts_us", "arrow_cast(created_at, 'Timestamp(Microsecond, None)')"),
+    ("ts_ns", "arrow_cast(created_at, 'Timestamp(Nanosecond, None)')"),
+    ("ts_s_utc", "arrow_cast(created_at, 'Timestamp(Second, Some(\"UTC\"))')"),
+    ("ts_ms_utc", "arrow_cast(created_at, 'Timestamp(Millisecond, Some(\"UTC\"))')"),
+    ("ts_us_utc", "created_at"),
+    ("ts_ns_utc", "arrow_cast(created_at, 'Timestamp(Nanosecond, Some(\"UTC\"))')"),
+    ("ts_s_plus2", "arrow_cast(created_at, 'Timestamp(Second, Some(\"+02:00\"))')"),
+    ("ts_ms_plus2", "arrow_cast(created_at, 'Timestamp(Millisecond, Some(\"+02:00\"))')"),
+    ("ts_us_paris", "arrow_cast(created_at, 'Timestamp(Microsecond, Some(\"Europe/Paris\"))')"),
+    ("ts_ns_paris", "arrow_cast(created_at, 'Timestamp(Nanosecond, Some(\"Europe/Paris\"))')"),
+    ("to_ts", "to_timestamp(CAST(created_at AS VARCHAR))"),
+    ("cast_ts", "CAST(created_at AS TIMESTAMP)"),
+    // Lists: plain, large, fixed size, and from an aggregate.
+    ("list_i64", "make_array(order_id, customer_id)"),
+    ("list_str", "make_array(status, 'x')"),
+    ("large_list", "arrow_cast(make_array(order_id, customer_id), 'LargeList(Int64)')"),
+    ("fixed_list", "arrow_cast(make_array(order_id, customer_id), 'FixedSizeList(2, Int64)')"),
+    (
+        "agg_str",
+        "(SELECT array_agg(o2.status ORDER BY o2.order_id) FROM raw.orders o2 \
+         WHERE o2.dt = $dt AND o2.customer_id = o.customer_id)",
+    ),
+    // Structs and maps.
+    ("st", "named_struct('status', status, 'amount', amount)"),
+    ("map_str", "map(['status'], [status])"),
+    ("map_i64", "MAP {'id': order_id}"),
+    // Nesting.
+    ("list_of_st", "make_array(named_struct('id', order_id, 'status', status))"),
+    ("st_with_list", "named_struct('ids', make_array(order_id, customer_id), 'tag', status)"),
+    ("map_of_lists", "map(['ids'], [make_array(order_id, customer_id)])"),
+    ("list_of_ts", "make_array(CAST(created_at AS TIMESTAMP), to_timestamp(CAST(created_at AS VARCHAR)))"),
+    ("list_of_ts_plus2", "make_array(arrow_cast(created_at, 'Timestamp(Millisecond, Some(\"+02:00\"))'))"),
+];
+
+/// The key of the keyed modes: two orders per key, so that a batch has duplicate keys and the
+/// second day's batch updates the first day's keys (the order ids of a day count up from a
+/// multiple of 100,000).
+const KEY: &str = "CAST(order_id % 1000 / 2 AS BIGINT)";
+
+/// The matrix's SQL: a key `k`, `order_id`, one column per type and `dt`. `dt` is the partition:
+/// `$dt`, a date literal, or `o.dt` for every day (rebuild).
+fn matrix_sql(dt: &str) -> String {
+    let columns: Vec<String> =
+        COLUMNS.iter().map(|(name, expr)| format!("  {} AS {name},", expr.replace("$dt", dt))).collect();
+    format!(
+        "SELECT {KEY} AS k,\n  order_id,\n{}\n  {dt} AS dt\nFROM raw.orders o WHERE o.dt = {dt}",
+        columns.join("\n")
+    )
+}
+
+/// A `[jobs.NAME]` table writing `types.NAME`.
+fn job(name: &str, settings: &str, sql: &str) -> String {
+    format!("\n[jobs.{name}]\ntarget = \"types.{name}\"\n{settings}\nsql = '''\n{sql}\n'''\n")
+}
+
+fn table(name: &str) -> String {
+    format!("types.{name}")
+}
+
+/// The write settings of each mode, by job name; every table is partitioned by `dt`.
+const MODES: &[(&str, &str)] = &[
+    ("overwrite", "write = \"overwrite_partition\"\npartition_by = \"dt\""),
+    ("merged", "write = \"merge\"\nkey = [\"k\"]\nnewer_by = \"dt\"\npartition_by = \"dt\""),
+    ("delete_insert", "write = \"delete_insert\"\npredicate = \"dt = $dt\"\npartition_by = \"dt\""),
+    ("append_dedup", "write = \"append_dedup\"\nkey = [\"k\"]\npartition_by = \"dt\""),
+    ("append", "write = \"append\"\npartition_by = \"dt\""),
+    ("rebuild", "write = \"rebuild\"\npartition_by = \"dt\""),
+];
+
+fn settings(mode: &str) -> &'static str {
+    MODES.iter().find(|(m, _)| *m == mode).map(|(_, s)| *s).expect("a mode")
+}
+
+/// A lake with two days of raw orders and one job, `mode`, over `sql` (for `$dt`; `rebuild`
+/// gets `sql` for every day).
+fn lake_with(mode: &str, sql: impl Fn(&str) -> String) -> Lake {
+    let lake = Lake::new(DAY1, DAY2);
+    let sql = if mode == "rebuild" { sql("o.dt") } else { sql("$dt") };
+    lake.set_project(&format!("root = \"lake\"\n{}", job(mode, settings(mode), &sql)));
+    lake
+}
+
+/// Runs `job` for `day` (none: without `--dt`) and returns its report, failing on a non-zero exit.
+#[track_caller]
+fn run(lake: &Lake, job: &str, day: Option<&str>) -> Report {
+    let run = run_json(lake, job, day);
+    assert_eq!(run.code, 0, "{job} {day:?}: {}", first_error(&run));
+    run.json().0.remove(0)
+}
+
+/// `lakewriter --json run JOB [--dt DAY]`.
+fn run_json(lake: &Lake, job: &str, day: Option<&str>) -> Run {
+    let mut args = vec!["--json", "run", job];
+    if let Some(day) = day {
+        args.extend(["--dt", day]);
+    }
+    lake.cli(&args)
+}
+
+/// The `error` of a run's first report, else its stderr.
+fn first_error(run: &Run) -> String {
+    run.stdout
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .find_map(|v| v.get("error").and_then(|e| e.as_str().map(str::to_owned)))
+        .unwrap_or_else(|| run.stderr.clone())
+}
+
+/// Runs `job` for `day`, expecting it to fail with exit code 1; returns the report's error.
+#[track_caller]
+fn run_failing(lake: &Lake, job: &str, day: Option<&str>) -> String {
+    let run = run_json(lake, job, day);
+    run.assert_code(1);
+    run.json().0.remove(0).error.expect("a failed run reports its error")
+}
+
+/// First day (creates the table), second day, first day again: every run succeeds, and the rerun
+/// leaves the digest as it was. Returns the reports of the three runs.
+fn run_run_rerun(mode: &str) -> [Report; 3] {
+    let lake = lake_with(mode, matrix_sql);
+    let first = run(&lake, mode, Some(DAY1));
+    assert!(first.committed && first.rows_written.unwrap_or(0) > 0, "{first:?}");
+    let second = run(&lake, mode, Some(DAY2));
+    let before = lake.digest(&table(mode), None);
+    assert!(before.rows > 0);
+    let rerun = run(&lake, mode, Some(DAY1));
+    let after = lake.digest(&table(mode), None);
+    assert_eq!((&after.digest, after.rows), (&before.digest, before.rows), "{mode}: the rerun changed the table");
+    match mode {
+        "overwrite" | "delete_insert" => {
+            assert_eq!(rerun.table_version, Some(before.version + 1), "{rerun:?}");
+        }
+        "merged" | "append_dedup" => {
+            assert!(!rerun.committed, "{rerun:?}");
+            assert_eq!(after.version, before.version, "no new version");
+            let c = rerun.changes.as_ref().expect("changes");
+            assert_eq!((c.inserted, c.updated, c.deleted), (0, 0, 0), "{rerun:?}");
+        }
+        "append" => {
+            assert_eq!(rerun.status, "skipped", "{rerun:?}");
+            assert_eq!(after.version, before.version, "no new version");
+        }
+        other => panic!("not a dated mode: {other}"),
+    }
+    [first, second, rerun]
+}
+
+#[test]
+fn overwrite_partition_writes_every_type_and_reruns_unchanged() {
+    run_run_rerun("overwrite");
+}
+
+#[test]
+fn merge_writes_every_type_and_reruns_unchanged() {
+    let [first, second, _] = run_run_rerun("merged");
+    let c = first.changes.expect("changes");
+    assert!(c.inserted > 0 && c.duplicates_dropped > 0, "the batch was deduplicated over every column: {c:?}");
+    let c = second.changes.expect("changes");
+    assert!(c.updated > 0 && c.inserted > 0, "the second day updated rows of every type: {c:?}");
+}
+
+#[test]
+fn delete_insert_writes_every_type_and_reruns_unchanged() {
+    run_run_rerun("delete_insert");
+}
+
+#[test]
+fn append_dedup_writes_every_type_and_reruns_unchanged() {
+    let [first, second, _] = run_run_rerun("append_dedup");
+    assert!(first.changes.is_some_and(|c| c.duplicates_dropped > 0));
+    let c = second.changes.expect("changes");
+    assert!(c.inserted > 0 && c.unchanged > 0, "{c:?}");
+}
+
+#[test]
+fn append_writes_every_type_and_reruns_unchanged() {
+    run_run_rerun("append");
+}
+
+#[test]
+fn rebuild_writes_every_type_and_reruns_unchanged() {
+    let lake = lake_with("rebuild", matrix_sql);
+    let first = run(&lake, "rebuild", None);
+    assert!(first.rows_written.unwrap_or(0) > 0, "{first:?}");
+    let before = lake.digest(&table("rebuild"), None);
+    let rerun = run(&lake, "rebuild", None);
+    assert_eq!(rerun.table_version, Some(before.version + 1));
+    let after = lake.digest(&table("rebuild"), None);
+    assert_eq!((after.digest, after.rows), (before.digest, before.rows));
+}
+
+/// How each column's stored value is compared with the result's: both sides cast to this type.
+/// Structs and maps are left to the digests.
+fn comparable_as(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "i8" | "i16" | "i32" | "i64" => "Int64",
+        "u8" | "u16" | "u32" | "u64" => "Decimal128(20, 0)",
+        "f32" | "f64" => "Float64",
+        n if n.starts_with("dec") => "Decimal128(38, 10)",
+        "utf8" | "large_utf8" | "utf8_view" | "dict_utf8" => "Utf8",
+        "bin" | "large_bin" | "bin_view" | "fixed_bin" => "Binary",
+        "flag" => "Boolean",
+        "date32" | "date64" => "Date32",
+        "ts_s" | "ts_ms" | "ts_us" | "ts_ns" | "to_ts" | "cast_ts" => "Timestamp(Microsecond, None)",
+        n if n.starts_with("ts_") => "Timestamp(Microsecond, Some(\"UTC\"))",
+        "list_i64" | "large_list" | "fixed_list" => "List(Int64)",
+        "list_str" | "agg_str" => "List(Utf8)",
+        "list_of_ts" => "List(Timestamp(Microsecond, None))",
+        "list_of_ts_plus2" => "List(Timestamp(Microsecond, Some(\"UTC\")))",
+        _ => return None,
+    })
+}
+
+/// A `rebuild` job `check` whose rows are the (order, column) pairs where `types.overwrite` holds
+/// another value than the matrix computes for `DAY1`, partitioned by the column's name.
+fn check_job() -> String {
+    let expected = matrix_sql(&format!("DATE '{DAY1}'"));
+    let selects: Vec<String> = COLUMNS
+        .iter()
+        .filter_map(|(name, _)| comparable_as(name).map(|t| (name, t)))
+        .map(|(name, t)| {
+            format!(
+                "SELECT w.order_id, '{name}' AS col FROM types.overwrite w JOIN e ON w.order_id = e.order_id \
+                 WHERE arrow_cast(w.{name}, '{t}') IS DISTINCT FROM arrow_cast(e.{name}, '{t}')"
+            )
+        })
+        .collect();
+    let sql = format!("WITH e AS (\n{expected}\n)\n{}", selects.join("\nUNION ALL\n"));
+    job("check", "write = \"rebuild\"\npartition_by = \"col\"", &sql)
+}
+
+#[test]
+fn the_stored_values_are_the_results_values() {
+    let lake = lake_with("overwrite", matrix_sql);
+    run(&lake, "overwrite", Some(DAY1));
+    let project = std::fs::read_to_string(lake.project_file()).expect("project");
+    lake.set_project(&format!("{project}{}", check_job()));
+    let check = run(&lake, "check", None);
+    let mut wrong: Vec<String> = std::fs::read_dir(lake.root().join("types/check"))
+        .expect("the check table")
+        .map(|e| e.expect("dir entry").file_name().to_string_lossy().into_owned())
+        .filter_map(|name| name.strip_prefix("col=").map(str::to_owned))
+        .collect();
+    wrong.sort();
+    assert!(wrong.is_empty(), "stored values differ from the result's in columns {wrong:?}");
+    assert_eq!(check.rows_written, Some(0));
+}
+
+/// Types Delta cannot store, as `(column, expression)`.
+const UNSTORABLE: &[(&str, &str)] = &[
+    ("time_us", "arrow_cast(created_at, 'Time64(Microsecond)')"),
+    ("time_lit", "CAST('10:00' AS TIME)"),
+    ("dur", "arrow_cast(order_id % 100, 'Duration(Second)')"),
+    ("ivl", "INTERVAL '1 day'"),
+    ("nothing", "NULL"),
+    ("st_ivl", "named_struct('id', order_id, 'wait', INTERVAL '1 day')"),
+];
+
+fn with_column(column: &str, expr: &str) -> impl Fn(&str) -> String {
+    let (column, expr) = (column.to_owned(), expr.to_owned());
+    move |dt| {
+        format!(
+            "SELECT {KEY} AS k, order_id, amount, {expr} AS {column}, {dt} AS dt FROM raw.orders o WHERE o.dt = {dt}"
+        )
+    }
+}
+
+fn plain_sql(dt: &str) -> String {
+    format!("SELECT {KEY} AS k, order_id, amount, {dt} AS dt FROM raw.orders o WHERE o.dt = {dt}")
+}
+
+/// Whether `error` names `column` in backticks (or, for the struct `st_ivl`, a field path of it).
+fn names_column(error: &str, column: &str) -> bool {
+    if column == "st_ivl" { error.contains("`st_ivl") } else { error.contains(&format!("`{column}`")) }
+}
+
+/// The error names `column` and suggests a `CAST`.
+#[track_caller]
+fn assert_names_column_and_cast(error: &str, column: &str) {
+    assert!(names_column(error, column), "the error does not name `{column}`: {error}");
+    assert!(error.contains("CAST"), "the error suggests no CAST: {error}");
+}
+
+fn day_of(mode: &str) -> Option<&'static str> {
+    (mode != "rebuild").then_some(DAY1)
+}
+
+#[test]
+fn unstorable_columns_are_refused_before_a_table_is_created() {
+    let lake = Lake::new(DAY1, DAY2);
+    let mut project = String::from("root = \"lake\"\n");
+    for (column, expr) in UNSTORABLE {
+        project.push_str(&job(&format!("new_{column}"), settings("overwrite"), &with_column(column, expr)("$dt")));
+    }
+    lake.set_project(&project);
+    for (column, _) in UNSTORABLE {
+        let name = format!("new_{column}");
+        let error = run_failing(&lake, &name, Some(DAY1));
+        assert_names_column_and_cast(&error, column);
+        assert!(!lake.root().join("types").join(&name).join("_delta_log").exists(), "{name}: a table was created");
+    }
+}
+
+#[test]
+fn unstorable_columns_are_refused_in_every_mode() {
+    let lake = Lake::new(DAY1, DAY2);
+    let (column, expr) = UNSTORABLE[0];
+    let mut project = String::from("root = \"lake\"\n");
+    for (mode, settings) in MODES {
+        let dt = if *mode == "rebuild" { "o.dt" } else { "$dt" };
+        project.push_str(&job(mode, settings, &with_column(column, expr)(dt)));
+    }
+    lake.set_project(&project);
+    for (mode, _) in MODES {
+        let error = run_failing(&lake, mode, day_of(mode));
+        assert_names_column_and_cast(&error, column);
+        assert!(!lake.root().join("types").join(mode).join("_delta_log").exists(), "{mode}: a table was created");
+    }
+}
+
+#[test]
+fn an_unstorable_column_leaves_an_existing_table_unchanged() {
+    // Every unstorable type against an overwrite_partition table, one against each other mode;
+    // each run is of a new day, so that every mode has rows to write.
+    let lake = Lake::new(DAY1, DAY2);
+    let mut cases: Vec<(&str, &str, &str)> = UNSTORABLE.iter().map(|(c, e)| ("overwrite", *c, *e)).collect();
+    cases.extend(MODES.iter().skip(1).map(|(mode, _)| (*mode, "ivl", "INTERVAL '1 day'")));
+    let project = |bad: Option<(&str, &str)>| {
+        let mut project = String::from("root = \"lake\"\n");
+        for (mode, settings) in MODES {
+            let dt = if *mode == "rebuild" { "o.dt" } else { "$dt" };
+            let sql = match bad {
+                Some((column, expr)) => with_column(column, expr)(dt),
+                None => plain_sql(dt),
+            };
+            project.push_str(&job(mode, settings, &sql));
+        }
+        project
+    };
+    lake.set_project(&project(None));
+    for (mode, _) in MODES {
+        run(&lake, mode, day_of(mode));
+    }
+    for (mode, column, expr) in cases {
+        let before = lake.digest(&table(mode), None);
+        lake.set_project(&project(Some((column, expr))));
+        let error = run_failing(&lake, mode, (mode != "rebuild").then_some(DAY2));
+        assert!(names_column(&error, column), "{mode}: the error does not name `{column}`: {error}");
+        assert_eq!(lake.digest(&table(mode), None), before, "{mode} {column}: the table changed");
+    }
+}
+
+/// `(column, base expression, changed expression)`: real changes, whatever the normalisation.
+const REAL_CHANGES: &[(&str, &str, &str)] = &[
+    ("n", "order_id", "CAST(order_id AS VARCHAR)"),
+    ("l", "make_array(order_id)", "make_array(CAST(order_id AS VARCHAR))"),
+    ("s", "named_struct('a', order_id, 'b', status)", "named_struct('a', order_id, 'c', status)"),
+    ("s2", "named_struct('a', order_id, 'b', status)", "named_struct('a', CAST(order_id AS VARCHAR), 'b', status)"),
+    ("ts", "created_at", "CAST(created_at AS DATE)"),
+    ("amt", "amount", "CAST(amount AS DECIMAL(12, 3))"),
+    ("m", "MAP {'a': order_id}", "MAP {'a': CAST(order_id AS DOUBLE)}"),
+];
+
+fn real_change_sql(changed: Option<&str>, dt: &str) -> String {
+    let columns: Vec<String> = REAL_CHANGES
+        .iter()
+        .map(|(column, base, new)| format!("{} AS {column}", if changed == Some(*column) { new } else { base }))
+        .collect();
+    format!(
+        "SELECT {KEY} AS k, order_id, {}, status AS extra, {dt} AS dt FROM raw.orders o WHERE o.dt = {dt}",
+        columns.join(", ")
+    )
+}
+
+#[test]
+fn a_real_change_of_a_column_is_refused_and_changes_nothing() {
+    let lake = lake_with("overwrite", |dt| real_change_sql(None, dt));
+    run(&lake, "overwrite", Some(DAY1));
+    let before = lake.digest(&table("overwrite"), None);
+    let changed_job =
+        |sql: &str| lake.set_project(&format!("root = \"lake\"\n{}", job("overwrite", settings("overwrite"), sql)));
+    let mut cases: Vec<(String, String)> =
+        REAL_CHANGES.iter().map(|(column, ..)| ((*column).to_owned(), real_change_sql(Some(column), "$dt"))).collect();
+    let base = real_change_sql(None, "$dt");
+    cases.push(("extra".to_owned(), base.replace(", status AS extra", "")));
+    cases.push(("extra".to_owned(), base.replace("status AS extra", "status AS extra_renamed")));
+    for (column, sql) in cases {
+        changed_job(&sql);
+        let error = run_failing(&lake, "overwrite", Some(DAY1));
+        assert!(error.contains(&format!("`{column}`")), "the error does not name `{column}`: {error}");
+        assert_eq!(lake.digest(&table("overwrite"), None), before, "{column}: the table changed");
+    }
+}
+
+#[test]
+fn a_real_change_is_refused_in_every_mode() {
+    let lake = Lake::new(DAY1, DAY2);
+    let project = |changed: Option<&str>| {
+        let mut project = String::from("root = \"lake\"\n");
+        for (mode, settings) in MODES.iter().filter(|(m, _)| *m != "rebuild") {
+            project.push_str(&job(mode, settings, &real_change_sql(changed, "$dt")));
+        }
+        project
+    };
+    lake.set_project(&project(None));
+    for (mode, _) in MODES.iter().filter(|(m, _)| *m != "rebuild") {
+        run(&lake, mode, Some(DAY1));
+    }
+    for changed in ["n", "l"] {
+        lake.set_project(&project(Some(changed)));
+        for (mode, _) in MODES.iter().filter(|(m, _)| *m != "rebuild") {
+            let before = lake.digest(&table(mode), None);
+            let error = run_failing(&lake, mode, Some(DAY2));
+            assert!(error.contains(&format!("`{changed}`")), "{mode}: the error does not name `{changed}`: {error}");
+            assert_eq!(lake.digest(&table(mode), None), before, "{mode} {changed}: the table changed");
+        }
+    }
+}
+
+/// Writes the single column `(column, expr)` with `overwrite_partition`: either it is stored (and
+/// then a second day and a rerun succeed with an unchanged digest, and the stored values compare
+/// equal, as `comparable`, to the result's), or the first run is refused naming the column and a
+/// `CAST`, with no table created.
+fn stored_exactly_or_refused_clearly(column: &str, expr: &str, comparable: &str) {
+    let lake = lake_with("overwrite", with_column(column, expr));
+    let run_first = run_json(&lake, "overwrite", Some(DAY1));
+    if run_first.code != 0 {
+        run_first.assert_code(1);
+        let error = run_first.json().0.remove(0).error.expect("error");
+        assert_names_column_and_cast(&error, column);
+        assert!(!lake.root().join("types/overwrite/_delta_log").exists(), "a table was created");
+        return;
+    }
+    run(&lake, "overwrite", Some(DAY2));
+    let before = lake.digest(&table("overwrite"), None);
+    run(&lake, "overwrite", Some(DAY1));
+    let after = lake.digest(&table("overwrite"), None);
+    assert_eq!((after.digest, after.rows), (before.digest, before.rows));
+    let expected = with_column(column, expr)(&format!("DATE '{DAY1}'"));
+    let check = format!(
+        "WITH e AS ({expected}) SELECT w.order_id, '{column}' AS col FROM types.overwrite w \
+         JOIN e ON w.order_id = e.order_id \
+         WHERE arrow_cast(w.{column}, '{comparable}') IS DISTINCT FROM arrow_cast(e.{column}, '{comparable}')"
+    );
+    let project = std::fs::read_to_string(lake.project_file()).expect("project");
+    lake.set_project(&format!("{project}{}", job("check", "write = \"rebuild\"", &check)));
+    let check = run(&lake, "check", None);
+    assert_eq!(check.rows_written, Some(0), "stored values of `{column}` differ from the result's");
+}
+
+/// Float16 (`arrow_cast(x, 'Float16')`) has no Delta type of its own; Float (32 bits) holds it
+/// exactly, so either is acceptable: stored, or refused clearly.
+#[test]
+fn a_float16_column_is_stored_or_refused_clearly() {
+    stored_exactly_or_refused_clearly("half", "arrow_cast(amount % 100, 'Float16')", "Float64");
+}
+
+/// A UInt64 above the greatest Delta LONG: stored exactly (as a wider type), or refused clearly —
+/// never wrapped around into a negative LONG.
+#[test]
+fn a_uint64_above_the_greatest_long_is_stored_exactly_or_refused_clearly() {
+    stored_exactly_or_refused_clearly(
+        "big",
+        "arrow_cast(order_id, 'UInt64') + arrow_cast(18000000000000000000, 'UInt64')",
+        "Decimal128(20, 0)",
+    );
+}
+
+/// A `merge` or `append_dedup` rerun whose rows are all known changes no row, but its result's
+/// schema still has to match the table's: a changed column is refused, not recorded as the
+/// partition's new state.
+#[test]
+fn a_real_change_is_refused_even_when_a_keyed_rerun_changes_no_row() {
+    let lake = Lake::new(DAY1, DAY2);
+    let keyed = ["merged", "append_dedup"];
+    let project = |changed: Option<&str>| {
+        let jobs: Vec<String> = keyed.iter().map(|m| job(m, settings(m), &real_change_sql(changed, "$dt"))).collect();
+        format!("root = \"lake\"\n{}", jobs.concat())
+    };
+    lake.set_project(&project(None));
+    for mode in keyed {
+        run(&lake, mode, Some(DAY1));
+    }
+    lake.set_project(&project(Some("n")));
+    for mode in keyed {
+        let before = lake.digest(&table(mode), None);
+        let error = run_failing(&lake, mode, Some(DAY1));
+        assert!(error.contains("`n`"), "{mode}: the error does not name `n`: {error}");
+        assert_eq!(lake.digest(&table(mode), None), before, "{mode}: the table changed");
+    }
+}
