@@ -324,6 +324,7 @@ fn race_once(place: &impl Place, mode: Mode, race: Race, schema: &str, expected:
         Race::SamePartition if mode.writes_once() => {
             let writers = reports.iter().filter(|r| r.committed && r.rows_written.is_some_and(|n| n > 0)).count();
             assert_eq!(writers, 1, "{what}: one run writes the rows; the others find them written\n{outputs}");
+            assert_eq!(table.version, 0, "{what}: one commit; the others commit nothing, not even state\n{outputs}");
             if mode == Mode::Append {
                 let skipped = reports.iter().filter(|r| r.status == "skipped").count();
                 assert_eq!(skipped, RACERS - 1, "{what}: the other appends are skipped\n{outputs}");

@@ -109,7 +109,9 @@ fn columns_added_later_read_as_null_in_older_days() {
     // Day 2's file has a column day 1's lacks; the dataset has it (from the newest file).
     let lake = Lake::new("2026-09-01", "2026-09-01");
     let orders = lakewriter_datagen::orders_for(day("2026-09-02"));
-    let mut fields: Vec<Field> = orders.schema().fields().iter().map(|f| f.as_ref().clone()).collect();
+    // Its columns are nullable where day 1's are not: nullability is not a type.
+    let mut fields: Vec<Field> =
+        orders.schema().fields().iter().map(|f| f.as_ref().clone().with_nullable(true)).collect();
     fields.push(Field::new("channel", DataType::Utf8, true));
     let mut columns = orders.columns().to_vec();
     columns.push(Arc::new(StringArray::from(vec![Some("web"); orders.num_rows()])));

@@ -37,6 +37,24 @@ impl S3 {
         ]
     }
 
+    /// Puts `bytes` at `relative` below the root, as another tool would.
+    pub(crate) fn put(&self, relative: &str, bytes: Vec<u8>) {
+        use object_store::ObjectStoreExt as _;
+        let (bucket, prefix) = self.root.trim_start_matches("s3://").split_once('/').expect("s3://bucket/prefix/");
+        let store = object_store::aws::AmazonS3Builder::new()
+            .with_bucket_name(bucket)
+            .with_endpoint(&self.endpoint)
+            .with_access_key_id("lakewriter-test")
+            .with_secret_access_key(SECRET)
+            .with_region("us-east-1")
+            .with_allow_http(true)
+            .build()
+            .expect("S3 store");
+        let path = object_store::path::Path::from(format!("{prefix}{relative}"));
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
+        runtime.block_on(store.put(&path, bytes.into())).expect("put");
+    }
+
     pub(crate) fn project(&self) -> String {
         self.dir.path().join("demo/lakewriter.toml").display().to_string()
     }
@@ -222,4 +240,25 @@ fn storage_errors_are_clear_and_show_no_secret() {
     let run = in_dir(&["run", "daily_orders", "--dt", "2026-09-01"], &unsafe_rename);
     run.assert_code(2);
     assert!(run.stderr.contains("unsafe commit configuration: AWS_S3_ALLOW_UNSAFE_RENAME is set"), "{}", run.stderr);
+}
+
+#[test]
+fn a_bad_raw_file_fails_only_the_day_that_reads_it_and_names_it() {
+    let s3 = S3::new("raw");
+    s3.prepare();
+    let bad = "raw/orders/dt=2026-09-02/part-bad.parquet";
+    s3.put(bad, b"not parquet".to_vec());
+    s3.put("raw/orders/dt=2026-13-45/part-00000.parquet", b"never read".to_vec());
+    s3.put("raw/orders/_tmp/part-00000.parquet", b"never read".to_vec());
+    for dt in ["2026-09-01", "2026-09-03"] {
+        let (reports, _) = s3.cli(&["--json", "run", "daily_orders", "--dt", dt]).assert_code(0).json();
+        assert_eq!((reports[0].status.as_str(), reports[0].files_scanned), ("ok", Some(1)), "{reports:?}");
+    }
+    let before = s3.digest("analytics.daily_orders");
+    let run = s3.cli(&["--json", "run", "daily_orders", "--dt", "2026-09-02"]);
+    run.assert_code(1);
+    assert_no_secret(&run);
+    let error = run.json().0.remove(0).error.expect("an error");
+    assert!(error.contains(bad) && error.contains("is not a readable Parquet file"), "{error}");
+    assert_eq!(s3.digest("analytics.daily_orders"), before, "nothing committed");
 }

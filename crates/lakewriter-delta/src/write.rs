@@ -526,6 +526,22 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_failed_first_write_removes_empty_folders_and_never_a_file() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let table = dir.path().join("t");
+        std::fs::create_dir_all(table.join("dt=2026-09-01/empty")).expect("folders");
+        std::fs::create_dir_all(table.join("dt=2026-09-02")).expect("folders");
+        std::fs::write(table.join("dt=2026-09-02/part-another-writer.parquet"), b"x").expect("a file");
+        remove_empty_dirs(&table);
+        assert!(!table.join("dt=2026-09-01").exists(), "empty folders go");
+        assert!(table.join("dt=2026-09-02/part-another-writer.parquet").exists(), "files stay");
+        let empty = dir.path().join("e");
+        std::fs::create_dir_all(empty.join("a/b")).expect("folders");
+        remove_empty_dirs(&empty);
+        assert!(!empty.exists());
+    }
+
+    #[test]
     fn a_commit_is_this_runs_only_with_its_run_id() {
         let commit = concat!(
             r#"{"add":{"path":"x.parquet"}}"#,

@@ -378,6 +378,8 @@ impl Runner {
         let counts = keyed::classify(&self.ctx, &source, provider, spec).await?;
         report.changes = Some(counts);
         if !counts.changes_anything() {
+            // A concurrent run may have recorded this very state since this run read it.
+            let fresh = fresh || recorded_fresh(target.metadata, target.location).await;
             if let (false, Some(read_version)) = (fresh, current) {
                 let committed = lakewriter_delta::record_state(target, read_version, &source.schema).await?;
                 report.note = Some("no row to change: committed only the partition's new state".into());
@@ -527,6 +529,16 @@ impl Runner {
         report.digest_second = Some(d2.digest);
         Ok(report)
     }
+}
+
+/// Whether the log records `metadata`'s code and inputs for its partition now.
+async fn recorded_fresh(metadata: &CommitMetadata, location: &Location) -> bool {
+    matches!(
+        lakewriter_delta::state::read(location, &metadata.job).await,
+        Ok(Some(state)) if state.partitions.get(&metadata.partition).is_some_and(|r| {
+            r.code_matches(&metadata.code_fingerprint) && r.inputs_match(&metadata.input_fingerprint)
+        })
+    )
 }
 
 /// The first to the last date partition recorded in `state`.
