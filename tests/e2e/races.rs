@@ -14,7 +14,7 @@
 use std::collections::BTreeSet;
 use std::process::{Command, Stdio};
 
-use lakewriter_core::DateRange;
+use lakewriter_core::{DateRange, WriteMode as Mode};
 use serde_json::Value;
 
 use crate::s3::S3;
@@ -79,35 +79,10 @@ sql = "SELECT customer_id, COUNT(*) AS orders, SUM(amount) AS revenue FROM raw.o
     )
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Mode {
-    OverwritePartition,
-    Merge,
-    DeleteInsert,
-    AppendDedup,
-    Append,
-    Rebuild,
-}
-
-impl Mode {
-    /// The job of this mode in [`project`] (also the table's name in its schema).
-    fn job(self) -> &'static str {
-        match self {
-            Mode::OverwritePartition => "overwrite_partition",
-            Mode::Merge => "merge",
-            Mode::DeleteInsert => "delete_insert",
-            Mode::AppendDedup => "append_dedup",
-            Mode::Append => "append",
-            Mode::Rebuild => "rebuild",
-        }
-    }
-
-    /// Whether a run of work already in the table writes no row again: an `append` skips a
-    /// partition it appended; a `merge` or `append_dedup` with nothing new writes no row (it
-    /// commits nothing, or the partition's state alone).
-    fn writes_once(self) -> bool {
-        matches!(self, Mode::Merge | Mode::AppendDedup | Mode::Append)
-    }
+/// Whether a run of work already in the table writes no row again: an `append` skips a
+/// partition it appended; a `merge` or `append_dedup` with nothing new commits nothing.
+fn writes_once(mode: Mode) -> bool {
+    matches!(mode, Mode::Merge | Mode::AppendDedup | Mode::Append)
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -121,7 +96,7 @@ enum Race {
 impl Race {
     /// The arguments of each racing process.
     fn racers(self, mode: Mode) -> Vec<Vec<&'static str>> {
-        let job = mode.job();
+        let job = mode.as_str();
         (0..RACERS)
             .map(|i| match (self, mode) {
                 (Race::SamePartition, Mode::Rebuild) => vec!["run", job],
@@ -136,7 +111,7 @@ impl Race {
         match self {
             Race::SamePartition => self.racers(mode).swap_remove(0),
             Race::DifferentPartitions => {
-                vec!["backfill", mode.job(), "--from", DAYS[0], "--to", DAYS[RACERS - 1], "--parallel", "1"]
+                vec!["backfill", mode.as_str(), "--from", DAYS[0], "--to", DAYS[RACERS - 1], "--parallel", "1"]
             }
         }
     }
@@ -238,13 +213,13 @@ fn local_lake() -> Lake {
 fn reference(mode: Mode, race: Race) -> Digest {
     let lake = local_lake();
     run(&lake, &race.sequential(mode)).assert_code(0);
-    digest(&lake, &format!("races.{}", mode.job()))
+    digest(&lake, &format!("races.{}", mode.as_str()))
 }
 
 /// Starts every racing process, then waits for them all, and checks that the table and the
 /// reports are what one sequential run of the same work gives.
 fn race_once(place: &impl Place, mode: Mode, race: Race, schema: &str, expected: &Digest, round: &str) {
-    let job = mode.job();
+    let job = mode.as_str();
     let children: Vec<_> = race
         .racers(mode)
         .iter()
@@ -321,7 +296,7 @@ fn race_once(place: &impl Place, mode: Mode, race: Race, schema: &str, expected:
         Race::DifferentPartitions => {
             assert_eq!(table.version, RACERS as u64 - 1, "{what}: one commit a partition\n{outputs}");
         }
-        Race::SamePartition if mode.writes_once() => {
+        Race::SamePartition if writes_once(mode) => {
             let writers = reports.iter().filter(|r| r.committed && r.rows_written.is_some_and(|n| n > 0)).count();
             assert_eq!(writers, 1, "{what}: one run writes the rows; the others find them written\n{outputs}");
             assert_eq!(table.version, 0, "{what}: one commit; the others commit nothing, not even state\n{outputs}");
@@ -366,7 +341,7 @@ fn race_locally(mode: Mode, race: Race) {
 /// `S3_ROUNDS` races on the S3 test server, each into fresh tables (a schema of their own) over
 /// one raw layer.
 fn race_on_s3(mode: Mode, race: Race) {
-    let s3 = S3::new(&format!("races-{}", mode.job().replace('_', "-")));
+    let s3 = S3::new(&format!("races-{}", mode.as_str().replace('_', "-")));
     s3.prepare();
     let expected = reference(mode, race);
     for round in 0..S3_ROUNDS {

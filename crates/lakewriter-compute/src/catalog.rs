@@ -56,7 +56,19 @@ async fn folders(store: &dyn ObjectStore, prefix: &Path, root: &Url) -> Result<V
     Ok(listing.common_prefixes.iter().filter_map(|p| p.filename().map(str::to_owned)).collect())
 }
 
-/// Lists every table under `root`. Folders whose names are not identifiers are ignored.
+/// Whether any file lies below `prefix`: one listing request, whatever the number of files.
+async fn has_files(store: &dyn ObjectStore, prefix: &Path, root: &Url) -> Result<bool> {
+    use futures::StreamExt;
+    match store.list(Some(prefix)).next().await {
+        None | Some(Err(object_store::Error::NotFound { .. })) => Ok(false),
+        Some(Ok(_)) => Ok(true),
+        Some(Err(e)) => Err(Error::ListRoot { root: root.clone(), source: e.into() }),
+    }
+}
+
+/// Lists every table under `root`: a folder with files in `_delta_log/` is a Delta table (one
+/// request tells, not a listing of the table's folders). Folders whose names are not identifiers
+/// are ignored.
 pub async fn discover(ctx: &SessionContext, root: &Url) -> Result<Vec<TableEntry>> {
     let store = store_for(ctx, root)?;
     let root_path = store_path(root)?;
@@ -68,8 +80,8 @@ pub async fn discover(ctx: &SessionContext, root: &Url) -> Result<Vec<TableEntry
                 tracing::debug!(schema, table, "ignoring a folder whose name is not an identifier");
                 continue;
             };
-            let children = folders(store.as_ref(), &schema_path.clone().join(table.as_str()), root).await?;
-            let kind = if children.iter().any(|c| c == "_delta_log") { TableKind::Delta } else { TableKind::Raw };
+            let log = schema_path.clone().join(table.as_str()).join("_delta_log");
+            let kind = if has_files(store.as_ref(), &log, root).await? { TableKind::Delta } else { TableKind::Raw };
             let url = root
                 .join(&name.relative_dir())
                 .map_err(|e| Error::ListRoot { root: root.clone(), source: e.into() })?;

@@ -140,23 +140,74 @@ struct Layout {
     schema: Option<SchemaRef>,
 }
 
+/// The folders directly below `prefix`, and the files there where the listing gave them. On a
+/// local disk the folder names come from the directory alone: object_store's local listing reads
+/// the metadata of every entry, which for the top folder of a raw dataset is one per day of its
+/// history.
+async fn list_level(
+    store: &dyn ObjectStore,
+    prefix: &Path,
+    local_dir: Option<std::path::PathBuf>,
+) -> object_store::Result<(Vec<Path>, Option<Vec<ObjectMeta>>)> {
+    if let Some(dir) = local_dir {
+        let names =
+            folder_names(&dir).map_err(|e| object_store::Error::Generic { store: "local", source: e.into() })?;
+        return Ok((names.into_iter().map(|n| prefix.clone().join(n)).collect(), None));
+    }
+    let listing = store.list_with_delimiter(Some(prefix)).await?;
+    Ok((listing.common_prefixes, Some(listing.objects)))
+}
+
+/// The names of the folders in `dir` (none where it does not exist).
+fn folder_names(dir: &std::path::Path) -> std::io::Result<Vec<String>> {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(e),
+    };
+    let mut names = Vec::new();
+    for entry in entries {
+        let entry = entry?;
+        let is_dir = match entry.file_type()? {
+            t if t.is_symlink() => std::fs::metadata(entry.path()).is_ok_and(|m| m.is_dir()),
+            t => t.is_dir(),
+        };
+        if is_dir && let Ok(name) = entry.file_name().into_string() {
+            names.push(name);
+        }
+    }
+    Ok(names)
+}
+
 /// Walks the dataset depth first, newest folder first, down to the first leaf folder with a
 /// readable file: one listing per level in the usual case, whatever the history.
 async fn layout(
     state: &SessionState,
     store: &Arc<dyn ObjectStore>,
     format: &ParquetFormat,
+    folder: &url::Url,
     root: &Path,
     table: &str,
 ) -> object_store::Result<Layout> {
     let mut found = Layout { partitions: Vec::new(), bad_values: Vec::new(), schema: None };
+    let local_root = folder.to_file_path().ok().filter(|_| folder.scheme() == "file");
     let mut stack = vec![(root.clone(), 0_usize)];
     while let Some((prefix, depth)) = stack.pop() {
-        let listing = store.list_with_delimiter(Some(&prefix)).await?;
-        match level(listing.common_prefixes, found.partitions.get(depth)) {
+        let local_dir = local_root.as_ref().map(|dir| {
+            prefix.prefix_match(root).into_iter().flatten().fold(dir.clone(), |d, part| d.join(part.as_ref()))
+        });
+        let (folders, objects) = list_level(store.as_ref(), &prefix, local_dir).await?;
+        match level(folders, found.partitions.get(depth)) {
             Some(level) => {
                 if !level.invalid.is_empty() {
-                    tracing::warn!(%table, folder = %prefix, ignored = ?level.invalid, "folders that are not partitions are not read");
+                    let below: Vec<String> =
+                        prefix.prefix_match(root).into_iter().flatten().map(|p| p.as_ref().to_owned()).collect();
+                    let folders: Vec<String> = level
+                        .invalid
+                        .iter()
+                        .map(|name| [below.as_slice(), std::slice::from_ref(name)].concat().join("/"))
+                        .collect();
+                    tracing::warn!(%table, ?folders, "folders that are not partitions are not read");
                 }
                 if depth == 0 {
                     found.bad_values = level.bad_values;
@@ -167,8 +218,11 @@ async fn layout(
                 stack.extend(level.folders.into_iter().map(|p| (p, depth + 1)));
             }
             None if depth == found.partitions.len() => {
-                let mut files: Vec<ObjectMeta> = listing
-                    .objects
+                let objects = match objects {
+                    Some(objects) => objects,
+                    None => store.list_with_delimiter(Some(&prefix)).await?.objects,
+                };
+                let mut files: Vec<ObjectMeta> = objects
                     .into_iter()
                     .filter(|o| o.location.filename().is_some_and(|n| n.ends_with(EXTENSION) && !hidden(n)))
                     .collect();
@@ -220,7 +274,7 @@ impl RawTable {
         let url = ListingTableUrl::parse(entry.url.as_str()).map_err(err)?;
         let store = state.runtime_env().object_store(&url).map_err(err)?;
         let format = Arc::new(ParquetFormat::default());
-        let Layout { partitions, bad_values, schema } = layout(state, &store, &format, url.prefix(), &name)
+        let Layout { partitions, bad_values, schema } = layout(state, &store, &format, &entry.url, url.prefix(), &name)
             .await
             .map_err(|e| err(DataFusionError::ObjectStore(Box::new(e))))?;
         let Some(file_schema) = schema else {

@@ -55,8 +55,10 @@ pub struct InputFile {
 }
 
 /// A hash of a set of input files (order-independent): two runs that read the same files, of the
-/// same size and e-tag (or, where the store has no e-tag, modification time), have the same input
-/// fingerprint. An S3 e-tag follows the content, so a copied bucket keeps its fingerprints.
+/// same size and e-tag (or, where there is none, modification time), have the same input
+/// fingerprint. An S3 e-tag follows the content, so a copied bucket keeps its fingerprints; local
+/// files are given no e-tag (object_store's is made of the inode) and a modification time to the
+/// second, so a copy made with its times keeps them too.
 #[must_use]
 pub fn input_fingerprint(files: &[InputFile]) -> String {
     let mut lines: Vec<String> = files

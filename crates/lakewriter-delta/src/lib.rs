@@ -30,8 +30,18 @@ use datafusion::prelude::SessionContext;
 
 /// A DataFusion session set up as delta-rs needs it for plan-based writes (its query planner and
 /// object-store registration). Note: it plans SQL identifiers case-sensitively, as written.
+///
+/// DataFusion's list-files cache is off: on a table's first scan it lists every file of the
+/// table, whatever the scan's partition filter, and caches that — a cost that grows with a raw
+/// dataset's history. Without it, a scan of one day lists that day's folder only.
 #[must_use]
 pub fn session() -> SessionContext {
+    use datafusion::execution::cache::cache_manager::CacheManagerConfig;
+    use datafusion::execution::runtime_env::RuntimeEnvBuilder;
     table::register_handlers();
-    deltalake::delta_datafusion::create_session().into_inner()
+    let runtime = RuntimeEnvBuilder::new()
+        .with_cache_manager(CacheManagerConfig::default().with_list_files_cache_limit(0))
+        .build_arc()
+        .expect("a runtime with default pools builds");
+    deltalake::delta_datafusion::DeltaSessionContext::with_runtime_env(runtime).into_inner()
 }
