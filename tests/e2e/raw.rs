@@ -105,6 +105,38 @@ fn an_unreadable_newest_file_leaves_the_schema_to_the_files_before_it() {
 }
 
 #[test]
+fn the_newest_partition_sets_the_layout_and_the_schema_and_errors_say_so() {
+    // A nested folder in the newest day: older days' files lie outside the layout it sets. DataFusion
+    // would skip them without a word (an empty partition); the run fails, naming one.
+    let lake = Lake::new("2026-09-01", "2026-09-02");
+    let valid = lakewriter_datagen::parquet_bytes(&lakewriter_datagen::orders_for(day("2026-09-03"))).expect("parquet");
+    write(&lake.root().join("raw/orders/dt=2026-09-03/attempt=2/part-00000.parquet"), &valid);
+    let run = lake.cli(&["--json", "run", "daily_orders", "--dt", "2026-09-01"]);
+    run.assert_code(1);
+    let error = run.json().0.remove(0).error.expect("an error");
+    assert!(error.contains("dt=2026-09-01/part-00000.parquet"), "{error}");
+    assert!(error.contains("lies outside the dataset's partition folders `dt=…/attempt=…/`"), "{error}");
+
+    // A type changed for good in the newest file: the older files are the ones that differ, and
+    // the error names the file that set the type.
+    let lake = Lake::new("2026-09-01", "2026-09-02");
+    write(&lake.root().join("raw/orders/dt=2026-09-03/part-00000.parquet"), &drifted_orders());
+    lake.set_job("daily_orders", TABLE, "SELECT order_id, amount, $dt AS dt FROM raw.orders WHERE dt = $dt");
+    let run = lake.cli(&["--json", "run", "daily_orders", "--dt", "2026-09-01"]);
+    run.assert_code(1);
+    let error = run.json().0.remove(0).error.expect("an error");
+    assert!(
+        error.contains("dt=2026-09-01/part-00000.parquet")
+            && error.contains("has column `amount` as Decimal128(12, 2)"),
+        "{error}"
+    );
+    assert!(
+        error.contains("as its newest readable file") && error.contains("dt=2026-09-03/part-00000.parquet"),
+        "{error}"
+    );
+}
+
+#[test]
 fn columns_added_later_read_as_null_in_older_days() {
     // Day 2's file has a column day 1's lacks; the dataset has it (from the newest file).
     let lake = Lake::new("2026-09-01", "2026-09-01");

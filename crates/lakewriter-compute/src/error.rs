@@ -14,7 +14,7 @@ pub enum Error {
     RawFile { table: String, file: String, problem: String },
 
     #[error(
-        "{table}: the folder `{folder}` is not a partition ({column} holds dates) and this query reads every {column}; move the folder out of the dataset, or read one {column} (`{column} = $dt`)"
+        "{table}: the folder `{folder}` is not a partition ({column} holds dates), and this query lists every {column} folder (its filter does not pin one {column}); move the folder out of the dataset, or read one {column} (`{column} = $dt`)"
     )]
     RawFolder { table: String, folder: String, column: String },
 

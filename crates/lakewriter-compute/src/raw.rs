@@ -64,6 +64,10 @@ pub struct RawTable {
     partitions: Vec<(String, DataType)>,
     /// The dataset's columns without its partition columns.
     file_schema: SchemaRef,
+    /// The file that set them (its newest readable file), for errors.
+    schema_from: Path,
+    /// The files checked so far in this command, as they were: each is read once.
+    checked: std::sync::Mutex<std::collections::HashSet<(Path, u64, chrono::DateTime<chrono::Utc>)>>,
     /// Top-level folders DataFusion would misread as partitions (see [`Level`]): a scan that lists
     /// them fails, naming one.
     bad_values: Vec<String>,
@@ -113,8 +117,11 @@ fn level(prefixes: Vec<Path>, key: Option<&(String, DataType)>) -> Option<Level>
             *counts.entry(k).or_default() += 1;
         }
         let key = counts.iter().max_by_key(|(_, n)| **n)?.0.to_string();
-        let dates = named.iter().any(|(k, v, _)| *k == key && parse_date(v).is_ok());
-        (key, if dates { DataType::Date32 } else { DataType::Utf8 })
+        // DATE where most values are dates: one odd folder changes no type, either way.
+        let values: Vec<&String> = named.iter().filter(|(k, _, _)| *k == key).map(|(_, v, _)| v).collect();
+        let dates = values.iter().filter(|v| parse_date(v).is_ok()).count();
+        let data_type = if dates * 2 > values.len() { DataType::Date32 } else { DataType::Utf8 };
+        (key, data_type)
     };
     let mut folders: Vec<(String, Path)> = Vec::new();
     let mut bad_values = Vec::new();
@@ -137,7 +144,7 @@ fn level(prefixes: Vec<Path>, key: Option<&(String, DataType)>) -> Option<Level>
 struct Layout {
     partitions: Vec<(String, DataType)>,
     bad_values: Vec<String>,
-    schema: Option<SchemaRef>,
+    schema: Option<(SchemaRef, Path)>,
 }
 
 /// The folders directly below `prefix`, and the files there where the listing gave them. On a
@@ -152,7 +159,10 @@ async fn list_level(
     if let Some(dir) = local_dir {
         let names =
             folder_names(&dir).map_err(|e| object_store::Error::Generic { store: "local", source: e.into() })?;
-        return Ok((names.into_iter().map(|n| prefix.clone().join(n)).collect(), None));
+        // Parsed, not joined: `join` would percent-encode a name (`ts=10%3A00`) that object_store's
+        // own listing keeps as it is, and the folder would no longer map back to the disk.
+        let folders = names.into_iter().filter_map(|n| Path::parse(format!("{prefix}/{n}")).ok()).collect();
+        return Ok((folders, None));
     }
     let listing = store.list_with_delimiter(Some(prefix)).await?;
     Ok((listing.common_prefixes, Some(listing.objects)))
@@ -238,14 +248,15 @@ async fn layout(
     Ok(found)
 }
 
-/// The schema of the newest readable file of `files` (newest first), every column nullable.
+/// The schema of the newest readable file of `files` (newest first), every column nullable, and
+/// that file.
 async fn newest_schema(
     state: &SessionState,
     store: &Arc<dyn ObjectStore>,
     format: &ParquetFormat,
     table: &str,
     files: Vec<ObjectMeta>,
-) -> Option<SchemaRef> {
+) -> Option<(SchemaRef, Path)> {
     for file in files {
         if file.size == 0 {
             tracing::warn!(%table, file = %file.location, "an empty file: the schema is read from an older one");
@@ -255,7 +266,7 @@ async fn newest_schema(
             Ok(schema) => {
                 let fields: Vec<Field> =
                     schema.fields().iter().map(|f| f.as_ref().clone().with_nullable(true)).collect();
-                return Some(Arc::new(Schema::new(fields)));
+                return Some((Arc::new(Schema::new(fields)), file.location));
             }
             Err(e) => {
                 tracing::warn!(%table, file = %file.location, error = %e, "an unreadable file: the schema is read from an older one");
@@ -277,7 +288,7 @@ impl RawTable {
         let Layout { partitions, bad_values, schema } = layout(state, &store, &format, &entry.url, url.prefix(), &name)
             .await
             .map_err(|e| err(DataFusionError::ObjectStore(Box::new(e))))?;
-        let Some(file_schema) = schema else {
+        let Some((file_schema, schema_from)) = schema else {
             tracing::warn!(table = %name, "no readable Parquet file yet: not queryable");
             return Ok(None);
         };
@@ -295,6 +306,8 @@ impl RawTable {
             format,
             partitions,
             file_schema,
+            schema_from,
+            checked: std::sync::Mutex::default(),
             bad_values,
             inner,
         })))
@@ -306,10 +319,18 @@ impl RawTable {
         &self.partitions
     }
 
-    fn file_error(&self, file: &Path, problem: String) -> DataFusionError {
+    /// `file` as a URL below the dataset's folder.
+    fn display(&self, file: &Path) -> String {
         let relative = self.url.strip_prefix(file).map(|parts| parts.collect::<Vec<_>>().join("/"));
-        let file = relative.map_or_else(|| file.to_string(), |r| format!("{}{r}", self.folder));
-        DataFusionError::External(Box::new(Error::RawFile { table: self.name.clone(), file, problem }))
+        relative.map_or_else(|| file.to_string(), |r| format!("{}{r}", self.folder))
+    }
+
+    fn file_error(&self, file: &Path, problem: String) -> DataFusionError {
+        DataFusionError::External(Box::new(Error::RawFile {
+            table: self.name.clone(),
+            file: self.display(file),
+            problem,
+        }))
     }
 
     /// The files a scan with `filters` reads — DataFusion's pruning, but keeping the zero-byte
@@ -337,8 +358,20 @@ impl RawTable {
             self.url.list_prefixed_files(state, self.store.as_ref(), prefix, EXTENSION).await?.try_collect().await?;
         let mut files = Vec::new();
         for meta in listed {
-            let Some(values) = parse_partitions_for_path(&self.url, &meta.location, names.iter().copied()) else {
+            if meta.location.filename().is_some_and(hidden) {
                 continue;
+            }
+            let Some(values) = parse_partitions_for_path(&self.url, &meta.location, names.iter().copied()) else {
+                // DataFusion would skip it without a word: a day's files in folders other than
+                // the ones the newest partition has would read as no rows.
+                let layout: Vec<String> = names.iter().map(|n| format!("{n}=…")).collect();
+                return Err(self.file_error(
+                    &meta.location,
+                    format!(
+                        "lies outside the dataset's partition folders `{}/` (as its newest partition has them), so it would not be read",
+                        layout.join("/")
+                    ),
+                ));
             };
             let mut file = PartitionedFile::from(meta.clone());
             for (value, (column, data_type)) in values.into_iter().zip(&self.partitions) {
@@ -360,6 +393,10 @@ impl RawTable {
     /// Fails where a file is empty, not readable Parquet, or has drifted incompatibly.
     async fn check(&self, state: &dyn Session, files: &[ObjectMeta]) -> DfResult<()> {
         for file in files {
+            let key = (file.location.clone(), file.size, file.last_modified);
+            if self.checked.lock().is_ok_and(|checked| checked.contains(&key)) {
+                continue;
+            }
             if file.size == 0 {
                 return Err(self.file_error(&file.location, "is empty (0 bytes), not a Parquet file".to_owned()));
             }
@@ -375,13 +412,17 @@ impl RawTable {
                     return Err(self.file_error(
                         &file.location,
                         format!(
-                            "has column `{}` as {}, which cannot be read as the dataset's {} (from its newest file)",
+                            "has column `{}` as {}, which cannot be read as the dataset's {} (as its newest readable file {} has it)",
                             field.name(),
                             field.data_type(),
-                            expected.data_type()
+                            expected.data_type(),
+                            self.display(&self.schema_from)
                         ),
                     ));
                 }
+            }
+            if let Ok(mut checked) = self.checked.lock() {
+                checked.insert(key);
             }
         }
         Ok(())
@@ -396,6 +437,11 @@ fn plain(data_type: &DataType) -> Cow<'_, DataType> {
         DataType::Dictionary(_, value) => plain(value),
         other => Cow::Borrowed(other),
     }
+}
+
+/// A time zone, with the spellings of UTC as one.
+fn utc(tz: Option<&Arc<str>>) -> Option<&str> {
+    tz.map(|z| if matches!(z.as_ref(), "+00:00" | "Z" | "utc") { "UTC" } else { z.as_ref() })
 }
 
 /// Whether a column stored as `file` in one file reads losslessly as the dataset's `dataset`.
@@ -420,9 +466,17 @@ fn readable_as(file: &DataType, dataset: &DataType) -> bool {
         _ => None,
     };
     match (file.as_ref(), dataset.as_ref()) {
-        (D::Timestamp(_, a), D::Timestamp(_, b)) => a == b,
+        (D::Timestamp(_, a), D::Timestamp(_, b)) => utc(a.as_ref()) == utc(b.as_ref()),
         (D::Decimal128(p1, s1), D::Decimal128(p2, s2)) => s1 == s2 && p1 <= p2,
-        (D::List(a), D::List(b)) | (D::LargeList(a), D::LargeList(b)) => readable_as(a.data_type(), b.data_type()),
+        (
+            D::List(a) | D::LargeList(a) | D::FixedSizeList(a, _),
+            D::List(b) | D::LargeList(b) | D::FixedSizeList(b, _),
+        )
+        | (D::Map(a, _), D::Map(b, _)) => readable_as(a.data_type(), b.data_type()),
+        // By name: a field missing from the file reads as NULL, one the dataset lacks is not read.
+        (D::Struct(a), D::Struct(b)) => a
+            .iter()
+            .all(|f| b.iter().find(|g| g.name() == f.name()).is_none_or(|g| readable_as(f.data_type(), g.data_type()))),
         (a, b) => match (rank(a), rank(b)) {
             (Some((fa, wa)), Some((fb, wb))) => (fa == fb && wa <= wb) || (fa == 1 && fb == 0 && wa < wb),
             _ => false,
@@ -488,6 +542,10 @@ mod tests {
         assert_eq!(strings.data_type, DataType::Utf8);
         assert!(strings.invalid.is_empty() && strings.bad_values.is_empty());
         assert!(level(paths(&["_tmp", "notes"]), None).is_none(), "no partition folder");
+
+        let one_date = level(paths(&["region=eu", "region=us", "region=2026-01-01"]), None).expect("a level");
+        assert_eq!(one_date.data_type, DataType::Utf8, "one date-like value types no key DATE");
+        assert_eq!(one_date.folders.len(), 3);
     }
 
     #[test]
@@ -505,5 +563,20 @@ mod tests {
         assert!(!readable_as(&DataType::Utf8, &DataType::Float64));
         assert!(!readable_as(&DataType::Decimal128(12, 3), &DataType::Decimal128(12, 2)));
         assert!(!readable_as(&DataType::UInt64, &DataType::Int64));
+
+        let item = |t: DataType, nullable: bool| Arc::new(Field::new("item", t, nullable));
+        assert!(readable_as(
+            &DataType::LargeList(item(DataType::Int32, false)),
+            &DataType::List(item(DataType::Int64, true))
+        ));
+        let st = |fields: Vec<Field>| DataType::Struct(fields.into());
+        let dataset = st(vec![Field::new("a", DataType::Int64, true), Field::new("b", DataType::Utf8View, true)]);
+        assert!(readable_as(&st(vec![Field::new("a", DataType::Int32, false)]), &dataset), "b missing: NULL");
+        assert!(readable_as(&st(vec![Field::new("c", DataType::Int32, false)]), &dataset), "c not read");
+        assert!(!readable_as(&st(vec![Field::new("a", DataType::Utf8, true)]), &dataset));
+        assert!(readable_as(
+            &DataType::Timestamp(TimeUnit::Millisecond, Some("+00:00".into())),
+            &DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into()))
+        ));
     }
 }

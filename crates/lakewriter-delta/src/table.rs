@@ -27,6 +27,17 @@ async fn load(location: &Location, url: url::Url) -> Result<DeltaTable> {
         .map_err(|source| Error::Open { url: location.url().clone(), source: Box::new(source) })
 }
 
+/// A handle to the table at `location` whose log has not been read: for the log store alone.
+pub(crate) fn unloaded(location: &Location) -> Result<DeltaTable> {
+    register_handlers();
+    let err = |source| Error::Open { url: location.url().clone(), source: Box::new(source) };
+    deltalake::DeltaTableBuilder::from_url(location.url().clone())
+        .map_err(err)?
+        .with_storage_options(location.options().clone())
+        .build()
+        .map_err(err)
+}
+
 /// Opens the table at `location` if there is one.
 pub(crate) async fn open_if_exists(location: &Location) -> Result<Option<DeltaTable>> {
     if missing_local_dir(location).is_some() {

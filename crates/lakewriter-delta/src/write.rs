@@ -190,22 +190,25 @@ async fn finish(target: &Target<'_>, read_version: Option<u64>, outcome: Result<
     let since = read_version.map_or(0, |v| v + 1);
     match outcome {
         Ok(table) => {
-            let version = table.version().unwrap_or_default();
-            let committed = match read_commit(&table, version, target).await {
-                Some(committed) => Some(committed),
-                None => find_commit(target, since).await,
+            // delta-rs hands back the table at the version its commit made, or, where it made
+            // none (a MERGE that found nothing to do), at the version it read.
+            let Some(version) = table.version().filter(|v| Some(*v) != read_version) else {
+                return Err(changed_meanwhile(target, "the write made no commit"));
             };
-            // delta-rs returned without a commit of this run's (a MERGE that found nothing to
-            // do in a table another writer changed meanwhile): what the run planned no longer
-            // holds, so it runs again.
-            let Some(committed) = committed else {
-                return Err(changed_meanwhile(target, "the write made no commit of its own"));
-            };
-            maintain(&table, committed.version, target.name).await;
+            // The counts come from the commit file; where it cannot be read back, they are unknown.
+            let committed = read_commit(&table, version, target).await.unwrap_or(Committed {
+                version,
+                rows_written: None,
+                files_added: None,
+                files_removed: None,
+            });
+            maintain(&table, version, target.name).await;
             Ok(committed)
         }
-        // These fail a write before it commits; any other failure may come after the commit.
-        Err(error @ (Error::Conflict { .. } | Error::OutsideSlice { .. } | Error::SchemaMismatch { .. })) => Err(error),
+        // These fail a write before it writes its commit.
+        Err(error @ (Error::OutsideSlice { .. } | Error::SchemaMismatch { .. })) => Err(error),
+        // Any other failure may come after the commit landed: a step after it, or a storage
+        // request retried after it succeeded (a conditional PUT then answers "already exists").
         Err(error) => match find_commit(target, since).await {
             Some(committed) => {
                 tracing::warn!(table = target.name, version = committed.version, error = %lakewriter_core::error_chain(&error), "the commit landed; a step after it failed");
@@ -511,8 +514,14 @@ fn parse_commit(bytes: &[u8], version: u64, run_id: &str) -> Option<Committed> {
 
 /// This run's commit among the table's versions from `since` on, newest first.
 async fn find_commit(target: &Target<'_>, since: u64) -> Option<Committed> {
-    let table = table::open_if_exists(target.location).await.ok()??;
-    let latest = table.version()?;
+    let table = table::unloaded(target.location).ok()?;
+    let latest = match table.log_store().get_latest_version(since).await {
+        Ok(latest) => latest,
+        Err(e) => {
+            tracing::warn!(table = target.name, error = %e, "cannot look for this run's commit in the log");
+            return None;
+        }
+    };
     for version in (since..=latest).rev() {
         if let Some(committed) = read_commit(&table, version, target).await {
             return Some(committed);
