@@ -54,15 +54,23 @@ pub(crate) async fn open_existing(location: &Location) -> Result<DeltaTable> {
 
 /// A handle to write to `location`: the table there, or a new one (creating a local folder for
 /// it). Also returns the local folder it created, if it did, so a failed first write can remove it.
+/// A local open is tried twice: another first writer that failed may remove the new, still empty
+/// folder between its creation here and its use.
 pub(crate) async fn open_for_write(location: &Location) -> Result<(DeltaTable, Option<std::path::PathBuf>)> {
     let created = missing_local_dir(location);
-    let url = if location.is_local() {
-        deltalake::ensure_table_uri(location.url().as_str())
-            .map_err(|source| Error::Open { url: location.url().clone(), source: Box::new(source) })?
-    } else {
-        location.url().clone()
+    if !location.is_local() {
+        return Ok((load(location, location.url().clone()).await?, created));
+    }
+    let open = || async {
+        let url = deltalake::ensure_table_uri(location.url().as_str())
+            .map_err(|source| Error::Open { url: location.url().clone(), source: Box::new(source) })?;
+        load(location, url).await
     };
-    Ok((load(location, url).await?, created))
+    let table = match open().await {
+        Ok(table) => table,
+        Err(_) => open().await?,
+    };
+    Ok((table, created))
 }
 
 /// The current version of the table at `location`, `None` where no table exists yet.
