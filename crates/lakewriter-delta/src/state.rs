@@ -98,6 +98,12 @@ impl Recorded {
     pub fn inputs_match(&self, input_fingerprint: &str) -> bool {
         self.inputs == fingerprint_version(input_fingerprint)
     }
+
+    /// Written with this code from these inputs: a run would reproduce it.
+    #[must_use]
+    pub fn is_fresh(&self, code_fingerprint: &str, input_fingerprint: &str) -> bool {
+        self.code_matches(code_fingerprint) && self.inputs_match(input_fingerprint)
+    }
 }
 
 /// The recorded state of one job's partitions in a table.

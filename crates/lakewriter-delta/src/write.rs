@@ -182,10 +182,11 @@ fn remove_empty_dirs(dir: &std::path::Path) {
     let _ = std::fs::remove_dir(dir);
 }
 
-/// What a write's outcome means for the run. A write that returned its table committed: its
-/// commit is read back (by run id, so never another writer's) and the log is checkpointed where
-/// due. A write that failed is looked for in the log all the same: where its commit landed and
-/// only a step after it failed, the run committed, and says so.
+/// What a write's outcome means for the run. A write that returned its table at a new version
+/// committed that version: its counts are read back from that commit file (where the run id is
+/// this run's) and the log is checkpointed where due. A write that failed is looked for in the log
+/// by run id all the same: where its commit landed and only a step after it failed, the run
+/// committed, and says so.
 async fn finish(target: &Target<'_>, read_version: Option<u64>, outcome: Result<DeltaTable>) -> Result<Committed> {
     let since = read_version.map_or(0, |v| v + 1);
     match outcome {

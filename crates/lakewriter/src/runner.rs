@@ -279,7 +279,7 @@ impl Runner {
         query.plan = lakewriter_delta::schema::storable(query.plan, &job.target.to_string())?;
         let inputs = input_fingerprint(&query.files);
         let code = job.code_fingerprint(&sql);
-        let fresh = previous.is_some_and(|r| r.code_matches(&code) && r.inputs_match(&inputs));
+        let fresh = previous.is_some_and(|r| r.is_fresh(&code, &inputs));
         report.fresh_before = Some(fresh);
         report.files_scanned = Some(query.files.len());
         report.input_fingerprint = Some(inputs.clone());
@@ -535,9 +535,10 @@ impl Runner {
 async fn recorded_fresh(metadata: &CommitMetadata, location: &Location) -> bool {
     matches!(
         lakewriter_delta::state::read(location, &metadata.job).await,
-        Ok(Some(state)) if state.partitions.get(&metadata.partition).is_some_and(|r| {
-            r.code_matches(&metadata.code_fingerprint) && r.inputs_match(&metadata.input_fingerprint)
-        })
+        Ok(Some(state)) if state
+            .partitions
+            .get(&metadata.partition)
+            .is_some_and(|r| r.is_fresh(&metadata.code_fingerprint, &metadata.input_fingerprint))
     )
 }
 

@@ -75,10 +75,10 @@ impl PartitionStatus {
         let state = match recorded {
             None => Freshness::Missing,
             Some(r) => {
-                if input_fingerprint.is_none() {
-                    reasons.push(StaleReason::InputsUnreadable);
-                } else if !input_fingerprint.is_some_and(|inputs| r.inputs_match(inputs)) {
-                    reasons.push(StaleReason::InputsChanged);
+                match input_fingerprint {
+                    None => reasons.push(StaleReason::InputsUnreadable),
+                    Some(inputs) if !r.inputs_match(inputs) => reasons.push(StaleReason::InputsChanged),
+                    Some(_) => {}
                 }
                 if !r.code_matches(code_fingerprint) {
                     reasons.push(StaleReason::CodeChanged);
