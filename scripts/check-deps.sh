@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Checks that dependencies point one way (see ARCHITECTURE.md):
-#   core, storage <- {compute, delta, datagen} <- lakewriter <- lakewriter-cli
+#   core, storage <- {compute, delta} <- lakewriter <- lakewriter-cli (which also uses datagen for the demo)
 # and that only lakewriter-delta depends on deltalake.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -32,8 +32,8 @@ check lakewriter-storage  ""                                          ""        
 check lakewriter-datagen  "lakewriter-core"                           ""                      "tokio deltalake datafusion"
 check lakewriter-compute  "lakewriter-core"                           ""                      "deltalake"
 check lakewriter-delta    "lakewriter-core lakewriter-storage"        ""                      ""
-check lakewriter          "lakewriter-core lakewriter-storage lakewriter-compute lakewriter-delta lakewriter-datagen" "deltalake clap indicatif tracing-subscriber" ""
-check lakewriter-cli      "lakewriter"                                "deltalake datafusion"  ""
+check lakewriter          "lakewriter-core lakewriter-storage lakewriter-compute lakewriter-delta" "deltalake clap indicatif tracing-subscriber lakewriter-datagen" ""
+check lakewriter-cli      "lakewriter lakewriter-datagen"             "deltalake datafusion"  ""
 
 if [ "$fail" -ne 0 ]; then exit 1; fi
 echo "dependency direction: ok"

@@ -96,103 +96,127 @@ fn shard(value: &str) -> Result<(u32, u32), String> {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Run a job for one logical partition (or, for `rebuild`, the whole table): one Delta commit.
-    Run {
-        /// The job, as named in the project file.
-        job: String,
-        /// The logical date, YYYY-MM-DD (every write mode but `rebuild`).
-        #[arg(long, value_parser = date, value_name = "DATE")]
-        dt: Option<NaiveDate>,
-        /// `append` only: append again although this partition was appended before (duplicates).
-        #[arg(long)]
-        force: bool,
-    },
+    Run(RunArgs),
     /// Apply a job's write twice to a scratch copy of its target and check that the second
     /// application changed nothing.
-    Verify {
-        /// The job, as named in the project file.
-        job: String,
-        /// The logical date, YYYY-MM-DD (every write mode but `rebuild`).
-        #[arg(long, value_parser = date, value_name = "DATE")]
-        dt: Option<NaiveDate>,
-        /// `append` only: apply without the exactly-once guard (this is expected to FAIL).
-        #[arg(long)]
-        force: bool,
-    },
+    Verify(VerifyArgs),
     /// Run a job for every date of a range, each an independent idempotent run.
-    Backfill {
-        /// The job, as named in the project file.
-        job: String,
-        /// First date, YYYY-MM-DD.
-        #[arg(long, value_parser = date, value_name = "DATE")]
-        from: NaiveDate,
-        /// Last date (inclusive), YYYY-MM-DD.
-        #[arg(long, value_parser = date, value_name = "DATE")]
-        to: NaiveDate,
-        /// Partitions in flight at once [default: the number of CPUs; 1 for merge, append_dedup
-        /// and delete_insert].
-        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=256))]
-        parallel: Option<u16>,
-        /// Only shard I of N (0 ≤ I < N): the days whose day number mod N is I. N workers given
-        /// 0/N … N-1/N cover the range exactly once between them.
-        #[arg(long, value_name = "I/N", value_parser = shard)]
-        shard: Option<(u32, u32)>,
-        /// Which partitions of the range to run: all (a rerun is always safe), stale (never
-        /// written, or code or inputs changed since), or missing (never written).
-        #[arg(long, value_enum, default_value_t = OnlyChoice::All, value_name = "WHICH")]
-        only: OnlyChoice,
-    },
+    Backfill(BackfillArgs),
     /// Show which partitions of a job are fresh, stale (inputs or code changed since their last
     /// write) or missing, from the state each write recorded in the table's own log.
-    Status {
-        /// The job, as named in the project file.
-        job: String,
-        /// First date [default: the first partition the job wrote].
-        #[arg(long, value_parser = date, value_name = "DATE", requires = "to")]
-        from: Option<NaiveDate>,
-        /// Last date, inclusive [default: the last partition the job wrote].
-        #[arg(long, value_parser = date, value_name = "DATE", requires = "from")]
-        to: Option<NaiveDate>,
-    },
+    Status(StatusArgs),
     /// Show what `backfill` would run over a range, and why, without writing anything.
-    Plan {
-        /// The job, as named in the project file.
-        job: String,
-        /// First date, YYYY-MM-DD.
-        #[arg(long, value_parser = date, value_name = "DATE")]
-        from: NaiveDate,
-        /// Last date (inclusive), YYYY-MM-DD.
-        #[arg(long, value_parser = date, value_name = "DATE")]
-        to: NaiveDate,
-        /// As for backfill.
-        #[arg(long, value_enum, default_value_t = OnlyChoice::All, value_name = "WHICH")]
-        only: OnlyChoice,
-    },
+    Plan(PlanArgs),
     /// Write a sample project into DIR, backfill it, rerun a day and show that nothing changed.
-    Demo {
-        /// Where to put the sample project file (and, unless --root says otherwise, its lakehouse).
-        #[arg(default_value = "lakewriter-demo")]
-        dir: PathBuf,
-        /// Only lay out the project file and the raw data; run nothing.
-        #[arg(long)]
-        no_run: bool,
-        /// Deliver a file of late orders into this day's raw partition (after a demo run), and
-        /// run nothing: then see `status` and `backfill --only stale`.
-        #[arg(long, value_parser = date, value_name = "DATE", conflicts_with = "no_run")]
-        late: Option<NaiveDate>,
-    },
+    Demo(DemoArgs),
     /// Check jobs' SQL for what makes reruns differ: clock or random functions (errors), orders
     /// that are not total, scans of all history, a partition column that is not $dt (warnings).
     /// Exits 1 on an error.
-    Lint {
-        /// The job, as named in the project file [default: every job].
-        job: Option<String>,
-    },
+    Lint(LintArgs),
     /// Print the content digest of a table (independent of files, row order and version).
-    Digest {
-        /// `schema.table` under the project's root.
-        table: String,
-        /// Only this partition (the table's partition column), YYYY-MM-DD.
-        #[arg(long, value_parser = date, value_name = "DATE")]
-        partition: Option<NaiveDate>,
-    },
+    Digest(DigestArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// The job, as named in the project file.
+    pub job: String,
+    /// The logical date, YYYY-MM-DD (every write mode but `rebuild`).
+    #[arg(long, value_parser = date, value_name = "DATE")]
+    pub dt: Option<NaiveDate>,
+    /// `append` only: append again although this partition was appended before (duplicates).
+    #[arg(long)]
+    pub force: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct VerifyArgs {
+    /// The job, as named in the project file.
+    pub job: String,
+    /// The logical date, YYYY-MM-DD (every write mode but `rebuild`).
+    #[arg(long, value_parser = date, value_name = "DATE")]
+    pub dt: Option<NaiveDate>,
+    /// `append` only: apply without the exactly-once guard (this is expected to FAIL).
+    #[arg(long)]
+    pub force: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct BackfillArgs {
+    /// The job, as named in the project file.
+    pub job: String,
+    /// First date, YYYY-MM-DD.
+    #[arg(long, value_parser = date, value_name = "DATE")]
+    pub from: NaiveDate,
+    /// Last date (inclusive), YYYY-MM-DD.
+    #[arg(long, value_parser = date, value_name = "DATE")]
+    pub to: NaiveDate,
+    /// Partitions in flight at once [default: the number of CPUs; 1 for merge, append_dedup
+    /// and delete_insert].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=256))]
+    pub parallel: Option<u16>,
+    /// Only shard I of N (0 ≤ I < N): the days whose day number mod N is I. N workers given
+    /// 0/N … N-1/N cover the range exactly once between them.
+    #[arg(long, value_name = "I/N", value_parser = shard)]
+    pub shard: Option<(u32, u32)>,
+    /// Which partitions of the range to run: all (a rerun is always safe), stale (never
+    /// written, or code or inputs changed since), or missing (never written).
+    #[arg(long, value_enum, default_value_t = OnlyChoice::All, value_name = "WHICH")]
+    pub only: OnlyChoice,
+}
+
+#[derive(Debug, Args)]
+pub struct StatusArgs {
+    /// The job, as named in the project file.
+    pub job: String,
+    /// First date [default: the first partition the job wrote].
+    #[arg(long, value_parser = date, value_name = "DATE", requires = "to")]
+    pub from: Option<NaiveDate>,
+    /// Last date, inclusive [default: the last partition the job wrote].
+    #[arg(long, value_parser = date, value_name = "DATE", requires = "from")]
+    pub to: Option<NaiveDate>,
+}
+
+#[derive(Debug, Args)]
+pub struct PlanArgs {
+    /// The job, as named in the project file.
+    pub job: String,
+    /// First date, YYYY-MM-DD.
+    #[arg(long, value_parser = date, value_name = "DATE")]
+    pub from: NaiveDate,
+    /// Last date (inclusive), YYYY-MM-DD.
+    #[arg(long, value_parser = date, value_name = "DATE")]
+    pub to: NaiveDate,
+    /// As for backfill.
+    #[arg(long, value_enum, default_value_t = OnlyChoice::All, value_name = "WHICH")]
+    pub only: OnlyChoice,
+}
+
+#[derive(Debug, Args)]
+pub struct DemoArgs {
+    /// Where to put the sample project file (and, unless --root says otherwise, its lakehouse).
+    #[arg(default_value = "lakewriter-demo")]
+    pub dir: PathBuf,
+    /// Only lay out the project file and the raw data; run nothing.
+    #[arg(long)]
+    pub no_run: bool,
+    /// Deliver a file of late orders into this day's raw partition (after a demo run), and
+    /// run nothing: then see `status` and `backfill --only stale`.
+    #[arg(long, value_parser = date, value_name = "DATE", conflicts_with = "no_run")]
+    pub late: Option<NaiveDate>,
+}
+
+#[derive(Debug, Args)]
+pub struct LintArgs {
+    /// The job, as named in the project file [default: every job].
+    pub job: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct DigestArgs {
+    /// `schema.table` under the project's root.
+    pub table: String,
+    /// Only this partition (the table's partition column), YYYY-MM-DD.
+    #[arg(long, value_parser = date, value_name = "DATE")]
+    pub partition: Option<NaiveDate>,
 }

@@ -3,6 +3,7 @@
 
 mod cli;
 mod commands;
+mod demo;
 mod output;
 
 fn main() -> std::process::ExitCode {

@@ -9,6 +9,9 @@ pub enum Error {
     #[error("invalid date range: --from {from} is after --to {to}")]
     InvalidRange { from: String, to: String },
 
+    #[error("invalid partition `{value}`: expected `column=YYYY-MM-DD` or `all`")]
+    InvalidPartition { value: String },
+
     #[error("invalid table name `{value}`: expected `schema.table` (letters, digits, `_`; not starting with a digit)")]
     InvalidTableRef { value: String },
 

@@ -1,18 +1,21 @@
 //! lakewriter-core: the pure vocabulary of lakewriter.
 //!
 //! Logical dates and ranges ([`date`]), table names ([`TableRef`]), the project file and its jobs
-//! ([`project`]), and the per-partition unit of work ([`PartitionRun`]). Everything here is a plain
-//! value: it parses, validates and hashes, and never does I/O or touches an async runtime.
+//! ([`project`]), partition names ([`PartitionKey`]) and the per-partition unit of work
+//! ([`PartitionRun`]). Everything here is a plain value: it parses, validates and hashes, and never
+//! does I/O or touches an async runtime.
 
 pub mod date;
 pub mod project;
 
 mod error;
+mod partition;
 mod table_ref;
 mod unit;
 
 pub use date::{DateRange, days_since_epoch, parse_date};
 pub use error::{Error, Result};
+pub use partition::PartitionKey;
 pub use project::{JobSpec, OnDuplicateKeys, Project, SourceSpec, SqlSource, WriteMode, WriteSpec, root_url};
 pub use table_ref::TableRef;
 pub use unit::{InputFile, PartitionRun, input_fingerprint};

@@ -130,11 +130,11 @@ impl JobSpec {
         crate::stable_hash(format!("{}\n{settings}", sql.join(" ")).as_bytes())
     }
 
-    /// The name of a logical partition in reports and commits: `dt=2026-09-30` (with the job's
+    /// The logical partition of `dt` in reports and commits: `dt=2026-09-30` (with the job's
     /// `partition_by` column, `dt` where it has none), `all` for a run without a date.
     #[must_use]
-    pub fn partition_label(&self, dt: Option<chrono::NaiveDate>) -> String {
-        dt.map_or_else(|| "all".to_owned(), |dt| format!("{}={dt}", self.partition_by.as_deref().unwrap_or("dt")))
+    pub fn partition_key(&self, dt: Option<chrono::NaiveDate>) -> crate::PartitionKey {
+        crate::PartitionKey::of(self.partition_by.as_deref(), dt)
     }
 }
 
@@ -404,8 +404,8 @@ sql_file = "jobs/other.sql"
         assert_eq!(job.target.to_string(), "analytics.daily_orders");
         assert_eq!(job.write, WriteSpec::OverwritePartition);
         assert_eq!(job.partition_by.as_deref(), Some("dt"));
-        assert_eq!(job.partition_label(crate::parse_date("2026-09-30").ok()), "dt=2026-09-30");
-        assert_eq!(job.partition_label(None), "all");
+        assert_eq!(job.partition_key(crate::parse_date("2026-09-30").ok()).to_string(), "dt=2026-09-30");
+        assert_eq!(job.partition_key(None), crate::PartitionKey::All);
         assert_eq!(p.job("from_file").unwrap().sql, SqlSource::File("/p/jobs/other.sql".into()));
         assert_eq!(p.root_url(Path::new("/p")).unwrap().as_str(), "file:///p/lake/");
         let abs = parse(&GOOD.replace("\"lake\"", "\"/data/lake\"")).unwrap();

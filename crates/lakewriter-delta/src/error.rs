@@ -1,4 +1,5 @@
 use deltalake::DeltaTableError;
+use lakewriter_core::PartitionKey;
 use url::Url;
 
 /// Errors from reading or writing Delta tables. Each names the table (and partition) it concerns;
@@ -24,10 +25,10 @@ pub enum Error {
     Plan { table: String, source: Box<datafusion::error::DataFusionError> },
 
     #[error("{table}: writing {partition} failed; nothing was committed")]
-    Write { table: String, partition: String, source: Box<DeltaTableError> },
+    Write { table: String, partition: PartitionKey, source: Box<DeltaTableError> },
 
     #[error("{table}: writing {partition} conflicted with a concurrent commit; nothing was committed")]
-    Conflict { table: String, partition: String, source: Box<DeltaTableError> },
+    Conflict { table: String, partition: PartitionKey, source: Box<dyn std::error::Error + Send + Sync> },
 
     #[error("the Delta table at {url} is partitioned by {columns:?}, not by one column: a partition digest needs one")]
     NotPartitionedByOne { url: Url, columns: Vec<String> },

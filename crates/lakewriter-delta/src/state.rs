@@ -33,6 +33,8 @@ use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use serde::Serialize;
 use serde_json::Value;
 
+use lakewriter_core::PartitionKey;
+
 use crate::{CommitMetadata, Error, Result};
 
 const CODE: &str = "code";
@@ -41,7 +43,7 @@ const INPUTS: &str = "inputs";
 /// Commit files read at once while replaying the log after a checkpoint.
 const CONCURRENT_READS: usize = 16;
 
-fn app_id(job: &str, partition: &str, field: &str) -> String {
+fn app_id(job: &str, partition: &PartitionKey, field: &str) -> String {
     format!("lakewriter/{job}/{partition}/{field}")
 }
 
@@ -68,7 +70,7 @@ pub(crate) fn transactions(metadata: &CommitMetadata, now: DateTime<Utc>) -> Vec
 }
 
 /// The application id whose presence means (job, partition) has been written.
-pub(crate) fn written_marker(job: &str, partition: &str) -> String {
+pub(crate) fn written_marker(job: &str, partition: &PartitionKey) -> String {
     app_id(job, partition, CODE)
 }
 
@@ -113,8 +115,8 @@ pub struct JobState {
     pub version: u64,
     /// The newest checkpoint the state was read from.
     pub checkpoint: Option<u64>,
-    /// By partition label (`dt=2026-09-30`, `all`).
-    pub partitions: BTreeMap<String, Recorded>,
+    /// By partition (`dt=2026-09-30`, `all`).
+    pub partitions: BTreeMap<PartitionKey, Recorded>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -240,7 +242,7 @@ async fn read_once(location: &Location, job: &str) -> Result<Option<JobState>, F
         let message = format!("the Delta log has no commit {gap} and no checkpoint after it");
         return Err(Failure::Other(message.into()));
     }
-    let mut details: HashMap<String, Detail> = HashMap::new();
+    let mut details: HashMap<PartitionKey, Detail> = HashMap::new();
     let mut reads = futures::stream::iter(commits.range(start..=latest).map(|(v, meta)| {
         let store = store.clone();
         let path = meta.location.clone();
@@ -252,13 +254,14 @@ async fn read_once(location: &Location, job: &str) -> Result<Option<JobState>, F
         apply_commit(version, &bytes, job, &prefix, &mut txns, &mut details);
     }
 
-    let mut partitions: BTreeMap<String, Recorded> = BTreeMap::new();
-    let mut fields: BTreeMap<String, (Option<Txn>, Option<Txn>)> = BTreeMap::new();
+    let mut partitions: BTreeMap<PartitionKey, Recorded> = BTreeMap::new();
+    let mut fields: BTreeMap<PartitionKey, (Option<Txn>, Option<Txn>)> = BTreeMap::new();
     for (id, txn) in txns {
         let Some((partition, field)) = id.strip_prefix(&prefix).and_then(|rest| rest.rsplit_once('/')) else {
             continue;
         };
-        let entry = fields.entry(partition.to_owned()).or_default();
+        let Ok(partition) = partition.parse::<PartitionKey>() else { continue };
+        let entry = fields.entry(partition).or_default();
         match field {
             CODE => entry.0 = Some(txn),
             INPUTS => entry.1 = Some(txn),
@@ -290,7 +293,7 @@ fn apply_commit(
     job: &str,
     prefix: &str,
     txns: &mut HashMap<String, Txn>,
-    details: &mut HashMap<String, Detail>,
+    details: &mut HashMap<PartitionKey, Detail>,
 ) {
     for action in actions(bytes) {
         if apply_txn(&action, Some(version), prefix, txns) {
@@ -298,7 +301,7 @@ fn apply_commit(
         }
         if let Some(info) = action.get("commitInfo")
             && let Some(ours) = info.get("lakewriter").filter(|m| m["job"].as_str() == Some(job))
-            && let Some(partition) = ours["partition"].as_str()
+            && let Some(Ok(partition)) = ours["partition"].as_str().map(str::parse::<PartitionKey>)
         {
             let metrics = &info["operationMetrics"];
             let count = |k: &str| metrics.get(k).and_then(Value::as_u64);
@@ -307,7 +310,7 @@ fn apply_commit(
                 merged.iter().map(|k| count(k)).sum::<Option<u64>>()
             });
             let run_id = ours["run_id"].as_str().map(str::to_owned);
-            details.insert(partition.to_owned(), Detail { version, rows, run_id });
+            details.insert(partition, Detail { version, rows, run_id });
         }
     }
 }
@@ -384,7 +387,7 @@ mod tests {
     fn metadata(job: &str, dt: NaiveDate, code: &str, inputs: &str) -> CommitMetadata {
         CommitMetadata {
             job: job.into(),
-            partition: format!("dt={dt}"),
+            partition: PartitionKey::of(None, Some(dt)),
             write: "overwrite_partition".into(),
             lakewriter_version: "test".into(),
             sql_hash: stable_hash(code.as_bytes()),
@@ -443,9 +446,9 @@ mod tests {
 
         let state = read(&location, "j").await.expect("read").expect("a table");
         assert_eq!((state.version, state.checkpoint), (7, Some(5)));
-        let labels: Vec<&str> = state.partitions.keys().map(String::as_str).collect();
+        let labels: Vec<String> = state.partitions.keys().map(ToString::to_string).collect();
         assert_eq!(labels, (1..=6).map(|d| format!("dt={}", day(d))).collect::<Vec<_>>());
-        let get = |d| &state.partitions[&format!("dt={}", day(d))];
+        let get = |d| &state.partitions[&PartitionKey::of(None, Some(day(d)))];
         for d in [1, 3, 4, 5] {
             let r = get(d);
             assert!(
@@ -460,7 +463,10 @@ mod tests {
 
         let other = read(&location, "other").await.expect("read").expect("a table");
         assert_eq!(other.partitions.len(), 1, "each job reads its own state");
-        assert!(other.partitions["dt=2026-09-01"].code_matches(&stable_hash(b"other code")));
+        assert!(
+            other.partitions[&"dt=2026-09-01".parse::<PartitionKey>().expect("key")]
+                .code_matches(&stable_hash(b"other code"))
+        );
     }
 
     #[test]

@@ -14,7 +14,7 @@ use deltalake::kernel::transaction::CommitProperties;
 use deltalake::operations::write::{SchemaMode, WriteBuilder};
 use deltalake::protocol::SaveMode;
 use deltalake::{DeltaTable, DeltaTableError};
-use lakewriter_core::days_since_epoch;
+use lakewriter_core::{PartitionKey, days_since_epoch};
 use lakewriter_storage::Location;
 use serde::Serialize;
 
@@ -32,7 +32,7 @@ const COMMIT_RETRIES: usize = 1_000;
 pub struct CommitMetadata {
     pub job: String,
     /// The logical partition, e.g. `dt=2026-09-30`, or `all`.
-    pub partition: String,
+    pub partition: PartitionKey,
     pub write: String,
     pub lakewriter_version: String,
     /// Hash of the job's SQL text.
@@ -225,7 +225,7 @@ fn changed_meanwhile(target: &Target<'_>, what: &str) -> Error {
     Error::Conflict {
         table: target.name.to_owned(),
         partition: target.metadata.partition.clone(),
-        source: Box::new(DeltaTableError::Generic(format!("the table changed since this run read it: {what}"))),
+        source: format!("the table changed since this run read it: {what}").into(),
     }
 }
 

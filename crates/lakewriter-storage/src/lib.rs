@@ -43,6 +43,15 @@ pub enum Error {
     Store { url: Url, source: Box<object_store::Error> },
 }
 
+impl Error {
+    /// True for an error in the configuration (root, options, commit safety); false where the
+    /// object store failed to set up.
+    #[must_use]
+    pub fn is_config(&self) -> bool {
+        !matches!(self, Self::Store { .. })
+    }
+}
+
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// A lakehouse root and the options that reach it.

@@ -36,7 +36,7 @@ impl LakeSchema {
                 .await
                 .map_err(|source| Error::Catalog { source })?,
             TableKind::Delta => {
-                let location = self.root.join(&entry.name.relative_dir()).map_err(|e| Error::Usage(e.to_string()))?;
+                let location = self.root.join(&entry.name.relative_dir())?;
                 let provider = lakewriter_delta::table::provider(&location)
                     .await
                     .map_err(|source| Error::OpenTable { table: table.clone(), source: Box::new(source) })?;

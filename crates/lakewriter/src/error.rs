@@ -1,7 +1,8 @@
 use std::path::PathBuf;
 
 /// Errors of the library face. Per-partition failures are not errors here: they are reported in
-/// a [`crate::PartitionReport`], so that one failed day never stops a backfill.
+/// a [`crate::PartitionReport`] (made from a [`RunError`]), so that one failed day never stops a
+/// backfill.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     #[error("cannot read the project file {}", path.display())]
@@ -12,6 +13,14 @@ pub enum Error {
 
     #[error("job `{job}`: cannot read sql_file {}", path.display())]
     SqlFile { job: String, path: PathBuf, source: std::io::Error },
+
+    /// The lakehouse root or its storage options: a configuration error, or the object store
+    /// failing to set up (see [`lakewriter_storage::Error::is_config`]).
+    #[error("{}", file.display())]
+    ProjectStorage { file: PathBuf, source: lakewriter_storage::Error },
+
+    #[error(transparent)]
+    Storage(#[from] lakewriter_storage::Error),
 
     #[error("cannot open the lakehouse catalog")]
     Catalog { source: lakewriter_compute::Error },
@@ -29,10 +38,13 @@ pub enum Error {
     State { table: String, source: Box<lakewriter_delta::Error> },
 
     #[error("job `{job}`: cannot plan {partition}")]
-    PlanPartition { job: String, partition: String, source: Box<lakewriter_compute::Error> },
+    PlanPartition { job: String, partition: lakewriter_core::PartitionKey, source: Box<lakewriter_compute::Error> },
 
     #[error("cannot compute the digest of {table}")]
     Digest { table: String, source: Box<lakewriter_delta::Error> },
+
+    #[error("cannot compare the two versions of {table} written by verify")]
+    Diff { table: String, source: Box<lakewriter_compute::Error> },
 
     #[error("{0}")]
     Usage(String),
@@ -42,19 +54,87 @@ pub enum Error {
 
     #[error("cannot copy {} to a scratch folder", from.display())]
     Scratch { from: PathBuf, source: std::io::Error },
-
-    #[error("cannot set up the demo in {}", dir.display())]
-    Demo { dir: PathBuf, source: Box<dyn std::error::Error + Send + Sync> },
 }
 
 impl Error {
-    /// True for errors in what the user wrote (project file, job names, dates): exit code 2.
+    /// True for errors in what the user wrote (project file, job names, dates, storage options):
+    /// exit code 2. Everything else is a failure of a run or of storage: exit code 1.
     #[must_use]
     pub fn is_usage(&self) -> bool {
-        matches!(self, Self::Config(_) | Self::ReadProject { .. } | Self::SqlFile { .. } | Self::Usage(_))
+        match self {
+            Self::Config(_) | Self::ReadProject { .. } | Self::SqlFile { .. } | Self::Usage(_) => true,
+            Self::ProjectStorage { source, .. } | Self::Storage(source) => source.is_config(),
+            _ => false,
+        }
+    }
+}
+
+/// Why one partition run failed. It becomes the report's `error`; [`RunError::is_retryable`]
+/// decides whether the run is planned and run again.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// Before any planning: the job, its arguments, its SQL, the determinism check.
+    #[error(transparent)]
+    Setup(#[from] Error),
+
+    /// Planning or computing the result (raw inputs, SQL, keyed sources).
+    #[error(transparent)]
+    Compute(#[from] lakewriter_compute::Error),
+
+    /// Writing the result to its Delta table.
+    #[error(transparent)]
+    Write(#[from] lakewriter_delta::Error),
+}
+
+impl RunError {
+    /// True where running the partition again may succeed: its commit conflicted with a
+    /// concurrent one (see [`lakewriter_delta::Error::is_conflict`]).
+    #[must_use]
+    pub fn is_retryable(&self) -> bool {
+        matches!(self, Self::Write(e) if e.is_conflict())
     }
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 pub use lakewriter_core::error_chain;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_write_conflicts_are_retried() {
+        let partition = lakewriter_core::PartitionKey::All;
+        let conflict =
+            lakewriter_delta::Error::Conflict { table: "t".into(), partition, source: "a concurrent commit".into() };
+        assert!(RunError::from(conflict).is_retryable());
+        let mismatch = lakewriter_delta::Error::SchemaMismatch { table: "t".into(), differences: vec!["x".into()] };
+        assert!(!RunError::from(mismatch).is_retryable());
+        let raw =
+            lakewriter_compute::Error::RawFile { table: "raw.o".into(), file: "f".into(), problem: "is empty".into() };
+        assert!(!RunError::from(raw).is_retryable());
+        assert!(!RunError::from(Error::Usage("bad".into())).is_retryable());
+    }
+
+    #[test]
+    fn storage_configuration_is_usage_and_storage_failures_are_not() {
+        let config = lakewriter_storage::Error::Scheme { url: "ftp://x".into() };
+        assert!(Error::from(config).is_usage());
+        let secret = lakewriter_storage::Error::SecretInFile { key: "aws_secret_access_key".into() };
+        assert!(Error::ProjectStorage { file: "lakewriter.toml".into(), source: secret }.is_usage());
+        let url = url::Url::parse("s3://bucket/lake").expect("url");
+        let store = lakewriter_storage::Error::Store {
+            url,
+            source: Box::new(object_store::Error::Generic { store: "S3", source: "unreachable".into() }),
+        };
+        assert!(!Error::from(store).is_usage());
+        assert!(
+            !Error::Diff {
+                table: "a.b".into(),
+                source: Box::new(lakewriter_compute::Error::DuplicateKeys { keys: 1, examples: String::new() })
+            }
+            .is_usage()
+        );
+    }
+}

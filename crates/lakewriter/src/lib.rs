@@ -1,29 +1,38 @@
 //! lakewriter: idempotent Delta Lake loads, as a library.
 //!
-//! [`Workspace::load`] reads a project file; [`Runner`] opens the lakehouse catalog once and runs
-//! [`PartitionRun`]s — one job for one logical date, one Delta commit — singly or as a bounded
-//! parallel backfill, returning a typed [`PartitionReport`] for each. [`digest`] fingerprints a
-//! table's content; [`demo`] lays out the sample project. Nothing here prints: the CLI renders
-//! the reports.
+//! [`Workspace::load`] reads a project file; [`Runner`] opens the lakehouse catalog once,
+//! resolves a job once ([`Runner::prepare`] → [`PreparedJob`]) and runs [`PartitionRun`]s — one
+//! job for one logical date, one Delta commit — singly or as a bounded parallel backfill,
+//! returning a typed [`PartitionReport`] for each. [`digest`] fingerprints a table's content.
+//! Nothing here prints: the CLI renders the reports.
 
-pub mod demo;
-
+mod attempt;
+mod backfill;
 mod catalog;
 mod error;
 mod lint;
+mod prepared;
 mod report;
+mod run;
 mod runner;
 mod status;
+mod verify;
 mod workspace;
 
-pub use error::{Error, Result, error_chain};
+pub use backfill::{Selection, default_parallelism};
+pub use error::{Error, Result, RunError, error_chain};
 pub use lakewriter_compute::{Finding, KeyedCounts, Rule, Severity};
-pub use lakewriter_core::{DateRange, JobSpec, PartitionRun, Project, TableRef, WriteMode, WriteSpec, parse_date};
+pub use lakewriter_core::{
+    DateRange, JobSpec, PartitionKey, PartitionRun, Project, TableRef, WriteMode, WriteSpec, parse_date,
+};
 pub use lakewriter_delta::Digest;
+pub use prepared::{PreparedJob, PreparedRun, WritePlan};
 pub use report::{PartitionReport, RunStatus, Summary, VerifyReport};
 pub use runner::Runner;
 pub use status::{Freshness, JobStatus, Only, PartitionStatus, PlannedPartition, StaleReason};
-pub use workspace::Workspace;
+pub use workspace::{PROJECT_FILE, Workspace};
+
+use std::time::Instant;
 
 use chrono::NaiveDate;
 
@@ -33,4 +42,10 @@ pub async fn digest(workspace: &Workspace, table: &TableRef, partition: Option<N
     lakewriter_delta::digest(&location, partition)
         .await
         .map_err(|source| Error::Digest { table: table.to_string(), source: Box::new(source) })
+}
+
+/// Milliseconds since `started`.
+#[must_use]
+pub fn elapsed_ms(started: Instant) -> u64 {
+    u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX)
 }

@@ -2,19 +2,17 @@
 
 use datafusion::logical_expr::LogicalPlan;
 use lakewriter_compute::{Finding, Rule, Severity};
-use lakewriter_core::JobSpec;
 
-use crate::{Error, Result, Runner};
+use crate::{Error, PreparedJob, Result, Runner};
 
 impl Runner {
     /// Checks `job`'s SQL, planned in this runner's catalog with `$dt` unbound, for what would
     /// make its runs differ: see [`lakewriter_compute::lint`].
-    pub async fn lint(&self, job: &JobSpec) -> Result<Vec<Finding>> {
-        let sql = self.workspace().sql(job)?;
-        let plan = lakewriter_compute::plan_sql(self.session(), &sql)
+    pub async fn lint(&self, job: &PreparedJob<'_>) -> Result<Vec<Finding>> {
+        let plan = lakewriter_compute::plan_sql(self.session(), &job.sql)
             .await
-            .map_err(|source| Error::Lint { job: job.name.clone(), source: Box::new(source) })?;
-        Ok(lakewriter_compute::lint(&plan, job, &self.workspace().project.sources))
+            .map_err(|source| Error::Lint { job: job.spec.name.clone(), source: Box::new(source) })?;
+        Ok(lakewriter_compute::lint(&plan, job.spec, &self.workspace().project.sources))
     }
 
     /// Before a run of `job` writes: an error finding fails the run (nothing committed), and
@@ -22,8 +20,8 @@ impl Runner {
     /// and runner (warnings logged then), not per partition. `bound` is the run's plan, linted
     /// when the SQL cannot be planned with `$dt` unbound (its `$dt` is then a constant, so the
     /// partition column is not checked).
-    pub(crate) async fn check_determinism(&self, job: &JobSpec, bound: &LogicalPlan) -> Result<()> {
-        let known = self.linted.lock().ok().and_then(|linted| linted.get(&job.name).cloned());
+    pub(crate) async fn check_determinism(&self, job: &PreparedJob<'_>, bound: &LogicalPlan) -> Result<()> {
+        let known = self.linted.lock().ok().and_then(|linted| linted.get(&job.spec.name).cloned());
         let findings = if let Some(findings) = known {
             findings
         } else {
@@ -31,7 +29,7 @@ impl Runner {
             let first = self
                 .linted
                 .lock()
-                .map_or(true, |mut linted| linted.insert(job.name.clone(), findings.clone()).is_none());
+                .map_or(true, |mut linted| linted.insert(job.spec.name.clone(), findings.clone()).is_none());
             if first {
                 for finding in findings.iter().filter(|f| f.severity == Severity::Warning) {
                     tracing::warn!("{finding}");
@@ -44,12 +42,12 @@ impl Runner {
     }
 
     /// The findings of `job`, from its unbound plan, or else from `bound` without the partition rule.
-    async fn findings(&self, job: &JobSpec, bound: &LogicalPlan) -> Vec<Finding> {
+    async fn findings(&self, job: &PreparedJob<'_>, bound: &LogicalPlan) -> Vec<Finding> {
         match self.lint(job).await {
             Ok(findings) => findings,
             Err(e) => {
-                tracing::debug!(job = %job.name, error = %crate::error_chain(&e), "checking the plan with $dt bound");
-                let mut findings = lakewriter_compute::lint(bound, job, &self.workspace().project.sources);
+                tracing::debug!(job = %job.spec.name, error = %crate::error_chain(&e), "checking the plan with $dt bound");
+                let mut findings = lakewriter_compute::lint(bound, job.spec, &self.workspace().project.sources);
                 findings.retain(|f| f.rule != Rule::OutsidePartition);
                 findings
             }

@@ -1,5 +1,6 @@
 use chrono::NaiveDate;
 use lakewriter_compute::KeyedCounts;
+use lakewriter_core::PartitionKey;
 use serde::Serialize;
 
 /// How one partition run ended.
@@ -23,7 +24,7 @@ pub struct PartitionReport {
     pub target: String,
     pub write: String,
     /// `column=value`, e.g. `dt=2026-09-30`, or `all` for a run without a date.
-    pub partition: String,
+    pub partition: PartitionKey,
     pub dt: Option<NaiveDate>,
     pub status: RunStatus,
     /// Whether this run made a table version.
@@ -55,6 +56,38 @@ impl PartitionReport {
     #[must_use]
     pub fn is_ok(&self) -> bool {
         self.status != RunStatus::Failed
+    }
+
+    /// A report that says nothing yet but what ran: failed, nothing committed.
+    pub(crate) fn blank(
+        job: String,
+        target: String,
+        write: String,
+        partition: PartitionKey,
+        dt: Option<NaiveDate>,
+    ) -> Self {
+        Self {
+            job,
+            target,
+            write,
+            partition,
+            dt,
+            status: RunStatus::Failed,
+            committed: false,
+            rows_written: None,
+            table_version: None,
+            files_added: None,
+            files_removed: None,
+            files_scanned: None,
+            input_fingerprint: None,
+            fresh_before: None,
+            changes: None,
+            retries: 0,
+            run_id: String::new(),
+            duration_ms: 0,
+            note: None,
+            error: None,
+        }
     }
 }
 
@@ -92,7 +125,7 @@ impl Summary {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct VerifyReport {
     pub job: String,
-    pub partition: String,
+    pub partition: PartitionKey,
     pub pass: bool,
     pub digest_first: Option<String>,
     pub digest_second: Option<String>,

@@ -4,8 +4,85 @@
 use std::fmt;
 
 use chrono::{DateTime, NaiveDate, Utc};
-use lakewriter_delta::state::Recorded;
+use futures::StreamExt;
+use lakewriter_core::{DateRange, PartitionKey, input_fingerprint};
+use lakewriter_delta::state::{JobState, Recorded};
 use serde::Serialize;
+
+use crate::{Error, PreparedJob, Result, Runner, error_chain};
+
+/// Partitions planned at once by `status` and `plan`.
+const CONCURRENT_PLANS: usize = 4;
+
+impl Runner {
+    /// The state of `job`'s partitions in `range` (default: the first to the last partition it
+    /// wrote): each partition's plan is made, its inputs fingerprinted and compared, with the
+    /// code's, to what the last write recorded. Writes nothing.
+    pub async fn status(&self, job: &PreparedJob<'_>, range: Option<DateRange>) -> Result<JobStatus> {
+        let recorded = self.recorded(job).await?;
+        let table_version = recorded.as_ref().map(|s| s.version);
+        let state = recorded.unwrap_or_default();
+        let days: Vec<Option<NaiveDate>> = if job.spec.write.needs_partition() {
+            let range = match range {
+                Some(range) => range,
+                None => written_range(&state).ok_or_else(|| {
+                    Error::Usage(format!(
+                        "job `{}` has not written any partition yet: pass --from and --to to see which are missing",
+                        job.spec.name
+                    ))
+                })?,
+            };
+            range.days().map(Some).collect()
+        } else {
+            vec![None]
+        };
+        let statuses = futures::stream::iter(days)
+            .map(|dt| self.partition_status(job, &state, dt))
+            .buffered(CONCURRENT_PLANS)
+            .collect::<Vec<Result<PartitionStatus>>>()
+            .await;
+        Ok(JobStatus {
+            job: job.spec.name.clone(),
+            target: job.spec.target.to_string(),
+            write: job.spec.write.mode().to_string(),
+            table_version,
+            checkpoint: state.checkpoint,
+            partitions: statuses.into_iter().collect::<Result<_>>()?,
+        })
+    }
+
+    /// The state of `job`'s partition `dt`: its plan's inputs now against what `state` recorded.
+    async fn partition_status(
+        &self,
+        job: &PreparedJob<'_>,
+        state: &JobState,
+        dt: Option<NaiveDate>,
+    ) -> Result<PartitionStatus> {
+        let partition = job.partition(dt);
+        let recorded = state.partitions.get(&partition);
+        match self.plan(&job.sql, dt).await {
+            Ok(query) => {
+                let inputs = input_fingerprint(&query.files);
+                Ok(PartitionStatus::of(partition, dt, recorded, &job.code, Some(&inputs), query.files.len()))
+            }
+            Err(e) if e.is_unreadable_input() => {
+                tracing::warn!(job = %job.spec.name, %partition, error = %error_chain(&e), "an input cannot be read");
+                Ok(PartitionStatus::of(partition, dt, recorded, &job.code, None, 0))
+            }
+            Err(source) => {
+                Err(Error::PlanPartition { job: job.spec.name.clone(), partition, source: Box::new(source) })
+            }
+        }
+    }
+}
+
+/// The first to the last date partition recorded in `state`.
+fn written_range(state: &JobState) -> Option<DateRange> {
+    let mut dates = state.partitions.keys().filter_map(PartitionKey::date);
+    let first = dates.next()?;
+    let (from, to) = dates.fold((first, first), |(from, to), d| (from.min(d), to.max(d)));
+    DateRange::new(from, to).ok()
+}
 
 /// Whether a partition's last write still stands for the job's code and inputs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -44,7 +121,7 @@ impl fmt::Display for StaleReason {
 /// One partition's state, as `lakewriter status` and `plan` show it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct PartitionStatus {
-    pub partition: String,
+    pub partition: PartitionKey,
     pub dt: Option<NaiveDate>,
     pub state: Freshness,
     pub reasons: Vec<StaleReason>,
@@ -64,7 +141,7 @@ impl PartitionStatus {
     /// (`input_fingerprint` is `None` where an input the plan would read cannot be read).
     #[must_use]
     pub fn of(
-        partition: String,
+        partition: PartitionKey,
         dt: Option<NaiveDate>,
         recorded: Option<&Recorded>,
         code_fingerprint: &str,
@@ -162,7 +239,7 @@ impl Only {
 /// What `plan` says a backfill would do with one partition, and why.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct PlannedPartition {
-    pub partition: String,
+    pub partition: PartitionKey,
     pub dt: Option<NaiveDate>,
     /// `run` or `skip`.
     pub action: &'static str,
@@ -215,25 +292,25 @@ mod tests {
         let (code, inputs) = ("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb");
         let other = "cccccccccccccccccccccccccccccccc";
         let r = recorded(code, inputs);
-        let status = |rec, c, i| PartitionStatus::of("dt=2026-09-01".into(), None, rec, c, Some(i), 1);
+        let status = |rec, c, i| PartitionStatus::of(PartitionKey::All, None, rec, c, Some(i), 1);
         assert_eq!(status(Some(&r), code, inputs).label(), "fresh");
         assert_eq!(status(Some(&r), code, other).label(), "stale: inputs changed");
         assert_eq!(status(Some(&r), other, inputs).label(), "stale: code changed");
         assert_eq!(status(Some(&r), other, other).label(), "stale: inputs changed, code changed");
         assert_eq!(status(None, code, inputs).label(), "missing");
         assert_eq!(status(Some(&r), code, inputs).version, Some(3));
-        let unreadable = PartitionStatus::of("p".into(), None, Some(&r), code, None, 0);
+        let unreadable = PartitionStatus::of(PartitionKey::All, None, Some(&r), code, None, 0);
         assert_eq!(unreadable.label(), "stale: inputs unreadable");
-        assert_eq!(PartitionStatus::of("p".into(), None, None, code, None, 0).label(), "missing");
+        assert_eq!(PartitionStatus::of(PartitionKey::All, None, None, code, None, 0).label(), "missing");
     }
 
     #[test]
     fn only_selects_partitions_by_state() {
         let (code, inputs) = ("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb");
         let r = recorded(code, inputs);
-        let fresh = PartitionStatus::of("p".into(), None, Some(&r), code, Some(inputs), 1);
-        let stale = PartitionStatus::of("p".into(), None, Some(&r), code, Some("c"), 1);
-        let missing = PartitionStatus::of("p".into(), None, None, code, Some(inputs), 1);
+        let fresh = PartitionStatus::of(PartitionKey::All, None, Some(&r), code, Some(inputs), 1);
+        let stale = PartitionStatus::of(PartitionKey::All, None, Some(&r), code, Some("c"), 1);
+        let missing = PartitionStatus::of(PartitionKey::All, None, None, code, Some(inputs), 1);
         let picks = |only: Only| [&fresh, &stale, &missing].map(|s| only.selects(s));
         assert_eq!(picks(Only::All), [true, true, true]);
         assert_eq!(picks(Only::Stale), [false, true, true]);

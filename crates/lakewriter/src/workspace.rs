@@ -35,9 +35,7 @@ impl Workspace {
             }
             None => project.root_url(absolute.parent().unwrap_or(Path::new("/")))?,
         };
-        let storage_err = |e: lakewriter_storage::Error| {
-            Error::Config(lakewriter_core::Error::Config { file: path.clone(), message: e.to_string() })
-        };
+        let storage_err = |source| Error::ProjectStorage { file: path.clone(), source };
         let env = |key: &str| std::env::var(key).ok();
         let options = lakewriter_storage::resolve_options(&project.storage, env).map_err(storage_err)?;
         let root = Location::new(url, options, env).map_err(storage_err)?;
@@ -46,35 +44,6 @@ impl Workspace {
 
     pub fn job(&self, name: &str) -> Result<&JobSpec> {
         Ok(self.project.job(name)?)
-    }
-
-    /// Checks that `job` can run with (or without) a date, before anything runs.
-    pub fn check_run(&self, job: &JobSpec, dt: Option<chrono::NaiveDate>, force: bool) -> Result<()> {
-        let mode = job.write.mode();
-        if job.write.needs_partition() && dt.is_none() {
-            let why = if mode == lakewriter_core::WriteMode::Append {
-                " (an append without a partition could not be made exactly-once)"
-            } else {
-                ""
-            };
-            return Err(Error::Usage(format!(
-                "job `{}` (write = \"{mode}\") runs for a date: pass --dt YYYY-MM-DD{why}",
-                job.name
-            )));
-        }
-        if !job.write.needs_partition() && dt.is_some() {
-            return Err(Error::Usage(format!(
-                "job `{}` (write = \"{mode}\") rebuilds the whole table: run it without --dt",
-                job.name
-            )));
-        }
-        if force && mode != lakewriter_core::WriteMode::Append {
-            return Err(Error::Usage(format!(
-                "--force applies to write = \"append\" only; job `{}` is {mode}",
-                job.name
-            )));
-        }
-        Ok(())
     }
 
     /// The SQL text of `job`.
@@ -91,8 +60,8 @@ impl Workspace {
 
     /// Where `table` lives: `<root>/<schema>/<table>/`.
     pub fn table_location(&self, table: &TableRef) -> Result<Location> {
-        self.root.join(&table.relative_dir()).map_err(|e| {
-            Error::Config(lakewriter_core::Error::Config { file: self.project.file.clone(), message: e.to_string() })
-        })
+        self.root
+            .join(&table.relative_dir())
+            .map_err(|source| Error::ProjectStorage { file: self.project.file.clone(), source })
     }
 }

@@ -1,18 +1,20 @@
 //! Rendering: data and JSON Lines on stdout; logs, progress and errors on stderr.
 
+mod demo;
+mod status;
+
 use std::fmt::Write as _;
 use std::io::{self, IsTerminal, Write};
 use std::time::Duration;
 
-use chrono::{Datelike, NaiveDate};
+use chrono::NaiveDate;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use lakewriter::{
-    Finding, Freshness, JobStatus, Only, PartitionReport, PartitionStatus, PlannedPartition, RunStatus, Severity,
-    Summary, VerifyReport,
-};
+use lakewriter::{Digest, Finding, PartitionReport, RunStatus, Severity, Summary, TableRef, VerifyReport};
 use serde::Serialize;
 
 use crate::cli::Global;
+
+pub use demo::Rerun;
 
 pub struct Printer {
     json: bool,
@@ -28,8 +30,42 @@ impl Printer {
         Self { json: global.json, color, progress, bar: None }
     }
 
-    pub fn json(&self) -> bool {
-        self.json
+    /// Text for people, only without `--json`.
+    pub fn say(&self, text: &str) -> io::Result<()> {
+        if self.json { Ok(()) } else { line(text) }
+    }
+
+    /// `error: …` on stderr.
+    pub fn error(text: &str) {
+        eprintln!("error: {text}");
+    }
+
+    /// A command's error on stderr: `error: …`, each cause, and a hint where a fix is known.
+    pub fn error_chain(error: &anyhow::Error, hint: Option<&str>) {
+        eprintln!("error: {error}");
+        for cause in error.chain().skip(1) {
+            eprintln!("  caused by: {cause}");
+        }
+        if let Some(hint) = hint {
+            eprintln!("hint: {hint}");
+        }
+    }
+
+    /// `lakewriter digest`: the digest, its rows and version, or its JSON line.
+    pub fn digest(&self, table: &TableRef, partition: Option<NaiveDate>, digest: &Digest) -> io::Result<()> {
+        /// The `--json` line of `lakewriter digest`.
+        #[derive(Serialize)]
+        struct DigestLine<'a> {
+            table: String,
+            partition: Option<String>,
+            #[serde(flatten)]
+            digest: &'a Digest,
+        }
+        if self.json {
+            let partition = partition.map(|d| d.to_string());
+            return json_line(&DigestLine { table: table.to_string(), partition, digest });
+        }
+        line(&format!("{}  {} rows  version {}", digest.digest, digest.rows, digest.version))
     }
 
     fn paint(&self, text: &str, code: &str) -> String {
@@ -128,8 +164,11 @@ impl Printer {
         }
     }
 
-    /// Text mode: the verdict of `lakewriter verify`.
+    /// The verdict of `lakewriter verify`: its JSON line, or each application and the verdict.
     pub fn verdict(&self, v: &VerifyReport) -> io::Result<()> {
+        if self.json {
+            return json_line(v);
+        }
         let runs: Vec<&PartitionReport> = std::iter::once(&v.first).chain(v.second.as_ref()).collect();
         for (n, r) in runs.iter().enumerate() {
             line(&format!("application {}:{}", n + 1, self.partition_line(r)))?;
@@ -158,91 +197,6 @@ impl Printer {
             format!("{} {} {}: an application failed, see above", self.paint("FAIL", "31;1"), v.job, v.partition)
         };
         line(&text)
-    }
-
-    /// `lakewriter status`: a calendar (on a terminal), then a line per partition and the counts;
-    /// with `--json`, a line per partition and a summary line.
-    pub fn status(&self, status: &JobStatus) -> io::Result<()> {
-        let counts = StateCounts::of(&status.partitions);
-        if self.json {
-            #[derive(Serialize)]
-            struct StatusSummary<'a> {
-                job: &'a str,
-                target: &'a str,
-                table_version: Option<u64>,
-                checkpoint: Option<u64>,
-                #[serde(flatten)]
-                counts: StateCounts,
-            }
-            for partition in &status.partitions {
-                json_line(&JobLine { job: &status.job, line: partition })?;
-            }
-            let summary = StatusSummary {
-                job: &status.job,
-                target: &status.target,
-                table_version: status.table_version,
-                checkpoint: status.checkpoint,
-                counts,
-            };
-            return tagged_line("summary", &summary);
-        }
-        let version = status.table_version.map_or_else(|| "none yet".to_owned(), |v| v.to_string());
-        line(&format!("{} -> {} ({}), table version {version}", status.job, status.target, status.write))?;
-        if io::stdout().is_terminal() {
-            line(&calendar(&status.partitions, |state, text| self.paint(text, state_colour(state))))?;
-        }
-        line(&format!(
-            "  {:<16} {:<36} {:>8}  {:<20} {:>8}",
-            "partition", "state", "version", "written (UTC)", "rows"
-        ))?;
-        for p in &status.partitions {
-            let label = format!("{:<36}", p.label());
-            line(&format!(
-                "  {:<16} {} {:>8}  {:<20} {:>8}",
-                p.partition,
-                self.paint(&label, state_colour(p.state)),
-                p.version.map_or_else(|| "-".to_owned(), |v| v.to_string()),
-                p.written_at.map_or_else(|| "-".to_owned(), |t| t.format("%Y-%m-%d %H:%M:%S").to_string()),
-                p.rows.map_or_else(|| "-".to_owned(), |r| r.to_string()),
-            ))?;
-        }
-        line(&format!(
-            "{}: {}: {} fresh, {} stale, {} missing",
-            status.job,
-            plural(status.partitions.len(), "partition"),
-            counts.fresh,
-            counts.stale,
-            counts.missing
-        ))
-    }
-
-    /// `lakewriter plan`: what a backfill would do with each partition, and why.
-    pub fn plan(&self, status: &JobStatus, planned: &[PlannedPartition], only: Only) -> io::Result<()> {
-        let runs = planned.iter().filter(|p| p.action == "run").count();
-        if self.json {
-            #[derive(Serialize)]
-            struct PlanSummary<'a> {
-                job: &'a str,
-                only: Only,
-                run: usize,
-                skip: usize,
-            }
-            for partition in planned {
-                json_line(&JobLine { job: &status.job, line: partition })?;
-            }
-            let plan = PlanSummary { job: &status.job, only, run: runs, skip: planned.len() - runs };
-            return tagged_line("plan", &plan);
-        }
-        for p in planned {
-            let action = if p.action == "run" { self.paint("run ", "1") } else { "skip".to_owned() };
-            line(&format!("  {:<16} {action}  {}", p.partition, p.why))?;
-        }
-        line(&format!(
-            "plan {} (--only {}): {runs} of {} partitions would run; nothing was written",
-            status.job,
-            only.as_str(),
-            planned.len()
-        ))
     }
 
     /// One finding of `lakewriter lint`: `error: job J: rule: message`, or its JSON line.
@@ -326,116 +280,13 @@ fn plural(n: usize, word: &str) -> String {
 }
 
 /// One JSON object on its own line of stdout.
-pub fn json_line(value: &impl Serialize) -> io::Result<()> {
+fn json_line(value: &impl Serialize) -> io::Result<()> {
     let mut out = io::stdout().lock();
     serde_json::to_writer(&mut out, value).map_err(io::Error::other)?;
     writeln!(out)
 }
 
 /// One line of text on stdout.
-pub fn line(text: &str) -> io::Result<()> {
+fn line(text: &str) -> io::Result<()> {
     writeln!(io::stdout().lock(), "{text}")
-}
-
-#[derive(Debug, Clone, Copy, Default, Serialize)]
-struct StateCounts {
-    fresh: usize,
-    stale: usize,
-    missing: usize,
-}
-
-impl StateCounts {
-    fn of(partitions: &[PartitionStatus]) -> Self {
-        let count = |state| partitions.iter().filter(|p| p.state == state).count();
-        Self { fresh: count(Freshness::Fresh), stale: count(Freshness::Stale), missing: count(Freshness::Missing) }
-    }
-}
-
-fn state_colour(state: Freshness) -> &'static str {
-    match state {
-        Freshness::Fresh => "32",
-        Freshness::Stale => "33;1",
-        Freshness::Missing => "31;1",
-    }
-}
-
-/// A month-by-month calendar of the date partitions, a cell per day: `ok` fresh, `ST` stale,
-/// `--` missing (readable without colour); `paint` colours a cell by its state.
-fn calendar(partitions: &[PartitionStatus], paint: impl Fn(Freshness, &str) -> String) -> String {
-    let days: Vec<(NaiveDate, Freshness)> = partitions.iter().filter_map(|p| p.dt.map(|d| (d, p.state))).collect();
-    let mut out = String::new();
-    let mut month = None;
-    for (i, (day, state)) in days.iter().enumerate() {
-        if month != Some((day.year(), day.month())) {
-            month = Some((day.year(), day.month()));
-            let gap = if out.is_empty() { "" } else { "\n" };
-            let _ = write!(out, "{gap}\n  {}\n  Mo Tu We Th Fr Sa Su\n  ", day.format("%B %Y"));
-            out.push_str(&"   ".repeat(day.weekday().num_days_from_monday() as usize));
-        } else if day.weekday().num_days_from_monday() == 0 || days[i - 1].0.succ_opt() != Some(*day) {
-            out.push_str("\n  ");
-            out.push_str(&"   ".repeat(day.weekday().num_days_from_monday() as usize));
-        }
-        let cell = match state {
-            Freshness::Fresh => "ok",
-            Freshness::Stale => "ST",
-            Freshness::Missing => "--",
-        };
-        out.push_str(&paint(*state, cell));
-        out.push(' ');
-    }
-    if !days.is_empty() {
-        out.push_str("\n\n  ok fresh   ST stale   -- missing\n");
-    }
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn partition(day: u32, state: Freshness) -> PartitionStatus {
-        let dt = NaiveDate::from_ymd_opt(2026, 9, day).unwrap();
-        PartitionStatus {
-            partition: format!("dt={dt}"),
-            dt: Some(dt),
-            state,
-            reasons: Vec::new(),
-            version: None,
-            written_at: None,
-            rows: None,
-            run_id: None,
-            files_scanned: 0,
-        }
-    }
-
-    #[test]
-    fn calendar_puts_each_day_under_its_weekday() {
-        // 2026-09-01 is a Tuesday.
-        let days: Vec<_> = (1..=8)
-            .map(|d| {
-                partition(
-                    d,
-                    if d == 3 {
-                        Freshness::Stale
-                    } else if d == 7 {
-                        Freshness::Missing
-                    } else {
-                        Freshness::Fresh
-                    },
-                )
-            })
-            .collect();
-        let text = calendar(&days, |_, cell| cell.to_owned());
-        let lines: Vec<&str> = text.lines().collect();
-        assert_eq!(lines[1], "  September 2026");
-        assert_eq!(lines[2], "  Mo Tu We Th Fr Sa Su");
-        assert_eq!(lines[3], "     ok ok ST ok ok ok ");
-        assert_eq!(lines[4], "  -- ok ");
-        assert!(text.contains("ST stale"));
-        let mut august = partition(1, Freshness::Fresh);
-        august.dt = NaiveDate::from_ymd_opt(2026, 8, 31);
-        let two_months = calendar(&[august, partition(1, Freshness::Fresh)], |_, c| c.to_owned());
-        assert!(two_months.starts_with("\n  August 2026\n"), "{two_months:?}");
-        assert!(two_months.contains("ok \n\n  September 2026\n  Mo Tu We Th Fr Sa Su\n     ok "), "{two_months:?}");
-    }
 }

@@ -1,0 +1,43 @@
+//! `lakewriter lint [JOB]`: the determinism checks of one job or all.
+
+use std::process::ExitCode;
+
+use anyhow::Result;
+use lakewriter::{Runner, Severity};
+
+use crate::cli::{Global, LintArgs};
+use crate::output::{LintCounts, Printer};
+
+/// Lints one job or all: each finding on stdout, then the counts. Exit 1 on an error finding or
+/// a job whose SQL cannot be planned (reported on stderr; the other jobs are still checked).
+pub async fn lint(global: &Global, printer: &Printer, args: LintArgs) -> Result<ExitCode> {
+    let runner = super::open_runner(global).await?;
+    let names: Vec<String> = match args.job {
+        Some(name) => vec![runner.workspace().job(&name)?.name.clone()],
+        None => runner.workspace().project.jobs.keys().cloned().collect(),
+    };
+    let mut counts = LintCounts { jobs: names.len(), ..LintCounts::default() };
+    for name in &names {
+        match lint_job(&runner, name).await {
+            Ok(findings) => {
+                for finding in &findings {
+                    match finding.severity {
+                        Severity::Error => counts.errors += 1,
+                        Severity::Warning => counts.warnings += 1,
+                    }
+                    printer.finding(finding)?;
+                }
+            }
+            Err(e) => {
+                counts.unchecked += 1;
+                Printer::error(&lakewriter::error_chain(&e));
+            }
+        }
+    }
+    printer.lint_counts(&counts)?;
+    Ok(if counts.errors > 0 || counts.unchecked > 0 { ExitCode::from(super::FAILED) } else { ExitCode::SUCCESS })
+}
+
+async fn lint_job(runner: &Runner, name: &str) -> lakewriter::Result<Vec<lakewriter::Finding>> {
+    runner.lint(&runner.prepare(name)?).await
+}

@@ -1,0 +1,95 @@
+//! Each subcommand in its own module: load, call the library, render through the [`Printer`],
+//! choose the exit code. This module builds the one runtime and maps errors to exit codes.
+
+mod backfill;
+mod demo;
+mod digest;
+mod lint;
+mod run;
+mod status;
+mod verify;
+
+use std::io::{self, IsTerminal};
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+use clap::Parser;
+use lakewriter::{PartitionReport, Runner, Summary, Workspace};
+use tracing_subscriber::EnvFilter;
+
+use crate::cli::{Cli, Command, Global};
+use crate::output::Printer;
+
+/// Exit codes: 0 all good, 1 a partition or check failed, 2 usage or configuration error.
+const FAILED: u8 = 1;
+const USAGE: u8 = 2;
+
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    init_logging(&cli.global);
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(runtime) => runtime,
+        Err(e) => return report_error(&anyhow::Error::new(e).context("cannot start the async runtime")),
+    };
+    match runtime.block_on(dispatch(cli)) {
+        Ok(code) => code,
+        Err(e) => report_error(&e),
+    }
+}
+
+fn init_logging(global: &Global) {
+    let default = match (global.quiet, global.verbose) {
+        (true, _) => "lakewriter=error",
+        (false, 0) => "lakewriter=warn",
+        (false, 1) => "warn,lakewriter=info",
+        (false, 2) => "info,lakewriter=debug",
+        (false, _) => "debug",
+    };
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default));
+    let ansi = global.color.enabled(io::stderr().is_terminal());
+    tracing_subscriber::fmt().with_env_filter(filter).with_writer(io::stderr).with_ansi(ansi).with_target(false).init();
+}
+
+/// Prints `error: …`, the cause chain and a hint; returns the exit code for the error's kind.
+fn report_error(error: &anyhow::Error) -> ExitCode {
+    if error.chain().any(|e| e.downcast_ref::<io::Error>().is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe)) {
+        return ExitCode::SUCCESS;
+    }
+    let lib = error.chain().find_map(|e| e.downcast_ref::<lakewriter::Error>());
+    let hint = matches!(lib, Some(lakewriter::Error::ReadProject { .. }))
+        .then_some("pass --project PATH, or run `lakewriter demo` to create a sample project");
+    Printer::error_chain(error, hint);
+    ExitCode::from(if lib.is_some_and(lakewriter::Error::is_usage) { USAGE } else { FAILED })
+}
+
+async fn dispatch(cli: Cli) -> Result<ExitCode> {
+    let mut printer = Printer::new(&cli.global);
+    let global = &cli.global;
+    match cli.command {
+        Command::Run(args) => run::run(global, &printer, args).await,
+        Command::Backfill(args) => backfill::backfill(global, &mut printer, args).await,
+        Command::Status(args) => status::status(global, &printer, args).await,
+        Command::Plan(args) => status::plan(global, &printer, args).await,
+        Command::Verify(args) => verify::verify(global, &printer, args).await,
+        Command::Lint(args) => lint::lint(global, &printer, args).await,
+        Command::Demo(args) => demo::demo(global, &mut printer, args).await,
+        Command::Digest(args) => digest::digest(global, &printer, args).await,
+    }
+}
+
+async fn open_runner(global: &Global) -> Result<Runner> {
+    let workspace = Workspace::load(global.project.as_deref(), global.root.as_deref())?;
+    let root = workspace.root.url().clone();
+    Runner::open(workspace).await.with_context(|| format!("lakehouse root {root}"))
+}
+
+/// Prints the reports (text mode), the summary and each failed partition's error on stderr;
+/// exit 1 where a partition failed.
+fn finish(printer: &Printer, reports: &[PartitionReport], summary: &Summary) -> Result<ExitCode> {
+    printer.partition_lines(reports)?;
+    printer.summary(summary)?;
+    for error in reports.iter().filter_map(|r| r.error.as_deref()) {
+        Printer::error(error);
+    }
+    Ok(if summary.failed > 0 { ExitCode::from(FAILED) } else { ExitCode::SUCCESS })
+}

@@ -1,0 +1,190 @@
+//! One attempt at a partition: plan, check, fingerprint, then the write its [`WritePlan`] names —
+//! one Delta commit, or none.
+
+use datafusion::common::DFSchema;
+use datafusion::logical_expr::LogicalPlan;
+use lakewriter_compute::{KeyedSpec, keyed};
+use lakewriter_core::{InputFile, input_fingerprint, stable_hash};
+use lakewriter_delta::state::Recorded;
+use lakewriter_delta::{AppendOutcome, CommitMetadata, Committed, MergeSpec, Target};
+
+use crate::{PartitionReport, PreparedRun, RunError, RunStatus, Runner, WritePlan};
+
+impl Runner {
+    /// Plans `run`, checks its plan (determinism, storable types), fingerprints its inputs and
+    /// writes. `previous` is the partition's recorded state, which tells whether it was fresh.
+    /// The report is filled in as the attempt goes; an error leaves nothing committed.
+    pub(crate) async fn attempt(
+        &self,
+        run: &PreparedRun<'_>,
+        run_id: &str,
+        previous: Option<&Recorded>,
+        report: &mut PartitionReport,
+    ) -> Result<(), RunError> {
+        let job = run.job;
+        let mut query = self.plan(&job.sql, run.unit.dt).await?;
+        self.check_determinism(job, &query.plan).await?;
+        let table = job.spec.target.to_string();
+        query.plan = lakewriter_delta::schema::storable(query.plan, &table)?;
+        let inputs = input_fingerprint(&query.files);
+        let fresh = previous.is_some_and(|r| r.is_fresh(&job.code, &inputs));
+        report.fresh_before = Some(fresh);
+        report.files_scanned = Some(query.files.len());
+        report.input_fingerprint = Some(inputs.clone());
+        let metadata = commit_metadata(run, run_id, &query.files, inputs);
+        let target = Target {
+            location: &job.location,
+            name: &table,
+            partition_column: job.spec.partition_by.as_deref(),
+            metadata: &metadata,
+        };
+        if let Some(committed) = self.write(run, target, query.plan, fresh, report).await? {
+            report.record_commit(committed, fresh);
+        }
+        Ok(())
+    }
+
+    /// The write `run.write` names. `None` where nothing was committed (the report says why).
+    async fn write(
+        &self,
+        run: &PreparedRun<'_>,
+        target: Target<'_>,
+        plan: LogicalPlan,
+        fresh: bool,
+        report: &mut PartitionReport,
+    ) -> Result<Option<Committed>, RunError> {
+        let state = self.session().state();
+        let committed = match &run.write {
+            WritePlan::OverwritePartition { column, dt } => {
+                let predicate = lakewriter_delta::partition_predicate(column, *dt);
+                let slice = format!("rows whose `{column}` is not {dt}");
+                lakewriter_delta::replace_where(&state, target, plan, predicate, &slice).await?
+            }
+            WritePlan::DeleteInsert { predicate, dt } => {
+                // The predicate is on the target's columns; on a first write, the result's.
+                let schema = match lakewriter_delta::table::arrow_schema(target.location).await? {
+                    Some(schema) => DFSchema::try_from(schema.as_ref().clone())
+                        .map_err(|e| lakewriter_compute::Error::Predicate { source: Box::new(e) })?,
+                    None => plan.schema().as_ref().clone(),
+                };
+                let condition = lakewriter_compute::condition(self.session(), predicate, &schema, Some(*dt))?;
+                let slice = format!("rows that do not satisfy the predicate `{predicate}` ($dt = {dt})");
+                lakewriter_delta::replace_where(&state, target, plan, condition, &slice).await?
+            }
+            WritePlan::Rebuild => lakewriter_delta::replace_all(&state, target, plan).await?,
+            WritePlan::Append { force } => match lakewriter_delta::append_once(&state, target, plan, *force).await? {
+                AppendOutcome::AlreadyCommitted { version } => {
+                    report.skipped(version);
+                    return Ok(None);
+                }
+                AppendOutcome::Committed(committed) => {
+                    if *force {
+                        report.note = Some(
+                            "--force: appended again; rows appended before for this partition are now duplicated"
+                                .into(),
+                        );
+                    }
+                    committed
+                }
+            },
+            WritePlan::Keyed(spec) => return self.write_keyed(target, plan, spec, fresh, report).await,
+        };
+        Ok(Some(committed))
+    }
+
+    /// `merge` and `append_dedup`: prepare and classify the source, then merge it unless it
+    /// changes nothing. A source that changes no row commits nothing (`None`) where the
+    /// partition was `fresh`, and otherwise only the partition's new state, so that it reads as
+    /// fresh from then on.
+    async fn write_keyed(
+        &self,
+        target: Target<'_>,
+        plan: LogicalPlan,
+        spec: &KeyedSpec<'_>,
+        fresh: bool,
+        report: &mut PartitionReport,
+    ) -> Result<Option<Committed>, RunError> {
+        let ctx = self.session();
+        let source = keyed::prepare(ctx, plan, spec).await?;
+        let (current, provider) = lakewriter_delta::table::current(target.location).await?.unzip();
+        let counts = keyed::classify(ctx, &source, provider, spec).await?;
+        report.changes = Some(counts);
+        if !counts.changes_anything() {
+            // A concurrent run may have recorded this very state since this run read it.
+            let fresh = fresh || recorded_fresh(target.metadata, target.location).await;
+            if let (false, Some(read_version)) = (fresh, current) {
+                let committed = lakewriter_delta::record_state(target, read_version, &source.schema).await?;
+                report.note = Some("no row to change: committed only the partition's new state".into());
+                return Ok(Some(committed));
+            }
+            report.nothing_to_change(current, fresh);
+            return Ok(None);
+        }
+        let df =
+            ctx.read_batches(source.batches).map_err(|e| lakewriter_compute::Error::Keyed { source: Box::new(e) })?;
+        let merge = MergeSpec { key: spec.key, newer_by: spec.newer_by, read_version: current };
+        Ok(Some(lakewriter_delta::merge(&ctx.state(), target, df, merge).await?))
+    }
+}
+
+/// The `lakewriter` metadata of `run`'s commit: what it was computed from, and by which run.
+fn commit_metadata(run: &PreparedRun<'_>, run_id: &str, files: &[InputFile], inputs: String) -> CommitMetadata {
+    let job = run.job;
+    CommitMetadata {
+        job: job.spec.name.clone(),
+        partition: run.partition.clone(),
+        write: job.spec.write.mode().to_string(),
+        lakewriter_version: lakewriter_core::VERSION.to_owned(),
+        sql_hash: stable_hash(job.sql.as_bytes()),
+        code_fingerprint: job.code.clone(),
+        input_fingerprint: inputs,
+        inputs: (files.len() <= CommitMetadata::MAX_LISTED_INPUTS).then(|| files.to_vec()),
+        run_id: run_id.to_owned(),
+        forced: run.unit.force,
+    }
+}
+
+/// Whether the log records `metadata`'s code and inputs for its partition now.
+async fn recorded_fresh(metadata: &CommitMetadata, location: &lakewriter_storage::Location) -> bool {
+    matches!(
+        lakewriter_delta::state::read(location, &metadata.job).await,
+        Ok(Some(state)) if state
+            .partitions
+            .get(&metadata.partition)
+            .is_some_and(|r| r.is_fresh(&metadata.code_fingerprint, &metadata.input_fingerprint))
+    )
+}
+
+impl PartitionReport {
+    /// An `append` found its partition appended before.
+    fn skipped(&mut self, version: u64) {
+        self.status = RunStatus::Skipped;
+        self.table_version = Some(version);
+        self.note = Some("already appended; nothing appended. --force appends again and duplicates these rows".into());
+    }
+
+    /// A keyed write with no row to change, and no state to record: no new table version.
+    fn nothing_to_change(&mut self, current: Option<u64>, fresh: bool) {
+        self.status = RunStatus::Ok;
+        self.rows_written = Some(0);
+        self.table_version = current;
+        self.note = Some(if fresh {
+            "already fresh: nothing to change, no new table version".into()
+        } else {
+            "nothing to change: no new table version".into()
+        });
+    }
+
+    /// This run committed `committed`.
+    fn record_commit(&mut self, committed: Committed, fresh: bool) {
+        self.status = RunStatus::Ok;
+        self.committed = true;
+        if fresh && self.note.is_none() {
+            self.note = Some("was already fresh (same code and inputs)".into());
+        }
+        self.rows_written = self.changes.map(|c| c.inserted + c.updated + c.deleted).or(committed.rows_written);
+        self.table_version = Some(committed.version);
+        self.files_added = committed.files_added;
+        self.files_removed = committed.files_removed;
+    }
+}

@@ -1,0 +1,100 @@
+//! Backfills: which days of a range run (`--shard`, `--only`), how many at once, and running them
+//! with bounded concurrency.
+
+use std::collections::BTreeSet;
+
+use chrono::NaiveDate;
+use futures::StreamExt;
+use lakewriter_core::{DateRange, PartitionKey, WriteMode};
+
+use crate::{Only, PartitionReport, PreparedJob, Result, Runner};
+
+/// Which days of a range a backfill runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Selection {
+    pub range: DateRange,
+    /// `Some((i, n))`: only the days whose day number mod `n` is `i`.
+    pub shard: Option<(u32, u32)>,
+    pub only: Only,
+}
+
+/// Partitions in flight when none is asked for: the number of CPUs (at least 2) for partition
+/// overwrites, appends and rebuilds, which commit side by side; one at a time for writes that read
+/// and rewrite the same rows (`merge`, `append_dedup`, `delete_insert`), which would only
+/// conflict and retry.
+#[must_use]
+pub fn default_parallelism(mode: WriteMode) -> usize {
+    match mode {
+        WriteMode::Merge | WriteMode::AppendDedup | WriteMode::DeleteInsert => 1,
+        _ => std::thread::available_parallelism().map_or(2, |n| n.get().max(2)),
+    }
+}
+
+impl Runner {
+    /// The days of `selection` to run for `job`, in date order: the range (or its shard), and
+    /// for `--only stale` or `--only missing` the days whose status `only` selects.
+    pub async fn select(&self, job: &PreparedJob<'_>, selection: Selection) -> Result<Vec<NaiveDate>> {
+        job.require_partitions("backfill")?;
+        let mut days: Vec<NaiveDate> = match selection.shard {
+            Some((index, count)) => selection.range.shard(index, count).collect(),
+            None => selection.range.days().collect(),
+        };
+        if selection.only != Only::All {
+            let status = self.status(job, Some(selection.range)).await?;
+            let selected: BTreeSet<NaiveDate> =
+                status.partitions.iter().filter(|p| selection.only.selects(p)).filter_map(|p| p.dt).collect();
+            days.retain(|d| selected.contains(d));
+        }
+        Ok(days)
+    }
+
+    /// Runs `job` for every day of `days`, at most `parallel` partitions at once (default
+    /// [`default_parallelism`]), and calls `observe` as each finishes. A failed day does not stop
+    /// the others. Where the target table does not exist yet, days run one at a time until one
+    /// commit has created it, so that parallel writers never race to create a table. Returns the
+    /// reports sorted by date.
+    pub async fn backfill(
+        &self,
+        job: &PreparedJob<'_>,
+        days: impl IntoIterator<Item = NaiveDate>,
+        parallel: Option<usize>,
+        mut observe: impl FnMut(&PartitionReport),
+    ) -> Vec<PartitionReport> {
+        let parallel = parallel.unwrap_or_else(|| default_parallelism(job.spec.write.mode())).max(1);
+        let mut days = days.into_iter();
+        let mut reports = Vec::new();
+        let (exists, state) = self.state_before_writing(job).await;
+        let run = |dt: NaiveDate| {
+            let state = &state;
+            async move {
+                match job.partition_run(Some(dt), false) {
+                    Ok(run) => self.run_with_retries(&run, state.partitions.get(&run.partition).cloned()).await,
+                    Err(e) => PartitionReport::not_started(
+                        &lakewriter_core::PartitionRun::new(&job.spec.name, dt),
+                        PartitionKey::of(job.spec.partition_by.as_deref(), Some(dt)),
+                        std::time::Instant::now(),
+                        &e,
+                    ),
+                }
+            }
+        };
+        if !exists {
+            for dt in days.by_ref() {
+                let report = run(dt).await;
+                observe(&report);
+                let created = report.committed;
+                reports.push(report);
+                if created {
+                    break;
+                }
+            }
+        }
+        let mut running = futures::stream::iter(days).map(run).buffer_unordered(parallel);
+        while let Some(report) = running.next().await {
+            observe(&report);
+            reports.push(report);
+        }
+        reports.sort_by_key(|r| r.dt);
+        reports
+    }
+}

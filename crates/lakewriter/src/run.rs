@@ -1,0 +1,123 @@
+//! Running one partition: the retry loop around an attempt (see `crate::attempt`), run ids and
+//! backoff, and the report of a run that could not start.
+
+use std::time::{Duration, Instant};
+
+use lakewriter_core::{PartitionKey, PartitionRun, stable_hash};
+use lakewriter_delta::state::Recorded;
+
+use crate::{PartitionReport, PreparedRun, RunError, Runner, elapsed_ms, error_chain};
+
+/// How often a partition whose commit conflicted with a concurrent one is planned and run again.
+const CONFLICT_ATTEMPTS: u32 = 8;
+
+impl Runner {
+    /// Runs one partition into the job's target: plan, write, one commit (or none). Never panics
+    /// on bad input and never returns early: a failure (an unknown job or a bad argument included)
+    /// is a report with `status = failed`, and nothing committed.
+    pub async fn run(&self, unit: &PartitionRun) -> PartitionReport {
+        let started = Instant::now();
+        let job = match self.prepare(&unit.job) {
+            Ok(job) => job,
+            Err(e) => return PartitionReport::not_started(unit, PartitionKey::of(None, unit.dt), started, &e),
+        };
+        match job.partition_run(unit.dt, unit.force) {
+            Ok(run) => self.run_prepared(&run).await,
+            Err(e) => PartitionReport::not_started(unit, job.partition(unit.dt), started, &e),
+        }
+    }
+
+    /// Runs a prepared partition run (its arguments already checked) with conflict retries.
+    pub async fn run_prepared(&self, run: &PreparedRun<'_>) -> PartitionReport {
+        let (_, state) = self.state_before_writing(run.job).await;
+        self.run_with_retries(run, state.partitions.get(&run.partition).cloned()).await
+    }
+
+    /// Runs `run`, and runs it again — plan and write — while its commit conflicts with a
+    /// concurrent one, up to [`CONFLICT_ATTEMPTS`] times. `previous` is the partition's recorded
+    /// state; each retry reads it again, since the concurrent writer may have recorded it.
+    pub(crate) async fn run_with_retries(
+        &self,
+        run: &PreparedRun<'_>,
+        mut previous: Option<Recorded>,
+    ) -> PartitionReport {
+        let started = Instant::now();
+        let run_id = new_run_id(&run.unit);
+        let mut attempt = 0;
+        loop {
+            if attempt > 0 {
+                let (_, state) = self.state_before_writing(run.job).await;
+                previous = state.partitions.get(&run.partition).cloned();
+            }
+            let mut report = PartitionReport::start(run);
+            let outcome = self.attempt(run, &run_id, previous.as_ref(), &mut report).await;
+            match outcome {
+                Err(e) if attempt + 1 < CONFLICT_ATTEMPTS && e.is_retryable() => {
+                    attempt += 1;
+                    let pause = backoff(attempt, &run.unit);
+                    tracing::info!(partition = %run.unit, attempt, ?pause, "conflict with a concurrent commit; running again");
+                    tokio::time::sleep(pause).await;
+                    continue;
+                }
+                Err(e) => {
+                    report = PartitionReport::start(run);
+                    report.error = Some(failure(&run.unit, &e));
+                    tracing::info!(partition = %run.unit, error = report.error.as_deref(), "failed; nothing committed");
+                }
+                Ok(()) => {
+                    tracing::info!(partition = %run.unit, status = ?report.status, rows = ?report.rows_written, version = ?report.table_version, "done");
+                }
+            }
+            report.retries = attempt;
+            report.run_id = run_id;
+            report.duration_ms = elapsed_ms(started);
+            return report;
+        }
+    }
+}
+
+/// A report's `error`: the run and the error's whole chain.
+fn failure(unit: &PartitionRun, error: &RunError) -> String {
+    format!("{unit}: {}", error_chain(error))
+}
+
+impl PartitionReport {
+    /// A run that failed before it started (an unknown job, a bad argument).
+    pub(crate) fn not_started(
+        unit: &PartitionRun,
+        partition: PartitionKey,
+        started: Instant,
+        error: &crate::Error,
+    ) -> Self {
+        let mut report = Self::blank(unit.job.clone(), String::new(), String::new(), partition, unit.dt);
+        report.error = Some(format!("{unit}: {}", error_chain(error)));
+        report.duration_ms = elapsed_ms(started);
+        report
+    }
+
+    /// The report of `run` before anything is known: failed until the attempt says otherwise.
+    fn start(run: &PreparedRun<'_>) -> Self {
+        let job = run.job.spec;
+        Self::blank(
+            job.name.clone(),
+            job.target.to_string(),
+            job.write.mode().to_string(),
+            run.partition.clone(),
+            run.unit.dt,
+        )
+    }
+}
+
+/// A run id: unique enough to tell runs apart in logs and commit history.
+fn new_run_id(unit: &PartitionRun) -> String {
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+    stable_hash(format!("{unit}/{now}/{}", std::process::id()).as_bytes())[..16].to_owned()
+}
+
+/// Exponential backoff with jitter derived from the unit, so concurrent losers spread out.
+fn backoff(attempt: u32, unit: &PartitionRun) -> Duration {
+    let base = 50u64 << attempt.min(6);
+    let seed = stable_hash(format!("{unit}/{attempt}/{:?}", std::time::SystemTime::now()).as_bytes());
+    let jitter = u64::from_str_radix(&seed[..4], 16).unwrap_or(0) % base;
+    Duration::from_millis(base + jitter)
+}
