@@ -276,3 +276,6 @@ pub async fn classify(
     counts.unchanged = value("unchanged");
     Ok(counts)
 }
+
+#[cfg(test)]
+mod tests;
