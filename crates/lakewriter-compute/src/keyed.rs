@@ -12,7 +12,7 @@ use datafusion::catalog::TableProvider;
 use datafusion::common::{Column, JoinType, TableReference};
 use datafusion::functions_aggregate::expr_fn::{count, sum};
 use datafusion::functions_window::expr_fn::row_number;
-use datafusion::logical_expr::{ExprFunctionExt, LogicalPlan};
+use datafusion::logical_expr::{ExprFunctionExt, LogicalPlan, SortExpr};
 use std::ops::Not;
 
 use datafusion::prelude::{DataFrame, Expr, SessionContext, coalesce, col, lit, when};
@@ -128,7 +128,37 @@ async fn count_rows(df: DataFrame) -> Result<usize> {
 /// the greatest value of each remaining column in column order, so the winner never depends on
 /// file or thread order.
 pub async fn prepare(ctx: &SessionContext, plan: LogicalPlan, spec: &KeyedSpec<'_>) -> Result<KeyedSource> {
-    let mut df = DataFrame::new(ctx.state(), plan);
+    let df = with_tombstone(DataFrame::new(ctx.state(), plan), spec)?;
+    let batches = df.collect().await.map_err(plan_err)?;
+    let rows: usize = batches.iter().map(RecordBatch::num_rows).sum();
+    let source = ctx.read_batches(batches.clone()).map_err(plan_err)?;
+    let schema: SchemaRef = Arc::new(source.schema().as_arrow().clone());
+    refuse_null_keys(&source, spec).await?;
+    let key_exprs: Vec<Expr> = spec.key.iter().map(|k| col(k.as_str())).collect();
+    refuse_duplicate_keys(&source, spec, &key_exprs).await?;
+
+    // Keep the winner of each key.
+    let numbered = row_number()
+        .partition_by(key_exprs)
+        .order_by(winner_order(&schema, spec))
+        .build()
+        .map_err(plan_err)?
+        .alias(ROW_NUMBER);
+    let winners = source
+        .window(vec![numbered])
+        .map_err(plan_err)?
+        .filter(col(ROW_NUMBER).eq(lit(1_u64)))
+        .map_err(plan_err)?
+        .drop_columns(&[ROW_NUMBER])
+        .map_err(plan_err)?;
+    let batches = winners.collect().await.map_err(plan_err)?;
+    let kept: usize = batches.iter().map(RecordBatch::num_rows).sum();
+    Ok(KeyedSource { schema, batches, rows: kept, duplicates_dropped: rows - kept })
+}
+
+/// `df` with the tombstone flag of `delete_when` added, after checking that the key and
+/// `newer_by` columns exist and that the flag's name is free.
+fn with_tombstone(mut df: DataFrame, spec: &KeyedSpec<'_>) -> Result<DataFrame> {
     let names: Vec<String> = df.schema().fields().iter().map(|f| f.name().clone()).collect();
     for needed in spec.key.iter().map(String::as_str).chain(spec.newer_by) {
         if !names.iter().any(|n| n == needed) {
@@ -142,12 +172,11 @@ pub async fn prepare(ctx: &SessionContext, plan: LogicalPlan, spec: &KeyedSpec<'
         let flag = df.parse_sql_expr(condition).map_err(|source| Error::DeleteWhen { source: Box::new(source) })?;
         df = df.with_column(DELETED, coalesce(vec![flag, lit(false)])).map_err(plan_err)?;
     }
-    let batches = df.collect().await.map_err(plan_err)?;
-    let rows: usize = batches.iter().map(RecordBatch::num_rows).sum();
-    let source = ctx.read_batches(batches.clone()).map_err(plan_err)?;
-    let schema: SchemaRef = Arc::new(source.schema().as_arrow().clone());
+    Ok(df)
+}
 
-    // NULL keys or versions: bad input, named with examples.
+/// Fails where a row has a NULL key or `newer_by`: bad input, named with examples.
+async fn refuse_null_keys(source: &DataFrame, spec: &KeyedSpec<'_>) -> Result<()> {
     let nullable: Vec<&str> = spec.key.iter().map(String::as_str).chain(spec.newer_by).collect();
     let any_null = nullable.iter().map(|c| col(*c).is_null()).reduce(Expr::or).unwrap_or(lit(false));
     let nulls = source.clone().filter(any_null).map_err(plan_err)?;
@@ -161,12 +190,15 @@ pub async fn prepare(ctx: &SessionContext, plan: LogicalPlan, spec: &KeyedSpec<'
             examples: describe_rows(&null_rows, &shown, 3).join("; "),
         });
     }
+    Ok(())
+}
 
-    // Duplicate keys.
-    let key_exprs: Vec<Expr> = spec.key.iter().map(|k| col(k.as_str())).collect();
+/// Fails where a key appears more than once and the spec makes that an error (else [`prepare`]
+/// keeps the winner of each key).
+async fn refuse_duplicate_keys(source: &DataFrame, spec: &KeyedSpec<'_>, key_exprs: &[Expr]) -> Result<()> {
     let duplicated = source
         .clone()
-        .aggregate(key_exprs.clone(), vec![count(lit(1)).alias("n")])
+        .aggregate(key_exprs.to_vec(), vec![count(lit(1)).alias("n")])
         .map_err(plan_err)?
         .filter(col("n").gt(lit(1_i64)))
         .map_err(plan_err)?;
@@ -180,8 +212,12 @@ pub async fn prepare(ctx: &SessionContext, plan: LogicalPlan, spec: &KeyedSpec<'
             examples: describe_rows(&examples, spec.key, 10).join("; "),
         });
     }
+    Ok(())
+}
 
-    // Keep the winner of each key.
+/// The order in which the rows of one key compete, the winner first: the greatest `newer_by`,
+/// then a delete, then the greatest value of each remaining column in column order.
+fn winner_order(schema: &SchemaRef, spec: &KeyedSpec<'_>) -> Vec<SortExpr> {
     let mut order = Vec::new();
     if let Some(newer_by) = spec.newer_by {
         order.push(col(newer_by).sort(false, false));
@@ -194,17 +230,7 @@ pub async fn prepare(ctx: &SessionContext, plan: LogicalPlan, spec: &KeyedSpec<'
             order.push(col(name.as_str()).sort(false, false));
         }
     }
-    let numbered = row_number().partition_by(key_exprs).order_by(order).build().map_err(plan_err)?.alias(ROW_NUMBER);
-    let winners = source
-        .window(vec![numbered])
-        .map_err(plan_err)?
-        .filter(col(ROW_NUMBER).eq(lit(1_u64)))
-        .map_err(plan_err)?
-        .drop_columns(&[ROW_NUMBER])
-        .map_err(plan_err)?;
-    let batches = winners.collect().await.map_err(plan_err)?;
-    let kept: usize = batches.iter().map(RecordBatch::num_rows).sum();
-    Ok(KeyedSource { schema, batches, rows: kept, duplicates_dropped: rows - kept })
+    order
 }
 
 /// Classifies each row of `source` against `target` (absent: every key is new).
@@ -250,3 +276,6 @@ pub async fn classify(
     counts.unchanged = value("unchanged");
     Ok(counts)
 }
+
+#[cfg(test)]
+mod tests;

@@ -9,7 +9,9 @@
 //! - [`lint`]: the determinism checks over a job's logical plan (clock and random functions,
 //!   orders that are not total, scans of all history, a partition column that is not `$dt`);
 //! - [`keyed`]: validates, deduplicates and classifies the keyed sources of `merge` and
-//!   `append_dedup`.
+//!   `append_dedup`;
+//! - [`date_literal`] and [`partition_predicate`]: a logical date as a `DATE` value, and as the
+//!   filter on a date partition column.
 //!
 //! It does not import deltalake: the caller supplies the session and registers Delta tables.
 
@@ -19,9 +21,11 @@ pub mod lint;
 pub mod query;
 pub mod raw;
 
+mod date;
 mod error;
 
 pub use catalog::{TableEntry, TableKind};
+pub use date::{date_literal, partition_predicate};
 pub use error::{Error, Result};
 pub use keyed::{KeyedCounts, KeyedSource, KeyedSpec};
 pub use lint::{Finding, Rule, Severity, lint};

@@ -6,16 +6,16 @@ use std::sync::Arc;
 use chrono::NaiveDate;
 use datafusion::catalog::TableProvider;
 use datafusion::common::tree_node::{Transformed, TreeNode};
-use datafusion::common::{DFSchema, ParamValues, ScalarValue};
+use datafusion::common::{DFSchema, ParamValues};
 use datafusion::datasource::physical_plan::FileScanConfig;
 use datafusion::datasource::source::DataSourceExec;
 use datafusion::execution::context::SQLOptions;
 use datafusion::logical_expr::LogicalPlan;
 use datafusion::physical_plan::ExecutionPlan;
 use datafusion::prelude::{Expr, SessionContext};
-use lakewriter_core::{InputFile, days_since_epoch};
+use lakewriter_core::InputFile;
 
-use crate::{Error, Result};
+use crate::{Error, Result, date_literal};
 
 /// A job's SQL planned for one date.
 #[derive(Debug, Clone)]
@@ -27,7 +27,7 @@ pub struct PartitionQuery {
 }
 
 fn dt_param(dt: NaiveDate) -> ParamValues {
-    ParamValues::Map(HashMap::from([("dt".to_owned(), ScalarValue::Date32(Some(days_since_epoch(dt))).into())]))
+    ParamValues::Map(HashMap::from([("dt".to_owned(), date_literal(dt).into())]))
 }
 
 /// Job SQL may only be a query: DDL, DML and statements such as `SET` are refused, so a job

@@ -1,0 +1,67 @@
+//! The findings of the determinism checks: their severity, rule and message.
+
+use std::fmt;
+
+use serde::Serialize;
+
+/// How bad a finding is: an error stops a run before it writes; a warning is reported.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Severity {
+    Error,
+    Warning,
+}
+
+impl fmt::Display for Severity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::Error => "error",
+            Self::Warning => "warning",
+        })
+    }
+}
+
+/// The check that found something.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Rule {
+    Nondeterministic,
+    OrderNotTotal,
+    UnboundedScan,
+    OutsidePartition,
+}
+
+impl Rule {
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Nondeterministic => "nondeterministic",
+            Self::OrderNotTotal => "order_not_total",
+            Self::UnboundedScan => "unbounded_scan",
+            Self::OutsidePartition => "outside_partition",
+        }
+    }
+}
+
+impl fmt::Display for Rule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One finding of the determinism checks.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Finding {
+    pub severity: Severity,
+    pub rule: Rule,
+    pub job: String,
+    /// The construct, as displayed: a function call, a window expression, `LIMIT`, a table.
+    pub construct: String,
+    pub message: String,
+}
+
+impl fmt::Display for Finding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "job {}: {}: {}", self.job, self.rule, self.message)
+    }
+}
