@@ -12,11 +12,9 @@ use arrow::array::ArrayRef;
 use arrow::compute::cast;
 use arrow::datatypes::DataType;
 use arrow::row::{RowConverter, SortField};
-use chrono::NaiveDate;
-use datafusion::common::ScalarValue;
+use datafusion::common::{Column, ScalarValue};
 use datafusion::prelude::{col, lit};
 use futures::TryStreamExt;
-use lakewriter_core::days_since_epoch;
 use lakewriter_storage::Location;
 use serde::Serialize;
 
@@ -39,9 +37,9 @@ impl fmt::Display for Digest {
     }
 }
 
-/// The digest of the table at `url`, or of its partition `date` (the table must be partitioned by
-/// one column).
-pub async fn digest(location: &Location, partition: Option<NaiveDate>) -> Result<Digest> {
+/// The digest of the table at `url`, or of the partition where its one partition column holds
+/// the value `partition`.
+pub async fn digest(location: &Location, partition: Option<ScalarValue>) -> Result<Digest> {
     let url = location.url();
     let err = |e: Box<dyn std::error::Error + Send + Sync>| Error::Read { url: url.clone(), source: e };
     let table = table::open_existing(location).await?;
@@ -49,15 +47,13 @@ pub async fn digest(location: &Location, partition: Option<NaiveDate>) -> Result
     let ctx = crate::session();
     let provider = table.table_provider().await.map_err(|e| err(e.into()))?;
     let mut df = ctx.read_table(provider).map_err(|e| err(e.into()))?;
-    if let Some(date) = partition {
+    if let Some(value) = partition {
         let column = match table.snapshot().map(|s| s.metadata().partition_columns().to_vec()) {
             Ok(columns) if columns.len() == 1 => columns[0].clone(),
             Ok(columns) => return Err(Error::NotPartitionedByOne { url: url.clone(), columns }),
             Err(e) => return Err(err(e.into())),
         };
-        df = df
-            .filter(col(column.as_str()).eq(lit(ScalarValue::Date32(Some(days_since_epoch(date))))))
-            .map_err(|e| err(e.into()))?;
+        df = df.filter(col(Column::from_name(column)).eq(lit(value))).map_err(|e| err(e.into()))?;
     }
     let fields: Vec<(String, DataType)> =
         df.schema().fields().iter().map(|f| (f.name().clone(), comparable_type(f.data_type()))).collect();

@@ -15,6 +15,11 @@ pub enum Error {
     #[error("{table}: the result has {slice}; nothing was committed")]
     OutsideSlice { table: String, slice: String, source: Box<DeltaTableError> },
 
+    #[error(
+        "{table}: the result breaks the table's data checks (a NULL in a NOT NULL column, or a CHECK constraint); nothing was committed"
+    )]
+    Invalid { table: String, source: Box<DeltaTableError> },
+
     #[error("{table}: the result does not match the table's schema: {}; nothing was committed", differences.join("; "))]
     SchemaMismatch { table: String, differences: Vec<String> },
 

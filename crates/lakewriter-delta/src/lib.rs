@@ -22,8 +22,8 @@ mod error;
 pub use digest::{Digest, digest};
 pub use error::{Error, Result};
 pub use write::{
-    AppendOutcome, CommitMetadata, Committed, MergeSpec, Target, append_once, merge, partition_predicate, record_state,
-    replace_all, replace_where,
+    AppendOutcome, CommitMetadata, Committed, MergeSpec, Target, append_once, merge, record_state, replace_all,
+    replace_where,
 };
 
 use datafusion::prelude::SessionContext;

@@ -56,7 +56,7 @@ impl Runner {
         let state = self.session().state();
         let committed = match &run.write {
             WritePlan::OverwritePartition { column, dt } => {
-                let predicate = lakewriter_delta::partition_predicate(column, *dt);
+                let predicate = lakewriter_compute::partition_predicate(column, *dt);
                 let slice = format!("rows whose `{column}` is not {dt}");
                 lakewriter_delta::replace_where(&state, target, plan, predicate, &slice).await?
             }

@@ -39,7 +39,7 @@ use chrono::NaiveDate;
 /// The content digest of `table` (or of its partition `dt`) in `workspace`'s lakehouse.
 pub async fn digest(workspace: &Workspace, table: &TableRef, partition: Option<NaiveDate>) -> Result<Digest> {
     let location = workspace.table_location(table)?;
-    lakewriter_delta::digest(&location, partition)
+    lakewriter_delta::digest(&location, partition.map(lakewriter_compute::date_literal))
         .await
         .map_err(|source| Error::Digest { table: table.to_string(), source: Box::new(source) })
 }

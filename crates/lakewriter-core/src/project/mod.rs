@@ -1,0 +1,206 @@
+//! The project file, `lakewriter.toml`: a lakehouse root and its jobs.
+//!
+//! Parsing is strict: an unknown key, a missing target, an unknown write mode or an ambiguous SQL
+//! source is an error that names the file, the job and the key. Nothing here reads files; the
+//! caller passes the text and resolves `sql_file`.
+
+mod parse;
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use url::Url;
+
+use crate::{Error, Result, TableRef};
+
+/// The `write` key of a job: how its result is committed to its target.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WriteMode {
+    OverwritePartition,
+    Merge,
+    DeleteInsert,
+    AppendDedup,
+    Append,
+    Rebuild,
+}
+
+impl WriteMode {
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::OverwritePartition => "overwrite_partition",
+            Self::Merge => "merge",
+            Self::DeleteInsert => "delete_insert",
+            Self::AppendDedup => "append_dedup",
+            Self::Append => "append",
+            Self::Rebuild => "rebuild",
+        }
+    }
+}
+
+impl fmt::Display for WriteMode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// What a `merge` does with several source rows for one key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OnDuplicateKeys {
+    /// Keep the row with the greatest `newer_by` (ties: see [`WriteSpec::Merge`]).
+    #[default]
+    KeepNewest,
+    /// Fail the run, naming up to 10 of the duplicated keys.
+    Error,
+}
+
+/// A write mode with its settings, validated.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WriteSpec {
+    /// Replace the partition `partition_by = $dt` (Delta replaceWhere).
+    OverwritePartition,
+    /// Newer-wins upsert on `key`. The source is deduplicated first: per key the row with the
+    /// greatest `newer_by` wins; ties are broken by the greatest value of each other column, in
+    /// column order. With `delete_when`, rows matching it become tombstones (`_deleted = true`).
+    Merge { key: Vec<String>, newer_by: String, on_duplicate_keys: OnDuplicateKeys, delete_when: Option<String> },
+    /// Delete the rows matching `predicate` (SQL over target columns, may use `$dt`) and insert
+    /// the result, whose rows must all match it.
+    DeleteInsert { predicate: String },
+    /// Insert the rows whose `key` is not in the target yet.
+    AppendDedup { key: Vec<String> },
+    /// Append once per (job, partition), guarded by a Delta application transaction.
+    Append,
+    /// Replace the whole table; runs without a partition.
+    Rebuild,
+}
+
+impl WriteSpec {
+    #[must_use]
+    pub fn mode(&self) -> WriteMode {
+        match self {
+            Self::OverwritePartition => WriteMode::OverwritePartition,
+            Self::Merge { .. } => WriteMode::Merge,
+            Self::DeleteInsert { .. } => WriteMode::DeleteInsert,
+            Self::AppendDedup { .. } => WriteMode::AppendDedup,
+            Self::Append => WriteMode::Append,
+            Self::Rebuild => WriteMode::Rebuild,
+        }
+    }
+
+    /// Whether a run needs a logical date (`--dt`): every mode but `rebuild`.
+    #[must_use]
+    pub fn needs_partition(&self) -> bool {
+        !matches!(self, Self::Rebuild)
+    }
+}
+
+/// Where a job's SQL comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SqlSource {
+    Inline(String),
+    /// A file, already resolved against the project file's folder.
+    File(PathBuf),
+}
+
+/// One job of the project, validated.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JobSpec {
+    pub name: String,
+    pub target: TableRef,
+    pub write: WriteSpec,
+    /// The table's partition column: the slice `overwrite_partition` replaces, and for every
+    /// mode the partitioning of a table the job creates.
+    pub partition_by: Option<String>,
+    pub sql: SqlSource,
+    /// `allow_nondeterministic = true`: the job may call clock-dependent or random functions
+    /// (`now()`, `random()`, …); the determinism check then lets it run.
+    pub allow_nondeterministic: bool,
+}
+
+impl JobSpec {
+    /// A hash of what decides the job's output besides its inputs: the SQL text with runs of
+    /// white space folded, and the write settings. Editing either changes it.
+    /// `allow_nondeterministic` is left out: it permits a run, it does not change its output.
+    #[must_use]
+    pub fn code_fingerprint(&self, sql: &str) -> String {
+        let sql: Vec<&str> = sql.split_whitespace().collect();
+        let settings = format!("{}|{:?}|{:?}", self.target, self.partition_by, self.write);
+        crate::stable_hash(format!("{}\n{settings}", sql.join(" ")).as_bytes())
+    }
+
+    /// The logical partition of `dt` in reports and commits: `dt=2026-09-30` (with the job's
+    /// `partition_by` column, `dt` where it has none), `all` for a run without a date.
+    #[must_use]
+    pub fn partition_key(&self, dt: Option<chrono::NaiveDate>) -> crate::PartitionKey {
+        crate::PartitionKey::of(self.partition_by.as_deref(), dt)
+    }
+}
+
+/// A parsed project file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Project {
+    /// The project file this was read from.
+    pub file: PathBuf,
+    /// The lakehouse root as written: a path (relative to the project file) or a URL.
+    pub root: String,
+    /// The `[storage]` table: object-store options, values possibly `${VAR}` references.
+    pub storage: BTreeMap<String, String>,
+    pub jobs: BTreeMap<String, JobSpec>,
+    /// The `[sources."schema.table"]` tables: what is declared about the tables jobs read.
+    pub sources: BTreeMap<TableRef, SourceSpec>,
+}
+
+/// What the project file declares about a source table (`[sources."raw.orders"]`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SourceSpec {
+    /// `unique = ["order_id"]`: these columns together are unique in the table, so an ordering
+    /// by all of them is total.
+    pub unique: Vec<String>,
+}
+
+impl Project {
+    /// The job called `name`, or an error that lists the jobs there are.
+    pub fn job(&self, name: &str) -> Result<&JobSpec> {
+        self.jobs.get(name).ok_or_else(|| {
+            let known: Vec<&str> = self.jobs.keys().map(String::as_str).collect();
+            Error::Config {
+                file: self.file.clone(),
+                message: if known.is_empty() {
+                    format!("no job `{name}`: the file defines no jobs")
+                } else {
+                    format!("no job `{name}`; jobs here: {}", known.join(", "))
+                },
+            }
+        })
+    }
+
+    /// The lakehouse root as a directory URL. A relative path is taken relative to `base_dir`,
+    /// which must be absolute (the project file's folder).
+    pub fn root_url(&self, base_dir: &Path) -> Result<Url> {
+        root_url(&self.root, base_dir)
+            .map_err(|message| Error::Config { file: self.file.clone(), message: format!("key `root`: {message}") })
+    }
+}
+
+/// A lakehouse root — a path (relative to `base_dir`, which must be absolute) or a URL such as
+/// `s3://bucket/prefix` — as a directory URL. The error says what is wrong with it.
+pub fn root_url(root: &str, base_dir: &Path) -> Result<Url, String> {
+    let root = root.trim();
+    let mut url = if root.contains("://") {
+        Url::parse(root).map_err(|e| format!("`{root}` is not a valid URL: {e}"))?
+    } else {
+        let path = base_dir.join(root);
+        Url::from_directory_path(&path).map_err(|()| format!("`{}` is not an absolute folder", path.display()))?
+    };
+    if !url.path().ends_with('/') {
+        url.set_path(&format!("{}/", url.path()));
+    }
+    Ok(url)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,180 @@
+//! Reading `lakewriter.toml`: the file's raw TOML shape, checked key by key into [`Project`].
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use super::{JobSpec, OnDuplicateKeys, Project, SourceSpec, SqlSource, WriteMode, WriteSpec};
+use crate::{Error, Result, TableRef};
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSource {
+    unique: Vec<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawProject {
+    root: String,
+    #[serde(default)]
+    storage: BTreeMap<String, String>,
+    #[serde(default)]
+    jobs: BTreeMap<String, toml::Value>,
+    #[serde(default)]
+    sources: BTreeMap<String, toml::Value>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawJob {
+    target: String,
+    write: WriteMode,
+    partition_by: Option<String>,
+    sql: Option<String>,
+    sql_file: Option<PathBuf>,
+    key: Option<Vec<String>>,
+    newer_by: Option<String>,
+    on_duplicate_keys: Option<OnDuplicateKeys>,
+    delete_when: Option<String>,
+    predicate: Option<String>,
+    #[serde(default)]
+    allow_nondeterministic: bool,
+}
+
+impl RawJob {
+    /// The mode-specific keys that are set, by name.
+    fn mode_keys(&self) -> Vec<&'static str> {
+        [
+            ("key", self.key.is_some()),
+            ("newer_by", self.newer_by.is_some()),
+            ("on_duplicate_keys", self.on_duplicate_keys.is_some()),
+            ("delete_when", self.delete_when.is_some()),
+            ("predicate", self.predicate.is_some()),
+        ]
+        .into_iter()
+        .filter_map(|(name, set)| set.then_some(name))
+        .collect()
+    }
+
+    /// Builds the write spec, refusing missing settings and settings of another mode.
+    fn write_spec(self) -> Result<WriteSpec, String> {
+        let mode = self.write;
+        let allowed: &[&str] = match mode {
+            WriteMode::Merge => &["key", "newer_by", "on_duplicate_keys", "delete_when"],
+            WriteMode::DeleteInsert => &["predicate"],
+            WriteMode::AppendDedup => &["key"],
+            WriteMode::OverwritePartition | WriteMode::Append | WriteMode::Rebuild => &[],
+        };
+        if let Some(extra) = self.mode_keys().into_iter().find(|k| !allowed.contains(k)) {
+            return Err(format!("key `{extra}` does not apply to write = \"{mode}\""));
+        }
+        let missing = |key: &str| format!("missing key `{key}` (required by write = \"{mode}\")");
+        let columns = |key: Option<Vec<String>>| -> Result<Vec<String>, String> {
+            let key = key.ok_or_else(|| missing("key"))?;
+            if key.is_empty() {
+                return Err("key `key` is empty: name the business key's columns".into());
+            }
+            if let Some(bad) = key.iter().find(|c| !is_column(c)) {
+                return Err(format!("key `key`: `{bad}` is not a column name"));
+            }
+            Ok(key)
+        };
+        Ok(match mode {
+            WriteMode::OverwritePartition => {
+                if self.partition_by.is_none() {
+                    return Err(missing("partition_by"));
+                }
+                WriteSpec::OverwritePartition
+            }
+            WriteMode::Merge => {
+                let key = columns(self.key)?;
+                let newer_by = self.newer_by.ok_or_else(|| missing("newer_by"))?;
+                if !is_column(&newer_by) {
+                    return Err(format!("key `newer_by`: `{newer_by}` is not a column name"));
+                }
+                if key.contains(&newer_by) {
+                    return Err(format!("key `newer_by`: `{newer_by}` is part of the key"));
+                }
+                let delete_when = match self.delete_when {
+                    Some(cond) if cond.trim().is_empty() => return Err("key `delete_when` is empty".into()),
+                    other => other,
+                };
+                WriteSpec::Merge {
+                    key,
+                    newer_by,
+                    on_duplicate_keys: self.on_duplicate_keys.unwrap_or_default(),
+                    delete_when,
+                }
+            }
+            WriteMode::DeleteInsert => match self.predicate {
+                Some(p) if !p.trim().is_empty() => WriteSpec::DeleteInsert { predicate: p },
+                Some(_) => return Err("key `predicate` is empty".into()),
+                None => return Err(missing("predicate")),
+            },
+            WriteMode::AppendDedup => WriteSpec::AppendDedup { key: columns(self.key)? },
+            WriteMode::Append => WriteSpec::Append,
+            WriteMode::Rebuild => WriteSpec::Rebuild,
+        })
+    }
+}
+
+fn is_name(s: &str) -> bool {
+    !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+}
+
+fn is_column(s: &str) -> bool {
+    let mut chars = s.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+impl Project {
+    /// Parses the text of a project file. `file` names it in errors and anchors relative paths.
+    pub fn parse(text: &str, file: &Path) -> Result<Self> {
+        let config_err = |message: String| Error::Config { file: file.to_path_buf(), message };
+        let raw: RawProject = toml::from_str(text).map_err(|e| config_err(e.to_string().trim_end().to_owned()))?;
+        if raw.root.trim().is_empty() {
+            return Err(config_err("`root` is empty: set it to a folder or a URL".into()));
+        }
+        let base = file.parent().unwrap_or(Path::new(""));
+        let mut jobs = BTreeMap::new();
+        for (name, value) in raw.jobs {
+            let job_err = |message: String| config_err(format!("job `{name}`: {message}"));
+            if !is_name(&name) {
+                return Err(job_err("a job name may contain only letters, digits, `_` and `-`".into()));
+            }
+            let mut job = RawJob::deserialize(value).map_err(|e| job_err(e.to_string().trim_end().to_owned()))?;
+            let target = TableRef::parse(&job.target).map_err(|e| job_err(format!("key `target`: {e}")))?;
+            let sql = match (job.sql.take(), job.sql_file.take()) {
+                (Some(sql), None) if !sql.trim().is_empty() => SqlSource::Inline(sql),
+                (Some(_), None) => return Err(job_err("key `sql` is empty".into())),
+                (None, Some(path)) => SqlSource::File(base.join(path)),
+                (Some(_), Some(_)) => return Err(job_err("set either `sql` or `sql_file`, not both".into())),
+                (None, None) => return Err(job_err("missing key `sql` (or `sql_file`)".into())),
+            };
+            let partition_by = job.partition_by.clone();
+            if let Some(col) = partition_by.as_deref().filter(|c| !is_column(c)) {
+                return Err(job_err(format!("key `partition_by`: `{col}` is not a column name")));
+            }
+            let allow_nondeterministic = job.allow_nondeterministic;
+            let write = job.write_spec().map_err(job_err)?;
+            jobs.insert(name.clone(), JobSpec { name, target, write, partition_by, sql, allow_nondeterministic });
+        }
+        let mut sources = BTreeMap::new();
+        for (name, value) in raw.sources {
+            let source_err = |message: String| config_err(format!("source `{name}`: {message}"));
+            let table = TableRef::parse(&name).map_err(|e| source_err(e.to_string()))?;
+            let source = RawSource::deserialize(value).map_err(|e| source_err(e.to_string().trim_end().to_owned()))?;
+            if source.unique.is_empty() {
+                return Err(source_err("key `unique` is empty: name the columns that are unique together".into()));
+            }
+            if let Some(bad) = source.unique.iter().find(|c| !is_column(c)) {
+                return Err(source_err(format!("key `unique`: `{bad}` is not a column name")));
+            }
+            sources.insert(table, SourceSpec { unique: source.unique });
+        }
+        Ok(Self { file: file.to_path_buf(), root: raw.root, storage: raw.storage, jobs, sources })
+    }
+}

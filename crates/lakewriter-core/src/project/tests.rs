@@ -1,0 +1,189 @@
+//! Parsing project files: jobs, sources, every write mode and its errors.
+
+use super::*;
+
+mod project_files {
+    use super::*;
+
+    const GOOD: &str = r#"
+root = "lake"
+
+[jobs.daily_orders]
+target = "analytics.daily_orders"
+write = "overwrite_partition"
+partition_by = "dt"
+sql = "SELECT 1 AS x, $dt AS dt"
+
+[jobs.from_file]
+target = "analytics.other"
+write = "overwrite_partition"
+partition_by = "dt"
+sql_file = "jobs/other.sql"
+"#;
+
+    fn parse(text: &str) -> Result<Project> {
+        Project::parse(text, Path::new("/p/lakewriter.toml"))
+    }
+
+    fn err(text: &str) -> String {
+        parse(text).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn parses_jobs() {
+        let p = parse(GOOD).unwrap();
+        let job = p.job("daily_orders").unwrap();
+        assert_eq!(job.target.to_string(), "analytics.daily_orders");
+        assert_eq!(job.write, WriteSpec::OverwritePartition);
+        assert_eq!(job.partition_by.as_deref(), Some("dt"));
+        assert_eq!(job.partition_key(crate::parse_date("2026-09-30").ok()).to_string(), "dt=2026-09-30");
+        assert_eq!(job.partition_key(None), crate::PartitionKey::All);
+        assert_eq!(p.job("from_file").unwrap().sql, SqlSource::File("/p/jobs/other.sql".into()));
+        assert_eq!(p.root_url(Path::new("/p")).unwrap().as_str(), "file:///p/lake/");
+        let abs = parse(&GOOD.replace("\"lake\"", "\"/data/lake\"")).unwrap();
+        assert_eq!(abs.root_url(Path::new("/p")).unwrap().as_str(), "file:///data/lake/");
+        let s3 = parse(&GOOD.replace("\"lake\"", "\"s3://bucket/prefix\"")).unwrap();
+        assert_eq!(s3.root_url(Path::new("/p")).unwrap().as_str(), "s3://bucket/prefix/");
+    }
+
+    #[test]
+    fn unknown_job_lists_the_known_ones() {
+        let e = parse(GOOD).unwrap().job("nope").unwrap_err().to_string();
+        assert_eq!(e, "/p/lakewriter.toml: no job `nope`; jobs here: daily_orders, from_file");
+    }
+
+    #[test]
+    fn config_errors_name_file_job_and_key() {
+        let e =
+            err(&GOOD.replace("write = \"overwrite_partition\"\npartition_by = \"dt\"\nsql = ", "wirte = 1\nsql = "));
+        assert!(e.starts_with("/p/lakewriter.toml: job `daily_orders`:"), "{e}");
+        assert!(e.contains("unknown field `wirte`"), "{e}");
+
+        let e = err(&GOOD.replace("target = \"analytics.daily_orders\"\n", ""));
+        assert!(e.contains("job `daily_orders`") && e.contains("missing field `target`"), "{e}");
+
+        let e = err(&GOOD.replacen("\"overwrite_partition\"", "\"upsert\"", 1));
+        assert!(e.contains("job `daily_orders`") && e.contains("unknown variant `upsert`"), "{e}");
+
+        let e = err(&GOOD.replacen("partition_by = \"dt\"\n", "", 1));
+        assert!(e.contains("job `daily_orders`: missing key `partition_by`"), "{e}");
+
+        let e = err(&GOOD.replacen("\"analytics.daily_orders\"", "\"daily_orders\"", 1));
+        assert!(e.contains("job `daily_orders`: key `target`: invalid table name `daily_orders`"), "{e}");
+
+        let e = err(&GOOD.replacen("sql = \"SELECT 1 AS x, $dt AS dt\"", "", 1));
+        assert!(e.contains("job `daily_orders`: missing key `sql`"), "{e}");
+
+        let e = err(&GOOD.replacen("sql_file = \"jobs/other.sql\"", "sql_file = \"x\"\nsql = \"SELECT 1\"", 1));
+        assert!(e.contains("job `from_file`: set either `sql` or `sql_file`"), "{e}");
+
+        let e = err(&format!("colour = 1\n{GOOD}"));
+        assert!(e.starts_with("/p/lakewriter.toml: ") && e.contains("unknown field `colour`"), "{e}");
+
+        let e = err("[jobs]\n");
+        assert!(e.contains("missing field `root`"), "{e}");
+    }
+
+    #[test]
+    fn sources_declare_unique_keys_strictly() {
+        let p = parse(&format!("{GOOD}\n[sources.\"raw.orders\"]\nunique = [\"order_id\"]\n")).unwrap();
+        let orders = TableRef::parse("raw.orders").unwrap();
+        assert_eq!(p.sources[&orders], SourceSpec { unique: vec!["order_id".into()] });
+        assert!(parse(GOOD).unwrap().sources.is_empty());
+
+        let source = |body: &str| err(&format!("{GOOD}\n[sources.\"raw.orders\"]\n{body}\n"));
+        let e = source("unique = []");
+        assert!(e.starts_with("/p/lakewriter.toml: source `raw.orders`: key `unique` is empty"), "{e}");
+        let e = source("unique = [\"order id\"]");
+        assert!(e.contains("source `raw.orders`: key `unique`: `order id` is not a column name"), "{e}");
+        let e = source("unique = [\"order_id\"]\nuniq = [\"x\"]");
+        assert!(e.contains("source `raw.orders`") && e.contains("unknown field `uniq`"), "{e}");
+        let e = source("");
+        assert!(e.contains("source `raw.orders`") && e.contains("missing field `unique`"), "{e}");
+        let e = err(&format!("{GOOD}\n[sources.orders]\nunique = [\"order_id\"]\n"));
+        assert!(e.contains("source `orders`: invalid table name `orders`"), "{e}");
+    }
+
+    #[test]
+    fn allow_nondeterministic_is_an_optional_bool_outside_the_fingerprint() {
+        let p = parse(GOOD).unwrap();
+        assert!(!p.job("daily_orders").unwrap().allow_nondeterministic);
+        let allowed =
+            GOOD.replacen("partition_by = \"dt\"\n", "partition_by = \"dt\"\nallow_nondeterministic = true\n", 1);
+        let allowed = parse(&allowed).unwrap();
+        let job = allowed.job("daily_orders").unwrap();
+        assert!(job.allow_nondeterministic);
+        assert_eq!(job.code_fingerprint("SELECT 1"), p.job("daily_orders").unwrap().code_fingerprint("SELECT 1"));
+        let e = err(&GOOD.replacen(
+            "partition_by = \"dt\"\n",
+            "partition_by = \"dt\"\nallow_nondeterministic = \"yes\"\n",
+            1,
+        ));
+        assert!(e.contains("job `daily_orders`") && e.contains("allow_nondeterministic"), "{e}");
+    }
+}
+
+mod write_modes {
+    use super::*;
+
+    fn job(body: &str) -> Result<JobSpec> {
+        let text = format!("root = \"lake\"\n[jobs.j]\ntarget = \"s.t\"\nsql = \"SELECT 1\"\n{body}");
+        Project::parse(&text, Path::new("p.toml")).map(|p| p.jobs["j"].clone())
+    }
+
+    fn err(body: &str) -> String {
+        job(body).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn every_mode_parses_with_its_settings() {
+        let merge =
+            job("write = \"merge\"\nkey = [\"id\"]\nnewer_by = \"updated_at\"\ndelete_when = \"op = 'd'\"").unwrap();
+        assert_eq!(
+            merge.write,
+            WriteSpec::Merge {
+                key: vec!["id".into()],
+                newer_by: "updated_at".into(),
+                on_duplicate_keys: OnDuplicateKeys::KeepNewest,
+                delete_when: Some("op = 'd'".into())
+            }
+        );
+        let strict =
+            job("write = \"merge\"\nkey = [\"a\", \"b\"]\nnewer_by = \"v\"\non_duplicate_keys = \"error\"").unwrap();
+        assert!(matches!(strict.write, WriteSpec::Merge { on_duplicate_keys: OnDuplicateKeys::Error, .. }));
+        assert_eq!(
+            job("write = \"delete_insert\"\npredicate = \"d = $dt\"").unwrap().write,
+            WriteSpec::DeleteInsert { predicate: "d = $dt".into() }
+        );
+        assert_eq!(
+            job("write = \"append_dedup\"\nkey = [\"id\"]").unwrap().write,
+            WriteSpec::AppendDedup { key: vec!["id".into()] }
+        );
+        assert_eq!(job("write = \"append\"").unwrap().write, WriteSpec::Append);
+        let rebuild = job("write = \"rebuild\"").unwrap();
+        assert_eq!(rebuild.write, WriteSpec::Rebuild);
+        assert!(!rebuild.write.needs_partition() && WriteSpec::Append.needs_partition());
+    }
+
+    #[test]
+    fn mode_settings_are_checked() {
+        assert!(
+            err("write = \"merge\"\nnewer_by = \"v\"")
+                .contains("job `j`: missing key `key` (required by write = \"merge\")")
+        );
+        assert!(err("write = \"merge\"\nkey = [\"id\"]").contains("missing key `newer_by`"));
+        assert!(err("write = \"merge\"\nkey = []\nnewer_by = \"v\"").contains("key `key` is empty"));
+        assert!(err("write = \"merge\"\nkey = [\"id\"]\nnewer_by = \"id\"").contains("is part of the key"));
+        assert!(
+            err("write = \"merge\"\nkey = [\"id\"]\nnewer_by = \"v\"\non_duplicate_keys = \"ignore\"")
+                .contains("unknown variant `ignore`")
+        );
+        assert!(err("write = \"append\"\nkey = [\"id\"]").contains("key `key` does not apply to write = \"append\""));
+        assert!(
+            err("write = \"rebuild\"\npredicate = \"x\"")
+                .contains("key `predicate` does not apply to write = \"rebuild\"")
+        );
+        assert!(err("write = \"delete_insert\"").contains("missing key `predicate`"));
+        assert!(err("write = \"append_dedup\"\nkey = [\"a b\"]").contains("`a b` is not a column name"));
+    }
+}

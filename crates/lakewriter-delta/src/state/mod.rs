@@ -1,0 +1,240 @@
+//! Partition state: what each job last wrote to each partition, kept in the table's own log.
+//!
+//! Every commit lakewriter makes carries, beside its data, two Delta application transactions
+//! (`txn` actions) for the (job, partition) it writes:
+//!
+//! - `lakewriter/<job>/<partition>/code`: the code fingerprint,
+//! - `lakewriter/<job>/<partition>/inputs`: the input fingerprint,
+//!
+//! each as its first 60 bits in the transaction's `version`, with the time of the write in
+//! `lastUpdated`. The Delta protocol leaves the meaning of a transaction's version to the
+//! application and keeps the latest transaction of every application id in each checkpoint, so
+//! the state survives checkpoints and log clean-up, and moves with the data: a commit that fails
+//! records nothing. The commit's `commitInfo` holds the full fingerprints and the input list;
+//! commitInfo is not kept in checkpoints, so only the commits after the newest checkpoint add
+//! the table version and row count of a write.
+//!
+//! [`read`] replays the log for these actions alone: the `txn` column of the newest checkpoint,
+//! then the commits after it. It never reads data files, and its cost is one listing, one column of
+//! the checkpoint, and at most a checkpoint interval of small JSON files.
+
+mod log;
+
+use std::collections::{BTreeMap, HashMap};
+
+use chrono::{DateTime, Utc};
+use deltalake::kernel::Transaction;
+use futures::StreamExt;
+use lakewriter_core::PartitionKey;
+use lakewriter_storage::Location;
+use object_store::ObjectStoreExt;
+use object_store::path::Path;
+use serde::Serialize;
+
+use crate::{CommitMetadata, Error, Result};
+pub(crate) use log::actions;
+use log::{Failure, Txn, apply_txn};
+
+const CODE: &str = "code";
+const INPUTS: &str = "inputs";
+
+/// Commit files read at once while replaying the log after a checkpoint.
+const CONCURRENT_READS: usize = 16;
+
+fn app_id(job: &str, partition: &PartitionKey, field: &str) -> String {
+    format!("lakewriter/{job}/{partition}/{field}")
+}
+
+/// A fingerprint (hex) as a transaction version: its first 60 bits, so always positive.
+#[must_use]
+pub fn fingerprint_version(fingerprint: &str) -> i64 {
+    let head = fingerprint.get(..15).unwrap_or(fingerprint);
+    i64::from_str_radix(head, 16).unwrap_or(0)
+}
+
+/// The application transactions that record `metadata`'s state, stamped `now`.
+pub(crate) fn transactions(metadata: &CommitMetadata, now: DateTime<Utc>) -> Vec<Transaction> {
+    let at = Some(now.timestamp_millis());
+    [(CODE, &metadata.code_fingerprint), (INPUTS, &metadata.input_fingerprint)]
+        .into_iter()
+        .map(|(field, fp)| {
+            Transaction::new_with_last_update(
+                app_id(&metadata.job, &metadata.partition, field),
+                fingerprint_version(fp),
+                at,
+            )
+        })
+        .collect()
+}
+
+/// The application id whose presence means (job, partition) has been written.
+pub(crate) fn written_marker(job: &str, partition: &PartitionKey) -> String {
+    app_id(job, partition, CODE)
+}
+
+/// What the log says a job last wrote to one partition.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Recorded {
+    /// [`fingerprint_version`] of the code fingerprint.
+    pub code: i64,
+    /// [`fingerprint_version`] of the input fingerprint.
+    pub inputs: i64,
+    /// When the write ran.
+    pub written_at: Option<DateTime<Utc>>,
+    /// The version that committed it, the rows it wrote and its run id: known while its commit
+    /// is newer than the table's newest checkpoint.
+    pub version: Option<u64>,
+    pub rows: Option<u64>,
+    pub run_id: Option<String>,
+}
+
+impl Recorded {
+    #[must_use]
+    pub fn code_matches(&self, code_fingerprint: &str) -> bool {
+        self.code == fingerprint_version(code_fingerprint)
+    }
+
+    #[must_use]
+    pub fn inputs_match(&self, input_fingerprint: &str) -> bool {
+        self.inputs == fingerprint_version(input_fingerprint)
+    }
+
+    /// Written with this code from these inputs: a run would reproduce it.
+    #[must_use]
+    pub fn is_fresh(&self, code_fingerprint: &str, input_fingerprint: &str) -> bool {
+        self.code_matches(code_fingerprint) && self.inputs_match(input_fingerprint)
+    }
+}
+
+/// The recorded state of one job's partitions in a table.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct JobState {
+    /// The table version the state was read at.
+    pub version: u64,
+    /// The newest checkpoint the state was read from.
+    pub checkpoint: Option<u64>,
+    /// By partition (`dt=2026-09-30`, `all`).
+    pub partitions: BTreeMap<PartitionKey, Recorded>,
+}
+
+#[derive(Debug, Default)]
+struct Detail {
+    version: u64,
+    rows: Option<u64>,
+    run_id: Option<String>,
+}
+
+/// Reads the recorded state of `job`'s partitions from the Delta log of the table at
+/// `location`; `None` where no table exists.
+pub async fn read(location: &Location, job: &str) -> Result<Option<JobState>> {
+    // Log clean-up may remove a file between the listing and its read: list again.
+    let mut attempts = 0;
+    loop {
+        match read_once(location, job).await {
+            Err(Failure::Vanished(_)) if attempts < 3 => attempts += 1,
+            Err(Failure::Vanished(e) | Failure::Other(e)) => {
+                return Err(Error::Read { url: location.url().clone(), source: e });
+            }
+            Ok(state) => return Ok(state),
+        }
+    }
+}
+
+async fn read_once(location: &Location, job: &str) -> Result<Option<JobState>, Failure> {
+    let store = location.object_store().map_err(|e| Failure::Other(e.into()))?;
+    let log = Path::from_url_path(location.url().path()).map_err(|e| Failure::Other(e.into()))?.join("_delta_log");
+    let Some(listing) = log::list(&store, &log).await? else { return Ok(None) };
+    let prefix = format!("lakewriter/{job}/");
+    let mut txns: HashMap<String, Txn> = HashMap::new();
+    let start = match &listing.checkpoint {
+        Some((version, parts)) => {
+            for meta in parts {
+                log::read_checkpoint_txns(&store, meta, &prefix, &mut txns).await?;
+            }
+            version + 1
+        }
+        None => 0,
+    };
+    let latest = listing.latest;
+    if let Some(gap) = (start..=latest).find(|v| !listing.commits.contains_key(v)) {
+        let message = format!("the Delta log has no commit {gap} and no checkpoint after it");
+        return Err(Failure::Other(message.into()));
+    }
+    let mut details: HashMap<PartitionKey, Detail> = HashMap::new();
+    let mut reads = futures::stream::iter(listing.commits.range(start..=latest).map(|(v, meta)| {
+        let store = store.clone();
+        let path = meta.location.clone();
+        async move { Ok::<_, Failure>((*v, store.get(&path).await?.bytes().await?)) }
+    }))
+    .buffered(CONCURRENT_READS);
+    while let Some(read) = reads.next().await {
+        let (version, bytes) = read?;
+        apply_commit(version, &bytes, job, &prefix, &mut txns, &mut details);
+    }
+    let partitions = recorded(txns, details, &prefix);
+    Ok(Some(JobState { version: latest, checkpoint: listing.checkpoint.map(|(v, _)| v), partitions }))
+}
+
+/// Each partition's recorded state: its code and inputs transactions, and the details of the
+/// commit that carried them where that commit was read.
+fn recorded(
+    txns: HashMap<String, Txn>,
+    mut details: HashMap<PartitionKey, Detail>,
+    prefix: &str,
+) -> BTreeMap<PartitionKey, Recorded> {
+    let mut fields: BTreeMap<PartitionKey, (Option<Txn>, Option<Txn>)> = BTreeMap::new();
+    for (id, txn) in txns {
+        let Some((partition, field)) = id.strip_prefix(prefix).and_then(|rest| rest.rsplit_once('/')) else {
+            continue;
+        };
+        let Ok(partition) = partition.parse::<PartitionKey>() else { continue };
+        let entry = fields.entry(partition).or_default();
+        match field {
+            CODE => entry.0 = Some(txn),
+            INPUTS => entry.1 = Some(txn),
+            _ => {}
+        }
+    }
+    let mut partitions = BTreeMap::new();
+    for (partition, (code, inputs)) in fields {
+        let (Some(code), Some(inputs)) = (code, inputs) else { continue };
+        let detail = details.remove(&partition).filter(|d| code.commit == Some(d.version));
+        let recorded = Recorded {
+            code: code.version,
+            inputs: inputs.version,
+            written_at: code.last_updated.and_then(DateTime::from_timestamp_millis),
+            version: detail.as_ref().map(|d| d.version),
+            rows: detail.as_ref().and_then(|d| d.rows),
+            run_id: detail.and_then(|d| d.run_id),
+        };
+        partitions.insert(partition, recorded);
+    }
+    partitions
+}
+
+/// Applies one commit file's `txn` actions (of `job`) and its lakewriter `commitInfo`.
+fn apply_commit(
+    version: u64,
+    bytes: &[u8],
+    job: &str,
+    prefix: &str,
+    txns: &mut HashMap<String, Txn>,
+    details: &mut HashMap<PartitionKey, Detail>,
+) {
+    for action in actions(bytes) {
+        if apply_txn(&action, Some(version), prefix, txns) {
+            continue;
+        }
+        if let Some(info) = action.get("commitInfo")
+            && let Some(ours) = info.get("lakewriter").filter(|m| m["job"].as_str() == Some(job))
+            && let Some(Ok(partition)) = ours["partition"].as_str().map(str::parse::<PartitionKey>)
+        {
+            let rows = crate::write::CommitMetrics::of(info).rows;
+            let run_id = ours["run_id"].as_str().map(str::to_owned);
+            details.insert(partition, Detail { version, rows, run_id });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

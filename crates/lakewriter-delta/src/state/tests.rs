@@ -1,0 +1,116 @@
+//! Reading the partition state back from a real table's log.
+
+use super::log::{LogFile, parse_log_file};
+use super::*;
+use crate::{CommitMetadata, Target, replace_where};
+use chrono::NaiveDate;
+use lakewriter_compute::partition_predicate;
+use lakewriter_core::stable_hash;
+
+fn metadata(job: &str, dt: NaiveDate, code: &str, inputs: &str) -> CommitMetadata {
+    CommitMetadata {
+        job: job.into(),
+        partition: PartitionKey::of(None, Some(dt)),
+        write: "overwrite_partition".into(),
+        lakewriter_version: "test".into(),
+        sql_hash: stable_hash(code.as_bytes()),
+        code_fingerprint: stable_hash(code.as_bytes()),
+        input_fingerprint: stable_hash(inputs.as_bytes()),
+        inputs: None,
+        run_id: format!("{job}-{dt}"),
+        forced: false,
+    }
+}
+
+/// Writes one partition (`dt_in_rows` as the rows' `dt`) and records `code`/`inputs`.
+async fn write(
+    location: &Location,
+    job: &str,
+    dt: NaiveDate,
+    dt_in_rows: NaiveDate,
+    code: &str,
+    inputs: &str,
+) -> Result<u64> {
+    let ctx = crate::session();
+    let plan = ctx
+        .sql(&format!("SELECT CAST('{dt_in_rows}' AS DATE) AS dt, 1 AS x"))
+        .await
+        .expect("plan")
+        .logical_plan()
+        .clone();
+    let meta = metadata(job, dt, code, inputs);
+    let target = Target { location, name: "t", partition_column: Some("dt"), metadata: &meta };
+    Ok(replace_where(&ctx.state(), target, plan, partition_predicate("dt", dt), "rows elsewhere").await?.version)
+}
+
+#[tokio::test]
+async fn state_is_read_from_checkpoints_after_log_clean_up_and_moves_with_the_data() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let url = url::Url::from_directory_path(dir.path().join("t")).expect("url");
+    let location = Location::new(url, HashMap::new(), |_| None).expect("location");
+    let day = |d| NaiveDate::from_ymd_opt(2026, 9, d).expect("date");
+    assert_eq!(read(&location, "j").await.expect("read"), None, "no table, no state");
+
+    for d in 1..=5 {
+        write(&location, "j", day(d), day(d), "code", &format!("inputs {d}")).await.expect("write");
+    }
+    write(&location, "other", day(1), day(1), "other code", "other inputs").await.expect("other job");
+    let table = crate::table::open_existing(&location).await.expect("open");
+    deltalake::checkpoints::create_checkpoint(&table, None).await.expect("checkpoint");
+    // Log clean-up: the commits before the checkpoint are gone (as delta-rs's clean-up does).
+    for v in 0..5 {
+        std::fs::remove_file(dir.path().join(format!("t/_delta_log/{v:020}.json"))).expect("remove commit");
+    }
+    assert_eq!(write(&location, "j", day(6), day(6), "code", "inputs 6").await.expect("write"), 6);
+    assert_eq!(write(&location, "j", day(2), day(2), "code", "late inputs 2").await.expect("write"), 7);
+    // A failed write (a row outside its partition) records nothing.
+    let failed = write(&location, "j", day(3), day(9), "new code", "inputs 3").await;
+    assert!(matches!(failed, Err(Error::OutsideSlice { .. })), "{failed:?}");
+
+    let state = read(&location, "j").await.expect("read").expect("a table");
+    assert_eq!((state.version, state.checkpoint), (7, Some(5)));
+    let labels: Vec<String> = state.partitions.keys().map(ToString::to_string).collect();
+    assert_eq!(labels, (1..=6).map(|d| format!("dt={}", day(d))).collect::<Vec<_>>());
+    let get = |d| &state.partitions[&PartitionKey::of(None, Some(day(d)))];
+    for d in [1, 3, 4, 5] {
+        let r = get(d);
+        assert!(
+            r.code_matches(&stable_hash(b"code")) && r.inputs_match(&stable_hash(format!("inputs {d}").as_bytes()))
+        );
+        assert!(r.written_at.is_some());
+        assert_eq!(r.version, None, "from the checkpoint: its commit file is gone");
+    }
+    assert!(get(2).inputs_match(&stable_hash(b"late inputs 2")) && !get(2).inputs_match(&stable_hash(b"inputs 2")));
+    assert_eq!((get(2).version, get(2).rows), (Some(7), Some(1)));
+    assert_eq!((get(6).version, get(6).run_id.as_deref()), (Some(6), Some("j-2026-09-06")));
+
+    let other = read(&location, "other").await.expect("read").expect("a table");
+    assert_eq!(other.partitions.len(), 1, "each job reads its own state");
+    assert!(
+        other.partitions[&"dt=2026-09-01".parse::<PartitionKey>().expect("key")]
+            .code_matches(&stable_hash(b"other code"))
+    );
+}
+
+#[test]
+fn log_file_names() {
+    assert!(matches!(parse_log_file("00000000000000000007.json"), Some(LogFile::Commit(7))));
+    assert!(matches!(parse_log_file("00000000000000000100.checkpoint.parquet"), Some(LogFile::Checkpoint(100, 1, 1))));
+    assert!(matches!(
+        parse_log_file("00000000000000000100.checkpoint.0000000002.0000000003.parquet"),
+        Some(LogFile::Checkpoint(100, 2, 3))
+    ));
+    assert!(parse_log_file("_last_checkpoint").is_none());
+    assert!(parse_log_file("00000000000000000007.crc").is_none());
+    assert!(parse_log_file("7.json").is_none());
+}
+
+#[test]
+fn fingerprints_become_positive_versions_that_tell_fingerprints_apart() {
+    let a = fingerprint_version("ffffffffffffffffffffffffffffffff");
+    assert_eq!(a, 0x0fff_ffff_ffff_ffff);
+    assert_ne!(
+        fingerprint_version("0123456789abcdef0123456789abcdef"),
+        fingerprint_version("1123456789abcdef0123456789abcdef")
+    );
+}

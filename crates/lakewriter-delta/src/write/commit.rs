@@ -1,0 +1,322 @@
+//! How a write becomes a commit: the commit's properties, one attempt at a write with its
+//! clean-up, finding a run's commit by run id, reading back delta-rs's metrics, and what a
+//! delta-rs error means (a conflict, a failed data check, anything else).
+
+use std::path::PathBuf;
+
+use deltalake::kernel::transaction::CommitProperties;
+use deltalake::{DeltaTable, DeltaTableError};
+use lakewriter_storage::Location;
+use serde_json::Value;
+
+use super::{CommitMetadata, Committed, Target};
+use crate::{Error, Result, state, table};
+
+/// How often a commit that lost the race for a log version is retried. A retry re-checks Delta's
+/// conflict rules against the commits that won (writes to other partitions do not conflict) and
+/// costs one small log read, so the bound is generous: with N writers, a commit can lose up to
+/// N - 1 times in a row.
+const COMMIT_RETRIES: usize = 1_000;
+
+/// The commit's metadata and the partition state it records (see [`crate::state`]).
+///
+/// A commit that creates the table is never retried: delta-rs would commit a create that lost
+/// the race for version 0 as the next version, whole, without a conflict check (a second copy of
+/// its rows). Failing instead lets the runner run the partition again as a write into the table
+/// the winner created. delta-rs's post-commit hooks are off: [`finish`] checkpoints and cleans up
+/// the log itself, after the commit is known to have landed, so that a failure there never turns
+/// a durable commit into a reported failure.
+pub(super) fn properties(metadata: &CommitMetadata, location: &Location, creating: bool) -> Result<CommitProperties> {
+    let info =
+        serde_json::to_value(metadata).map_err(|e| Error::Read { url: location.url().clone(), source: e.into() })?;
+    let props = CommitProperties::default()
+        .with_metadata([("lakewriter".to_owned(), info)])
+        .with_max_retries(if creating { 0 } else { COMMIT_RETRIES })
+        .with_create_checkpoint(false)
+        .with_cleanup_expired_logs(Some(false));
+    Ok(state::transactions(metadata, chrono::Utc::now())
+        .into_iter()
+        .fold(props, CommitProperties::with_application_transaction))
+}
+
+/// Runs `write` on the table at `target` with the commit properties for it, then [`finish`]es.
+///
+/// A failed first write removes the local folders it created only while they hold no file: it
+/// never deletes a file, since another process may be writing into the same new table folder.
+/// Data files it left behind belong to no commit (`VACUUM` removes them), and a job's target is
+/// never read as a raw dataset, so they cannot pass for one.
+pub(super) async fn attempt<F, Fut>(target: &Target<'_>, write: F) -> Result<Committed>
+where
+    F: FnOnce(DeltaTable, CommitProperties) -> Fut,
+    Fut: std::future::IntoFuture<Output = Result<DeltaTable>>,
+{
+    let committed = attempt_or_skip(target, |table, props| async { write(table, props).await.map(Some) }).await?;
+    Ok(committed.expect("a write that returns its table has committed"))
+}
+
+/// [`attempt`] for a write that may decide not to commit (`Ok(None)`).
+pub(super) async fn attempt_or_skip<F, Fut>(target: &Target<'_>, write: F) -> Result<Option<Committed>>
+where
+    F: FnOnce(DeltaTable, CommitProperties) -> Fut,
+    Fut: std::future::IntoFuture<Output = Result<Option<DeltaTable>>>,
+{
+    let (table, created_dir): (DeltaTable, Option<PathBuf>) = table::open_for_write(target.location).await?;
+    let read_version = table.version();
+    let props = properties(target.metadata, target.location, read_version.is_none())?;
+    let result = match write(table, props).await {
+        Ok(None) => Ok(None),
+        Ok(Some(table)) => finish(target, read_version, Ok(table)).await.map(Some),
+        Err(error) => finish(target, read_version, Err(error)).await.map(Some),
+    };
+    if result.is_err()
+        && let Some(dir) = created_dir
+    {
+        remove_empty_dirs(&dir);
+    }
+    result
+}
+
+/// Removes `dir` and the folders below it, bottom up, where they are empty; never a file.
+fn remove_empty_dirs(dir: &std::path::Path) {
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        for entry in entries.flatten() {
+            if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                remove_empty_dirs(&entry.path());
+            }
+        }
+    }
+    let _ = std::fs::remove_dir(dir);
+}
+
+/// What a write's outcome means for the run. A write that returned its table at a new version
+/// committed that version: its counts are read back from that commit file (where the run id is
+/// this run's) and the log is checkpointed where due. A write that failed is looked for in the log
+/// by run id all the same: where its commit landed and only a step after it failed, the run
+/// committed, and says so.
+pub(super) async fn finish(
+    target: &Target<'_>,
+    read_version: Option<u64>,
+    outcome: Result<DeltaTable>,
+) -> Result<Committed> {
+    let since = read_version.map_or(0, |v| v + 1);
+    match outcome {
+        Ok(table) => {
+            // delta-rs hands back the table at the version its commit made, or, where it made
+            // none (a MERGE that found nothing to do), at the version it read.
+            let Some(version) = table.version().filter(|v| Some(*v) != read_version) else {
+                return Err(changed_meanwhile(target, "the write made no commit"));
+            };
+            // The counts come from the commit file; where it cannot be read back, they are unknown.
+            let committed = read_commit(&table, version, target).await.unwrap_or(Committed {
+                version,
+                rows_written: None,
+                files_added: None,
+                files_removed: None,
+            });
+            maintain(&table, version, target.name).await;
+            Ok(committed)
+        }
+        // These fail a write before it writes its commit.
+        Err(error @ (Error::Invalid { .. } | Error::SchemaMismatch { .. })) => Err(error),
+        // Any other failure may come after the commit landed: a step after it, or a storage
+        // request retried after it succeeded (a conditional PUT then answers "already exists").
+        Err(error) => match find_commit(target, since).await {
+            Some(committed) => {
+                tracing::warn!(table = target.name, version = committed.version, error = %lakewriter_core::error_chain(&error), "the commit landed; a step after it failed");
+                Ok(committed)
+            }
+            None => Err(error),
+        },
+    }
+}
+
+/// A conflict with a writer that changed the table between this run's read and its write.
+pub(super) fn changed_meanwhile(target: &Target<'_>, what: &str) -> Error {
+    Error::Conflict {
+        table: target.name.to_owned(),
+        partition: target.metadata.partition.clone(),
+        source: format!("the table changed since this run read it: {what}").into(),
+    }
+}
+
+/// Checkpoints the log where delta-rs would have (every `delta.checkpointInterval` commits), and
+/// then removes expired log files where the table allows it. The commit has landed: a failure
+/// here is logged, never the run's.
+async fn maintain(table: &DeltaTable, version: u64, name: &str) {
+    use deltalake::table::config::TablePropertiesExt;
+    let Ok(state) = table.snapshot() else { return };
+    if table.version() != Some(version)
+        || !(version + 1).is_multiple_of(state.table_config().checkpoint_interval().get())
+    {
+        return;
+    }
+    if let Err(e) = deltalake::checkpoints::create_checkpoint(table, None).await {
+        tracing::warn!(table = name, version, error = %e, "committed; writing the checkpoint failed (the next one will be written as usual)");
+        return;
+    }
+    if state.table_config().enable_expired_log_cleanup()
+        && let Err(e) = deltalake::checkpoints::cleanup_metadata(table, None).await
+    {
+        tracing::warn!(table = name, version, error = %e, "committed; removing expired log files failed");
+    }
+}
+
+/// What a delta-rs error from a write means: a conflict with a concurrent commit (run the
+/// partition again), a failed data check, or another failure.
+pub(super) fn write_error(target: &Target<'_>, source: DeltaTableError) -> Error {
+    use deltalake::kernel::transaction::{CommitConflictError as C, TransactionError};
+    let table = target.name.to_owned();
+    let conflict = match &source {
+        DeltaTableError::Transaction { source: TransactionError::CommitConflict(c) } => {
+            // The table changed under this write in a way its plan depends on, or another writer
+            // created the table first (protocol and metadata of version 0): run the write again.
+            matches!(
+                c,
+                C::ConcurrentAppend
+                    | C::ConcurrentDeleteRead
+                    | C::ConcurrentDeleteDelete
+                    | C::ConcurrentTransaction
+                    | C::MetadataChanged
+                    | C::ProtocolChanged(_)
+            )
+        }
+        // Lost the race for a log version with retries off (the first write of a keyed table).
+        DeltaTableError::VersionAlreadyExists(_)
+        | DeltaTableError::Transaction { source: TransactionError::MaxCommitAttempts(_) } => true,
+        _ => false,
+    };
+    let partition = target.metadata.partition.clone();
+    if conflict {
+        Error::Conflict { table, partition, source: Box::new(source) }
+    } else if failed_data_check(&source) {
+        Error::Invalid { table, source: Box::new(source) }
+    } else {
+        Error::Write { table, partition, source: Box::new(source) }
+    }
+}
+
+/// Whether delta-rs refused the rows it was writing: a row outside a replaceWhere predicate, a
+/// NULL in a NOT NULL column or a row breaking a CHECK constraint. delta-rs raises each as
+/// `DeltaTableError::InvalidData`, but a write's stream hands it on as text
+/// (`DeltaTableError::Generic`, via its `From<DataFusionError>`), so this is the one place where
+/// lakewriter reads a delta-rs message: its data check's wording, "rows failed validation".
+fn failed_data_check(error: &DeltaTableError) -> bool {
+    match error {
+        DeltaTableError::InvalidData { .. } => true,
+        DeltaTableError::Generic(text) => text.contains("failed validation"),
+        _ => false,
+    }
+}
+
+/// delta-rs's `operationMetrics` of a commit (in its `commitInfo`): the one place they are read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct CommitMetrics {
+    /// Rows added by a write (`num_added_rows`), or inserted, updated and deleted by a merge.
+    pub rows: Option<u64>,
+    pub files_added: u64,
+    pub files_removed: u64,
+}
+
+impl CommitMetrics {
+    pub(crate) fn of(commit_info: &Value) -> Self {
+        let metrics = &commit_info["operationMetrics"];
+        let count = |k: &str| metrics.get(k).and_then(Value::as_u64);
+        let merged = ["num_target_rows_inserted", "num_target_rows_updated", "num_target_rows_deleted"];
+        Self {
+            rows: count("num_added_rows").or_else(|| merged.iter().map(|k| count(k)).sum()),
+            files_added: count("num_added_files").or_else(|| count("num_target_files_added")).unwrap_or(0),
+            files_removed: count("num_removed_files").or_else(|| count("num_target_files_removed")).unwrap_or(0),
+        }
+    }
+}
+
+/// Commit `version` of the table, where it is this run's: its `lakewriter.run_id` is
+/// `target`'s, so another writer's commit is never reported as this run's.
+async fn read_commit(table: &DeltaTable, version: u64, target: &Target<'_>) -> Option<Committed> {
+    match table.log_store().read_commit_entry(version).await {
+        Ok(entry) => entry.and_then(|bytes| parse_commit(&bytes, version, &target.metadata.run_id)),
+        Err(e) => {
+            tracing::warn!(table = target.name, version, error = %e, "cannot read back the commit just made");
+            None
+        }
+    }
+}
+
+/// The commit in `bytes` (a commit file), with its delta-rs metrics, if `run_id` made it.
+fn parse_commit(bytes: &[u8], version: u64, run_id: &str) -> Option<Committed> {
+    let info = state::actions(bytes).find_map(|mut action| action.get_mut("commitInfo").map(Value::take))?;
+    if info.pointer("/lakewriter/run_id").and_then(Value::as_str) != Some(run_id) {
+        return None;
+    }
+    let metrics = CommitMetrics::of(&info);
+    Some(Committed {
+        version,
+        rows_written: metrics.rows,
+        files_added: Some(metrics.files_added),
+        files_removed: Some(metrics.files_removed),
+    })
+}
+
+/// This run's commit among the table's versions from `since` on, newest first.
+async fn find_commit(target: &Target<'_>, since: u64) -> Option<Committed> {
+    let table = table::unloaded(target.location).ok()?;
+    let latest = match table.log_store().get_latest_version(since).await {
+        Ok(latest) => latest,
+        Err(e) => {
+            tracing::warn!(table = target.name, error = %e, "cannot look for this run's commit in the log");
+            return None;
+        }
+    };
+    for version in (since..=latest).rev() {
+        if let Some(committed) = read_commit(&table, version, target).await {
+            return Some(committed);
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_failed_first_write_removes_empty_folders_and_never_a_file() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let table = dir.path().join("t");
+        std::fs::create_dir_all(table.join("dt=2026-09-01/empty")).expect("folders");
+        std::fs::create_dir_all(table.join("dt=2026-09-02")).expect("folders");
+        std::fs::write(table.join("dt=2026-09-02/part-another-writer.parquet"), b"x").expect("a file");
+        remove_empty_dirs(&table);
+        assert!(!table.join("dt=2026-09-01").exists(), "empty folders go");
+        assert!(table.join("dt=2026-09-02/part-another-writer.parquet").exists(), "files stay");
+        let empty = dir.path().join("e");
+        std::fs::create_dir_all(empty.join("a/b")).expect("folders");
+        remove_empty_dirs(&empty);
+        assert!(!empty.exists());
+    }
+
+    #[test]
+    fn a_commit_is_this_runs_only_with_its_run_id() {
+        let commit = concat!(
+            r#"{"add":{"path":"x.parquet"}}"#,
+            "\n",
+            r#"{"commitInfo":{"operationMetrics":{"num_added_rows":7,"num_added_files":1,"num_removed_files":2},"lakewriter":{"run_id":"abc"}}}"#,
+        );
+        let mine = parse_commit(commit.as_bytes(), 4, "abc").expect("this run's commit");
+        assert_eq!(mine, Committed { version: 4, rows_written: Some(7), files_added: Some(1), files_removed: Some(2) });
+        assert_eq!(parse_commit(commit.as_bytes(), 4, "another"), None, "another writer's commit");
+        assert_eq!(parse_commit(b"not a commit", 4, "abc"), None);
+    }
+
+    #[test]
+    fn metrics_of_writes_and_merges() {
+        let merge: Value = serde_json::from_str(
+            r#"{"operationMetrics":{"num_target_rows_inserted":3,"num_target_rows_updated":2,"num_target_rows_deleted":1,"num_target_files_added":4,"num_target_files_removed":5}}"#,
+        )
+        .expect("json");
+        let expected = CommitMetrics { rows: Some(6), files_added: 4, files_removed: 5 };
+        assert_eq!(CommitMetrics::of(&merge), expected);
+        let state_only: Value = serde_json::from_str(r#"{"operationMetrics":{}}"#).expect("json");
+        assert_eq!(CommitMetrics::of(&state_only), CommitMetrics { rows: None, files_added: 0, files_removed: 0 });
+    }
+}

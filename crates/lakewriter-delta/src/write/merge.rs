@@ -1,0 +1,88 @@
+//! `merge` and `append_dedup`: a deduplicated, classified source merged on its key.
+
+use std::sync::Arc;
+
+use datafusion::common::{Column, TableReference};
+use datafusion::execution::SessionState;
+use datafusion::prelude::{DataFrame, Expr, lit};
+use deltalake::protocol::SaveMode;
+
+use super::commit::{attempt, changed_meanwhile, write_error};
+use super::{Committed, Target, builder, check_schema};
+use crate::Result;
+
+/// How a keyed source is merged.
+#[derive(Debug, Clone, Copy)]
+pub struct MergeSpec<'a> {
+    pub key: &'a [String],
+    /// `Some`: newer-wins upsert (`merge`). `None`: insert unknown keys only (`append_dedup`).
+    pub newer_by: Option<&'a str>,
+    /// The table version the source was classified against; `None` where there was no table.
+    pub read_version: Option<u64>,
+}
+
+fn qualified(relation: &str, name: &str) -> Expr {
+    Expr::Column(Column::new(Some(TableReference::bare(relation)), name))
+}
+
+/// Merges `source` (one row per key) into the table in one commit: rows of new keys are
+/// inserted; with `newer_by`, an existing row is replaced by the source row only where the
+/// source's `newer_by` is strictly greater. A table that does not exist yet is created with the
+/// source's rows. The caller skips sources that change nothing (delta-rs would commit nothing).
+pub async fn merge(
+    session: &SessionState,
+    target: Target<'_>,
+    source: DataFrame,
+    spec: MergeSpec<'_>,
+) -> Result<Committed> {
+    let columns: Vec<String> = source.schema().fields().iter().map(|f| f.name().clone()).collect();
+    attempt(&target, |table, props| async {
+        if table.version() != spec.read_version {
+            // The source was classified against another version (or before the table existed):
+            // its counts, and a create, would not hold. Delta cannot see this read, so say it.
+            return Err(changed_meanwhile(&target, "its rows were classified against another version"));
+        }
+        check_schema(&table, source.schema().as_arrow(), target.name)?;
+        if table.version().is_none() {
+            // Creating the table with the source's rows is only right if nobody else created it
+            // meanwhile: a create is never retried (see `properties`), so a lost race runs the
+            // whole merge again, against the winner's rows.
+            let plan = source.logical_plan().clone();
+            return builder(table, session, plan, &target)
+                .with_save_mode(SaveMode::Append)
+                .with_commit_properties(props)
+                .await
+                .map_err(|e| write_error(&target, e));
+        }
+        let on = spec
+            .key
+            .iter()
+            .map(|k| qualified("t", k).eq(qualified("s", k)))
+            .reduce(Expr::and)
+            .unwrap_or_else(|| lit(false));
+        let err = |e| write_error(&target, e);
+        let mut merge = table
+            .merge(source, on)
+            .with_source_alias("s")
+            .with_target_alias("t")
+            .with_session_state(Arc::new(session.clone()))
+            .with_commit_properties(props);
+        if let Some(newer_by) = spec.newer_by {
+            merge = merge
+                .when_matched_update(|update| {
+                    let newer = qualified("s", newer_by).gt(qualified("t", newer_by));
+                    columns
+                        .iter()
+                        .filter(|c| !spec.key.contains(c))
+                        .fold(update.predicate(newer), |u, c| u.update(c.as_str(), qualified("s", c)))
+                })
+                .map_err(err)?;
+        }
+        let merge = merge
+            .when_not_matched_insert(|insert| columns.iter().fold(insert, |i, c| i.set(c.as_str(), qualified("s", c))))
+            .map_err(err)?;
+        let (table, _metrics) = merge.await.map_err(err)?;
+        Ok(table)
+    })
+    .await
+}

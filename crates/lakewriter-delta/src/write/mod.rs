@@ -1,0 +1,238 @@
+//! Write strategies. Each one is a single Delta commit, or nothing: delta-rs writes the data
+//! files first and commits the log entry last, so a failure at any earlier step leaves the table
+//! as it was (unreferenced files, at worst, for `VACUUM`). How a commit is made, found and
+//! classified is in `commit`; the keyed merge in `merge`.
+
+mod commit;
+mod merge;
+
+use std::sync::Arc;
+
+use datafusion::execution::SessionState;
+use datafusion::logical_expr::LogicalPlan;
+use datafusion::prelude::{DataFrame, Expr};
+use deltalake::DeltaTable;
+use deltalake::operations::write::{SchemaMode, WriteBuilder};
+use deltalake::protocol::SaveMode;
+use lakewriter_core::PartitionKey;
+use lakewriter_storage::Location;
+use serde::Serialize;
+
+use crate::{Error, Result, state, table};
+use commit::{attempt, attempt_or_skip, finish, properties, write_error};
+
+pub(crate) use commit::CommitMetrics;
+pub use merge::{MergeSpec, merge};
+
+/// What lakewriter records in the `commitInfo` of every commit it makes, under the key
+/// `lakewriter`. delta-rs adds `operationMetrics` (rows and files added and removed) beside it.
+#[derive(Debug, Clone, Serialize)]
+pub struct CommitMetadata {
+    pub job: String,
+    /// The logical partition, e.g. `dt=2026-09-30`, or `all`.
+    pub partition: PartitionKey,
+    pub write: String,
+    pub lakewriter_version: String,
+    /// Hash of the job's SQL text.
+    pub sql_hash: String,
+    /// Hash of the normalized SQL and the write settings: what decides the output besides inputs.
+    pub code_fingerprint: String,
+    /// Hash of the input files the plan read (path, size, modification time, e-tag).
+    pub input_fingerprint: String,
+    /// The input files themselves, where there are few (at most [`CommitMetadata::MAX_LISTED_INPUTS`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub inputs: Option<Vec<lakewriter_core::InputFile>>,
+    /// Identifies the run (and its retries) in logs and reports.
+    pub run_id: String,
+    /// An `append --force`: rows appended again on purpose.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub forced: bool,
+}
+
+impl CommitMetadata {
+    /// Input lists longer than this are recorded by their fingerprint only.
+    pub const MAX_LISTED_INPUTS: usize = 100;
+}
+
+/// The outcome of one committed write. The counts come from delta-rs's `operationMetrics` in the
+/// commit; they are `None` where that commit could not be read back after it landed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Committed {
+    pub version: u64,
+    pub rows_written: Option<u64>,
+    pub files_added: Option<u64>,
+    pub files_removed: Option<u64>,
+}
+
+/// The table a strategy writes.
+#[derive(Debug, Clone, Copy)]
+pub struct Target<'a> {
+    pub location: &'a Location,
+    /// The table's name, for messages.
+    pub name: &'a str,
+    /// The partition column of a table this write creates.
+    pub partition_column: Option<&'a str>,
+    pub metadata: &'a CommitMetadata,
+}
+
+/// The outcome of an `append` that may have been committed before.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AppendOutcome {
+    Committed(Committed),
+    /// This (job, partition) was appended before; the table is at `version`.
+    AlreadyCommitted {
+        version: u64,
+    },
+}
+
+/// Refuses a result whose columns differ from the table's.
+fn check_schema(table: &DeltaTable, result: &datafusion::arrow::datatypes::Schema, name: &str) -> Result<()> {
+    if let Ok(state) = table.snapshot() {
+        let differences = crate::schema::differences(&state.snapshot().arrow_schema(), result);
+        if !differences.is_empty() {
+            return Err(Error::SchemaMismatch { table: name.to_owned(), differences });
+        }
+    }
+    Ok(())
+}
+
+fn builder(table: DeltaTable, session: &SessionState, plan: LogicalPlan, target: &Target<'_>) -> WriteBuilder {
+    let builder = table.write(Vec::new()).with_input_plan(plan).with_session_state(Arc::new(session.clone()));
+    match target.partition_column {
+        Some(column) => builder.with_partition_columns([column]),
+        None => builder,
+    }
+}
+
+/// Commits `plan`'s rows as the whole content of the slice `predicate` selects: one commit that
+/// removes the rows matching `predicate` and adds the new ones (Delta replaceWhere). Used by
+/// `overwrite_partition` (`partition = date`) and `delete_insert` (any predicate). The first write
+/// creates the table. A row outside the slice, or a schema that differs from the table's, fails
+/// the write before anything is committed; `slice` describes the slice in that error.
+pub async fn replace_where(
+    session: &SessionState,
+    target: Target<'_>,
+    plan: LogicalPlan,
+    predicate: Expr,
+    slice: &str,
+) -> Result<Committed> {
+    let (checked, check) = (plan.clone(), predicate.clone());
+    let outcome = attempt(&target, |table, props| async {
+        check_schema(&table, plan.schema().as_arrow(), target.name)?;
+        builder(table, session, plan, &target)
+            .with_save_mode(SaveMode::Overwrite)
+            .with_replace_where(predicate)
+            .with_commit_properties(props)
+            .await
+            .map_err(|e| write_error(&target, e))
+    })
+    .await;
+    match outcome {
+        Err(Error::Invalid { table, source }) => Err(match rows_outside(session, checked, check).await {
+            Ok(0) => Error::Invalid { table, source },
+            Ok(_) => Error::OutsideSlice { table, slice: slice.to_owned(), source },
+            Err(e) => {
+                tracing::debug!(error = %e, "cannot count the rows outside the slice");
+                Error::Invalid { table, source }
+            }
+        }),
+        outcome => outcome,
+    }
+}
+
+/// Rows of `plan` that `predicate` does not select (false or NULL): what tells a row outside a
+/// replaceWhere slice from a NULL in a NOT NULL column, which delta-rs reports alike. Computed
+/// again, on the failure path only.
+async fn rows_outside(session: &SessionState, plan: LogicalPlan, predicate: Expr) -> datafusion::error::Result<usize> {
+    let outside = datafusion::prelude::not(predicate.clone()).or(predicate.is_null());
+    DataFrame::new(session.clone(), plan).filter(outside)?.count().await
+}
+
+/// Replaces the whole table — rows, schema and partitioning — with `plan`'s rows (`rebuild`).
+pub async fn replace_all(session: &SessionState, target: Target<'_>, plan: LogicalPlan) -> Result<Committed> {
+    attempt(&target, |table, props| async {
+        builder(table, session, plan, &target)
+            .with_save_mode(SaveMode::Overwrite)
+            .with_schema_mode(SchemaMode::Overwrite)
+            .with_commit_properties(props)
+            .await
+            .map_err(|e| write_error(&target, e))
+    })
+    .await
+}
+
+/// Appends `plan`'s rows once per (job, partition): a second call appends nothing, unless `force`,
+/// which appends again. The partition state every commit records (see [`crate::state`]) is what
+/// marks a partition appended; it is read from the snapshot this append writes over, and
+/// concurrent appends of one partition write the same application transaction, which Delta
+/// refuses for all but one of them.
+pub async fn append_once(
+    session: &SessionState,
+    target: Target<'_>,
+    plan: LogicalPlan,
+    force: bool,
+) -> Result<AppendOutcome> {
+    let marker = state::written_marker(&target.metadata.job, &target.metadata.partition);
+    let mut already = None;
+    let committed = attempt_or_skip(&target, |table, props| async {
+        if let (Some(version), false) = (table.version(), force)
+            && transaction_version(&table, &marker, target.location).await?.is_some()
+        {
+            already = Some(AppendOutcome::AlreadyCommitted { version });
+            return Ok(None);
+        }
+        check_schema(&table, plan.schema().as_arrow(), target.name)?;
+        builder(table, session, plan, &target)
+            .with_save_mode(SaveMode::Append)
+            .with_commit_properties(props)
+            .await
+            .map(Some)
+            .map_err(|e| write_error(&target, e))
+    })
+    .await;
+    match already {
+        Some(outcome) => Ok(outcome),
+        None => Ok(AppendOutcome::Committed(committed?.expect("an append not skipped has committed"))),
+    }
+}
+
+async fn transaction_version(table: &DeltaTable, app_id: &str, location: &Location) -> Result<Option<i64>> {
+    let url = location.url();
+    let state = table.snapshot().map_err(|source| Error::Open { url: url.clone(), source: Box::new(source) })?;
+    state
+        .transaction_version(table.log_store().as_ref(), app_id)
+        .await
+        .map_err(|source| Error::Open { url: url.clone(), source: Box::new(source) })
+}
+
+/// Records the partition state of `target.metadata` in a commit without data: for a run whose
+/// write changes no row (a `merge` with nothing new) but whose code or inputs differ from what the
+/// table recorded. `read_version` is the version the run found nothing to change in; the commit
+/// is made over it and not rebased, so any commit since then fails this one as a conflict and the
+/// run is made again.
+pub async fn record_state(
+    target: Target<'_>,
+    read_version: u64,
+    result: &datafusion::arrow::datatypes::Schema,
+) -> Result<Committed> {
+    use deltalake::kernel::transaction::CommitBuilder;
+    use deltalake::protocol::DeltaOperation;
+    let url = target.location.url();
+    let open_err = |source| Error::Open { url: url.clone(), source: Box::new(source) };
+    let props = properties(target.metadata, target.location, false)?.with_max_retries(0);
+    let mut table = table::open_existing(target.location).await?;
+    if table.version() != Some(read_version) {
+        table.load_version(read_version).await.map_err(open_err)?;
+    }
+    check_schema(&table, result, target.name)?;
+    let snapshot = table.snapshot().map_err(open_err)?;
+    let operation = DeltaOperation::Write { mode: SaveMode::Append, partition_by: None, predicate: None };
+    let outcome = match CommitBuilder::from(props).build(Some(snapshot), table.log_store(), operation).await {
+        Ok(commit) => table.load_version(commit.version()).await.map(|()| table).map_err(open_err),
+        Err(e) => Err(write_error(&target, e)),
+    };
+    finish(&target, Some(read_version), outcome).await
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,68 @@
+//! The replaceWhere data checks, against a real table in a temporary folder.
+
+use std::collections::HashMap;
+
+use chrono::NaiveDate;
+use lakewriter_compute::partition_predicate;
+use lakewriter_core::{PartitionKey, stable_hash};
+use lakewriter_storage::Location;
+
+use crate::{CommitMetadata, Error, Target, replace_where};
+
+fn day(d: u32) -> NaiveDate {
+    NaiveDate::from_ymd_opt(2026, 9, d).expect("date")
+}
+
+/// Overwrites partition `dt` of the table at `location` with the rows of `select`.
+async fn overwrite(location: &Location, dt: NaiveDate, select: &str) -> crate::Result<u64> {
+    let ctx = crate::session();
+    let plan = ctx.sql(select).await.expect("plan").logical_plan().clone();
+    let metadata = CommitMetadata {
+        job: "j".into(),
+        partition: PartitionKey::of(None, Some(dt)),
+        write: "overwrite_partition".into(),
+        lakewriter_version: "test".into(),
+        sql_hash: stable_hash(select.as_bytes()),
+        code_fingerprint: stable_hash(select.as_bytes()),
+        input_fingerprint: stable_hash(b"inputs"),
+        inputs: None,
+        run_id: format!("run-{select}"),
+        forced: false,
+    };
+    let target = Target { location, name: "a.t", partition_column: Some("dt"), metadata: &metadata };
+    let predicate = partition_predicate("dt", dt);
+    Ok(replace_where(&ctx.state(), target, plan, predicate, &format!("rows whose `dt` is not {dt}")).await?.version)
+}
+
+#[tokio::test]
+async fn a_row_outside_the_slice_and_a_null_in_a_not_null_column_are_told_apart() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let url = url::Url::from_directory_path(dir.path().join("t")).expect("url");
+    let location = Location::new(url, HashMap::new(), |_| None).expect("location");
+    // A literal is NOT NULL: the table's `n` is a NOT NULL column.
+    let created = overwrite(&location, day(1), "SELECT CAST(1 AS BIGINT) AS n, DATE '2026-09-01' AS dt").await;
+    assert_eq!(created.expect("first write"), 0);
+
+    let outside = overwrite(&location, day(1), "SELECT CAST(2 AS BIGINT) AS n, DATE '2026-09-02' AS dt").await;
+    match outside {
+        Err(error @ Error::OutsideSlice { .. }) => {
+            assert_eq!(
+                error.to_string(),
+                "a.t: the result has rows whose `dt` is not 2026-09-01; nothing was committed"
+            );
+        }
+        other => panic!("expected a row outside the slice, got {other:?}"),
+    }
+
+    let null = overwrite(&location, day(1), "SELECT CAST(NULL AS BIGINT) AS n, DATE '2026-09-01' AS dt").await;
+    match null {
+        Err(error @ Error::Invalid { .. }) => assert!(
+            error
+                .to_string()
+                .starts_with("a.t: the result breaks the table's data checks (a NULL in a NOT NULL column"),
+            "{error}"
+        ),
+        other => panic!("expected a NOT NULL violation, got {other:?}"),
+    }
+    assert_eq!(crate::table::version(&location).await.expect("version"), Some(0), "nothing committed");
+}
