@@ -319,4 +319,43 @@ mod tests {
         let state_only: Value = serde_json::from_str(r#"{"operationMetrics":{}}"#).expect("json");
         assert_eq!(CommitMetrics::of(&state_only), CommitMetrics { rows: None, files_added: 0, files_removed: 0 });
     }
+
+    #[test]
+    fn delta_errors_are_classified_by_their_variants() {
+        use deltalake::kernel::transaction::{CommitConflictError, TransactionError};
+        let location = Location::new(url::Url::parse("file:///tmp/t/").expect("url"), Default::default(), |_| None)
+            .expect("location");
+        let metadata = CommitMetadata {
+            job: "j".into(),
+            partition: lakewriter_core::PartitionKey::All,
+            write: "rebuild".into(),
+            lakewriter_version: "test".into(),
+            sql_hash: String::new(),
+            code_fingerprint: String::new(),
+            input_fingerprint: String::new(),
+            inputs: None,
+            run_id: "r".into(),
+            forced: false,
+        };
+        let target = Target { location: &location, name: "a.t", partition_column: None, metadata: &metadata };
+        let kind = |error| match write_error(&target, error) {
+            Error::Conflict { .. } => "conflict",
+            Error::Invalid { .. } => "invalid",
+            Error::Write { .. } => "write",
+            other => panic!("unexpected {other:?}"),
+        };
+        let conflict = |c| DeltaTableError::Transaction { source: TransactionError::CommitConflict(c) };
+        assert_eq!(kind(conflict(CommitConflictError::ConcurrentAppend)), "conflict");
+        assert_eq!(kind(conflict(CommitConflictError::ConcurrentTransaction)), "conflict");
+        assert_eq!(kind(DeltaTableError::VersionAlreadyExists(0)), "conflict");
+        let lost = DeltaTableError::Transaction { source: TransactionError::MaxCommitAttempts(0) };
+        assert_eq!(kind(lost), "conflict");
+        let invalid =
+            DeltaTableError::InvalidData { message: "Invalid data found: 1 rows failed validation check.".into() };
+        assert_eq!(kind(invalid), "invalid");
+        let as_text = DeltaTableError::Generic("Invalid data found: 2 rows failed validation check.".into());
+        assert_eq!(kind(as_text), "invalid");
+        assert_eq!(kind(DeltaTableError::Generic("the disk is full".into())), "write");
+        assert!(write_error(&target, DeltaTableError::VersionAlreadyExists(0)).is_conflict());
+    }
 }
