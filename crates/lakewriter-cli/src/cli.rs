@@ -117,13 +117,20 @@ pub enum Command {
     Digest(DigestArgs),
 }
 
+/// The partition a `run` or `verify` is for.
 #[derive(Debug, Args)]
-pub struct RunArgs {
+pub struct PartitionArgs {
     /// The job, as named in the project file.
     pub job: String,
     /// The logical date, YYYY-MM-DD (every write mode but `rebuild`).
     #[arg(long, value_parser = date, value_name = "DATE")]
     pub dt: Option<NaiveDate>,
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    #[command(flatten)]
+    pub partition: PartitionArgs,
     /// `append` only: append again although this partition was appended before (duplicates).
     #[arg(long)]
     pub force: bool,
@@ -131,11 +138,8 @@ pub struct RunArgs {
 
 #[derive(Debug, Args)]
 pub struct VerifyArgs {
-    /// The job, as named in the project file.
-    pub job: String,
-    /// The logical date, YYYY-MM-DD (every write mode but `rebuild`).
-    #[arg(long, value_parser = date, value_name = "DATE")]
-    pub dt: Option<NaiveDate>,
+    #[command(flatten)]
+    pub partition: PartitionArgs,
     /// `append` only: apply without the exactly-once guard (this is expected to FAIL).
     #[arg(long)]
     pub force: bool,

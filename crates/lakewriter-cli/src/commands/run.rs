@@ -11,11 +11,11 @@ use crate::output::Printer;
 
 pub async fn run(global: &Global, printer: &Printer, args: RunArgs) -> Result<ExitCode> {
     let runner = super::open_runner(global).await?;
-    let job = runner.prepare(&args.job)?;
-    let run = job.partition_run(args.dt, args.force)?;
+    let job = runner.prepare(&args.partition.job)?;
+    let run = job.partition_run(args.partition.dt, args.force)?;
     let started = Instant::now();
     let report = runner.run_prepared(&run).await;
     printer.partition_done(&report)?;
     let reports = [report];
-    super::finish(printer, &reports, &Summary::of(&args.job, &reports, elapsed_ms(started)))
+    super::finish(printer, &reports, &Summary::of(&args.partition.job, &reports, elapsed_ms(started)))
 }

@@ -10,7 +10,8 @@ use crate::output::Printer;
 
 pub async fn verify(global: &Global, printer: &Printer, args: VerifyArgs) -> Result<ExitCode> {
     let runner = super::open_runner(global).await?;
-    let verdict = runner.verify(&PartitionRun { job: args.job, dt: args.dt, force: args.force }).await?;
+    let verdict =
+        runner.verify(&PartitionRun { job: args.partition.job, dt: args.partition.dt, force: args.force }).await?;
     printer.verdict(&verdict)?;
     Ok(if verdict.pass { ExitCode::SUCCESS } else { ExitCode::from(super::FAILED) })
 }
