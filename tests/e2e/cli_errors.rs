@@ -1,6 +1,6 @@
 //! Bad input: a clear message, the right exit code, and no table touched.
 
-use crate::support::{Lake, lakewriter};
+use crate::support::{Job, Lake, Project, daily_orders, lakewriter};
 
 #[test]
 fn an_invalid_date_is_a_usage_error() {
@@ -36,7 +36,7 @@ fn configuration_errors_name_the_file_the_job_and_the_key() {
         ),
     ];
     for (job, expected) in cases {
-        lake.set_project(&format!("root = \"lake\"\n{job}"));
+        lake.set_project_text(&format!("root = \"lake\"\n{job}"));
         let run = lake.cli(&["run", "daily_orders", "--dt", "2026-09-01"]);
         run.assert_code(2);
         let first = run.stderr.lines().next().unwrap_or_default();
@@ -63,14 +63,14 @@ fn an_unknown_job_or_a_missing_project_is_a_usage_error() {
 #[test]
 fn invalid_sql_fails_the_partition_with_the_cause() {
     let lake = Lake::new("2026-09-01", "2026-09-01");
-    lake.set_job("daily_orders", "analytics.daily_orders", "SELECT nope FROM raw.orders WHERE dt = $dt");
+    lake.set_project(&daily_orders("SELECT nope FROM raw.orders WHERE dt = $dt"));
     let run = lake.cli(&["--json", "run", "daily_orders", "--dt", "2026-09-01"]);
     run.assert_code(1);
     let error = run.json().0.remove(0).error.expect("an error");
     assert!(error.starts_with("daily_orders dt=2026-09-01: the job's SQL is invalid"), "{error}");
     assert!(error.contains("nope"), "{error}");
 
-    lake.set_job("daily_orders", "analytics.daily_orders", "CREATE TABLE x AS SELECT 1");
+    lake.set_project(&daily_orders("CREATE TABLE x AS SELECT 1"));
     let run = lake.cli(&["--json", "run", "daily_orders", "--dt", "2026-09-01"]);
     run.assert_code(1);
     assert!(!lake.root().join("analytics").exists(), "nothing was written");
@@ -97,7 +97,8 @@ fn a_broken_table_fails_only_the_jobs_that_read_it() {
     // Tables open when a plan names them: a job that does not read it runs.
     lake.cli(&["run", "daily_orders", "--dt", "2026-09-01"]).assert_code(0);
 
-    lake.set_job("from_broken", "analytics.from_broken", "SELECT *, $dt AS dt FROM other.broken");
+    let from_broken = Job::new("from_broken", "analytics.from_broken").sql("SELECT *, $dt AS dt FROM other.broken");
+    lake.set_project(&Project::new().job(from_broken));
     let run = lake.cli(&["--json", "run", "from_broken", "--dt", "2026-09-01"]);
     run.assert_code(1);
     let error = run.json().0.remove(0).error.expect("error");

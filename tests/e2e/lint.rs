@@ -1,6 +1,6 @@
 //! `lakewriter lint`, and the same determinism checks before every run.
 
-use crate::support::{Lake, lakewriter};
+use crate::support::{Job, Lake, Project, daily_orders, lakewriter};
 
 const WITH_NOW: &str = "SELECT customer_id, COUNT(*) AS orders, now() AS loaded_at, $dt AS dt \
      FROM raw.orders WHERE dt = $dt GROUP BY customer_id";
@@ -8,7 +8,7 @@ const WITH_NOW: &str = "SELECT customer_id, COUNT(*) AS orders, now() AS loaded_
 #[test]
 fn a_clock_function_fails_lint_and_the_run_unless_the_job_allows_it() {
     let lake = Lake::new("2026-09-01", "2026-09-01");
-    lake.set_job("daily_orders", "analytics.daily_orders", WITH_NOW);
+    lake.set_project(&daily_orders(WITH_NOW));
 
     for args in [&["lint"][..], &["lint", "daily_orders"]] {
         let run = lake.cli(args);
@@ -24,10 +24,8 @@ fn a_clock_function_fails_lint_and_the_run_unless_the_job_allows_it() {
     assert!(run.stdout.contains("FAILED"), "{}", run.stdout);
     assert_eq!(lake.commit_count("analytics/daily_orders"), 0, "nothing committed");
 
-    let allowed = std::fs::read_to_string(lake.project_file())
-        .expect("project")
-        .replace("partition_by = \"dt\"\n", "partition_by = \"dt\"\nallow_nondeterministic = true\n");
-    lake.set_project(&allowed);
+    let allowed = Job::new("daily_orders", "analytics.daily_orders").sql(WITH_NOW).allow_nondeterministic();
+    lake.set_project(&Project::new().job(allowed));
     let run = lake.cli(&["lint"]);
     run.assert_code(0);
     assert!(!run.stdout.contains("error:") && !run.stdout.contains("warning:"), "{}", run.stdout);
@@ -38,12 +36,10 @@ fn a_clock_function_fails_lint_and_the_run_unless_the_job_allows_it() {
 #[test]
 fn warnings_are_json_lines_with_their_rule_ids_and_logged_once_per_run() {
     let lake = Lake::new("2026-09-01", "2026-09-02");
-    lake.set_job(
-        "daily_orders",
-        "analytics.daily_orders",
+    lake.set_project(&daily_orders(
         "SELECT order_id, ROW_NUMBER() OVER (PARTITION BY customer_id ORDER BY amount) AS n, DATE '2026-09-01' AS dt \
          FROM raw.orders",
-    );
+    ));
     let run = lake.cli(&["--json", "lint"]);
     run.assert_code(0);
     let lines: Vec<serde_json::Value> =
@@ -61,14 +57,12 @@ fn warnings_are_json_lines_with_their_rule_ids_and_logged_once_per_run() {
     assert_eq!(summary["summary"]["errors"], 0, "{summary}");
 
     // A job with one warning runs; the warning is logged once for the whole backfill.
-    lake.set_job(
-        "daily_orders",
-        "analytics.daily_orders",
-        // ROW_NUMBER is unsigned; the table stores it as a long (Delta has no unsigned types), and
-        // the second day's write must still match the table.
+    // ROW_NUMBER is unsigned; the table stores it as a long (Delta has no unsigned types), and
+    // the second day's write must still match the table.
+    lake.set_project(&daily_orders(
         "SELECT order_id, ROW_NUMBER() OVER (PARTITION BY customer_id ORDER BY amount) AS n, $dt AS dt \
          FROM raw.orders WHERE dt = $dt",
-    );
+    ));
     let run = lake.cli(&["backfill", "daily_orders", "--from", "2026-09-01", "--to", "2026-09-02", "--parallel", "1"]);
     run.assert_code(0);
     assert_eq!(
@@ -80,14 +74,11 @@ fn warnings_are_json_lines_with_their_rule_ids_and_logged_once_per_run() {
     assert!(run.stderr.contains("job daily_orders: order_not_total: ROW_NUMBER()"), "{}", run.stderr);
 
     // Declaring the key the order ends with makes it total.
-    lake.set_job(
-        "daily_orders",
-        "analytics.daily_orders",
+    let total = daily_orders(
         "SELECT order_id, ROW_NUMBER() OVER (PARTITION BY customer_id ORDER BY amount, order_id) AS n, $dt AS dt \
          FROM raw.orders WHERE dt = $dt",
     );
-    let project = std::fs::read_to_string(lake.project_file()).expect("project");
-    lake.set_project(&format!("{project}\n[sources.\"raw.orders\"]\nunique = [\"order_id\"]\n"));
+    lake.set_project(&total.source_unique("raw.orders", &["order_id"]));
     let run = lake.cli(&["lint"]);
     run.assert_code(0);
     assert!(run.stdout.contains("lint: 1 job checked, 0 errors, 0 warnings"), "{}", run.stdout);

@@ -8,6 +8,7 @@ mod demo;
 mod digest;
 mod lint;
 mod overwrite_partition;
+mod project_file;
 mod races;
 mod raw;
 mod s3;

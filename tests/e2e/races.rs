@@ -18,7 +18,7 @@ use lakewriter_core::{DateRange, WriteMode as Mode};
 use serde_json::Value;
 
 use crate::s3::S3;
-use crate::support::{Digest, Lake, Report, Run, command, day, finish};
+use crate::support::{DAILY_ORDERS_SQL, Digest, Job, Lake, Project, Report, Run, command, day, finish};
 
 /// Processes per race.
 const RACERS: usize = 4;
@@ -35,48 +35,33 @@ const RAW_FROM: &str = "2026-09-01";
 const RAW_TO: &str = "2026-09-30";
 
 /// One job per write mode, named after its mode, writing `<schema>.<mode>`.
-fn project(schema: &str) -> String {
-    format!(
-        r#"root = "lake"
-
-[jobs.overwrite_partition]
-target = "{schema}.overwrite_partition"
-write = "overwrite_partition"
-partition_by = "dt"
-sql = "SELECT customer_id, COUNT(*) AS orders, SUM(amount) AS revenue, $dt AS dt FROM raw.orders WHERE dt = $dt GROUP BY customer_id"
-
-[jobs.merge]
-target = "{schema}.merge"
-write = "merge"
-key = ["customer_id"]
-newer_by = "updated_at"
-delete_when = "op = 'delete'"
-sql = "SELECT customer_id, email, tier, updated_at, op FROM raw.customers_batch WHERE dt = $dt"
-
-[jobs.delete_insert]
-target = "{schema}.delete_insert"
-write = "delete_insert"
-predicate = "dt = $dt"
-sql = "SELECT order_id, customer_id, amount, status, $dt AS dt FROM raw.orders WHERE dt = $dt"
-
-[jobs.append_dedup]
-target = "{schema}.append_dedup"
-write = "append_dedup"
-key = ["order_id"]
-sql = "SELECT order_id, customer_id, amount, $dt AS dt FROM raw.orders WHERE dt = $dt"
-
-[jobs.append]
-target = "{schema}.append"
-write = "append"
-partition_by = "dt"
-sql = "SELECT order_id, customer_id, amount, $dt AS dt FROM raw.orders WHERE dt = $dt"
-
-[jobs.rebuild]
-target = "{schema}.rebuild"
-write = "rebuild"
-sql = "SELECT customer_id, COUNT(*) AS orders, SUM(amount) AS revenue FROM raw.orders GROUP BY customer_id"
-"#
-    )
+fn project(schema: &str) -> Project {
+    let target = |mode: &str| format!("{schema}.{mode}");
+    Project::new()
+        .job(Job::new("overwrite_partition", &target("overwrite_partition")).sql(DAILY_ORDERS_SQL))
+        .job(
+            Job::merge("merge", &target("merge"), &["customer_id"], "updated_at")
+                .delete_when("op = 'delete'")
+                .sql("SELECT customer_id, email, tier, updated_at, op FROM raw.customers_batch WHERE dt = $dt"),
+        )
+        .job(
+            Job::delete_insert("delete_insert", &target("delete_insert"), "dt = $dt")
+                .sql("SELECT order_id, customer_id, amount, status, $dt AS dt FROM raw.orders WHERE dt = $dt"),
+        )
+        .job(
+            Job::append_dedup("append_dedup", &target("append_dedup"), &["order_id"])
+                .sql("SELECT order_id, customer_id, amount, $dt AS dt FROM raw.orders WHERE dt = $dt"),
+        )
+        .job(
+            Job::append("append", &target("append"))
+                .partition_by("dt")
+                .sql("SELECT order_id, customer_id, amount, $dt AS dt FROM raw.orders WHERE dt = $dt"),
+        )
+        .job(
+            Job::rebuild("rebuild", &target("rebuild")).sql(
+                "SELECT customer_id, COUNT(*) AS orders, SUM(amount) AS revenue FROM raw.orders GROUP BY customer_id",
+            ),
+        )
 }
 
 /// Whether a run of work already in the table writes no row again: an `append` skips a
@@ -136,7 +121,7 @@ impl Race {
 trait Place {
     /// The binary with `--project <this place's project> --color never ARGS…`.
     fn lakewriter(&self, args: &[&str]) -> Command;
-    fn write_project(&self, toml: &str);
+    fn write_project(&self, project: &Project);
     /// The actions of each commit of the table at `table_dir` below the root, where the test can
     /// read the Delta log itself (a local root).
     fn log(&self, table_dir: &str) -> Option<Vec<Vec<Value>>>;
@@ -149,8 +134,8 @@ impl Place for Lake {
         command(&all, self.path(), &[])
     }
 
-    fn write_project(&self, toml: &str) {
-        self.set_project(toml);
+    fn write_project(&self, project: &Project) {
+        self.set_project(project);
     }
 
     fn log(&self, table_dir: &str) -> Option<Vec<Vec<Value>>> {
@@ -175,8 +160,8 @@ impl Place for S3 {
         command(&all, self.dir.path(), &self.env())
     }
 
-    fn write_project(&self, toml: &str) {
-        std::fs::write(self.project(), toml).expect("write project");
+    fn write_project(&self, project: &Project) {
+        std::fs::write(self.project(), project.to_toml()).expect("write project");
     }
 
     fn log(&self, _table_dir: &str) -> Option<Vec<Vec<Value>>> {

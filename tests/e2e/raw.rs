@@ -8,7 +8,7 @@ use std::sync::Arc;
 use arrow::array::{Int64Array, RecordBatch, StringArray};
 use arrow::datatypes::{DataType, Field, Schema};
 
-use crate::support::{Lake, day};
+use crate::support::{Lake, daily_orders, day};
 
 const TABLE: &str = "analytics.daily_orders";
 const TABLE_DIR: &str = "analytics/daily_orders";
@@ -121,7 +121,7 @@ fn the_newest_partition_sets_the_layout_and_the_schema_and_errors_say_so() {
     // the error names the file that set the type.
     let lake = Lake::new("2026-09-01", "2026-09-02");
     write(&lake.root().join("raw/orders/dt=2026-09-03/part-00000.parquet"), &drifted_orders());
-    lake.set_job("daily_orders", TABLE, "SELECT order_id, amount, $dt AS dt FROM raw.orders WHERE dt = $dt");
+    lake.set_project(&daily_orders("SELECT order_id, amount, $dt AS dt FROM raw.orders WHERE dt = $dt"));
     let run = lake.cli(&["--json", "run", "daily_orders", "--dt", "2026-09-01"]);
     run.assert_code(1);
     let error = run.json().0.remove(0).error.expect("an error");
@@ -150,7 +150,7 @@ fn columns_added_later_read_as_null_in_older_days() {
     let wider = RecordBatch::try_new(Arc::new(Schema::new(fields)), columns).expect("batch");
     lakewriter_datagen::write_parquet(&lake.root().join("raw/orders/dt=2026-09-02/part-00000.parquet"), &wider)
         .expect("write");
-    lake.set_job("daily_orders", TABLE, "SELECT order_id, channel, $dt AS dt FROM raw.orders WHERE dt = $dt");
+    lake.set_project(&daily_orders("SELECT order_id, channel, $dt AS dt FROM raw.orders WHERE dt = $dt"));
     for (dt, rows) in [
         ("2026-09-01", lakewriter_datagen::orders_for(day("2026-09-01")).num_rows()),
         ("2026-09-02", orders.num_rows()),
@@ -159,11 +159,9 @@ fn columns_added_later_read_as_null_in_older_days() {
         assert_eq!((reports[0].status.as_str(), reports[0].rows_written), ("ok", Some(rows as u64)), "{reports:?}");
     }
     // The older day's rows have no channel: counting them per value tells NULL from "web".
-    lake.set_job(
-        "daily_orders",
-        TABLE,
+    lake.set_project(&daily_orders(
         "SELECT order_id, channel, $dt AS dt FROM raw.orders WHERE dt = $dt AND channel IS NULL",
-    );
+    ));
     let (reports, _) = lake.cli(&["--json", "run", "daily_orders", "--dt", "2026-09-01"]).assert_code(0).json();
     assert_eq!(reports[0].rows_written, Some(lakewriter_datagen::orders_for(day("2026-09-01")).num_rows() as u64));
 }
@@ -182,11 +180,9 @@ fn folders_that_are_not_partitions_change_nothing() {
     assert_eq!(messy.digest(TABLE, None).digest, plain.digest(TABLE, None).digest, "dt is still a DATE, same rows");
 
     // A query that reads across days would read the bad folder: it fails, naming it.
-    messy.set_job(
-        "daily_orders",
-        TABLE,
+    messy.set_project(&daily_orders(
         "SELECT COUNT(*) AS orders, $dt AS dt FROM raw.orders WHERE dt BETWEEN $dt - INTERVAL '1 day' AND $dt",
-    );
+    ));
     let run = messy.cli(&["--json", "run", "daily_orders", "--dt", "2026-09-02"]);
     run.assert_code(1);
     let error = run.json().0.remove(0).error.expect("an error");

@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use crate::support::{DAILY_ORDERS_SQL, Lake, day, lakewriter};
+use crate::support::{DAILY_ORDERS_SQL, Lake, daily_orders, day, edited, lakewriter};
 
 const TABLE_DIR: &str = "analytics/daily_orders";
 
@@ -112,11 +112,11 @@ fn editing_the_sql_makes_every_written_partition_stale_by_code() {
     lake.cli(&["backfill", "daily_orders", "--from", "2026-09-01", "--to", "2026-09-02"]).assert_code(0);
 
     // White space is not code.
-    lake.set_job("daily_orders", "analytics.daily_orders", &DAILY_ORDERS_SQL.replace(' ', "\n  "));
+    lake.set_project(&daily_orders(&DAILY_ORDERS_SQL.replace(' ', "\n  ")));
     assert_eq!(states(&lake, &[]), expect(&[("2026-09-01", "fresh"), ("2026-09-02", "fresh")]));
 
-    let edited = DAILY_ORDERS_SQL.replace("COUNT(*) AS orders", "COUNT(DISTINCT order_id) AS orders");
-    lake.set_job("daily_orders", "analytics.daily_orders", &edited);
+    let edited = edited(DAILY_ORDERS_SQL, "COUNT(*) AS orders", "COUNT(DISTINCT order_id) AS orders");
+    lake.set_project(&daily_orders(&edited));
     let stale = [("2026-09-01", "stale:code_changed"), ("2026-09-02", "stale:code_changed")];
     assert_eq!(states(&lake, &[]), expect(&stale));
 
@@ -137,8 +137,8 @@ fn a_failed_run_leaves_the_recorded_state_and_the_data_as_they_were() {
 
     // The new SQL writes its rows into another partition: the write fails after writing data
     // files, before its commit.
-    let outside = DAILY_ORDERS_SQL.replace("$dt AS dt", "DATE '2026-01-01' AS dt");
-    lake.set_job("daily_orders", "analytics.daily_orders", &outside);
+    let outside = edited(DAILY_ORDERS_SQL, "$dt AS dt", "DATE '2026-01-01' AS dt");
+    lake.set_project(&daily_orders(&outside));
     lake.cli(&["run", "daily_orders", "--dt", "2026-09-01"]).assert_code(1);
 
     let (after, _) = lines(&lake, &["status", "daily_orders"]);

@@ -4,7 +4,7 @@
 //! is written, naming the column and a `CAST` that fixes it; a real change of a column (another
 //! type after normalisation, a renamed or missing column) is still refused.
 
-use crate::support::{Lake, Report, Run};
+use crate::support::{Job, Lake, Project, Report, Run, Write, edited};
 
 const DAY1: &str = "2026-09-01";
 const DAY2: &str = "2026-09-02";
@@ -101,27 +101,25 @@ fn matrix_sql(dt: &str) -> String {
     )
 }
 
-/// A `[jobs.NAME]` table writing `types.NAME`.
-fn job(name: &str, settings: &str, sql: &str) -> String {
-    format!("\n[jobs.{name}]\ntarget = \"types.{name}\"\n{settings}\nsql = '''\n{sql}\n'''\n")
-}
-
 fn table(name: &str) -> String {
     format!("types.{name}")
 }
 
-/// The write settings of each mode, by job name; every table is partitioned by `dt`.
-const MODES: &[(&str, &str)] = &[
-    ("overwrite", "write = \"overwrite_partition\"\npartition_by = \"dt\""),
-    ("merged", "write = \"merge\"\nkey = [\"k\"]\nnewer_by = \"dt\"\npartition_by = \"dt\""),
-    ("delete_insert", "write = \"delete_insert\"\npredicate = \"dt = $dt\"\npartition_by = \"dt\""),
-    ("append_dedup", "write = \"append_dedup\"\nkey = [\"k\"]\npartition_by = \"dt\""),
-    ("append", "write = \"append\"\npartition_by = \"dt\""),
-    ("rebuild", "write = \"rebuild\"\npartition_by = \"dt\""),
-];
+/// The job of each mode, by name: it writes `types.NAME`, partitioned by `dt`.
+const MODES: [&str; 6] = ["overwrite", "merged", "delete_insert", "append_dedup", "append", "rebuild"];
 
-fn settings(mode: &str) -> &'static str {
-    MODES.iter().find(|(m, _)| *m == mode).map(|(_, s)| *s).expect("a mode")
+/// The job `mode` (one of [`MODES`]) with its write settings, running `sql`.
+fn job(mode: &str, sql: impl Into<String>) -> Job {
+    let write = match mode {
+        "overwrite" => Write::OverwritePartition,
+        "merged" => Write::merge(&["k"], "dt"),
+        "delete_insert" => Write::delete_insert("dt = $dt"),
+        "append_dedup" => Write::append_dedup(&["k"]),
+        "append" => Write::Append,
+        "rebuild" => Write::Rebuild,
+        other => panic!("not a mode's job: {other}"),
+    };
+    Job::with_write(mode, &table(mode), write).partition_by("dt").sql(sql)
 }
 
 /// A lake with two days of raw orders and one job, `mode`, over `sql` (for `$dt`; `rebuild`
@@ -129,7 +127,7 @@ fn settings(mode: &str) -> &'static str {
 fn lake_with(mode: &str, sql: impl Fn(&str) -> String) -> Lake {
     let lake = Lake::new(DAY1, DAY2);
     let sql = if mode == "rebuild" { sql("o.dt") } else { sql("$dt") };
-    lake.set_project(&format!("root = \"lake\"\n{}", job(mode, settings(mode), &sql)));
+    lake.set_project(&Project::new().job(job(mode, sql)));
     lake
 }
 
@@ -266,7 +264,7 @@ fn comparable_as(name: &str) -> Option<&'static str> {
 
 /// A `rebuild` job `check` whose rows are the (order, column) pairs where `types.overwrite` holds
 /// another value than the matrix computes for `DAY1`, partitioned by the column's name.
-fn check_job() -> String {
+fn check_job() -> Job {
     let expected = matrix_sql(&format!("DATE '{DAY1}'"));
     let selects: Vec<String> = COLUMNS
         .iter()
@@ -279,15 +277,14 @@ fn check_job() -> String {
         })
         .collect();
     let sql = format!("WITH e AS (\n{expected}\n)\n{}", selects.join("\nUNION ALL\n"));
-    job("check", "write = \"rebuild\"\npartition_by = \"col\"", &sql)
+    Job::rebuild("check", "types.check").partition_by("col").sql(sql)
 }
 
 #[test]
 fn the_stored_values_are_the_results_values() {
     let lake = lake_with("overwrite", matrix_sql);
     run(&lake, "overwrite", Some(DAY1));
-    let project = std::fs::read_to_string(lake.project_file()).expect("project");
-    lake.set_project(&format!("{project}{}", check_job()));
+    lake.set_project(&Project::new().job(job("overwrite", matrix_sql("$dt"))).job(check_job()));
     let check = run(&lake, "check", None);
     let mut wrong: Vec<String> = std::fs::read_dir(lake.root().join("types/check"))
         .expect("the check table")
@@ -341,10 +338,10 @@ fn day_of(mode: &str) -> Option<&'static str> {
 #[test]
 fn unstorable_columns_are_refused_before_a_table_is_created() {
     let lake = Lake::new(DAY1, DAY2);
-    let mut project = String::from("root = \"lake\"\n");
-    for (column, expr) in UNSTORABLE {
-        project.push_str(&job(&format!("new_{column}"), settings("overwrite"), &with_column(column, expr)("$dt")));
-    }
+    let project = UNSTORABLE.iter().fold(Project::new(), |project, (column, expr)| {
+        let name = format!("new_{column}");
+        project.job(Job::new(&name, &table(&name)).sql(with_column(column, expr)("$dt")))
+    });
     lake.set_project(&project);
     for (column, _) in UNSTORABLE {
         let name = format!("new_{column}");
@@ -358,13 +355,12 @@ fn unstorable_columns_are_refused_before_a_table_is_created() {
 fn unstorable_columns_are_refused_in_every_mode() {
     let lake = Lake::new(DAY1, DAY2);
     let (column, expr) = UNSTORABLE[0];
-    let mut project = String::from("root = \"lake\"\n");
-    for (mode, settings) in MODES {
+    let project = MODES.iter().fold(Project::new(), |project, mode| {
         let dt = if *mode == "rebuild" { "o.dt" } else { "$dt" };
-        project.push_str(&job(mode, settings, &with_column(column, expr)(dt)));
-    }
+        project.job(job(mode, with_column(column, expr)(dt)))
+    });
     lake.set_project(&project);
-    for (mode, _) in MODES {
+    for mode in MODES {
         let error = run_failing(&lake, mode, day_of(mode));
         assert_names_column_and_cast(&error, column);
         assert!(!lake.root().join("types").join(mode).join("_delta_log").exists(), "{mode}: a table was created");
@@ -377,21 +373,19 @@ fn an_unstorable_column_leaves_an_existing_table_unchanged() {
     // each run is of a new day, so that every mode has rows to write.
     let lake = Lake::new(DAY1, DAY2);
     let mut cases: Vec<(&str, &str, &str)> = UNSTORABLE.iter().map(|(c, e)| ("overwrite", *c, *e)).collect();
-    cases.extend(MODES.iter().skip(1).map(|(mode, _)| (*mode, "ivl", "INTERVAL '1 day'")));
+    cases.extend(MODES.iter().skip(1).map(|mode| (*mode, "ivl", "INTERVAL '1 day'")));
     let project = |bad: Option<(&str, &str)>| {
-        let mut project = String::from("root = \"lake\"\n");
-        for (mode, settings) in MODES {
+        MODES.iter().fold(Project::new(), |project, mode| {
             let dt = if *mode == "rebuild" { "o.dt" } else { "$dt" };
             let sql = match bad {
                 Some((column, expr)) => with_column(column, expr)(dt),
                 None => plain_sql(dt),
             };
-            project.push_str(&job(mode, settings, &sql));
-        }
-        project
+            project.job(job(mode, sql))
+        })
     };
     lake.set_project(&project(None));
-    for (mode, _) in MODES {
+    for mode in MODES {
         run(&lake, mode, day_of(mode));
     }
     for (mode, column, expr) in cases {
@@ -430,13 +424,12 @@ fn a_real_change_of_a_column_is_refused_and_changes_nothing() {
     let lake = lake_with("overwrite", |dt| real_change_sql(None, dt));
     run(&lake, "overwrite", Some(DAY1));
     let before = lake.digest(&table("overwrite"), None);
-    let changed_job =
-        |sql: &str| lake.set_project(&format!("root = \"lake\"\n{}", job("overwrite", settings("overwrite"), sql)));
+    let changed_job = |sql: &str| lake.set_project(&Project::new().job(job("overwrite", sql)));
     let mut cases: Vec<(String, String)> =
         REAL_CHANGES.iter().map(|(column, ..)| ((*column).to_owned(), real_change_sql(Some(column), "$dt"))).collect();
     let base = real_change_sql(None, "$dt");
-    cases.push(("extra".to_owned(), base.replace(", status AS extra", "")));
-    cases.push(("extra".to_owned(), base.replace("status AS extra", "status AS extra_renamed")));
+    cases.push(("extra".to_owned(), edited(&base, ", status AS extra", "")));
+    cases.push(("extra".to_owned(), edited(&base, "status AS extra", "status AS extra_renamed")));
     for (column, sql) in cases {
         changed_job(&sql);
         let error = run_failing(&lake, "overwrite", Some(DAY1));
@@ -448,20 +441,17 @@ fn a_real_change_of_a_column_is_refused_and_changes_nothing() {
 #[test]
 fn a_real_change_is_refused_in_every_mode() {
     let lake = Lake::new(DAY1, DAY2);
+    let dated = || MODES.into_iter().filter(|m| *m != "rebuild");
     let project = |changed: Option<&str>| {
-        let mut project = String::from("root = \"lake\"\n");
-        for (mode, settings) in MODES.iter().filter(|(m, _)| *m != "rebuild") {
-            project.push_str(&job(mode, settings, &real_change_sql(changed, "$dt")));
-        }
-        project
+        dated().fold(Project::new(), |project, mode| project.job(job(mode, real_change_sql(changed, "$dt"))))
     };
     lake.set_project(&project(None));
-    for (mode, _) in MODES.iter().filter(|(m, _)| *m != "rebuild") {
+    for mode in dated() {
         run(&lake, mode, Some(DAY1));
     }
     for changed in ["n", "l"] {
         lake.set_project(&project(Some(changed)));
-        for (mode, _) in MODES.iter().filter(|(m, _)| *m != "rebuild") {
+        for mode in dated() {
             let before = lake.digest(&table(mode), None);
             let error = run_failing(&lake, mode, Some(DAY2));
             assert!(error.contains(&format!("`{changed}`")), "{mode}: the error does not name `{changed}`: {error}");
@@ -495,8 +485,8 @@ fn stored_exactly_or_refused_clearly(column: &str, expr: &str, comparable: &str)
          JOIN e ON w.order_id = e.order_id \
          WHERE arrow_cast(w.{column}, '{comparable}') IS DISTINCT FROM arrow_cast(e.{column}, '{comparable}')"
     );
-    let project = std::fs::read_to_string(lake.project_file()).expect("project");
-    lake.set_project(&format!("{project}{}", job("check", "write = \"rebuild\"", &check)));
+    let overwrite = job("overwrite", with_column(column, expr)("$dt"));
+    lake.set_project(&Project::new().job(overwrite).job(Job::rebuild("check", "types.check").sql(check)));
     let check = run(&lake, "check", None);
     assert_eq!(check.rows_written, Some(0), "stored values of `{column}` differ from the result's");
 }
@@ -527,8 +517,7 @@ fn a_real_change_is_refused_even_when_a_keyed_rerun_changes_no_row() {
     let lake = Lake::new(DAY1, DAY2);
     let keyed = ["merged", "append_dedup"];
     let project = |changed: Option<&str>| {
-        let jobs: Vec<String> = keyed.iter().map(|m| job(m, settings(m), &real_change_sql(changed, "$dt"))).collect();
-        format!("root = \"lake\"\n{}", jobs.concat())
+        keyed.iter().fold(Project::new(), |project, mode| project.job(job(mode, real_change_sql(changed, "$dt"))))
     };
     lake.set_project(&project(None));
     for mode in keyed {

@@ -1,18 +1,18 @@
 //! `merge`, `delete_insert`, `append_dedup`, `append`, `rebuild`, and `lakewriter verify`.
 
-use crate::support::{Change, Lake};
-
-const MERGE: &str = r#"root = "lake"
-[jobs.customers]
-target = "core.customers"
-write = "merge"
-key = ["customer_id"]
-newer_by = "updated_at"
-delete_when = "op = 'delete'"
-sql = "SELECT customer_id, email, tier, updated_at, op FROM raw.customers_batch WHERE dt = $dt"
-"#;
+use crate::support::{Change, Job, Lake, Project, edited};
 
 const CUSTOMERS: &str = "core.customers";
+const CUSTOMERS_SQL: &str = "SELECT customer_id, email, tier, updated_at, op FROM raw.customers_batch WHERE dt = $dt";
+
+/// `customers`: each day's customer changes merged into `core.customers`, deletes as tombstones.
+fn customers() -> Job {
+    Job::merge("customers", CUSTOMERS, &["customer_id"], "updated_at").delete_when("op = 'delete'").sql(CUSTOMERS_SQL)
+}
+
+fn merge_project() -> Project {
+    Project::new().job(customers())
+}
 
 fn up<'a>(id: i64, email: &'a str, tier: &'a str, at: i64) -> Change<'a> {
     (Some(id), email, tier, Some(at), "upsert")
@@ -23,7 +23,7 @@ fn delete(id: i64, at: i64) -> Change<'static> {
 }
 
 /// A lake with only the given customer change files: (day, file, rows).
-fn changes_lake(project: &str, files: &[(&str, &str, Vec<Change<'_>>)]) -> Lake {
+fn changes_lake(project: &Project, files: &[(&str, &str, Vec<Change<'_>>)]) -> Lake {
     let lake = Lake::new("2026-09-01", "2026-09-01");
     for (day, file, rows) in files {
         lake.write_changes(day, file, rows);
@@ -42,7 +42,7 @@ fn merge_replays_and_late_batches_change_nothing() {
         ("2026-09-01", "part-0.parquet", vec![up(1, "a1@x", "gold", 100), up(2, "b1@x", "silver", 100)]),
         ("2026-09-02", "part-0.parquet", vec![up(1, "a2@x", "gold", 200), up(3, "c2@x", "bronze", 200)]),
     ];
-    let in_order = changes_lake(MERGE, &files);
+    let in_order = changes_lake(&merge_project(), &files);
     let first = run_day(&in_order, "customers", "2026-09-01");
     assert_eq!(first.changes.as_ref().map(|c| (c.inserted, c.updated)), Some((2, 0)));
     let second = run_day(&in_order, "customers", "2026-09-02");
@@ -64,7 +64,7 @@ fn merge_replays_and_late_batches_change_nothing() {
     }
 
     // Out of order from the start: the same table.
-    let reversed = changes_lake(MERGE, &files);
+    let reversed = changes_lake(&merge_project(), &files);
     run_day(&reversed, "customers", "2026-09-02");
     let late = run_day(&reversed, "customers", "2026-09-01");
     assert_eq!(late.changes.as_ref().map(|c| (c.inserted, c.updated, c.unchanged)), Some((1, 0, 1)));
@@ -79,15 +79,15 @@ fn merge_keeps_one_winner_per_key_whatever_the_file_order() {
     let part_b = vec![up(2, "y2@x", "bronze", 60), up(1, "x0@x", "gold", 90)];
     let reversed = |rows: &Vec<Change<'static>>| rows.iter().rev().copied().collect::<Vec<_>>();
     let a = changes_lake(
-        MERGE,
+        &merge_project(),
         &[("2026-09-01", "part-0.parquet", part_a.clone()), ("2026-09-01", "part-1.parquet", part_b.clone())],
     );
     let b = changes_lake(
-        MERGE,
+        &merge_project(),
         &[("2026-09-01", "part-0.parquet", reversed(&part_b)), ("2026-09-01", "part-1.parquet", reversed(&part_a))],
     );
     let winners = changes_lake(
-        MERGE,
+        &merge_project(),
         &[("2026-09-01", "part-0.parquet", vec![up(1, "x2@x", "silver", 100), up(2, "y2@x", "bronze", 60)])],
     );
 
@@ -101,7 +101,7 @@ fn merge_keeps_one_winner_per_key_whatever_the_file_order() {
 
     // on_duplicate_keys = "error": the duplicated keys are named, nothing is written.
     let strict = changes_lake(
-        &MERGE.replace("newer_by = \"updated_at\"", "newer_by = \"updated_at\"\non_duplicate_keys = \"error\""),
+        &Project::new().job(customers().duplicate_keys_are_errors()),
         &[("2026-09-01", "part-0.parquet", part_a), ("2026-09-01", "part-1.parquet", part_b)],
     );
     let run = strict.cli(&["--json", "run", "customers", "--dt", "2026-09-01"]);
@@ -115,7 +115,7 @@ fn merge_keeps_one_winner_per_key_whatever_the_file_order() {
 #[test]
 fn merge_refuses_null_keys_and_versions() {
     let lake = changes_lake(
-        MERGE,
+        &merge_project(),
         &[(
             "2026-09-01",
             "part-0.parquet",
@@ -141,7 +141,7 @@ fn a_delete_is_not_undone_by_an_older_upsert() {
         ("2026-09-02", "part-0.parquet", vec![delete(1, 300)]),
         ("2026-09-03", "part-0.parquet", vec![up(1, "late@x", "silver", 200)]),
     ];
-    let lake = changes_lake(MERGE, &files);
+    let lake = changes_lake(&merge_project(), &files);
     run_day(&lake, "customers", "2026-09-01");
     let deleted = run_day(&lake, "customers", "2026-09-02");
     assert_eq!(deleted.changes.as_ref().map(|c| (c.deleted, c.updated)), Some((1, 0)));
@@ -158,45 +158,44 @@ fn a_delete_is_not_undone_by_an_older_upsert() {
     assert!(!again.committed && again.table_version == older_upsert.table_version, "{again:?}");
 
     // The delete arriving first leaves a tombstone that the older changes cannot pass.
-    let reversed = changes_lake(MERGE, &files);
+    let reversed = changes_lake(&merge_project(), &files);
     for day in ["2026-09-02", "2026-09-03", "2026-09-01"] {
         run_day(&reversed, "customers", day);
     }
     assert_eq!(reversed.digest(CUSTOMERS, None).digest, after_delete.digest);
 }
 
-const ORDERS_PROJECT: &str = r#"root = "lake"
+/// Four jobs over `raw.orders`, one per mode: `log` (append), `seen` (append_dedup), `by_day`
+/// (delete_insert) and `totals` (rebuild). Each selects `customer_id` as the expression
+/// `customer_id`.
+fn orders_project(customer_id: &str) -> Project {
+    Project::new()
+        .job(
+            Job::append("log", "events.orders_log")
+                .sql(format!("SELECT order_id, {customer_id}, amount, dt FROM raw.orders WHERE dt = $dt")),
+        )
+        .job(Job::append_dedup("seen", "events.orders_seen", &["order_id"]).sql(format!(
+            "SELECT order_id, {customer_id}, amount, dt FROM raw.orders WHERE dt <= $dt\n\
+             UNION ALL\n\
+             SELECT order_id, {customer_id}, amount, dt FROM raw.orders WHERE dt = $dt AND customer_id < 10"
+        )))
+        .job(by_day(&format!(
+            "SELECT dt AS order_date, {customer_id}, COUNT(*) AS orders FROM raw.orders WHERE dt = $dt \
+             GROUP BY dt, customer_id"
+        )))
+        .job(Job::rebuild("totals", "analytics.customer_totals").sql(format!(
+            "SELECT {customer_id}, COUNT(*) AS orders, SUM(amount) AS revenue FROM raw.orders GROUP BY customer_id"
+        )))
+}
 
-[jobs.log]
-target = "events.orders_log"
-write = "append"
-sql = "SELECT order_id, customer_id, amount, dt FROM raw.orders WHERE dt = $dt"
-
-[jobs.seen]
-target = "events.orders_seen"
-write = "append_dedup"
-key = ["order_id"]
-sql = """
-SELECT order_id, customer_id, amount, dt FROM raw.orders WHERE dt <= $dt
-UNION ALL
-SELECT order_id, customer_id, amount, dt FROM raw.orders WHERE dt = $dt AND customer_id < 10
-"""
-
-[jobs.by_day]
-target = "analytics.orders_by_day"
-write = "delete_insert"
-predicate = "order_date = $dt"
-sql = "SELECT dt AS order_date, customer_id, COUNT(*) AS orders FROM raw.orders WHERE dt = $dt GROUP BY dt, customer_id"
-
-[jobs.totals]
-target = "analytics.customer_totals"
-write = "rebuild"
-sql = "SELECT customer_id, COUNT(*) AS orders, SUM(amount) AS revenue FROM raw.orders GROUP BY customer_id"
-"#;
+/// `by_day`: replaces the rows of `order_date = $dt` in the unpartitioned `analytics.orders_by_day`.
+fn by_day(sql: &str) -> Job {
+    Job::delete_insert("by_day", "analytics.orders_by_day", "order_date = $dt").sql(sql)
+}
 
 fn orders_lake() -> Lake {
     let lake = Lake::new("2026-09-01", "2026-09-03");
-    lake.set_project(ORDERS_PROJECT);
+    lake.set_project(&orders_project("customer_id"));
     lake
 }
 
@@ -258,10 +257,9 @@ fn delete_insert_replaces_its_slice_of_an_unpartitioned_table() {
     let after = lake.digest("analytics.orders_by_day", None);
     assert_eq!((after.digest, after.rows), (before.digest.clone(), before.rows));
 
-    lake.set_project(&ORDERS_PROJECT.replace(
-        "FROM raw.orders WHERE dt = $dt GROUP BY dt, customer_id",
-        "FROM raw.orders WHERE dt >= $dt GROUP BY dt, customer_id",
-    ));
+    let every_later_day = "SELECT dt AS order_date, customer_id, COUNT(*) AS orders FROM raw.orders WHERE dt >= $dt \
+                           GROUP BY dt, customer_id";
+    lake.set_project(&orders_project("customer_id").job(by_day(every_later_day)));
     let run = lake.cli(&["--json", "run", "by_day", "--dt", "2026-09-02"]);
     run.assert_code(1);
     let error = run.json().0.remove(0).error.expect("error");
@@ -305,7 +303,7 @@ fn a_failed_run_changes_nothing_in_any_mode() {
             lake.cli(&["run", job, "--dt", "2026-09-01"]).assert_code(0);
         }
         let before = lake.digest(table, None);
-        lake.set_project(&ORDERS_PROJECT.replace("customer_id,", &format!("{failing},")));
+        lake.set_project(&orders_project(failing));
         let run = lake.cli(&run_args);
         run.assert_code(1);
         assert!(run.stderr.contains("Cast error") || run.stderr.contains("cast"), "{job}: {}", run.stderr);
@@ -321,10 +319,9 @@ fn verify_passes_every_idempotent_mode_and_fails_bare_append() {
         "part-0.parquet",
         &[up(1, "a@x", "gold", 1), up(1, "b@x", "gold", 1), delete(2, 3)],
     );
-    let daily = "\n[jobs.daily]\ntarget = \"analytics.daily\"\nwrite = \"overwrite_partition\"\npartition_by = \"dt\"\n\
-                 sql = \"SELECT customer_id, COUNT(*) AS orders, $dt AS dt FROM raw.orders WHERE dt = $dt GROUP BY customer_id\"\n";
-    let merge_job = MERGE.trim_start_matches("root = \"lake\"\n");
-    lake.set_project(&format!("{ORDERS_PROJECT}{daily}{merge_job}"));
+    let daily = Job::new("daily", "analytics.daily")
+        .sql("SELECT customer_id, COUNT(*) AS orders, $dt AS dt FROM raw.orders WHERE dt = $dt GROUP BY customer_id");
+    lake.set_project(&orders_project("customer_id").job(daily).job(customers()));
     // An existing target, so that verify works on a copy of real history.
     lake.cli(&["run", "log", "--dt", "2026-09-01"]).assert_code(0);
     let log_commits = lake.commit_count("events/orders_log");
@@ -373,7 +370,7 @@ fn verify_passes_every_idempotent_mode_and_fails_bare_append() {
 #[test]
 fn a_failed_merge_changes_nothing_and_a_retry_applies_it() {
     let lake = changes_lake(
-        MERGE,
+        &merge_project(),
         &[
             ("2026-09-01", "part-0.parquet", vec![up(1, "a@x", "gold", 100)]),
             ("2026-09-02", "part-0.parquet", vec![up(1, "b@x", "gold", 200), up(2, "c@x", "gold", 200)]),
@@ -381,13 +378,15 @@ fn a_failed_merge_changes_nothing_and_a_retry_applies_it() {
     );
     run_day(&lake, "customers", "2026-09-01");
     let before = lake.digest(CUSTOMERS, None);
-    lake.set_project(&MERGE.replace(
+    let failing = edited(
+        CUSTOMERS_SQL,
         "SELECT customer_id,",
         "SELECT CAST(CONCAT('x', CAST(customer_id AS VARCHAR)) AS BIGINT) AS customer_id,",
-    ));
+    );
+    lake.set_project(&Project::new().job(customers().sql(failing)));
     lake.cli(&["run", "customers", "--dt", "2026-09-02"]).assert_code(1);
     assert_eq!(lake.digest(CUSTOMERS, None), before, "nothing committed");
-    lake.set_project(MERGE);
+    lake.set_project(&merge_project());
     let retry = run_day(&lake, "customers", "2026-09-02");
     assert_eq!(retry.changes.map(|c| (c.inserted, c.updated)), Some((1, 1)));
     assert_eq!(lake.digest(CUSTOMERS, None).version, before.version + 1);
