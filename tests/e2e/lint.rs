@@ -1,6 +1,6 @@
 //! `lakewriter lint`, and the same determinism checks before every run.
 
-use crate::support::{Job, Lake, Project, daily_orders, lakewriter};
+use crate::support::{Job, Lake, Project, daily_orders};
 
 const WITH_NOW: &str = "SELECT customer_id, COUNT(*) AS orders, now() AS loaded_at, $dt AS dt \
      FROM raw.orders WHERE dt = $dt GROUP BY customer_id";
@@ -86,13 +86,12 @@ fn warnings_are_json_lines_with_their_rule_ids_and_logged_once_per_run() {
 
 #[test]
 fn the_demo_project_lints_clean() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    lakewriter(&["demo", "--no-run", "demo"], dir.path()).assert_code(0);
-    let project = dir.path().join("demo/lakewriter.toml");
-    let project = project.to_str().expect("utf-8");
-    let run = lakewriter(&["--project", project, "--color", "never", "lint"], dir.path());
+    let lake = Lake::demo();
+    let run = lake.cli(&["lint"]);
     run.assert_code(0);
-    assert_eq!(run.stdout.trim(), "lint: 2 jobs checked, 0 errors, 0 warnings", "{}", run.stderr);
-    let run = lakewriter(&["--project", project, "lint", "no_such_job"], dir.path());
+    assert_eq!(run.stdout, "lint: 2 jobs checked, 0 errors, 0 warnings\n", "{}", run.stderr);
+    let run = lake.cli(&["lint", "no_such_job"]);
     run.assert_code(2);
+    let file = lake.project_file().display().to_string();
+    assert_eq!(run.stderr, format!("error: {file}: no job `no_such_job`; jobs here: customers, daily_orders\n"));
 }

@@ -14,11 +14,11 @@
 use std::collections::BTreeSet;
 use std::process::{Command, Stdio};
 
-use lakewriter_core::{DateRange, WriteMode as Mode};
+use lakewriter_core::WriteMode as Mode;
 use serde_json::Value;
 
 use crate::s3::S3;
-use crate::support::{DAILY_ORDERS_SQL, Digest, Job, Lake, Project, Report, Run, command, day, finish};
+use crate::support::{DAILY_ORDERS_SQL, Digest, Job, Lake, Project, Report, Run, finish};
 
 /// Processes per race.
 const RACERS: usize = 4;
@@ -29,10 +29,6 @@ const S3_ROUNDS: usize = 2;
 const SAME_DAY: &str = "2026-09-05";
 /// The days of a race on different partitions: one a process.
 const DAYS: [&str; RACERS] = ["2026-09-01", "2026-09-02", "2026-09-03", "2026-09-04"];
-
-/// The raw layer both places hold: the days `lakewriter demo` lays out.
-const RAW_FROM: &str = "2026-09-01";
-const RAW_TO: &str = "2026-09-30";
 
 /// One job per write mode, named after its mode, writing `<schema>.<mode>`.
 fn project(schema: &str) -> Project {
@@ -129,9 +125,7 @@ trait Place {
 
 impl Place for Lake {
     fn lakewriter(&self, args: &[&str]) -> Command {
-        let project = self.project_file();
-        let all = [&["--project", project.to_str().expect("utf-8 path"), "--color", "never"], args].concat();
-        command(&all, self.path(), &[])
+        self.command(args)
     }
 
     fn write_project(&self, project: &Project) {
@@ -155,13 +149,11 @@ impl Place for Lake {
 
 impl Place for S3 {
     fn lakewriter(&self, args: &[&str]) -> Command {
-        let project = self.project();
-        let all = [&["--project", project.as_str(), "--color", "never"], args].concat();
-        command(&all, self.dir.path(), &self.env())
+        self.lake.command(args)
     }
 
     fn write_project(&self, project: &Project) {
-        std::fs::write(self.project(), project.to_toml()).expect("write project");
+        self.lake.set_project(project);
     }
 
     fn log(&self, _table_dir: &str) -> Option<Vec<Vec<Value>>> {
@@ -182,15 +174,8 @@ fn digest(place: &impl Place, table: &str) -> Digest {
 /// A local lakehouse with the raw layer `lakewriter demo` lays out (orders and customer changes
 /// of September 2026), and the project of [`project`] with its tables in `races`.
 fn local_lake() -> Lake {
-    let lake = Lake::new(RAW_FROM, RAW_TO);
-    for d in DateRange::new(day(RAW_FROM), day(RAW_TO)).expect("range").days() {
-        for (path, batch) in lakewriter_datagen::sample_files(d) {
-            if path.starts_with("raw/customers_batch/") {
-                lakewriter_datagen::write_parquet(&lake.root().join(path), &batch).expect("customer changes");
-            }
-        }
-    }
-    lake.write_project(&project("races"));
+    let lake = Lake::demo();
+    lake.set_project(&project("races"));
     lake
 }
 
@@ -327,7 +312,7 @@ fn race_locally(mode: Mode, race: Race) {
 /// one raw layer.
 fn race_on_s3(mode: Mode, race: Race) {
     let s3 = S3::new(&format!("races-{}", mode.as_str().replace('_', "-")));
-    s3.prepare();
+    s3.lake.prepare_demo();
     let expected = reference(mode, race);
     for round in 0..S3_ROUNDS {
         let schema = format!("round{round}");

@@ -5,15 +5,16 @@ use std::path::Path;
 use std::process::Stdio;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use crate::support::{Digest, Run, command, finish, lakewriter_with};
+use crate::support::{Digest, Lake, Run, finish, lakewriter_with};
 
 const SECRET: &str = "test-secret-3f9a1c-never-printed";
 
-/// A fresh prefix in the test bucket, and the environment that reaches it.
+/// A fresh prefix in the test bucket, and a project folder whose runs reach it.
 pub(crate) struct S3 {
     root: String,
     endpoint: String,
-    pub(crate) dir: tempfile::TempDir,
+    /// The project folder; every run of the binary there has the environment of [`S3::env`].
+    pub(crate) lake: Lake,
 }
 
 impl S3 {
@@ -23,18 +24,24 @@ impl S3 {
         });
         let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos());
         let root = format!("s3://lakewriter-test/{name}-{}-{nanos}/", std::process::id());
-        Self { root, endpoint, dir: tempfile::tempdir().expect("temp dir") }
+        let lake = Lake::empty(&Self::env_of(&endpoint, &root));
+        Self { root, endpoint, lake }
     }
 
-    pub(crate) fn env(&self) -> Vec<(&str, &str)> {
+    /// The variables that reach the prefix `root` of the test bucket at `endpoint`.
+    fn env_of<'a>(endpoint: &'a str, root: &'a str) -> Vec<(&'a str, &'a str)> {
         vec![
-            ("AWS_ENDPOINT_URL", self.endpoint.as_str()),
+            ("AWS_ENDPOINT_URL", endpoint),
             ("AWS_ACCESS_KEY_ID", "lakewriter-test"),
             ("AWS_SECRET_ACCESS_KEY", SECRET),
             ("AWS_REGION", "us-east-1"),
             ("AWS_ALLOW_HTTP", "true"),
-            ("LAKEWRITER_ROOT", self.root.as_str()),
+            ("LAKEWRITER_ROOT", root),
         ]
+    }
+
+    pub(crate) fn env(&self) -> Vec<(&str, &str)> {
+        Self::env_of(&self.endpoint, &self.root)
     }
 
     /// Puts `bytes` at `relative` below the root, as another tool would.
@@ -55,50 +62,28 @@ impl S3 {
         runtime.block_on(store.put(&path, bytes.into())).expect("put");
     }
 
-    pub(crate) fn project(&self) -> String {
-        self.dir.path().join("demo/lakewriter.toml").display().to_string()
-    }
-
     fn cli(&self, args: &[&str]) -> Run {
-        let project = self.project();
-        let all = [&["--project", project.as_str(), "--color", "never"], args].concat();
-        lakewriter_with(&all, self.dir.path(), &self.env())
-    }
-
-    /// Lays out the sample project and raw data on S3 without running anything.
-    pub(crate) fn prepare(&self) {
-        lakewriter_with(&["demo", "demo", "--no-run"], self.dir.path(), &self.env()).assert_code(0);
+        self.lake.cli(args)
     }
 
     fn digest(&self, table: &str) -> Digest {
-        let run = self.cli(&["--json", "digest", table]);
-        run.assert_code(0);
-        serde_json::from_str(run.stdout.trim()).expect("digest JSON")
+        self.lake.digest(table, None)
     }
 
-    /// Starts `lakewriter ARGS…` without waiting for it.
+    /// Starts `lakewriter --json ARGS…` without waiting for it.
     fn spawn(&self, args: &[&str]) -> std::process::Child {
-        let project = self.project();
-        let all = [&["--project", project.as_str(), "--json"], args].concat();
-        command(&all, self.dir.path(), &self.env())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawn")
+        let all = [&["--json"], args].concat();
+        self.lake.command(&all).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("spawn")
     }
 }
 
 /// The same project on the local filesystem, for reference digests.
 fn local_reference(args: &[&[&str]], table: &str) -> Digest {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let run = |args: &[&str]| lakewriter_with(args, dir.path(), &[]);
-    run(&["demo", "demo", "--no-run"]).assert_code(0);
+    let lake = Lake::demo();
     for a in args {
-        run(&[&["--project", "demo/lakewriter.toml"], *a].concat()).assert_code(0);
+        lake.cli(a).assert_code(0);
     }
-    let out = run(&["--project", "demo/lakewriter.toml", "--json", "digest", table]);
-    out.assert_code(0);
-    serde_json::from_str(out.stdout.trim()).expect("digest JSON")
+    lake.digest(table, None)
 }
 
 fn assert_no_secret(run: &Run) {
@@ -113,14 +98,14 @@ fn assert_no_secret(run: &Run) {
 #[test]
 fn the_demo_runs_on_s3_with_one_setting_and_reruns_change_nothing() {
     let s3 = S3::new("demo");
-    let run = lakewriter_with(&["--color", "never", "demo", "demo"], s3.dir.path(), &s3.env());
+    let run = s3.lake.run_demo(&[]);
     run.assert_code(0);
     assert_no_secret(&run);
     assert!(run.stdout.contains(&format!("root     {}", s3.root)), "{}", run.stdout);
     assert!(run.stdout.contains("daily_orders: 30 partitions, 30 ok, 0 failed"), "{}", run.stdout);
     assert!(run.stdout.contains("customers: 30 partitions, 30 ok, 0 failed"), "{}", run.stdout);
     assert_eq!(run.stdout.matches("unchanged: running the day again").count(), 2, "{}", run.stdout);
-    assert!(!s3.dir.path().join("demo/lake").exists(), "nothing was written locally");
+    assert!(!s3.lake.root().exists(), "nothing was written locally");
 
     let local = local_reference(
         &[&["backfill", "daily_orders", "--from", "2026-09-01", "--to", "2026-09-30"]],
@@ -130,7 +115,7 @@ fn the_demo_runs_on_s3_with_one_setting_and_reruns_change_nothing() {
     assert_eq!((remote.digest, remote.rows), (local.digest, local.rows));
 
     // Late data on S3: the state is read from the bucket's log, the late file seen in the plan.
-    lakewriter_with(&["demo", "demo", "--late", "2026-09-03"], s3.dir.path(), &s3.env()).assert_code(0);
+    s3.lake.run_demo(&["--late", "2026-09-03"]).assert_code(0);
     let status = s3.cli(&["status", "daily_orders"]);
     status.assert_code(0);
     assert_no_secret(&status);
@@ -147,7 +132,7 @@ fn the_demo_runs_on_s3_with_one_setting_and_reruns_change_nothing() {
 #[test]
 fn writers_in_several_processes_all_land_and_equal_a_sequential_run() {
     let s3 = S3::new("concurrent");
-    s3.prepare();
+    s3.lake.prepare_demo();
     // Four workers race to create the table and then to commit twelve days between them.
     let workers: Vec<_> = (0..4)
         .map(|i| {
@@ -209,10 +194,11 @@ fn writers_in_several_processes_all_land_and_equal_a_sequential_run() {
 #[test]
 fn storage_errors_are_clear_and_show_no_secret() {
     let s3 = S3::new("errors");
-    s3.prepare();
+    s3.lake.prepare_demo();
     let in_dir = |args: &[&str], env: &[(&str, &str)]| {
-        let project = s3.project();
-        lakewriter_with(&[&["--project", project.as_str(), "-vv"], args].concat(), Path::new("/"), env)
+        let project = s3.lake.project_file();
+        let project = project.to_str().expect("utf-8 path");
+        lakewriter_with(&[&["--project", project, "-vv"], args].concat(), Path::new("/"), env)
     };
     let mut env = s3.env();
     env.retain(|(k, _)| *k != "LAKEWRITER_ROOT");
@@ -245,7 +231,7 @@ fn storage_errors_are_clear_and_show_no_secret() {
 #[test]
 fn a_bad_raw_file_fails_only_the_day_that_reads_it_and_names_it() {
     let s3 = S3::new("raw");
-    s3.prepare();
+    s3.lake.prepare_demo();
     let bad = "raw/orders/dt=2026-09-02/part-bad.parquet";
     s3.put(bad, b"not parquet".to_vec());
     s3.put("raw/orders/dt=2026-13-45/part-00000.parquet", b"never read".to_vec());

@@ -188,35 +188,38 @@ fn the_state_of_partitions_before_a_checkpoint_is_read_from_the_checkpoint() {
 /// The README's late-data walk-through, on the demo.
 #[test]
 fn the_demo_late_data_walk_through() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let demo = dir.path().join("demo");
-    let demo_arg = demo.to_str().expect("utf-8");
-    lakewriter(&["demo", demo_arg, "--no-run"], dir.path()).assert_code(0);
-    let project = demo.join("lakewriter.toml");
-    let project = project.to_str().expect("utf-8");
-    let cli = |args: &[&str]| {
-        let mut all = vec!["--project", project, "--color", "never"];
-        all.extend_from_slice(args);
-        lakewriter(&all, dir.path())
-    };
-    cli(&["backfill", "daily_orders", "--from", "2026-09-01", "--to", "2026-09-10"]).assert_code(0);
-    let late = cli(&["demo", demo_arg, "--late", "2026-09-03"]);
-    late.assert_code(0);
-    assert!(late.stdout.contains("late orders delivered"), "{}", late.stdout);
+    let lake = Lake::demo();
+    lake.cli(&["backfill", "daily_orders", "--from", "2026-09-01", "--to", "2026-09-10"]).assert_code(0);
+    let delivered = lake.run_demo(&["--late", "2026-09-03"]);
+    delivered.assert_code(0);
+    let root = format!("file://{}/", lake.root().display());
+    assert_eq!(
+        delivered.stdout,
+        format!("late orders delivered: raw/orders/dt=2026-09-03/part-late-00000.parquet (below {root})\n")
+    );
 
-    let status = cli(&["status", "daily_orders"]);
+    let status = lake.cli(&["status", "daily_orders"]);
     status.assert_code(0);
     let stale: Vec<&str> = status.stdout.lines().filter(|l| l.contains("stale:")).collect();
     assert_eq!(stale.len(), 1, "{}", status.stdout);
-    assert!(stale[0].contains("dt=2026-09-03") && stale[0].contains("inputs changed"), "{}", status.stdout);
+    assert!(stale[0].starts_with("  dt=2026-09-03    stale: inputs changed  "), "{}", status.stdout);
+    assert!(
+        status.stdout.ends_with("\ndaily_orders: 10 partitions: 9 fresh, 1 stale, 0 missing\n"),
+        "{}",
+        status.stdout
+    );
 
-    let (reports, _) =
-        cli(&["--json", "backfill", "daily_orders", "--from", "2026-09-01", "--to", "2026-09-10", "--only", "stale"])
-            .assert_code(0)
-            .json();
+    let (reports, _) = lake
+        .cli(&["--json", "backfill", "daily_orders", "--from", "2026-09-01", "--to", "2026-09-10", "--only", "stale"])
+        .assert_code(0)
+        .json();
     assert_eq!(reports.iter().map(|r| r.partition.as_str()).collect::<Vec<_>>(), ["dt=2026-09-03"]);
-    let status = cli(&["status", "daily_orders"]);
-    assert!(status.stdout.contains("10 partitions: 10 fresh, 0 stale, 0 missing"), "{}", status.stdout);
+    let status = lake.cli(&["status", "daily_orders"]);
+    assert!(
+        status.stdout.ends_with("\ndaily_orders: 10 partitions: 10 fresh, 0 stale, 0 missing\n"),
+        "{}",
+        status.stdout
+    );
 }
 
 /// Kills a run at several moments (SIGKILL: no clean-up). Whenever it dies, the table's state and

@@ -132,6 +132,26 @@ impl Lake {
         Self { dir: tempfile::tempdir().expect("temp dir"), env }
     }
 
+    /// The sample project of `lakewriter demo` and its raw layer (orders and customer changes of
+    /// September 2026), nothing run.
+    pub fn demo() -> Self {
+        let lake = Self::empty(&[]);
+        lake.prepare_demo();
+        lake
+    }
+
+    /// Lays out the sample project and raw layer here (`demo --no-run`).
+    pub fn prepare_demo(&self) {
+        self.run_demo(&["--no-run"]).assert_code(0);
+    }
+
+    /// Runs `lakewriter --color never demo <this folder> ARGS…`.
+    pub fn run_demo(&self, args: &[&str]) -> Run {
+        let dir = self.path().to_str().expect("utf-8 path");
+        let all = [&["--color", "never", "demo", dir], args].concat();
+        Run::from(&command(&all, self.path(), &self.env()).output().expect("run lakewriter"))
+    }
+
     /// The variables added to every run.
     pub fn env(&self) -> Vec<(&str, &str)> {
         self.env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect()
