@@ -3,24 +3,6 @@
 use crate::support::{Job, Lake, Project, daily_orders, lakewriter};
 
 #[test]
-fn an_invalid_date_is_a_usage_error() {
-    let lake = Lake::new("2026-09-01", "2026-09-01");
-    for bad in ["2026-02-30", "2026-9-1", "yesterday"] {
-        let run = lake.cli(&["run", "daily_orders", "--dt", bad]);
-        run.assert_code(2);
-        assert!(run.stderr.contains(&format!("invalid date `{bad}`")), "{}", run.stderr);
-    }
-    let run = lake.cli(&["backfill", "daily_orders", "--from", "2026-09-02", "--to", "2026-09-01"]);
-    run.assert_code(2);
-    assert!(
-        run.stderr.contains("error: invalid date range: --from 2026-09-02 is after --to 2026-09-01"),
-        "{}",
-        run.stderr
-    );
-    assert!(!lake.root().join("analytics").exists(), "no table was created");
-}
-
-#[test]
 fn configuration_errors_name_the_file_the_job_and_the_key() {
     let lake = Lake::new("2026-09-01", "2026-09-01");
     let file = lake.project_file().display().to_string();

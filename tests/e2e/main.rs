@@ -6,6 +6,7 @@ mod support;
 mod cli_errors;
 mod demo;
 mod digest;
+mod failures;
 mod lint;
 mod overwrite_partition;
 mod project_file;

@@ -317,6 +317,10 @@ pub enum Mode {
 }
 
 impl Mode {
+    /// Every write mode.
+    pub const ALL: [Mode; 6] =
+        [Mode::OverwritePartition, Mode::DeleteInsert, Mode::Merge, Mode::AppendDedup, Mode::Append, Mode::Rebuild];
+
     pub fn as_str(self) -> &'static str {
         match self {
             Mode::OverwritePartition => "overwrite_partition",
