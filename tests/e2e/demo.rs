@@ -2,18 +2,6 @@
 
 use crate::support::{Lake, Run};
 
-/// Asserts that stdout has the line `line`.
-#[track_caller]
-fn assert_line(run: &Run, line: &str) {
-    assert!(run.stdout.lines().any(|l| l == line), "no line `{line}` in:\n{}", run.stdout);
-}
-
-/// Asserts that stdout has a line starting with `start` (the rest is a duration).
-#[track_caller]
-fn assert_line_starts(run: &Run, start: &str) {
-    assert!(run.stdout.lines().any(|l| l.starts_with(start)), "no line starting `{start}` in:\n{}", run.stdout);
-}
-
 /// The digests on the two lines after `rerun    JOB …`: `content digest before  DIGEST  (…)`, then
 /// `content digest after   DIGEST  (…)`.
 fn rerun_digests<'a>(run: &'a Run, job: &str) -> Vec<&'a str> {
@@ -34,19 +22,17 @@ fn the_demo_writes_thirty_partitions_and_a_rerun_changes_nothing_and_can_run_aga
     let run = lake.run_demo(&[]);
     run.assert_code(0);
     let project = lake.project_file().display().to_string();
-    assert_line(&run, &format!("  project  {project} (written)"));
-    assert_line(
-        &run,
+    run.assert_line(&format!("  project  {project} (written)"));
+    run.assert_line(
         "  raw      30 days of orders and customer changes under raw/ (90 files written, 0 kept as they were)",
     );
-    assert_line_starts(&run, "daily_orders: 30 partitions, 30 ok, 0 failed, 1123 rows written, table version 29, ");
-    assert_line(&run, "rerun    daily_orders dt=2026-09-15 -> committed table version 30 (40 rows)");
-    assert_line_starts(&run, "customers: 30 partitions, 30 ok, 0 failed, 553 rows written, table version 29, ");
-    assert_line(
-        &run,
+    run.assert_line_starts("daily_orders: 30 partitions, 30 ok, 0 failed, 1123 rows written, table version 29, ");
+    run.assert_line("rerun    daily_orders dt=2026-09-15 -> committed table version 30 (40 rows)");
+    run.assert_line_starts("customers: 30 partitions, 30 ok, 0 failed, 553 rows written, table version 29, ");
+    run.assert_line(
         "  merged: 56 inserted, 467 updated, 30 deleted (tombstones), 0 unchanged, 328 duplicate source rows dropped",
     );
-    assert_line(&run, "rerun    customers dt=2026-09-10 -> nothing to change: no new table version");
+    run.assert_line("rerun    customers dt=2026-09-10 -> nothing to change: no new table version");
     assert_eq!(run.stdout.matches("  unchanged: running the day again left the very same rows\n").count(), 2);
     for (job, table) in [("daily_orders", "analytics.daily_orders"), ("customers", "core.customers")] {
         let table = lake.digest(table, None).digest;
@@ -57,15 +43,13 @@ fn the_demo_writes_thirty_partitions_and_a_rerun_changes_nothing_and_can_run_aga
 
     let again = lake.run_demo(&[]);
     again.assert_code(0);
-    assert_line(&again, &format!("  project  {project} (kept as it was)"));
-    assert_line(
-        &again,
+    again.assert_line(&format!("  project  {project} (kept as it was)"));
+    again.assert_line(
         "  raw      30 days of orders and customer changes under raw/ (0 files written, 90 kept as they were)",
     );
-    assert_line_starts(&again, "daily_orders: 30 partitions, 30 ok, 0 failed, 1123 rows written, table version 60, ");
-    assert_line_starts(&again, "customers: 30 partitions, 30 ok, 0 failed, 0 rows written, table version 29, ");
-    assert_line(
-        &again,
+    again.assert_line_starts("daily_orders: 30 partitions, 30 ok, 0 failed, 1123 rows written, table version 60, ");
+    again.assert_line_starts("customers: 30 partitions, 30 ok, 0 failed, 0 rows written, table version 29, ");
+    again.assert_line(
         "  merged: 0 inserted, 0 updated, 0 deleted (tombstones), 553 unchanged, 328 duplicate source rows dropped",
     );
     assert_eq!(again.stdout.matches("  unchanged: running the day again left the very same rows\n").count(), 2);

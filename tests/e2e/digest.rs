@@ -43,6 +43,9 @@ fn digest_of_a_missing_table_is_an_error() {
     let lake = Lake::new("2026-09-01", "2026-09-01");
     let run = lake.cli(&["digest", "analytics.nothing_here"]);
     run.assert_code(1);
-    assert!(run.stderr.contains("error: cannot compute the digest of analytics.nothing_here"), "{}", run.stderr);
-    assert!(run.stderr.contains("no Delta table at"), "{}", run.stderr);
+    let table = format!("file://{}/analytics/nothing_here/", lake.root().display());
+    assert_eq!(
+        run.stderr,
+        format!("error: cannot compute the digest of analytics.nothing_here\n  caused by: no Delta table at {table}\n")
+    );
 }

@@ -1,6 +1,6 @@
 //! `write = "overwrite_partition"`: run, rerun, backfill, and every way a run can fail.
 
-use crate::support::{DAILY_ORDERS_SQL, Lake, daily_orders, edited};
+use crate::support::{DAILY_ORDERS_SQL, Lake, daily_orders, edited, stable_error};
 
 const TABLE: &str = "analytics.daily_orders";
 const TABLE_DIR: &str = "analytics/daily_orders";
@@ -135,7 +135,15 @@ fn an_empty_result_empties_the_partition_and_only_that_one() {
     )));
     let run = lake.cli(&["run", "daily_orders", "--dt", "2026-09-02"]);
     run.assert_code(0);
-    assert!(run.stdout.contains("0 rows") && run.stdout.contains("now empty"), "{}", run.stdout);
+    let version = lake.digest(TABLE, None).version;
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    assert_eq!(lines.len(), 2, "{}", run.stdout);
+    // Each line holds a duration: `… 124 ms  (…)`, `…, 0.1 s`.
+    let partition = format!("  dt=2026-09-02  ok            0 rows  version {version} ");
+    assert!(lines[0].starts_with(&partition), "{}", run.stdout);
+    assert!(lines[0].ends_with(" ms  (no rows: the partition is now empty)"), "{}", run.stdout);
+    let summary = format!("daily_orders: 1 partition, 1 ok, 0 failed, 0 rows written, table version {version}, ");
+    assert!(lines[1].starts_with(&summary), "{}", run.stdout);
     assert_eq!(lake.digest(TABLE, Some("2026-09-02")).rows, 0);
     assert_eq!(lake.digest(TABLE, Some("2026-09-01")).digest, other.digest);
 }
@@ -178,6 +186,12 @@ fn a_failed_day_does_not_stop_the_backfill() {
     assert_eq!((summary.partitions, summary.ok, summary.failed), (4, 3, 1));
     let failed: Vec<&str> = reports.iter().filter(|r| r.status == "failed").map(|r| r.partition.as_str()).collect();
     assert_eq!(failed, ["dt=2026-09-03"]);
+    let error = reports.iter().find_map(|r| r.error.as_deref()).expect("an error");
+    assert_eq!(
+        stable_error(error),
+        "daily_orders dt=2026-09-03: analytics.daily_orders: the result has rows whose `dt` is not 2026-09-03; \
+         nothing was committed: Generic DeltaTable error: External error: Invalid data found: "
+    );
     assert!(reports.iter().all(|r| r.job == "daily_orders"));
     assert_eq!(summary.table_version, Some(2));
 }
@@ -210,6 +224,12 @@ fn shards_cover_a_range_exactly_once() {
     for bad in ["3/3", "1/0", "x/2", "1"] {
         let run = lake.cli(&["backfill", "daily_orders", "--from", "2026-09-01", "--to", "2026-09-07", "--shard", bad]);
         run.assert_code(2);
-        assert!(run.stderr.contains(&format!("invalid shard `{bad}`")), "{}", run.stderr);
+        assert_eq!(
+            run.stderr,
+            format!(
+                "error: invalid value '{bad}' for '--shard <I/N>': invalid shard `{bad}`: expected I/N with 0 <= I < N, \
+                 e.g. 0/4\n\nFor more information, try '--help'.\n"
+            )
+        );
     }
 }

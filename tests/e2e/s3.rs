@@ -101,10 +101,13 @@ fn the_demo_runs_on_s3_with_one_setting_and_reruns_change_nothing() {
     let run = s3.lake.run_demo(&[]);
     run.assert_code(0);
     assert_no_secret(&run);
-    assert!(run.stdout.contains(&format!("root     {}", s3.root)), "{}", run.stdout);
-    assert!(run.stdout.contains("daily_orders: 30 partitions, 30 ok, 0 failed"), "{}", run.stdout);
-    assert!(run.stdout.contains("customers: 30 partitions, 30 ok, 0 failed"), "{}", run.stdout);
-    assert_eq!(run.stdout.matches("unchanged: running the day again").count(), 2, "{}", run.stdout);
+    run.assert_line(&format!("  root     {}", s3.root));
+    run.assert_line(
+        "  raw      30 days of orders and customer changes under raw/ (90 files written, 0 kept as they were)",
+    );
+    run.assert_line_starts("daily_orders: 30 partitions, 30 ok, 0 failed, 1123 rows written, table version 29, ");
+    run.assert_line_starts("customers: 30 partitions, 30 ok, 0 failed, 553 rows written, table version 29, ");
+    assert_eq!(run.stdout.matches("  unchanged: running the day again left the very same rows\n").count(), 2);
     assert!(!s3.lake.root().exists(), "nothing was written locally");
 
     let local = local_reference(
@@ -115,18 +118,24 @@ fn the_demo_runs_on_s3_with_one_setting_and_reruns_change_nothing() {
     assert_eq!((remote.digest, remote.rows), (local.digest, local.rows));
 
     // Late data on S3: the state is read from the bucket's log, the late file seen in the plan.
-    s3.lake.run_demo(&["--late", "2026-09-03"]).assert_code(0);
+    let late = s3.lake.run_demo(&["--late", "2026-09-03"]);
+    late.assert_code(0);
+    assert_eq!(
+        late.stdout,
+        format!("late orders delivered: raw/orders/dt=2026-09-03/part-late-00000.parquet (below {})\n", s3.root)
+    );
     let status = s3.cli(&["status", "daily_orders"]);
     status.assert_code(0);
     assert_no_secret(&status);
-    assert!(status.stdout.contains("30 partitions: 29 fresh, 1 stale, 0 missing"), "{}", status.stdout);
+    assert_eq!(status.stdout.lines().last(), Some("daily_orders: 30 partitions: 29 fresh, 1 stale, 0 missing"));
     let (reports, _) = s3
         .cli(&["--json", "backfill", "daily_orders", "--from", "2026-09-01", "--to", "2026-09-30", "--only", "stale"])
         .assert_code(0)
         .json();
     assert_eq!(reports.iter().map(|r| r.partition.as_str()).collect::<Vec<_>>(), ["dt=2026-09-03"]);
     let status = s3.cli(&["status", "daily_orders"]);
-    assert!(status.stdout.contains("30 partitions: 30 fresh, 0 stale, 0 missing"), "{}", status.stdout);
+    status.assert_code(0);
+    assert_eq!(status.stdout.lines().last(), Some("daily_orders: 30 partitions: 30 fresh, 0 stale, 0 missing"));
 }
 
 #[test]
@@ -207,8 +216,30 @@ fn storage_errors_are_clear_and_show_no_secret() {
     let run = in_dir(&["run", "daily_orders", "--dt", "2026-09-01"], &missing);
     run.assert_code(1);
     assert_no_secret(&run);
-    assert!(run.stderr.contains("error: lakehouse root s3://no-such-bucket-lakewriter/lake/"), "{}", run.stderr);
-    assert!(run.stderr.contains("NoSuchBucket") || run.stderr.contains("does not exist"), "{}", run.stderr);
+    // The cause chain ends in the store's error (with its duration) and the server's reply.
+    let lines = run.error_lines();
+    assert_eq!(
+        lines[..3],
+        [
+            "error: lakehouse root s3://no-such-bucket-lakewriter/lake/",
+            "  caused by: cannot open the lakehouse catalog",
+            "  caused by: cannot list the lakehouse root s3://no-such-bucket-lakewriter/lake/",
+        ],
+        "{}",
+        run.stderr
+    );
+    let list = format!(
+        "  caused by: Generic S3 error: Error performing list request: Error performing GET \
+         {}/no-such-bucket-lakewriter?delimiter=%2F&list-type=2&prefix=lake%2F in ",
+        s3.endpoint
+    );
+    assert!(lines[3].starts_with(&list), "{}", run.stderr);
+    assert!(lines[3].ends_with(
+        " - Server returned non-2xx status code: 404 Not Found: <?xml version=\"1.0\" encoding=\"utf-8\"?>"
+    ));
+    let reply = "<Error><Code>NoSuchBucket</Code><Message>The specified bucket does not exist</Message>\
+                 <BucketName>no-such-bucket-lakewriter</BucketName>";
+    assert!(lines[4].starts_with(reply), "{}", run.stderr);
 
     let mut wrong = s3.env();
     wrong.retain(|(k, _)| *k != "AWS_ENDPOINT_URL");
@@ -216,16 +247,39 @@ fn storage_errors_are_clear_and_show_no_secret() {
     let run = in_dir(&["run", "daily_orders", "--dt", "2026-09-01"], &wrong);
     run.assert_code(1);
     assert_no_secret(&run);
-    assert!(
-        run.stderr.contains("cannot list the lakehouse root") && run.stderr.contains("127.0.0.1:9"),
+    let lines = run.error_lines();
+    let root = &s3.root;
+    assert_eq!(
+        lines[..3],
+        [
+            format!("error: lakehouse root {root}"),
+            "  caused by: cannot open the lakehouse catalog".to_owned(),
+            format!("  caused by: cannot list the lakehouse root {root}"),
+        ],
         "{}",
         run.stderr
     );
+    let prefix = root.trim_start_matches("s3://lakewriter-test/").trim_end_matches('/');
+    let list = format!(
+        "  caused by: Generic S3 error: Error performing list request: Error performing GET \
+         http://127.0.0.1:9/lakewriter-test?delimiter=%2F&list-type=2&prefix={prefix}%2F in "
+    );
+    assert!(lines[3].starts_with(&list), "{}", run.stderr);
+    assert_eq!(lines.last(), Some(&"  caused by: Connection refused (os error 111)"), "{}", run.stderr);
 
     let unsafe_rename = [s3.env(), vec![("AWS_S3_ALLOW_UNSAFE_RENAME", "true")]].concat();
     let run = in_dir(&["run", "daily_orders", "--dt", "2026-09-01"], &unsafe_rename);
     run.assert_code(2);
-    assert!(run.stderr.contains("unsafe commit configuration: AWS_S3_ALLOW_UNSAFE_RENAME is set"), "{}", run.stderr);
+    let project = s3.lake.project_file().display().to_string();
+    assert_eq!(
+        run.error_lines(),
+        [format!(
+            "error: {project}: unsafe commit configuration: AWS_S3_ALLOW_UNSAFE_RENAME is set. Concurrent writers \
+             could overwrite each other's commits; lakewriter commits to S3 only with conditional put (If-None-Match)"
+        )],
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]
@@ -245,6 +299,13 @@ fn a_bad_raw_file_fails_only_the_day_that_reads_it_and_names_it() {
     run.assert_code(1);
     assert_no_secret(&run);
     let error = run.json().0.remove(0).error.expect("an error");
-    assert!(error.contains(bad) && error.contains("is not a readable Parquet file"), "{error}");
+    assert_eq!(
+        error,
+        format!(
+            "daily_orders dt=2026-09-02: raw file {}{bad} of raw.orders is not a readable Parquet file: Parquet \
+             error: Parquet error: Invalid Parquet file. Corrupt footer",
+            s3.root
+        )
+    );
     assert_eq!(s3.digest("analytics.daily_orders"), before, "nothing committed");
 }

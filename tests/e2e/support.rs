@@ -30,6 +30,23 @@ pub fn edited(text: &str, from: &str, to: &str) -> String {
     text.replacen(from, to, 1)
 }
 
+/// The part of a run's error that is the same from run to run. A refusal of rows that fail a
+/// check ends `Invalid data found: N rows failed validation check.` and a preview of some of them;
+/// N counts the rows of one batch of the result, so N and the preview depend on how the result
+/// was split (on the machine's cores). That ending is checked for its shape and cut off.
+#[track_caller]
+pub fn stable_error(error: &str) -> &str {
+    const INVALID: &str = "Invalid data found: ";
+    let Some(at) = error.find(INVALID).map(|i| i + INVALID.len()) else { return error };
+    let (count, rest) = error[at..].split_once(' ').unwrap_or_default();
+    assert!(
+        count.parse::<u64>().is_ok_and(|n| n > 0)
+            && rest.starts_with("rows failed validation check.\nPreview of invalid data:\n"),
+        "not a count of invalid rows and their preview: {error}"
+    );
+    &error[..at]
+}
+
 /// A project folder: its `lakewriter.toml`, and a `lake/` root (or the root that `env` sets).
 pub struct Lake {
     dir: tempfile::TempDir,
@@ -67,6 +84,23 @@ impl Run {
             }
         }
         (reports, summary.unwrap_or_else(|| panic!("no summary line in {}", self.stdout)))
+    }
+
+    /// Asserts that stdout has the line `line`.
+    #[track_caller]
+    pub fn assert_line(&self, line: &str) {
+        assert!(self.stdout.lines().any(|l| l == line), "no line `{line}` in:\n{}", self.stdout);
+    }
+
+    /// Asserts that stdout has a line that starts with `start`: a line that ends with a duration.
+    #[track_caller]
+    pub fn assert_line_starts(&self, start: &str) {
+        assert!(self.stdout.lines().any(|l| l.starts_with(start)), "no line starting `{start}` in:\n{}", self.stdout);
+    }
+
+    /// The lines of stderr from its `error: ` line on (logs come before it).
+    pub fn error_lines(&self) -> Vec<&str> {
+        self.stderr.lines().skip_while(|l| !l.starts_with("error: ")).collect()
     }
 
     #[track_caller]
@@ -272,14 +306,16 @@ impl Lake {
     }
 }
 
-/// The binary with `args` in `cwd`, with no log filter, project or root from the caller's
-/// environment, and `env` added.
+/// The binary with `args` in `cwd`, with no log filter, backtrace setting (errors would carry
+/// backtraces), project or root from the caller's environment, and `env` added.
 pub fn command(args: &[&str], cwd: &Path, env: &[(&str, &str)]) -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_lakewriter"));
     command
         .args(args)
         .current_dir(cwd)
         .env_remove("RUST_LOG")
+        .env_remove("RUST_BACKTRACE")
+        .env_remove("RUST_LIB_BACKTRACE")
         .env_remove("LAKEWRITER_PROJECT")
         .env_remove("LAKEWRITER_ROOT");
     for (key, value) in env {

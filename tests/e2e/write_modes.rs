@@ -107,8 +107,11 @@ fn merge_keeps_one_winner_per_key_whatever_the_file_order() {
     let run = strict.cli(&["--json", "run", "customers", "--dt", "2026-09-01"]);
     run.assert_code(1);
     let error = run.json().0.remove(0).error.expect("error");
-    assert!(error.contains("2 key(s) appear more than once"), "{error}");
-    assert!(error.contains("customer_id=1") && error.contains("customer_id=2"), "{error}");
+    assert_eq!(
+        error,
+        "customers dt=2026-09-01: 2 key(s) appear more than once in the source (on_duplicate_keys = \"error\"); \
+         e.g. customer_id=1; customer_id=2"
+    );
     assert!(!strict.root().join("core").exists(), "no table was created");
 }
 
@@ -129,8 +132,11 @@ fn merge_refuses_null_keys_and_versions() {
     let run = lake.cli(&["--json", "run", "customers", "--dt", "2026-09-01"]);
     run.assert_code(1);
     let error = run.json().0.remove(0).error.expect("error");
-    assert!(error.contains("2 source row(s) have a NULL in customer_id, updated_at"), "{error}");
-    assert!(error.contains("customer_id=NULL") && error.contains("updated_at=NULL"), "{error}");
+    assert_eq!(
+        error,
+        "customers dt=2026-09-01: 2 source row(s) have a NULL in customer_id, updated_at; e.g. customer_id=NULL, \
+         updated_at=1970-01-01T00:00:01Z; customer_id=2, updated_at=NULL"
+    );
     assert!(!lake.root().join("core").exists(), "nothing committed");
 }
 
@@ -207,20 +213,30 @@ fn append_is_exactly_once_per_partition_unless_forced() {
     run.assert_code(0);
     let (reports, summary) = run.json();
     assert_eq!((reports[0].status.as_str(), summary.skipped), ("skipped", 1));
-    assert!(reports[0].note.as_deref().is_some_and(|n| n.contains("--force")), "{reports:?}");
+    assert_eq!(
+        reports[0].note.as_deref(),
+        Some("already appended; nothing appended. --force appends again and duplicates these rows")
+    );
     assert_eq!(lake.digest("events.orders_log", None), before);
 
     let forced = lake.cli(&["--json", "run", "log", "--dt", "2026-09-01", "--force"]).assert_code(0).json().0.remove(0);
     assert_eq!(forced.rows_written, Some(rows));
-    assert!(forced.note.as_deref().is_some_and(|n| n.contains("duplicated")), "{forced:?}");
+    assert_eq!(
+        forced.note.as_deref(),
+        Some("--force: appended again; rows appended before for this partition are now duplicated")
+    );
     assert_eq!(lake.digest("events.orders_log", None).rows, 2 * rows);
 
     let run = lake.cli(&["run", "log"]);
     run.assert_code(2);
-    assert!(run.stderr.contains("runs for a date: pass --dt"), "{}", run.stderr);
+    assert_eq!(
+        run.stderr,
+        "error: job `log` (write = \"append\") runs for a date: pass --dt YYYY-MM-DD (an append without a partition \
+         could not be made exactly-once)\n"
+    );
     let run = lake.cli(&["run", "seen", "--dt", "2026-09-01", "--force"]);
     run.assert_code(2);
-    assert!(run.stderr.contains("--force applies to write = \"append\" only"), "{}", run.stderr);
+    assert_eq!(run.stderr, "error: --force applies to write = \"append\" only; job `seen` is append_dedup\n");
 }
 
 #[test]
@@ -266,10 +282,13 @@ fn rebuild_replaces_the_whole_table_and_runs_without_a_date() {
 
     let run = lake.cli(&["run", "totals", "--dt", "2026-09-01"]);
     run.assert_code(2);
-    assert!(run.stderr.contains("run it without --dt"), "{}", run.stderr);
+    assert_eq!(run.stderr, "error: job `totals` (write = \"rebuild\") rebuilds the whole table: run it without --dt\n");
     let run = lake.cli(&["backfill", "totals", "--from", "2026-09-01", "--to", "2026-09-02"]);
     run.assert_code(2);
-    assert!(run.stderr.contains("has no partitions to backfill"), "{}", run.stderr);
+    assert_eq!(
+        run.stderr,
+        "error: job `totals` (write = \"rebuild\") has no partitions to backfill: use `lakewriter run totals`\n"
+    );
 }
 
 #[test]
@@ -287,18 +306,24 @@ fn verify_passes_every_idempotent_mode_and_fails_bare_append() {
     lake.cli(&["run", "log", "--dt", "2026-09-01"]).assert_code(0);
     let log_commits = lake.commit_count("events/orders_log");
 
-    for args in [
-        vec!["verify", "daily", "--dt", "2026-09-02"],
-        vec!["verify", "customers", "--dt", "2026-09-01"],
-        vec!["verify", "seen", "--dt", "2026-09-02"],
-        vec!["verify", "by_day", "--dt", "2026-09-02"],
-        vec!["verify", "totals"],
-        vec!["verify", "log", "--dt", "2026-09-01"],
-        vec!["verify", "log", "--dt", "2026-09-02"],
+    for (job, day) in [
+        ("daily", Some("2026-09-02")),
+        ("customers", Some("2026-09-01")),
+        ("seen", Some("2026-09-02")),
+        ("by_day", Some("2026-09-02")),
+        ("totals", None),
+        ("log", Some("2026-09-01")),
+        ("log", Some("2026-09-02")),
     ] {
+        let mut args = vec!["verify", job];
+        args.extend(day.iter().flat_map(|d| ["--dt", d]));
         let run = lake.cli(&args);
         run.assert_code(0);
-        assert!(run.stdout.contains("PASS"), "{args:?}: {}", run.stdout);
+        // The two applications, then the verdict with the digest of the copy.
+        let lines: Vec<&str> = run.stdout.lines().collect();
+        let partition = day.map_or_else(|| "all".to_owned(), |d| format!("dt={d}"));
+        let pass = format!("PASS {job} {partition}: the second application left the content unchanged (digest ");
+        assert!(lines.len() == 3 && lines[2].starts_with(&pass), "{args:?}: {}", run.stdout);
     }
     // The second application of a merge finds its partition fresh on the copy: it commits nothing.
     let run = lake.cli(&["--json", "verify", "customers", "--dt", "2026-09-01"]);
@@ -314,13 +339,15 @@ fn verify_passes_every_idempotent_mode_and_fails_bare_append() {
     assert!(rows > 0);
     assert_eq!((verdict["rows_added"].as_u64(), verdict["rows_removed"].as_u64()), (Some(rows), Some(0)));
     let text = lake.cli(&["verify", "log", "--dt", "2026-09-02", "--force"]);
-    assert!(
-        text.stdout.contains(&format!(
-            "FAIL log dt=2026-09-02: the second application changed the table: {rows} rows added, 0 rows removed"
-        )),
-        "{}",
-        text.stdout
+    text.assert_code(1);
+    let (first, second) = (verdict["digest_first"].as_str(), verdict["digest_second"].as_str());
+    let fail = format!(
+        "FAIL log dt=2026-09-02: the second application changed the table: {rows} rows added, 0 rows removed \
+         (digest {} -> {})",
+        first.expect("the digest after the first application"),
+        second.expect("the digest after the second")
     );
+    assert_eq!(text.stdout.lines().last(), Some(fail.as_str()), "{}", text.stdout);
 
     assert_eq!(lake.commit_count("events/orders_log"), log_commits, "verify never writes the real table");
     for table in ["analytics/daily", "core/customers", "events/orders_seen", "analytics/customer_totals"] {
