@@ -200,55 +200,14 @@ fn writers_in_several_processes_all_land_and_equal_a_sequential_run() {
     assert_eq!((customers.digest, customers.rows), (local.digest, local.rows));
 }
 
-#[test]
-fn storage_errors_are_clear_and_show_no_secret() {
-    let s3 = S3::new("errors");
-    s3.lake.prepare_demo();
-    let in_dir = |args: &[&str], env: &[(&str, &str)]| {
-        let project = s3.lake.project_file();
-        let project = project.to_str().expect("utf-8 path");
-        lakewriter_with(&[&["--project", project, "-vv"], args].concat(), Path::new("/"), env)
-    };
-    let mut env = s3.env();
-    env.retain(|(k, _)| *k != "LAKEWRITER_ROOT");
-
-    let missing = [env.clone(), vec![("LAKEWRITER_ROOT", "s3://no-such-bucket-lakewriter/lake/")]].concat();
-    let run = in_dir(&["run", "daily_orders", "--dt", "2026-09-01"], &missing);
+/// Asserts that `run` failed to list the lakehouse root `root` (with the GET of `url`, up to its
+/// query's prefix), showing no secret; returns the lines of the error after the GET's, which
+/// holds a duration.
+#[track_caller]
+fn assert_cannot_list<'a>(run: &'a Run, root: &str, url: &str) -> Vec<&'a str> {
     run.assert_code(1);
-    assert_no_secret(&run);
-    // The cause chain ends in the store's error (with its duration) and the server's reply.
+    assert_no_secret(run);
     let lines = run.error_lines();
-    assert_eq!(
-        lines[..3],
-        [
-            "error: lakehouse root s3://no-such-bucket-lakewriter/lake/",
-            "  caused by: cannot open the lakehouse catalog",
-            "  caused by: cannot list the lakehouse root s3://no-such-bucket-lakewriter/lake/",
-        ],
-        "{}",
-        run.stderr
-    );
-    let list = format!(
-        "  caused by: Generic S3 error: Error performing list request: Error performing GET \
-         {}/no-such-bucket-lakewriter?delimiter=%2F&list-type=2&prefix=lake%2F in ",
-        s3.endpoint
-    );
-    assert!(lines[3].starts_with(&list), "{}", run.stderr);
-    assert!(lines[3].ends_with(
-        " - Server returned non-2xx status code: 404 Not Found: <?xml version=\"1.0\" encoding=\"utf-8\"?>"
-    ));
-    let reply = "<Error><Code>NoSuchBucket</Code><Message>The specified bucket does not exist</Message>\
-                 <BucketName>no-such-bucket-lakewriter</BucketName>";
-    assert!(lines[4].starts_with(reply), "{}", run.stderr);
-
-    let mut wrong = s3.env();
-    wrong.retain(|(k, _)| *k != "AWS_ENDPOINT_URL");
-    wrong.push(("AWS_ENDPOINT_URL", "http://127.0.0.1:9"));
-    let run = in_dir(&["run", "daily_orders", "--dt", "2026-09-01"], &wrong);
-    run.assert_code(1);
-    assert_no_secret(&run);
-    let lines = run.error_lines();
-    let root = &s3.root;
     assert_eq!(
         lines[..3],
         [
@@ -259,18 +218,46 @@ fn storage_errors_are_clear_and_show_no_secret() {
         "{}",
         run.stderr
     );
-    let prefix = root.trim_start_matches("s3://lakewriter-test/").trim_end_matches('/');
-    let list = format!(
-        "  caused by: Generic S3 error: Error performing list request: Error performing GET \
-         http://127.0.0.1:9/lakewriter-test?delimiter=%2F&list-type=2&prefix={prefix}%2F in "
-    );
+    let list =
+        format!("  caused by: Generic S3 error: Error performing list request: Error performing GET {url}%2F in ");
     assert!(lines[3].starts_with(&list), "{}", run.stderr);
-    assert_eq!(lines.last(), Some(&"  caused by: Connection refused (os error 111)"), "{}", run.stderr);
+    lines[3..].to_vec()
+}
 
-    let unsafe_rename = [s3.env(), vec![("AWS_S3_ALLOW_UNSAFE_RENAME", "true")]].concat();
-    let run = in_dir(&["run", "daily_orders", "--dt", "2026-09-01"], &unsafe_rename);
-    run.assert_code(2);
+#[test]
+fn storage_errors_are_clear_and_show_no_secret() {
+    let s3 = S3::new("errors");
+    s3.lake.prepare_demo();
     let project = s3.lake.project_file().display().to_string();
+    let run_day = |env: &[(&str, &str)]| {
+        let args = ["--project", project.as_str(), "-vv", "run", "daily_orders", "--dt", "2026-09-01"];
+        lakewriter_with(&args, Path::new("/"), env)
+    };
+    let with = |key: &'static str, value: &'static str| {
+        let mut env = s3.env();
+        env.retain(|(k, _)| *k != key);
+        [env, vec![(key, value)]].concat()
+    };
+
+    // The cause chain ends in the store's error and the server's reply.
+    let missing = "s3://no-such-bucket-lakewriter/lake/";
+    let run = run_day(&with("LAKEWRITER_ROOT", missing));
+    let url = format!("{}/no-such-bucket-lakewriter?delimiter=%2F&list-type=2&prefix=lake", s3.endpoint);
+    let rest = assert_cannot_list(&run, missing, &url);
+    let not_found = " - Server returned non-2xx status code: 404 Not Found: <?xml version=\"1.0\" encoding=\"utf-8\"?>";
+    assert!(rest[0].ends_with(not_found), "{}", run.stderr);
+    let reply = "<Error><Code>NoSuchBucket</Code><Message>The specified bucket does not exist</Message>\
+                 <BucketName>no-such-bucket-lakewriter</BucketName>";
+    assert!(rest[1].starts_with(reply), "{}", run.stderr);
+
+    let run = run_day(&with("AWS_ENDPOINT_URL", "http://127.0.0.1:9"));
+    let prefix = s3.root.trim_start_matches("s3://lakewriter-test/").trim_end_matches('/');
+    let url = format!("http://127.0.0.1:9/lakewriter-test?delimiter=%2F&list-type=2&prefix={prefix}");
+    let rest = assert_cannot_list(&run, &s3.root, &url);
+    assert_eq!(rest.last(), Some(&"  caused by: Connection refused (os error 111)"), "{}", run.stderr);
+
+    let run = run_day(&[s3.env(), vec![("AWS_S3_ALLOW_UNSAFE_RENAME", "true")]].concat());
+    run.assert_code(2);
     assert_eq!(
         run.error_lines(),
         [format!(
