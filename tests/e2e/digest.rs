@@ -1,20 +1,20 @@
 //! `lakewriter digest`: content, not layout.
 
-use crate::support::Lake;
+use crate::support::{Job, Lake, Project};
 
 const BASE: &str = "SELECT customer_id, COUNT(*) AS orders, SUM(amount) AS revenue, $dt AS dt FROM raw.orders WHERE dt = $dt GROUP BY customer_id";
 
 #[test]
 fn the_digest_ignores_row_order_files_and_versions_but_not_content() {
     let lake = Lake::new("2026-09-01", "2026-09-03");
-    let project = format!(
-        "root = \"lake\"\n\
-         [jobs.asc]\ntarget = \"t.asc\"\nwrite = \"overwrite_partition\"\npartition_by = \"dt\"\nsql = '''{BASE} ORDER BY customer_id'''\n\
-         [jobs.desc]\ntarget = \"t.desc\"\nwrite = \"overwrite_partition\"\npartition_by = \"dt\"\nsql = '''{BASE} ORDER BY customer_id DESC'''\n\
-         [jobs.changed]\ntarget = \"t.changed\"\nwrite = \"overwrite_partition\"\npartition_by = \"dt\"\n\
-         sql = '''SELECT customer_id, COUNT(*) + CASE WHEN customer_id = 7 THEN 1 ELSE 0 END AS orders, SUM(amount) AS revenue, $dt AS dt FROM raw.orders WHERE dt = $dt GROUP BY customer_id'''\n"
+    let changed = "SELECT customer_id, COUNT(*) + CASE WHEN customer_id = 7 THEN 1 ELSE 0 END AS orders, \
+                   SUM(amount) AS revenue, $dt AS dt FROM raw.orders WHERE dt = $dt GROUP BY customer_id";
+    lake.set_project(
+        &Project::new()
+            .job(Job::new("asc", "t.asc").sql(format!("{BASE} ORDER BY customer_id")))
+            .job(Job::new("desc", "t.desc").sql(format!("{BASE} ORDER BY customer_id DESC")))
+            .job(Job::new("changed", "t.changed").sql(changed)),
     );
-    lake.set_project(&project);
     lake.cli(&["backfill", "asc", "--from", "2026-09-01", "--to", "2026-09-03", "--parallel", "1"]).assert_code(0);
     // Another order of days, so another order of versions and files.
     for day in ["2026-09-03", "2026-09-01", "2026-09-02", "2026-09-01"] {
@@ -43,6 +43,9 @@ fn digest_of_a_missing_table_is_an_error() {
     let lake = Lake::new("2026-09-01", "2026-09-01");
     let run = lake.cli(&["digest", "analytics.nothing_here"]);
     run.assert_code(1);
-    assert!(run.stderr.contains("error: cannot compute the digest of analytics.nothing_here"), "{}", run.stderr);
-    assert!(run.stderr.contains("no Delta table at"), "{}", run.stderr);
+    let table = format!("file://{}/analytics/nothing_here/", lake.root().display());
+    assert_eq!(
+        run.stderr,
+        format!("error: cannot compute the digest of analytics.nothing_here\n  caused by: no Delta table at {table}\n")
+    );
 }

@@ -1,6 +1,12 @@
 //! `lakewriter lint`, and the same determinism checks before every run.
 
-use crate::support::{Lake, lakewriter};
+use crate::support::{Job, Lake, Project, daily_orders};
+
+/// What the `order_not_total` warning says after the window it names.
+const ORDER_NOT_TOTAL: &str = "its PARTITION BY and ORDER BY columns cover no declared unique key of the tables it \
+     reads, so rows that tie come in file and thread order and the rows it keeps or the numbers it gives can differ \
+     between runs; order by a unique key as well, or declare the source's key with [sources.\"schema.table\"] unique \
+     = [...]";
 
 const WITH_NOW: &str = "SELECT customer_id, COUNT(*) AS orders, now() AS loaded_at, $dt AS dt \
      FROM raw.orders WHERE dt = $dt GROUP BY customer_id";
@@ -8,29 +14,36 @@ const WITH_NOW: &str = "SELECT customer_id, COUNT(*) AS orders, now() AS loaded_
 #[test]
 fn a_clock_function_fails_lint_and_the_run_unless_the_job_allows_it() {
     let lake = Lake::new("2026-09-01", "2026-09-01");
-    lake.set_job("daily_orders", "analytics.daily_orders", WITH_NOW);
+    lake.set_project(&daily_orders(WITH_NOW));
 
+    let finding = "job daily_orders: nondeterministic: now() differs between runs of the same partition; compute \
+                   from $dt and the data instead, or set `allow_nondeterministic = true` on job `daily_orders` to \
+                   allow it";
     for args in [&["lint"][..], &["lint", "daily_orders"]] {
         let run = lake.cli(args);
         run.assert_code(1);
-        assert!(run.stdout.contains("error: job daily_orders: nondeterministic: now()"), "{}", run.stdout);
-        assert!(run.stdout.contains("allow_nondeterministic = true"), "{}", run.stdout);
-        assert!(run.stdout.contains("lint: 1 job checked, 1 error, 0 warnings"), "{}", run.stdout);
+        assert_eq!(run.stdout, format!("error: {finding}\nlint: 1 job checked, 1 error, 0 warnings\n"));
     }
 
     let run = lake.cli(&["run", "daily_orders", "--dt", "2026-09-01"]);
     run.assert_code(1);
-    assert!(run.stderr.contains("job daily_orders: nondeterministic: now()"), "{}", run.stderr);
-    assert!(run.stdout.contains("FAILED"), "{}", run.stdout);
+    assert_eq!(run.stderr, format!("error: daily_orders dt=2026-09-01: {finding}\n"));
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    assert_eq!(lines.len(), 2, "{}", run.stdout);
+    assert_eq!(lines[0], format!("  dt=2026-09-01  FAILED   daily_orders dt=2026-09-01: {finding}"));
+    // The summary line ends with the run's duration.
+    assert!(
+        lines[1].starts_with("daily_orders: 1 partition, 0 ok, 1 failed, 0 rows written, table version -, "),
+        "{}",
+        run.stdout
+    );
     assert_eq!(lake.commit_count("analytics/daily_orders"), 0, "nothing committed");
 
-    let allowed = std::fs::read_to_string(lake.project_file())
-        .expect("project")
-        .replace("partition_by = \"dt\"\n", "partition_by = \"dt\"\nallow_nondeterministic = true\n");
-    lake.set_project(&allowed);
+    let allowed = Job::new("daily_orders", "analytics.daily_orders").sql(WITH_NOW).allow_nondeterministic();
+    lake.set_project(&Project::new().job(allowed));
     let run = lake.cli(&["lint"]);
     run.assert_code(0);
-    assert!(!run.stdout.contains("error:") && !run.stdout.contains("warning:"), "{}", run.stdout);
+    assert_eq!(run.stdout, "lint: 1 job checked, 0 errors, 0 warnings\n");
     lake.cli(&["run", "daily_orders", "--dt", "2026-09-01"]).assert_code(0);
     assert_eq!(lake.commit_count("analytics/daily_orders"), 1);
 }
@@ -38,70 +51,75 @@ fn a_clock_function_fails_lint_and_the_run_unless_the_job_allows_it() {
 #[test]
 fn warnings_are_json_lines_with_their_rule_ids_and_logged_once_per_run() {
     let lake = Lake::new("2026-09-01", "2026-09-02");
-    lake.set_job(
-        "daily_orders",
-        "analytics.daily_orders",
+    lake.set_project(&daily_orders(
         "SELECT order_id, ROW_NUMBER() OVER (PARTITION BY customer_id ORDER BY amount) AS n, DATE '2026-09-01' AS dt \
          FROM raw.orders",
-    );
+    ));
     let run = lake.cli(&["--json", "lint"]);
     run.assert_code(0);
     let lines: Vec<serde_json::Value> =
         run.stdout.lines().map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON: {l}: {e}"))).collect();
     let (summary, findings) = lines.split_last().expect("lines");
-    let mut rules: Vec<&str> = findings.iter().map(|f| f["rule"].as_str().expect("rule")).collect();
-    rules.sort_unstable();
-    assert_eq!(rules, ["order_not_total", "outside_partition", "unbounded_scan"], "{}", run.stdout);
-    for finding in findings {
-        assert_eq!(finding["severity"], "warning", "{finding}");
-        assert_eq!(finding["job"], "daily_orders", "{finding}");
-        assert!(finding["construct"].is_string() && finding["message"].is_string(), "{finding}");
-    }
-    assert_eq!(summary["summary"]["warnings"], 3, "{summary}");
-    assert_eq!(summary["summary"]["errors"], 0, "{summary}");
+    let mut findings = findings.to_vec();
+    findings.sort_by_key(|f| f["rule"].to_string());
+    let warning = |rule: &str, construct: &str, message: &str| {
+        serde_json::json!({
+            "severity": "warning", "rule": rule, "job": "daily_orders", "construct": construct, "message": message
+        })
+    };
+    let row_number = "ROW_NUMBER() OVER (PARTITION BY customer_id ORDER BY amount)";
+    assert_eq!(
+        findings,
+        [
+            warning("order_not_total", row_number, &format!("{row_number}: {ORDER_NOT_TOTAL}")),
+            warning(
+                "outside_partition",
+                "DATE '2026-09-01'",
+                "the partition column `dt` is the constant DATE '2026-09-01', not $dt: a run for any other date \
+                 writes outside its partition and fails (nothing is committed)"
+            ),
+            warning(
+                "unbounded_scan",
+                "raw.orders",
+                "raw.orders is read with no filter on its partition column `dt`: the run reads all history and its \
+                 cost grows every day; add e.g. `WHERE dt = $dt`"
+            ),
+        ]
+    );
+    assert_eq!(*summary, serde_json::json!({"summary": {"jobs": 1, "errors": 0, "warnings": 3, "unchecked": 0}}));
 
     // A job with one warning runs; the warning is logged once for the whole backfill.
-    lake.set_job(
-        "daily_orders",
-        "analytics.daily_orders",
-        // ROW_NUMBER is unsigned; the table stores it as a long (Delta has no unsigned types), and
-        // the second day's write must still match the table.
+    // ROW_NUMBER is unsigned; the table stores it as a long (Delta has no unsigned types), and
+    // the second day's write must still match the table.
+    lake.set_project(&daily_orders(
         "SELECT order_id, ROW_NUMBER() OVER (PARTITION BY customer_id ORDER BY amount) AS n, $dt AS dt \
          FROM raw.orders WHERE dt = $dt",
-    );
+    ));
     let run = lake.cli(&["backfill", "daily_orders", "--from", "2026-09-01", "--to", "2026-09-02", "--parallel", "1"]);
     run.assert_code(0);
-    assert_eq!(
-        run.stderr.matches("ROW_NUMBER() OVER (PARTITION BY customer_id ORDER BY amount)").count(),
-        1,
-        "{}",
-        run.stderr
-    );
-    assert!(run.stderr.contains("job daily_orders: order_not_total: ROW_NUMBER()"), "{}", run.stderr);
+    let logged = format!(" WARN job daily_orders: order_not_total: {row_number}: {ORDER_NOT_TOTAL}");
+    let lines: Vec<&str> = run.stderr.lines().collect();
+    assert!(lines.len() == 1 && lines[0].ends_with(&logged), "one line ending `{logged}`:\n{}", run.stderr);
 
     // Declaring the key the order ends with makes it total.
-    lake.set_job(
-        "daily_orders",
-        "analytics.daily_orders",
+    let total = daily_orders(
         "SELECT order_id, ROW_NUMBER() OVER (PARTITION BY customer_id ORDER BY amount, order_id) AS n, $dt AS dt \
          FROM raw.orders WHERE dt = $dt",
     );
-    let project = std::fs::read_to_string(lake.project_file()).expect("project");
-    lake.set_project(&format!("{project}\n[sources.\"raw.orders\"]\nunique = [\"order_id\"]\n"));
+    lake.set_project(&total.source_unique("raw.orders", &["order_id"]));
     let run = lake.cli(&["lint"]);
     run.assert_code(0);
-    assert!(run.stdout.contains("lint: 1 job checked, 0 errors, 0 warnings"), "{}", run.stdout);
+    assert_eq!(run.stdout, "lint: 1 job checked, 0 errors, 0 warnings\n");
 }
 
 #[test]
 fn the_demo_project_lints_clean() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    lakewriter(&["demo", "--no-run", "demo"], dir.path()).assert_code(0);
-    let project = dir.path().join("demo/lakewriter.toml");
-    let project = project.to_str().expect("utf-8");
-    let run = lakewriter(&["--project", project, "--color", "never", "lint"], dir.path());
+    let lake = Lake::demo();
+    let run = lake.cli(&["lint"]);
     run.assert_code(0);
-    assert_eq!(run.stdout.trim(), "lint: 2 jobs checked, 0 errors, 0 warnings", "{}", run.stderr);
-    let run = lakewriter(&["--project", project, "lint", "no_such_job"], dir.path());
+    assert_eq!(run.stdout, "lint: 2 jobs checked, 0 errors, 0 warnings\n", "{}", run.stderr);
+    let run = lake.cli(&["lint", "no_such_job"]);
     run.assert_code(2);
+    let file = lake.project_file().display().to_string();
+    assert_eq!(run.stderr, format!("error: {file}: no job `no_such_job`; jobs here: customers, daily_orders\n"));
 }

@@ -14,11 +14,11 @@
 use std::collections::BTreeSet;
 use std::process::{Command, Stdio};
 
-use lakewriter_core::{DateRange, WriteMode as Mode};
+use lakewriter_core::WriteMode as Mode;
 use serde_json::Value;
 
 use crate::s3::S3;
-use crate::support::{Digest, Lake, Report, Run, command, day, finish};
+use crate::support::{DAILY_ORDERS_SQL, Digest, Job, Lake, Project, Report, Run, finish};
 
 /// Processes per race.
 const RACERS: usize = 4;
@@ -30,53 +30,34 @@ const SAME_DAY: &str = "2026-09-05";
 /// The days of a race on different partitions: one a process.
 const DAYS: [&str; RACERS] = ["2026-09-01", "2026-09-02", "2026-09-03", "2026-09-04"];
 
-/// The raw layer both places hold: the days `lakewriter demo` lays out.
-const RAW_FROM: &str = "2026-09-01";
-const RAW_TO: &str = "2026-09-30";
-
 /// One job per write mode, named after its mode, writing `<schema>.<mode>`.
-fn project(schema: &str) -> String {
-    format!(
-        r#"root = "lake"
-
-[jobs.overwrite_partition]
-target = "{schema}.overwrite_partition"
-write = "overwrite_partition"
-partition_by = "dt"
-sql = "SELECT customer_id, COUNT(*) AS orders, SUM(amount) AS revenue, $dt AS dt FROM raw.orders WHERE dt = $dt GROUP BY customer_id"
-
-[jobs.merge]
-target = "{schema}.merge"
-write = "merge"
-key = ["customer_id"]
-newer_by = "updated_at"
-delete_when = "op = 'delete'"
-sql = "SELECT customer_id, email, tier, updated_at, op FROM raw.customers_batch WHERE dt = $dt"
-
-[jobs.delete_insert]
-target = "{schema}.delete_insert"
-write = "delete_insert"
-predicate = "dt = $dt"
-sql = "SELECT order_id, customer_id, amount, status, $dt AS dt FROM raw.orders WHERE dt = $dt"
-
-[jobs.append_dedup]
-target = "{schema}.append_dedup"
-write = "append_dedup"
-key = ["order_id"]
-sql = "SELECT order_id, customer_id, amount, $dt AS dt FROM raw.orders WHERE dt = $dt"
-
-[jobs.append]
-target = "{schema}.append"
-write = "append"
-partition_by = "dt"
-sql = "SELECT order_id, customer_id, amount, $dt AS dt FROM raw.orders WHERE dt = $dt"
-
-[jobs.rebuild]
-target = "{schema}.rebuild"
-write = "rebuild"
-sql = "SELECT customer_id, COUNT(*) AS orders, SUM(amount) AS revenue FROM raw.orders GROUP BY customer_id"
-"#
-    )
+fn project(schema: &str) -> Project {
+    let target = |mode: &str| format!("{schema}.{mode}");
+    Project::new()
+        .job(Job::new("overwrite_partition", &target("overwrite_partition")).sql(DAILY_ORDERS_SQL))
+        .job(
+            Job::merge("merge", &target("merge"), &["customer_id"], "updated_at")
+                .delete_when("op = 'delete'")
+                .sql("SELECT customer_id, email, tier, updated_at, op FROM raw.customers_batch WHERE dt = $dt"),
+        )
+        .job(
+            Job::delete_insert("delete_insert", &target("delete_insert"), "dt = $dt")
+                .sql("SELECT order_id, customer_id, amount, status, $dt AS dt FROM raw.orders WHERE dt = $dt"),
+        )
+        .job(
+            Job::append_dedup("append_dedup", &target("append_dedup"), &["order_id"])
+                .sql("SELECT order_id, customer_id, amount, $dt AS dt FROM raw.orders WHERE dt = $dt"),
+        )
+        .job(
+            Job::append("append", &target("append"))
+                .partition_by("dt")
+                .sql("SELECT order_id, customer_id, amount, $dt AS dt FROM raw.orders WHERE dt = $dt"),
+        )
+        .job(
+            Job::rebuild("rebuild", &target("rebuild")).sql(
+                "SELECT customer_id, COUNT(*) AS orders, SUM(amount) AS revenue FROM raw.orders GROUP BY customer_id",
+            ),
+        )
 }
 
 /// Whether a run of work already in the table writes no row again: an `append` skips a
@@ -136,7 +117,7 @@ impl Race {
 trait Place {
     /// The binary with `--project <this place's project> --color never ARGS…`.
     fn lakewriter(&self, args: &[&str]) -> Command;
-    fn write_project(&self, toml: &str);
+    fn write_project(&self, project: &Project);
     /// The actions of each commit of the table at `table_dir` below the root, where the test can
     /// read the Delta log itself (a local root).
     fn log(&self, table_dir: &str) -> Option<Vec<Vec<Value>>>;
@@ -144,13 +125,11 @@ trait Place {
 
 impl Place for Lake {
     fn lakewriter(&self, args: &[&str]) -> Command {
-        let project = self.project_file();
-        let all = [&["--project", project.to_str().expect("utf-8 path"), "--color", "never"], args].concat();
-        command(&all, self.path(), &[])
+        self.command(args)
     }
 
-    fn write_project(&self, toml: &str) {
-        self.set_project(toml);
+    fn write_project(&self, project: &Project) {
+        self.set_project(project);
     }
 
     fn log(&self, table_dir: &str) -> Option<Vec<Vec<Value>>> {
@@ -170,13 +149,11 @@ impl Place for Lake {
 
 impl Place for S3 {
     fn lakewriter(&self, args: &[&str]) -> Command {
-        let project = self.project();
-        let all = [&["--project", project.as_str(), "--color", "never"], args].concat();
-        command(&all, self.dir.path(), &self.env())
+        self.lake.command(args)
     }
 
-    fn write_project(&self, toml: &str) {
-        std::fs::write(self.project(), toml).expect("write project");
+    fn write_project(&self, project: &Project) {
+        self.lake.set_project(project);
     }
 
     fn log(&self, _table_dir: &str) -> Option<Vec<Vec<Value>>> {
@@ -197,15 +174,8 @@ fn digest(place: &impl Place, table: &str) -> Digest {
 /// A local lakehouse with the raw layer `lakewriter demo` lays out (orders and customer changes
 /// of September 2026), and the project of [`project`] with its tables in `races`.
 fn local_lake() -> Lake {
-    let lake = Lake::new(RAW_FROM, RAW_TO);
-    for d in DateRange::new(day(RAW_FROM), day(RAW_TO)).expect("range").days() {
-        for (path, batch) in lakewriter_datagen::sample_files(d) {
-            if path.starts_with("raw/customers_batch/") {
-                lakewriter_datagen::write_parquet(&lake.root().join(path), &batch).expect("customer changes");
-            }
-        }
-    }
-    lake.write_project(&project("races"));
+    let lake = Lake::demo();
+    lake.set_project(&project("races"));
     lake
 }
 
@@ -216,58 +186,120 @@ fn reference(mode: Mode, race: Race) -> Digest {
     digest(&lake, &format!("races.{}", mode.as_str()))
 }
 
+/// What an `append` that finds its partition appended says.
+const ALREADY_APPENDED: &str = "already appended; nothing appended. --force appends again and duplicates these rows";
+/// What a `merge` or `append_dedup` that finds its partition written says.
+const ALREADY_WRITTEN: &str = "already fresh: nothing to change, no new table version";
+
 /// Starts every racing process, then waits for them all, and checks that the table and the
 /// reports are what one sequential run of the same work gives.
 fn race_once(place: &impl Place, mode: Mode, race: Race, schema: &str, expected: &Digest, round: &str) {
-    let job = mode.as_str();
-    let children: Vec<_> = race
-        .racers(mode)
-        .iter()
-        .map(|args| {
-            let all = [&["--json"], args.as_slice()].concat();
-            place.lakewriter(&all).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("spawn lakewriter")
-        })
-        .collect();
-    let runs: Vec<Run> = children.into_iter().map(finish).collect();
-    let outputs = runs
-        .iter()
-        .enumerate()
-        .map(|(i, r)| format!("process {i}: exit code {}\nstdout:\n{}stderr:\n{}", r.code, r.stdout, r.stderr))
-        .collect::<Vec<_>>()
-        .join("\n");
-    let what = format!("{round}: {RACERS} processes racing `{job}` {} into a missing table", race.describe());
-
-    for (i, r) in runs.iter().enumerate() {
-        assert_eq!(r.code, 0, "{what}: process {i} exit code\n{outputs}");
+    let outcome = Outcome::of(place, mode, race, round);
+    outcome.assert_reports();
+    let table = digest(place, &format!("{schema}.{}", mode.as_str()));
+    outcome.assert_table(&table, expected);
+    if let Some(log) = place.log(&format!("{schema}/{}", mode.as_str())) {
+        outcome.assert_created_once(&log);
     }
-    let reports: Vec<Report> = runs
-        .iter()
-        .map(|r| {
-            let (mut reports, summary) = r.json();
-            assert_eq!((reports.len(), summary.failed), (1, 0), "{what}\n{outputs}");
-            reports.remove(0)
-        })
-        .collect();
-    let allowed: &[&str] = if mode == Mode::Append { &["ok", "skipped"] } else { &["ok"] };
-    for r in &reports {
-        assert!(allowed.contains(&r.status.as_str()), "{what}: status {} (expected {allowed:?})\n{outputs}", r.status);
-        if mode == Mode::Append {
-            assert_eq!(r.status == "skipped", !r.committed, "{what}: an append commits or is skipped\n{outputs}");
+    outcome.assert_one_commit_a_version(table.version);
+    if mode != Mode::Rebuild {
+        outcome.assert_fresh(place);
+    }
+}
+
+/// The reports of one race's processes, with what every assertion about them names.
+struct Outcome {
+    mode: Mode,
+    race: Race,
+    /// Each process's report, in the order they were started.
+    reports: Vec<Report>,
+    /// What raced.
+    what: String,
+    /// Every process's exit code and output.
+    outputs: String,
+}
+
+impl Outcome {
+    /// Starts every racing process, waits for them all, and reads their reports: each exits 0
+    /// with one report and no failure.
+    fn of(place: &impl Place, mode: Mode, race: Race, round: &str) -> Self {
+        let children: Vec<_> = race
+            .racers(mode)
+            .iter()
+            .map(|args| {
+                let all = [&["--json"], args.as_slice()].concat();
+                place.lakewriter(&all).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("spawn lakewriter")
+            })
+            .collect();
+        let runs: Vec<Run> = children.into_iter().map(finish).collect();
+        let outputs = runs
+            .iter()
+            .enumerate()
+            .map(|(i, r)| format!("process {i}: exit code {}\nstdout:\n{}stderr:\n{}", r.code, r.stdout, r.stderr))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let what =
+            format!("{round}: {RACERS} processes racing `{}` {} into a missing table", mode.as_str(), race.describe());
+        for (i, r) in runs.iter().enumerate() {
+            assert_eq!(r.code, 0, "{what}: process {i} exit code\n{outputs}");
+        }
+        let reports = runs
+            .iter()
+            .map(|r| {
+                let (mut reports, summary) = r.json();
+                assert_eq!((reports.len(), summary.failed), (1, 0), "{what}\n{outputs}");
+                reports.remove(0)
+            })
+            .collect();
+        Self { mode, race, reports, what, outputs }
+    }
+
+    /// Every report is `ok`, but where the work was done already: on one partition, an `append`
+    /// after the first is skipped, and a `merge` or `append_dedup` after the first finds nothing
+    /// to change and commits nothing.
+    fn assert_reports(&self) {
+        let Self { what, outputs, .. } = self;
+        let (mut ok, mut skipped) = (0, 0);
+        for r in &self.reports {
+            match (r.status.as_str(), r.note.as_deref()) {
+                ("skipped", Some(ALREADY_APPENDED)) if self.mode == Mode::Append => skipped += 1,
+                ("ok", _) => ok += 1,
+                (status, note) => panic!("{what}: status {status}, note {note:?}\n{outputs}"),
+            }
+        }
+        let once = self.race == Race::SamePartition && writes_once(self.mode);
+        let expected = if once && self.mode == Mode::Append { (1, RACERS - 1) } else { (RACERS, 0) };
+        assert_eq!((ok, skipped), expected, "{what}: reports ok, skipped\n{outputs}");
+        if once {
+            let mut writers = 0;
+            for r in &self.reports {
+                if r.committed {
+                    assert!(r.rows_written.is_some_and(|n| n > 0), "{what}: the writer's rows\n{outputs}");
+                    writers += 1;
+                } else if self.mode != Mode::Append {
+                    assert_eq!(r.note.as_deref(), Some(ALREADY_WRITTEN), "{what}\n{outputs}");
+                }
+            }
+            assert_eq!(writers, 1, "{what}: one run writes the rows; the others find them written\n{outputs}");
         }
     }
 
-    let table = digest(place, &format!("{schema}.{job}"));
-    assert_eq!(
-        (table.rows, &table.digest),
-        (expected.rows, &expected.digest),
-        "{what}: the table differs from one sequential run of the same work ({} rows instead of {})\n{outputs}",
-        table.rows,
-        expected.rows
-    );
+    /// The table holds what one sequential run of the same work writes.
+    fn assert_table(&self, table: &Digest, expected: &Digest) {
+        assert_eq!(
+            (table.rows, &table.digest),
+            (expected.rows, &expected.digest),
+            "{}: the table differs from one sequential run of the same work ({} rows instead of {})\n{}",
+            self.what,
+            table.rows,
+            expected.rows,
+            self.outputs
+        );
+    }
 
-    // The table was created once: no later commit brings a protocol or another table's metadata
-    // (a create that lost the race for version 0, committed on top of the winner's).
-    if let Some(log) = place.log(&format!("{schema}/{job}")) {
+    /// The table was created once: no later commit brings a protocol or another table's metadata
+    /// (a create that lost the race for version 0, committed on top of the winner's).
+    fn assert_created_once(&self, log: &[Vec<Value>]) {
         let actions = |key: &str| -> Vec<(usize, &Value)> {
             log.iter().enumerate().flat_map(|(v, c)| c.iter().filter_map(move |a| a.get(key).map(|a| (v, a)))).collect()
         };
@@ -277,41 +309,37 @@ fn race_once(place: &impl Place, mode: Mode, race: Race, schema: &str, expected:
         assert_eq!(
             (protocols, ids.len()),
             (vec![0], 1),
-            "{what}: the table was created more than once (versions with a protocol action, table ids)\n{outputs}"
+            "{}: the table was created more than once (versions with a protocol action, table ids)\n{}",
+            self.what,
+            self.outputs
         );
     }
 
-    // Every table version is the commit of exactly one run: no report claims a commit it did not
-    // make, none leaves its commit out.
-    let mut committed: Vec<u64> =
-        reports.iter().filter(|r| r.committed).map(|r| r.table_version.expect("a commit's version")).collect();
-    committed.sort_unstable();
-    assert_eq!(
-        committed,
-        (0..=table.version).collect::<Vec<_>>(),
-        "{what}: the versions the reports say they committed, against the table's versions 0..={}\n{outputs}",
-        table.version
-    );
-    match race {
-        Race::DifferentPartitions => {
-            assert_eq!(table.version, RACERS as u64 - 1, "{what}: one commit a partition\n{outputs}");
+    /// Every table version up to `version` is the commit of exactly one run: no report claims a
+    /// commit it did not make, none leaves its commit out. Different partitions take one commit
+    /// each; work done once on one partition takes one commit, the others commit nothing, not
+    /// even state.
+    fn assert_one_commit_a_version(&self, version: u64) {
+        let Self { what, outputs, .. } = self;
+        let mut committed: Vec<u64> =
+            self.reports.iter().filter(|r| r.committed).map(|r| r.table_version.expect("a commit's version")).collect();
+        committed.sort_unstable();
+        assert_eq!(
+            committed,
+            (0..=version).collect::<Vec<_>>(),
+            "{what}: the versions the reports say they committed, against the table's versions 0..={version}\n{outputs}"
+        );
+        match self.race {
+            Race::DifferentPartitions => assert_eq!(version, RACERS as u64 - 1, "{what}: versions\n{outputs}"),
+            Race::SamePartition if writes_once(self.mode) => assert_eq!(version, 0, "{what}: versions\n{outputs}"),
+            Race::SamePartition => {}
         }
-        Race::SamePartition if writes_once(mode) => {
-            let writers = reports.iter().filter(|r| r.committed && r.rows_written.is_some_and(|n| n > 0)).count();
-            assert_eq!(writers, 1, "{what}: one run writes the rows; the others find them written\n{outputs}");
-            assert_eq!(table.version, 0, "{what}: one commit; the others commit nothing, not even state\n{outputs}");
-            if mode == Mode::Append {
-                let skipped = reports.iter().filter(|r| r.status == "skipped").count();
-                assert_eq!(skipped, RACERS - 1, "{what}: the other appends are skipped\n{outputs}");
-            }
-        }
-        Race::SamePartition => {}
     }
 
-    // The partition state the commits recorded: every partition the work wrote reads fresh.
-    if mode != Mode::Rebuild {
-        let (from, to) = race.days();
-        let status = run(place, &["--json", "status", job, "--from", from, "--to", to]);
+    /// The partition state the commits recorded: every partition the work wrote reads fresh.
+    fn assert_fresh(&self, place: &impl Place) {
+        let (from, to) = self.race.days();
+        let status = run(place, &["--json", "status", self.mode.as_str(), "--from", from, "--to", to]);
         status.assert_code(0);
         let mut lines: Vec<Value> =
             status.stdout.lines().map(|l| serde_json::from_str(l).expect("status JSON line")).collect();
@@ -320,12 +348,12 @@ fn race_once(place: &impl Place, mode: Mode, race: Race, schema: &str, expected:
             .iter()
             .map(|p| (p["partition"].as_str().expect("partition"), p["state"].as_str().expect("state")))
             .collect();
-        let expected: Vec<String> = match race {
+        let expected: Vec<String> = match self.race {
             Race::SamePartition => vec![format!("dt={SAME_DAY}")],
             Race::DifferentPartitions => DAYS.iter().map(|d| format!("dt={d}")).collect(),
         };
         let fresh: Vec<(&str, &str)> = expected.iter().map(|p| (p.as_str(), "fresh")).collect();
-        assert_eq!(recorded, fresh, "{what}: partition state\n{}\n{outputs}", status.stdout);
+        assert_eq!(recorded, fresh, "{}: partition state\n{}\n{}", self.what, status.stdout, self.outputs);
     }
 }
 
@@ -342,7 +370,7 @@ fn race_locally(mode: Mode, race: Race) {
 /// one raw layer.
 fn race_on_s3(mode: Mode, race: Race) {
     let s3 = S3::new(&format!("races-{}", mode.as_str().replace('_', "-")));
-    s3.prepare();
+    s3.lake.prepare_demo();
     let expected = reference(mode, race);
     for round in 0..S3_ROUNDS {
         let schema = format!("round{round}");

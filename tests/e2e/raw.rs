@@ -8,7 +8,7 @@ use std::sync::Arc;
 use arrow::array::{Int64Array, RecordBatch, StringArray};
 use arrow::datatypes::{DataType, Field, Schema};
 
-use crate::support::{Lake, day};
+use crate::support::{Lake, daily_orders, day};
 
 const TABLE: &str = "analytics.daily_orders";
 const TABLE_DIR: &str = "analytics/daily_orders";
@@ -38,6 +38,19 @@ fn truncated_orders(dt: &str) -> Vec<u8> {
     bytes[..bytes.len() / 2].to_vec()
 }
 
+/// What a run says is wrong with a bad raw file, given the URL of the dataset's newest file (which
+/// sets its schema).
+type Problem = fn(&str) -> String;
+
+/// What a run says of a raw file that is not Parquet, or only the start of one.
+const UNREADABLE: &str =
+    "is not a readable Parquet file: Parquet error: Parquet error: Invalid Parquet file. Corrupt footer";
+
+/// The URL of `file` below `raw/orders/`, as errors name it.
+fn raw_url(lake: &Lake, file: &str) -> String {
+    format!("file://{}/raw/orders/{file}", lake.root().display())
+}
+
 fn write(path: &Path, bytes: &[u8]) {
     std::fs::create_dir_all(path.parent().expect("parent")).expect("folder");
     std::fs::write(path, bytes).expect("write");
@@ -45,17 +58,21 @@ fn write(path: &Path, bytes: &[u8]) {
 
 #[test]
 fn a_bad_file_fails_only_the_runs_that_read_it_and_names_it() {
-    let kinds: [(&str, Vec<u8>, &str); 4] = [
-        ("corrupt", b"this is not parquet at all, just text".to_vec(), "is not a readable Parquet file"),
-        ("truncated", truncated_orders("2026-09-02"), "is not a readable Parquet file"),
-        ("empty", Vec::new(), "is empty (0 bytes)"),
-        ("drifted", drifted_orders(), "has column `amount` as Utf8"),
+    let kinds: [(&str, Vec<u8>, Problem); 4] = [
+        ("corrupt", b"this is not parquet at all, just text".to_vec(), |_| UNREADABLE.to_owned()),
+        ("truncated", truncated_orders("2026-09-02"), |_| UNREADABLE.to_owned()),
+        ("empty", Vec::new(), |_| "is empty (0 bytes), not a Parquet file".to_owned()),
+        ("drifted", drifted_orders(), |newest| {
+            format!(
+                "has column `amount` as Utf8View, which cannot be read as the dataset's Decimal128(12, 2) (as its \
+                 newest readable file {newest} has it)"
+            )
+        }),
     ];
     for (kind, bytes, problem) in kinds {
         let lake = Lake::new("2026-09-01", "2026-09-03");
         lake.cli(&["backfill", "daily_orders", "--from", "2026-09-01", "--to", "2026-09-03"]).assert_code(0);
-        let bad = format!("raw/orders/dt=2026-09-02/{kind}.parquet");
-        write(&lake.root().join(&bad), &bytes);
+        write(&lake.root().join(format!("raw/orders/dt=2026-09-02/{kind}.parquet")), &bytes);
 
         // Other days, before and after it, run as if the file were not there.
         for dt in ["2026-09-01", "2026-09-03"] {
@@ -83,9 +100,9 @@ fn a_bad_file_fails_only_the_runs_that_read_it_and_names_it() {
         let run = lake.cli(&["--json", "run", "daily_orders", "--dt", "2026-09-02"]);
         run.assert_code(1);
         let error = run.json().0.remove(0).error.expect("an error");
-        assert!(error.contains(&bad), "{kind}: the file is named: {error}");
-        assert!(error.contains(problem), "{kind}: {problem}: {error}");
-        assert!(!error.contains("not found"), "{kind}: {error}");
+        let problem = problem(&raw_url(&lake, "dt=2026-09-03/part-00000.parquet"));
+        let file = raw_url(&lake, &format!("dt=2026-09-02/{kind}.parquet"));
+        assert_eq!(error, format!("daily_orders dt=2026-09-02: raw file {file} of raw.orders {problem}"), "{kind}");
         assert_eq!(lake.commit_count(TABLE_DIR), commits, "{kind}: nothing committed");
         assert_eq!(lake.digest(TABLE, None), before, "{kind}");
     }
@@ -101,7 +118,11 @@ fn an_unreadable_newest_file_leaves_the_schema_to_the_files_before_it() {
     let run = lake.cli(&["--json", "run", "daily_orders", "--dt", "2026-09-04"]);
     run.assert_code(1);
     let error = run.json().0.remove(0).error.expect("an error");
-    assert!(error.contains("dt=2026-09-04/part-00000.parquet") && error.contains("is empty"), "{error}");
+    let file = raw_url(&lake, "dt=2026-09-04/part-00000.parquet");
+    assert_eq!(
+        error,
+        format!("daily_orders dt=2026-09-04: raw file {file} of raw.orders is empty (0 bytes), not a Parquet file")
+    );
 }
 
 #[test]
@@ -114,25 +135,31 @@ fn the_newest_partition_sets_the_layout_and_the_schema_and_errors_say_so() {
     let run = lake.cli(&["--json", "run", "daily_orders", "--dt", "2026-09-01"]);
     run.assert_code(1);
     let error = run.json().0.remove(0).error.expect("an error");
-    assert!(error.contains("dt=2026-09-01/part-00000.parquet"), "{error}");
-    assert!(error.contains("lies outside the dataset's partition folders `dt=…/attempt=…/`"), "{error}");
+    let file = raw_url(&lake, "dt=2026-09-01/part-00000.parquet");
+    assert_eq!(
+        error,
+        format!(
+            "daily_orders dt=2026-09-01: raw file {file} of raw.orders lies outside the dataset's partition folders \
+             `dt=…/attempt=…/` (as its newest partition has them), so it would not be read"
+        )
+    );
 
     // A type changed for good in the newest file: the older files are the ones that differ, and
     // the error names the file that set the type.
     let lake = Lake::new("2026-09-01", "2026-09-02");
     write(&lake.root().join("raw/orders/dt=2026-09-03/part-00000.parquet"), &drifted_orders());
-    lake.set_job("daily_orders", TABLE, "SELECT order_id, amount, $dt AS dt FROM raw.orders WHERE dt = $dt");
+    lake.set_project(&daily_orders("SELECT order_id, amount, $dt AS dt FROM raw.orders WHERE dt = $dt"));
     let run = lake.cli(&["--json", "run", "daily_orders", "--dt", "2026-09-01"]);
     run.assert_code(1);
     let error = run.json().0.remove(0).error.expect("an error");
-    assert!(
-        error.contains("dt=2026-09-01/part-00000.parquet")
-            && error.contains("has column `amount` as Decimal128(12, 2)"),
-        "{error}"
-    );
-    assert!(
-        error.contains("as its newest readable file") && error.contains("dt=2026-09-03/part-00000.parquet"),
-        "{error}"
+    let (file, newest) =
+        (raw_url(&lake, "dt=2026-09-01/part-00000.parquet"), raw_url(&lake, "dt=2026-09-03/part-00000.parquet"));
+    assert_eq!(
+        error,
+        format!(
+            "daily_orders dt=2026-09-01: raw file {file} of raw.orders has column `amount` as Decimal128(12, 2), \
+             which cannot be read as the dataset's Utf8View (as its newest readable file {newest} has it)"
+        )
     );
 }
 
@@ -150,7 +177,7 @@ fn columns_added_later_read_as_null_in_older_days() {
     let wider = RecordBatch::try_new(Arc::new(Schema::new(fields)), columns).expect("batch");
     lakewriter_datagen::write_parquet(&lake.root().join("raw/orders/dt=2026-09-02/part-00000.parquet"), &wider)
         .expect("write");
-    lake.set_job("daily_orders", TABLE, "SELECT order_id, channel, $dt AS dt FROM raw.orders WHERE dt = $dt");
+    lake.set_project(&daily_orders("SELECT order_id, channel, $dt AS dt FROM raw.orders WHERE dt = $dt"));
     for (dt, rows) in [
         ("2026-09-01", lakewriter_datagen::orders_for(day("2026-09-01")).num_rows()),
         ("2026-09-02", orders.num_rows()),
@@ -159,11 +186,9 @@ fn columns_added_later_read_as_null_in_older_days() {
         assert_eq!((reports[0].status.as_str(), reports[0].rows_written), ("ok", Some(rows as u64)), "{reports:?}");
     }
     // The older day's rows have no channel: counting them per value tells NULL from "web".
-    lake.set_job(
-        "daily_orders",
-        TABLE,
+    lake.set_project(&daily_orders(
         "SELECT order_id, channel, $dt AS dt FROM raw.orders WHERE dt = $dt AND channel IS NULL",
-    );
+    ));
     let (reports, _) = lake.cli(&["--json", "run", "daily_orders", "--dt", "2026-09-01"]).assert_code(0).json();
     assert_eq!(reports[0].rows_written, Some(lakewriter_datagen::orders_for(day("2026-09-01")).num_rows() as u64));
 }
@@ -182,13 +207,16 @@ fn folders_that_are_not_partitions_change_nothing() {
     assert_eq!(messy.digest(TABLE, None).digest, plain.digest(TABLE, None).digest, "dt is still a DATE, same rows");
 
     // A query that reads across days would read the bad folder: it fails, naming it.
-    messy.set_job(
-        "daily_orders",
-        TABLE,
+    messy.set_project(&daily_orders(
         "SELECT COUNT(*) AS orders, $dt AS dt FROM raw.orders WHERE dt BETWEEN $dt - INTERVAL '1 day' AND $dt",
-    );
+    ));
     let run = messy.cli(&["--json", "run", "daily_orders", "--dt", "2026-09-02"]);
     run.assert_code(1);
     let error = run.json().0.remove(0).error.expect("an error");
-    assert!(error.contains("`dt=2026-13-45` is not a partition"), "{error}");
+    assert_eq!(
+        error,
+        "daily_orders dt=2026-09-02: raw.orders: the folder `dt=2026-13-45` is not a partition (dt holds dates), and \
+         this query lists every dt folder (its filter does not pin one dt); move the folder out of the dataset, or \
+         read one dt (`dt = $dt`)"
+    );
 }

@@ -5,15 +5,16 @@ use std::path::Path;
 use std::process::Stdio;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use crate::support::{Digest, Run, command, finish, lakewriter_with};
+use crate::support::{Digest, Lake, Run, finish, lakewriter_with};
 
 const SECRET: &str = "test-secret-3f9a1c-never-printed";
 
-/// A fresh prefix in the test bucket, and the environment that reaches it.
+/// A fresh prefix in the test bucket, and a project folder whose runs reach it.
 pub(crate) struct S3 {
     root: String,
     endpoint: String,
-    pub(crate) dir: tempfile::TempDir,
+    /// The project folder; every run of the binary there has the environment of [`S3::env`].
+    pub(crate) lake: Lake,
 }
 
 impl S3 {
@@ -23,18 +24,24 @@ impl S3 {
         });
         let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos());
         let root = format!("s3://lakewriter-test/{name}-{}-{nanos}/", std::process::id());
-        Self { root, endpoint, dir: tempfile::tempdir().expect("temp dir") }
+        let lake = Lake::empty(&Self::env_of(&endpoint, &root));
+        Self { root, endpoint, lake }
     }
 
-    pub(crate) fn env(&self) -> Vec<(&str, &str)> {
+    /// The variables that reach the prefix `root` of the test bucket at `endpoint`.
+    fn env_of<'a>(endpoint: &'a str, root: &'a str) -> Vec<(&'a str, &'a str)> {
         vec![
-            ("AWS_ENDPOINT_URL", self.endpoint.as_str()),
+            ("AWS_ENDPOINT_URL", endpoint),
             ("AWS_ACCESS_KEY_ID", "lakewriter-test"),
             ("AWS_SECRET_ACCESS_KEY", SECRET),
             ("AWS_REGION", "us-east-1"),
             ("AWS_ALLOW_HTTP", "true"),
-            ("LAKEWRITER_ROOT", self.root.as_str()),
+            ("LAKEWRITER_ROOT", root),
         ]
+    }
+
+    pub(crate) fn env(&self) -> Vec<(&str, &str)> {
+        Self::env_of(&self.endpoint, &self.root)
     }
 
     /// Puts `bytes` at `relative` below the root, as another tool would.
@@ -55,50 +62,28 @@ impl S3 {
         runtime.block_on(store.put(&path, bytes.into())).expect("put");
     }
 
-    pub(crate) fn project(&self) -> String {
-        self.dir.path().join("demo/lakewriter.toml").display().to_string()
-    }
-
     fn cli(&self, args: &[&str]) -> Run {
-        let project = self.project();
-        let all = [&["--project", project.as_str(), "--color", "never"], args].concat();
-        lakewriter_with(&all, self.dir.path(), &self.env())
-    }
-
-    /// Lays out the sample project and raw data on S3 without running anything.
-    pub(crate) fn prepare(&self) {
-        lakewriter_with(&["demo", "demo", "--no-run"], self.dir.path(), &self.env()).assert_code(0);
+        self.lake.cli(args)
     }
 
     fn digest(&self, table: &str) -> Digest {
-        let run = self.cli(&["--json", "digest", table]);
-        run.assert_code(0);
-        serde_json::from_str(run.stdout.trim()).expect("digest JSON")
+        self.lake.digest(table, None)
     }
 
-    /// Starts `lakewriter ARGS…` without waiting for it.
+    /// Starts `lakewriter --json ARGS…` without waiting for it.
     fn spawn(&self, args: &[&str]) -> std::process::Child {
-        let project = self.project();
-        let all = [&["--project", project.as_str(), "--json"], args].concat();
-        command(&all, self.dir.path(), &self.env())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawn")
+        let all = [&["--json"], args].concat();
+        self.lake.command(&all).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("spawn")
     }
 }
 
 /// The same project on the local filesystem, for reference digests.
 fn local_reference(args: &[&[&str]], table: &str) -> Digest {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let run = |args: &[&str]| lakewriter_with(args, dir.path(), &[]);
-    run(&["demo", "demo", "--no-run"]).assert_code(0);
+    let lake = Lake::demo();
     for a in args {
-        run(&[&["--project", "demo/lakewriter.toml"], *a].concat()).assert_code(0);
+        lake.cli(a).assert_code(0);
     }
-    let out = run(&["--project", "demo/lakewriter.toml", "--json", "digest", table]);
-    out.assert_code(0);
-    serde_json::from_str(out.stdout.trim()).expect("digest JSON")
+    lake.digest(table, None)
 }
 
 fn assert_no_secret(run: &Run) {
@@ -113,14 +98,17 @@ fn assert_no_secret(run: &Run) {
 #[test]
 fn the_demo_runs_on_s3_with_one_setting_and_reruns_change_nothing() {
     let s3 = S3::new("demo");
-    let run = lakewriter_with(&["--color", "never", "demo", "demo"], s3.dir.path(), &s3.env());
+    let run = s3.lake.run_demo(&[]);
     run.assert_code(0);
     assert_no_secret(&run);
-    assert!(run.stdout.contains(&format!("root     {}", s3.root)), "{}", run.stdout);
-    assert!(run.stdout.contains("daily_orders: 30 partitions, 30 ok, 0 failed"), "{}", run.stdout);
-    assert!(run.stdout.contains("customers: 30 partitions, 30 ok, 0 failed"), "{}", run.stdout);
-    assert_eq!(run.stdout.matches("unchanged: running the day again").count(), 2, "{}", run.stdout);
-    assert!(!s3.dir.path().join("demo/lake").exists(), "nothing was written locally");
+    run.assert_line(&format!("  root     {}", s3.root));
+    run.assert_line(
+        "  raw      30 days of orders and customer changes under raw/ (90 files written, 0 kept as they were)",
+    );
+    run.assert_line_starts("daily_orders: 30 partitions, 30 ok, 0 failed, 1123 rows written, table version 29, ");
+    run.assert_line_starts("customers: 30 partitions, 30 ok, 0 failed, 553 rows written, table version 29, ");
+    assert_eq!(run.stdout.matches("  unchanged: running the day again left the very same rows\n").count(), 2);
+    assert!(!s3.lake.root().exists(), "nothing was written locally");
 
     let local = local_reference(
         &[&["backfill", "daily_orders", "--from", "2026-09-01", "--to", "2026-09-30"]],
@@ -130,24 +118,30 @@ fn the_demo_runs_on_s3_with_one_setting_and_reruns_change_nothing() {
     assert_eq!((remote.digest, remote.rows), (local.digest, local.rows));
 
     // Late data on S3: the state is read from the bucket's log, the late file seen in the plan.
-    lakewriter_with(&["demo", "demo", "--late", "2026-09-03"], s3.dir.path(), &s3.env()).assert_code(0);
+    let late = s3.lake.run_demo(&["--late", "2026-09-03"]);
+    late.assert_code(0);
+    assert_eq!(
+        late.stdout,
+        format!("late orders delivered: raw/orders/dt=2026-09-03/part-late-00000.parquet (below {})\n", s3.root)
+    );
     let status = s3.cli(&["status", "daily_orders"]);
     status.assert_code(0);
     assert_no_secret(&status);
-    assert!(status.stdout.contains("30 partitions: 29 fresh, 1 stale, 0 missing"), "{}", status.stdout);
+    assert_eq!(status.stdout.lines().last(), Some("daily_orders: 30 partitions: 29 fresh, 1 stale, 0 missing"));
     let (reports, _) = s3
         .cli(&["--json", "backfill", "daily_orders", "--from", "2026-09-01", "--to", "2026-09-30", "--only", "stale"])
         .assert_code(0)
         .json();
     assert_eq!(reports.iter().map(|r| r.partition.as_str()).collect::<Vec<_>>(), ["dt=2026-09-03"]);
     let status = s3.cli(&["status", "daily_orders"]);
-    assert!(status.stdout.contains("30 partitions: 30 fresh, 0 stale, 0 missing"), "{}", status.stdout);
+    status.assert_code(0);
+    assert_eq!(status.stdout.lines().last(), Some("daily_orders: 30 partitions: 30 fresh, 0 stale, 0 missing"));
 }
 
 #[test]
 fn writers_in_several_processes_all_land_and_equal_a_sequential_run() {
     let s3 = S3::new("concurrent");
-    s3.prepare();
+    s3.lake.prepare_demo();
     // Four workers race to create the table and then to commit twelve days between them.
     let workers: Vec<_> = (0..4)
         .map(|i| {
@@ -206,46 +200,79 @@ fn writers_in_several_processes_all_land_and_equal_a_sequential_run() {
     assert_eq!((customers.digest, customers.rows), (local.digest, local.rows));
 }
 
-#[test]
-fn storage_errors_are_clear_and_show_no_secret() {
-    let s3 = S3::new("errors");
-    s3.prepare();
-    let in_dir = |args: &[&str], env: &[(&str, &str)]| {
-        let project = s3.project();
-        lakewriter_with(&[&["--project", project.as_str(), "-vv"], args].concat(), Path::new("/"), env)
-    };
-    let mut env = s3.env();
-    env.retain(|(k, _)| *k != "LAKEWRITER_ROOT");
-
-    let missing = [env.clone(), vec![("LAKEWRITER_ROOT", "s3://no-such-bucket-lakewriter/lake/")]].concat();
-    let run = in_dir(&["run", "daily_orders", "--dt", "2026-09-01"], &missing);
+/// Asserts that `run` failed to list the lakehouse root `root` (with the GET of `url`, up to its
+/// query's prefix), showing no secret; returns the lines of the error after the GET's, which
+/// holds a duration.
+#[track_caller]
+fn assert_cannot_list<'a>(run: &'a Run, root: &str, url: &str) -> Vec<&'a str> {
     run.assert_code(1);
-    assert_no_secret(&run);
-    assert!(run.stderr.contains("error: lakehouse root s3://no-such-bucket-lakewriter/lake/"), "{}", run.stderr);
-    assert!(run.stderr.contains("NoSuchBucket") || run.stderr.contains("does not exist"), "{}", run.stderr);
-
-    let mut wrong = s3.env();
-    wrong.retain(|(k, _)| *k != "AWS_ENDPOINT_URL");
-    wrong.push(("AWS_ENDPOINT_URL", "http://127.0.0.1:9"));
-    let run = in_dir(&["run", "daily_orders", "--dt", "2026-09-01"], &wrong);
-    run.assert_code(1);
-    assert_no_secret(&run);
-    assert!(
-        run.stderr.contains("cannot list the lakehouse root") && run.stderr.contains("127.0.0.1:9"),
+    assert_no_secret(run);
+    let lines = run.error_lines();
+    assert_eq!(
+        lines[..3],
+        [
+            format!("error: lakehouse root {root}"),
+            "  caused by: cannot open the lakehouse catalog".to_owned(),
+            format!("  caused by: cannot list the lakehouse root {root}"),
+        ],
         "{}",
         run.stderr
     );
+    let list =
+        format!("  caused by: Generic S3 error: Error performing list request: Error performing GET {url}%2F in ");
+    assert!(lines[3].starts_with(&list), "{}", run.stderr);
+    lines[3..].to_vec()
+}
 
-    let unsafe_rename = [s3.env(), vec![("AWS_S3_ALLOW_UNSAFE_RENAME", "true")]].concat();
-    let run = in_dir(&["run", "daily_orders", "--dt", "2026-09-01"], &unsafe_rename);
+#[test]
+fn storage_errors_are_clear_and_show_no_secret() {
+    let s3 = S3::new("errors");
+    s3.lake.prepare_demo();
+    let project = s3.lake.project_file().display().to_string();
+    let run_day = |env: &[(&str, &str)]| {
+        let args = ["--project", project.as_str(), "-vv", "run", "daily_orders", "--dt", "2026-09-01"];
+        lakewriter_with(&args, Path::new("/"), env)
+    };
+    let with = |key: &'static str, value: &'static str| {
+        let mut env = s3.env();
+        env.retain(|(k, _)| *k != key);
+        [env, vec![(key, value)]].concat()
+    };
+
+    // The cause chain ends in the store's error and the server's reply.
+    let missing = "s3://no-such-bucket-lakewriter/lake/";
+    let run = run_day(&with("LAKEWRITER_ROOT", missing));
+    let url = format!("{}/no-such-bucket-lakewriter?delimiter=%2F&list-type=2&prefix=lake", s3.endpoint);
+    let rest = assert_cannot_list(&run, missing, &url);
+    let not_found = " - Server returned non-2xx status code: 404 Not Found: <?xml version=\"1.0\" encoding=\"utf-8\"?>";
+    assert!(rest[0].ends_with(not_found), "{}", run.stderr);
+    let reply = "<Error><Code>NoSuchBucket</Code><Message>The specified bucket does not exist</Message>\
+                 <BucketName>no-such-bucket-lakewriter</BucketName>";
+    assert!(rest[1].starts_with(reply), "{}", run.stderr);
+
+    let run = run_day(&with("AWS_ENDPOINT_URL", "http://127.0.0.1:9"));
+    let prefix = s3.root.trim_start_matches("s3://lakewriter-test/").trim_end_matches('/');
+    let url = format!("http://127.0.0.1:9/lakewriter-test?delimiter=%2F&list-type=2&prefix={prefix}");
+    let rest = assert_cannot_list(&run, &s3.root, &url);
+    assert_eq!(rest.last(), Some(&"  caused by: Connection refused (os error 111)"), "{}", run.stderr);
+
+    let run = run_day(&[s3.env(), vec![("AWS_S3_ALLOW_UNSAFE_RENAME", "true")]].concat());
     run.assert_code(2);
-    assert!(run.stderr.contains("unsafe commit configuration: AWS_S3_ALLOW_UNSAFE_RENAME is set"), "{}", run.stderr);
+    assert_eq!(
+        run.error_lines(),
+        [format!(
+            "error: {project}: unsafe commit configuration: AWS_S3_ALLOW_UNSAFE_RENAME is set. Concurrent writers \
+             could overwrite each other's commits; lakewriter commits to S3 only with conditional put (If-None-Match)"
+        )],
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]
 fn a_bad_raw_file_fails_only_the_day_that_reads_it_and_names_it() {
     let s3 = S3::new("raw");
-    s3.prepare();
+    s3.lake.prepare_demo();
     let bad = "raw/orders/dt=2026-09-02/part-bad.parquet";
     s3.put(bad, b"not parquet".to_vec());
     s3.put("raw/orders/dt=2026-13-45/part-00000.parquet", b"never read".to_vec());
@@ -259,6 +286,13 @@ fn a_bad_raw_file_fails_only_the_day_that_reads_it_and_names_it() {
     run.assert_code(1);
     assert_no_secret(&run);
     let error = run.json().0.remove(0).error.expect("an error");
-    assert!(error.contains(bad) && error.contains("is not a readable Parquet file"), "{error}");
+    assert_eq!(
+        error,
+        format!(
+            "daily_orders dt=2026-09-02: raw file {}{bad} of raw.orders is not a readable Parquet file: Parquet \
+             error: Parquet error: Invalid Parquet file. Corrupt footer",
+            s3.root
+        )
+    );
     assert_eq!(s3.digest("analytics.daily_orders"), before, "nothing committed");
 }

@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use crate::support::{DAILY_ORDERS_SQL, Lake, day, lakewriter};
+use crate::support::{DAILY_ORDERS_SQL, Lake, daily_orders, day, edited, lakewriter, stable_error};
 
 const TABLE_DIR: &str = "analytics/daily_orders";
 
@@ -58,7 +58,7 @@ fn a_late_file_makes_exactly_its_day_stale_and_backfill_only_stale_rewrites_only
 
     // A run of a fresh day says so.
     let (reports, _) = lake.cli(&["--json", "run", "daily_orders", "--dt", "2026-09-01"]).assert_code(0).json();
-    assert!(reports[0].note.as_deref().is_some_and(|n| n.contains("already fresh")), "{reports:?}");
+    assert_eq!(reports[0].note.as_deref(), Some("was already fresh (same code and inputs)"), "{reports:?}");
 
     add_late_orders(&lake, "2026-09-02");
     let one_stale = [("2026-09-01", "fresh"), ("2026-09-02", "stale:inputs_changed"), ("2026-09-03", "fresh")];
@@ -103,7 +103,15 @@ fn a_late_file_makes_exactly_its_day_stale_and_backfill_only_stale_rewrites_only
     // Nothing stale: nothing runs.
     let run = lake.cli(&["backfill", "daily_orders", "--from", "2026-09-01", "--to", "2026-09-04", "--only", "stale"]);
     run.assert_code(0);
-    assert!(run.stdout.contains("nothing to run"), "{}", run.stdout);
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    assert_eq!(lines.len(), 2, "{}", run.stdout);
+    assert_eq!(lines[0], "daily_orders: nothing to run: no stale partition in 2026-09-01..2026-09-04");
+    // The summary line ends with the run's duration.
+    assert!(
+        lines[1].starts_with("daily_orders: 0 partitions, 0 ok, 0 failed, 0 rows written, table version -, "),
+        "{}",
+        run.stdout
+    );
 }
 
 #[test]
@@ -112,11 +120,11 @@ fn editing_the_sql_makes_every_written_partition_stale_by_code() {
     lake.cli(&["backfill", "daily_orders", "--from", "2026-09-01", "--to", "2026-09-02"]).assert_code(0);
 
     // White space is not code.
-    lake.set_job("daily_orders", "analytics.daily_orders", &DAILY_ORDERS_SQL.replace(' ', "\n  "));
+    lake.set_project(&daily_orders(&DAILY_ORDERS_SQL.replace(' ', "\n  ")));
     assert_eq!(states(&lake, &[]), expect(&[("2026-09-01", "fresh"), ("2026-09-02", "fresh")]));
 
-    let edited = DAILY_ORDERS_SQL.replace("COUNT(*) AS orders", "COUNT(DISTINCT order_id) AS orders");
-    lake.set_job("daily_orders", "analytics.daily_orders", &edited);
+    let edited = edited(DAILY_ORDERS_SQL, "COUNT(*) AS orders", "COUNT(DISTINCT order_id) AS orders");
+    lake.set_project(&daily_orders(&edited));
     let stale = [("2026-09-01", "stale:code_changed"), ("2026-09-02", "stale:code_changed")];
     assert_eq!(states(&lake, &[]), expect(&stale));
 
@@ -137,9 +145,16 @@ fn a_failed_run_leaves_the_recorded_state_and_the_data_as_they_were() {
 
     // The new SQL writes its rows into another partition: the write fails after writing data
     // files, before its commit.
-    let outside = DAILY_ORDERS_SQL.replace("$dt AS dt", "DATE '2026-01-01' AS dt");
-    lake.set_job("daily_orders", "analytics.daily_orders", &outside);
-    lake.cli(&["run", "daily_orders", "--dt", "2026-09-01"]).assert_code(1);
+    let outside = edited(DAILY_ORDERS_SQL, "$dt AS dt", "DATE '2026-01-01' AS dt");
+    lake.set_project(&daily_orders(&outside));
+    let run = lake.cli(&["--json", "run", "daily_orders", "--dt", "2026-09-01"]);
+    run.assert_code(1);
+    let error = run.json().0.remove(0).error.expect("an error");
+    assert_eq!(
+        stable_error(&error),
+        "daily_orders dt=2026-09-01: analytics.daily_orders: the result has rows whose `dt` is not 2026-09-01; \
+         nothing was committed: Generic DeltaTable error: External error: Invalid data found: "
+    );
 
     let (after, _) = lines(&lake, &["status", "daily_orders"]);
     for key in ["version", "written_at", "rows"] {
@@ -154,13 +169,19 @@ fn status_needs_a_range_before_the_first_write_and_reads_no_table_it_cannot_find
     let lake = Lake::new("2026-09-01", "2026-09-01");
     let run = lake.cli(&["status", "daily_orders"]);
     run.assert_code(2);
-    assert!(run.stderr.contains("has not written any partition yet: pass --from and --to"), "{}", run.stderr);
+    assert_eq!(
+        run.stderr,
+        "error: job `daily_orders` has not written any partition yet: pass --from and --to to see which are missing\n"
+    );
     assert_eq!(states(&lake, &["--from", "2026-09-01", "--to", "2026-09-01"]), expect(&[("2026-09-01", "missing")]));
     let text = lake.cli(&["status", "daily_orders", "--from", "2026-09-01", "--to", "2026-09-01"]);
-    assert!(
-        text.stdout.contains("table version none yet") && text.stdout.contains("0 fresh, 0 stale, 1 missing"),
-        "{}",
-        text.stdout
+    text.assert_code(0);
+    assert_eq!(
+        text.stdout,
+        "daily_orders -> analytics.daily_orders (overwrite_partition), table version none yet\n\
+         \x20 partition        state                                 version  written (UTC)            rows\n\
+         \x20 dt=2026-09-01    missing                                     -  -                           -\n\
+         daily_orders: 1 partition: 0 fresh, 0 stale, 1 missing\n"
     );
 }
 
@@ -188,35 +209,38 @@ fn the_state_of_partitions_before_a_checkpoint_is_read_from_the_checkpoint() {
 /// The README's late-data walk-through, on the demo.
 #[test]
 fn the_demo_late_data_walk_through() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let demo = dir.path().join("demo");
-    let demo_arg = demo.to_str().expect("utf-8");
-    lakewriter(&["demo", demo_arg, "--no-run"], dir.path()).assert_code(0);
-    let project = demo.join("lakewriter.toml");
-    let project = project.to_str().expect("utf-8");
-    let cli = |args: &[&str]| {
-        let mut all = vec!["--project", project, "--color", "never"];
-        all.extend_from_slice(args);
-        lakewriter(&all, dir.path())
-    };
-    cli(&["backfill", "daily_orders", "--from", "2026-09-01", "--to", "2026-09-10"]).assert_code(0);
-    let late = cli(&["demo", demo_arg, "--late", "2026-09-03"]);
-    late.assert_code(0);
-    assert!(late.stdout.contains("late orders delivered"), "{}", late.stdout);
+    let lake = Lake::demo();
+    lake.cli(&["backfill", "daily_orders", "--from", "2026-09-01", "--to", "2026-09-10"]).assert_code(0);
+    let delivered = lake.run_demo(&["--late", "2026-09-03"]);
+    delivered.assert_code(0);
+    let root = format!("file://{}/", lake.root().display());
+    assert_eq!(
+        delivered.stdout,
+        format!("late orders delivered: raw/orders/dt=2026-09-03/part-late-00000.parquet (below {root})\n")
+    );
 
-    let status = cli(&["status", "daily_orders"]);
+    let status = lake.cli(&["status", "daily_orders"]);
     status.assert_code(0);
     let stale: Vec<&str> = status.stdout.lines().filter(|l| l.contains("stale:")).collect();
     assert_eq!(stale.len(), 1, "{}", status.stdout);
-    assert!(stale[0].contains("dt=2026-09-03") && stale[0].contains("inputs changed"), "{}", status.stdout);
+    assert!(stale[0].starts_with("  dt=2026-09-03    stale: inputs changed  "), "{}", status.stdout);
+    assert!(
+        status.stdout.ends_with("\ndaily_orders: 10 partitions: 9 fresh, 1 stale, 0 missing\n"),
+        "{}",
+        status.stdout
+    );
 
-    let (reports, _) =
-        cli(&["--json", "backfill", "daily_orders", "--from", "2026-09-01", "--to", "2026-09-10", "--only", "stale"])
-            .assert_code(0)
-            .json();
+    let (reports, _) = lake
+        .cli(&["--json", "backfill", "daily_orders", "--from", "2026-09-01", "--to", "2026-09-10", "--only", "stale"])
+        .assert_code(0)
+        .json();
     assert_eq!(reports.iter().map(|r| r.partition.as_str()).collect::<Vec<_>>(), ["dt=2026-09-03"]);
-    let status = cli(&["status", "daily_orders"]);
-    assert!(status.stdout.contains("10 partitions: 10 fresh, 0 stale, 0 missing"), "{}", status.stdout);
+    let status = lake.cli(&["status", "daily_orders"]);
+    assert!(
+        status.stdout.ends_with("\ndaily_orders: 10 partitions: 10 fresh, 0 stale, 0 missing\n"),
+        "{}",
+        status.stdout
+    );
 }
 
 /// Kills a run at several moments (SIGKILL: no clean-up). Whenever it dies, the table's state and
@@ -314,7 +338,10 @@ fn a_failed_checkpoint_does_not_fail_the_run_whose_commit_landed() {
     let report = run.json().0.remove(0);
     assert_eq!((report.status.as_str(), report.committed, report.table_version), ("ok", true, Some(99)), "{report:?}");
     assert!(report.rows_written.is_some_and(|r| r > 0), "{report:?}");
-    assert!(run.stderr.contains("checkpoint"), "the failure is logged: {}", run.stderr);
+    let logged = " WARN committed; writing the checkpoint failed (the next one will be written as usual) \
+                  table=\"analytics.daily_orders\" version=99 error=";
+    let lines: Vec<&str> = run.stderr.lines().collect();
+    assert!(lines.len() == 1 && lines[0].contains(logged), "the failure is logged once: {}", run.stderr);
     assert!(blocked.is_dir() && !log.join("_last_checkpoint").exists(), "no checkpoint was written");
 
     // The table reads and reruns as usual.

@@ -1,11 +1,13 @@
-//! A lakehouse in a temporary folder, and typed views of the binary's output.
+//! A lakehouse in a temporary folder, its project file built from typed parts, and typed views
+//! of the binary's output.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use chrono::NaiveDate;
 use lakewriter_core::{DateRange, parse_date};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 pub const DAILY_ORDERS_SQL: &str = "SELECT customer_id, COUNT(*) AS orders, SUM(amount) AS revenue, $dt AS dt \
      FROM raw.orders WHERE dt = $dt GROUP BY customer_id";
@@ -14,9 +16,42 @@ pub fn day(s: &str) -> NaiveDate {
     parse_date(s).expect("test date")
 }
 
-/// A project folder with a `lake/` root holding raw orders for some days.
+/// The README's project: the job `daily_orders` (`overwrite_partition` by `dt`) writing
+/// `analytics.daily_orders` with `sql`.
+pub fn daily_orders(sql: &str) -> Project {
+    Project::new().job(Job::new("daily_orders", "analytics.daily_orders").sql(sql))
+}
+
+/// `text` with its one occurrence of `from` replaced by `to`; panics unless `from` occurs
+/// exactly once, so that an edit never silently does nothing.
+#[track_caller]
+pub fn edited(text: &str, from: &str, to: &str) -> String {
+    assert_eq!(text.matches(from).count(), 1, "`{from}` occurs once in:\n{text}");
+    text.replacen(from, to, 1)
+}
+
+/// The part of a run's error that is the same from run to run. A refusal of rows that fail a
+/// check ends `Invalid data found: N rows failed validation check.` and a preview of some of them;
+/// N counts the rows of one batch of the result, so N and the preview depend on how the result
+/// was split (on the machine's cores). That ending is checked for its shape and cut off.
+#[track_caller]
+pub fn stable_error(error: &str) -> &str {
+    const INVALID: &str = "Invalid data found: ";
+    let Some(at) = error.find(INVALID).map(|i| i + INVALID.len()) else { return error };
+    let (count, rest) = error[at..].split_once(' ').unwrap_or_default();
+    assert!(
+        count.parse::<u64>().is_ok_and(|n| n > 0)
+            && rest.starts_with("rows failed validation check.\nPreview of invalid data:\n"),
+        "not a count of invalid rows and their preview: {error}"
+    );
+    &error[..at]
+}
+
+/// A project folder: its `lakewriter.toml`, and a `lake/` root (or the root that `env` sets).
 pub struct Lake {
     dir: tempfile::TempDir,
+    /// Added to the environment of every run of the binary.
+    env: Vec<(String, String)>,
 }
 
 /// What a run of the binary returned.
@@ -49,6 +84,23 @@ impl Run {
             }
         }
         (reports, summary.unwrap_or_else(|| panic!("no summary line in {}", self.stdout)))
+    }
+
+    /// Asserts that stdout has the line `line`.
+    #[track_caller]
+    pub fn assert_line(&self, line: &str) {
+        assert!(self.stdout.lines().any(|l| l == line), "no line `{line}` in:\n{}", self.stdout);
+    }
+
+    /// Asserts that stdout has a line that starts with `start`: a line that ends with a duration.
+    #[track_caller]
+    pub fn assert_line_starts(&self, start: &str) {
+        assert!(self.stdout.lines().any(|l| l.starts_with(start)), "no line starting `{start}` in:\n{}", self.stdout);
+    }
+
+    /// The lines of stderr from its `error: ` line on (logs come before it).
+    pub fn error_lines(&self) -> Vec<&str> {
+        self.stderr.lines().skip_while(|l| !l.starts_with("error: ")).collect()
     }
 
     #[track_caller]
@@ -99,13 +151,44 @@ pub struct Digest {
 }
 
 impl Lake {
-    /// Raw orders for `from..=to`, and a project with `daily_orders` as in the README.
+    /// Raw orders for `from..=to`, and the README's project ([`daily_orders`]).
     pub fn new(from: &str, to: &str) -> Self {
-        let lake = Self { dir: tempfile::tempdir().expect("temp dir") };
+        let lake = Self::empty(&[]);
         let days = DateRange::new(day(from), day(to)).expect("range");
         lakewriter_datagen::write_orders(&lake.root(), days).expect("raw data");
-        lake.set_job("daily_orders", "analytics.daily_orders", DAILY_ORDERS_SQL);
+        lake.set_project(&daily_orders(DAILY_ORDERS_SQL));
         lake
+    }
+
+    /// An empty folder: no project file, no raw data. `env` is added to every run.
+    pub fn empty(env: &[(&str, &str)]) -> Self {
+        let env = env.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect();
+        Self { dir: tempfile::tempdir().expect("temp dir"), env }
+    }
+
+    /// The sample project of `lakewriter demo` and its raw layer (orders and customer changes of
+    /// September 2026), nothing run.
+    pub fn demo() -> Self {
+        let lake = Self::empty(&[]);
+        lake.prepare_demo();
+        lake
+    }
+
+    /// Lays out the sample project and raw layer here (`demo --no-run`).
+    pub fn prepare_demo(&self) {
+        self.run_demo(&["--no-run"]).assert_code(0);
+    }
+
+    /// Runs `lakewriter --color never demo <this folder> ARGS…`.
+    pub fn run_demo(&self, args: &[&str]) -> Run {
+        let dir = self.path().to_str().expect("utf-8 path");
+        let all = [&["--color", "never", "demo", dir], args].concat();
+        Run::from(&command(&all, self.path(), &self.env()).output().expect("run lakewriter"))
+    }
+
+    /// The variables added to every run.
+    pub fn env(&self) -> Vec<(&str, &str)> {
+        self.env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect()
     }
 
     pub fn path(&self) -> &Path {
@@ -120,23 +203,27 @@ impl Lake {
         self.path().join("lakewriter.toml")
     }
 
-    /// Rewrites the project file with one overwrite_partition job.
-    pub fn set_job(&self, name: &str, target: &str, sql: &str) {
-        self.set_project(&format!(
-            "root = \"lake\"\n\n[jobs.{name}]\ntarget = \"{target}\"\nwrite = \"overwrite_partition\"\npartition_by = \"dt\"\nsql = '''\n{sql}\n'''\n"
-        ));
+    /// Writes `project` as the project file.
+    pub fn set_project(&self, project: &Project) {
+        self.set_project_text(&project.to_toml());
     }
 
-    pub fn set_project(&self, toml: &str) {
-        std::fs::write(self.project_file(), toml).expect("write project");
+    /// Writes `text` as the project file: for files a [`Project`] cannot express, such as
+    /// invalid ones.
+    pub fn set_project_text(&self, text: &str) {
+        std::fs::write(self.project_file(), text).expect("write project");
     }
 
-    /// Runs `lakewriter --project <this> ARGS…`.
-    pub fn cli(&self, args: &[&str]) -> Run {
+    /// The binary with `--project <this> --color never ARGS…`, not started.
+    pub fn command(&self, args: &[&str]) -> Command {
         let project = self.project_file();
-        let mut all = vec!["--project", project.to_str().expect("utf-8 path"), "--color", "never"];
-        all.extend_from_slice(args);
-        lakewriter(&all, self.path())
+        let all = [&["--project", project.to_str().expect("utf-8 path"), "--color", "never"], args].concat();
+        command(&all, self.path(), &self.env())
+    }
+
+    /// Runs `lakewriter --project <this> --color never ARGS…`.
+    pub fn cli(&self, args: &[&str]) -> Run {
+        Run::from(&self.command(args).output().expect("run lakewriter"))
     }
 
     pub fn digest(&self, table: &str, partition: Option<&str>) -> Digest {
@@ -219,14 +306,16 @@ impl Lake {
     }
 }
 
-/// The binary with `args` in `cwd`, with no log filter, project or root from the caller's
-/// environment, and `env` added.
+/// The binary with `args` in `cwd`, with no log filter, backtrace setting (errors would carry
+/// backtraces), project or root from the caller's environment, and `env` added.
 pub fn command(args: &[&str], cwd: &Path, env: &[(&str, &str)]) -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_lakewriter"));
     command
         .args(args)
         .current_dir(cwd)
         .env_remove("RUST_LOG")
+        .env_remove("RUST_BACKTRACE")
+        .env_remove("RUST_LIB_BACKTRACE")
         .env_remove("LAKEWRITER_PROJECT")
         .env_remove("LAKEWRITER_ROOT");
     for (key, value) in env {
@@ -248,4 +337,332 @@ pub fn lakewriter_with(args: &[&str], cwd: &Path, env: &[(&str, &str)]) -> Run {
 /// Waits for a spawned run.
 pub fn finish(child: std::process::Child) -> Run {
     Run::from(&child.wait_with_output().expect("wait for lakewriter"))
+}
+
+// The project file, from typed parts.
+
+/// A write mode, as the project file names it in `write = "…"`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    OverwritePartition,
+    DeleteInsert,
+    Merge,
+    AppendDedup,
+    Append,
+    Rebuild,
+}
+
+impl Mode {
+    /// Every write mode.
+    pub const ALL: [Mode; 6] =
+        [Mode::OverwritePartition, Mode::DeleteInsert, Mode::Merge, Mode::AppendDedup, Mode::Append, Mode::Rebuild];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::OverwritePartition => "overwrite_partition",
+            Mode::DeleteInsert => "delete_insert",
+            Mode::Merge => "merge",
+            Mode::AppendDedup => "append_dedup",
+            Mode::Append => "append",
+            Mode::Rebuild => "rebuild",
+        }
+    }
+}
+
+/// A job's write mode with its settings (`key`, `newer_by`, `predicate`, …).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Write {
+    OverwritePartition,
+    DeleteInsert {
+        predicate: String,
+    },
+    Merge {
+        key: Vec<String>,
+        newer_by: String,
+        /// `on_duplicate_keys = "error"`; unset, the file leaves the key out (keep the newest).
+        duplicate_keys_are_errors: bool,
+        delete_when: Option<String>,
+    },
+    AppendDedup {
+        key: Vec<String>,
+    },
+    Append,
+    Rebuild,
+}
+
+impl Write {
+    /// `write = "merge"` on `key`, newer rows by `newer_by`.
+    pub fn merge(key: &[&str], newer_by: &str) -> Self {
+        Write::Merge {
+            key: key.iter().map(|&c| c.to_owned()).collect(),
+            newer_by: newer_by.to_owned(),
+            duplicate_keys_are_errors: false,
+            delete_when: None,
+        }
+    }
+
+    /// `write = "delete_insert"` with `predicate`.
+    pub fn delete_insert(predicate: &str) -> Self {
+        Write::DeleteInsert { predicate: predicate.to_owned() }
+    }
+
+    /// `write = "append_dedup"` on `key`.
+    pub fn append_dedup(key: &[&str]) -> Self {
+        Write::AppendDedup { key: key.iter().map(|&c| c.to_owned()).collect() }
+    }
+
+    pub fn mode(&self) -> Mode {
+        match self {
+            Write::OverwritePartition => Mode::OverwritePartition,
+            Write::DeleteInsert { .. } => Mode::DeleteInsert,
+            Write::Merge { .. } => Mode::Merge,
+            Write::AppendDedup { .. } => Mode::AppendDedup,
+            Write::Append => Mode::Append,
+            Write::Rebuild => Mode::Rebuild,
+        }
+    }
+}
+
+/// Where a job's SQL comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Sql {
+    Inline(String),
+    /// `sql_file`, relative to the project file.
+    File(String),
+}
+
+/// One `[jobs.NAME]` table of a [`Project`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Job {
+    name: String,
+    target: String,
+    write: Write,
+    partition_by: Option<String>,
+    sql: Option<Sql>,
+    allow_nondeterministic: bool,
+}
+
+impl Job {
+    /// A job writing `target` with `write = "overwrite_partition"` and `partition_by = "dt"`, as
+    /// the README's `daily_orders`. Set its SQL with [`Job::sql`] or [`Job::sql_file`].
+    pub fn new(name: &str, target: &str) -> Self {
+        Self {
+            name: name.to_owned(),
+            target: target.to_owned(),
+            write: Write::OverwritePartition,
+            partition_by: Some("dt".to_owned()),
+            sql: None,
+            allow_nondeterministic: false,
+        }
+    }
+
+    /// A job of any mode, without `partition_by`.
+    pub fn with_write(name: &str, target: &str, write: Write) -> Self {
+        Self { write, partition_by: None, ..Self::new(name, target) }
+    }
+
+    /// `write = "merge"` on `key`, newer rows by `newer_by`; without `partition_by`.
+    pub fn merge(name: &str, target: &str, key: &[&str], newer_by: &str) -> Self {
+        Self::with_write(name, target, Write::merge(key, newer_by))
+    }
+
+    /// `write = "delete_insert"` with `predicate`; without `partition_by`.
+    pub fn delete_insert(name: &str, target: &str, predicate: &str) -> Self {
+        Self::with_write(name, target, Write::delete_insert(predicate))
+    }
+
+    /// `write = "append_dedup"` on `key`; without `partition_by`.
+    pub fn append_dedup(name: &str, target: &str, key: &[&str]) -> Self {
+        Self::with_write(name, target, Write::append_dedup(key))
+    }
+
+    /// `write = "append"`; without `partition_by`.
+    pub fn append(name: &str, target: &str) -> Self {
+        Self::with_write(name, target, Write::Append)
+    }
+
+    /// `write = "rebuild"`; without `partition_by`.
+    pub fn rebuild(name: &str, target: &str) -> Self {
+        Self::with_write(name, target, Write::Rebuild)
+    }
+
+    pub fn mode(&self) -> Mode {
+        self.write.mode()
+    }
+
+    #[must_use]
+    pub fn sql(self, sql: impl Into<String>) -> Self {
+        Self { sql: Some(Sql::Inline(sql.into())), ..self }
+    }
+
+    /// `sql_file = PATH`, relative to the project file.
+    #[must_use]
+    pub fn sql_file(self, path: &str) -> Self {
+        Self { sql: Some(Sql::File(path.to_owned())), ..self }
+    }
+
+    #[must_use]
+    pub fn partition_by(self, column: &str) -> Self {
+        Self { partition_by: Some(column.to_owned()), ..self }
+    }
+
+    /// `allow_nondeterministic = true`.
+    #[must_use]
+    pub fn allow_nondeterministic(self) -> Self {
+        Self { allow_nondeterministic: true, ..self }
+    }
+
+    /// `delete_when = CONDITION` of a `merge`.
+    #[must_use]
+    pub fn delete_when(mut self, condition: &str) -> Self {
+        match &mut self.write {
+            Write::Merge { delete_when, .. } => *delete_when = Some(condition.to_owned()),
+            other => panic!("delete_when is a merge setting, not one of {other:?}"),
+        }
+        self
+    }
+
+    /// `on_duplicate_keys = "error"` of a `merge`.
+    #[must_use]
+    pub fn duplicate_keys_are_errors(mut self) -> Self {
+        match &mut self.write {
+            Write::Merge { duplicate_keys_are_errors, .. } => *duplicate_keys_are_errors = true,
+            other => panic!("on_duplicate_keys is a merge setting, not one of {other:?}"),
+        }
+        self
+    }
+}
+
+/// A `lakewriter.toml`, built from typed parts and written with the TOML serializer. A changed
+/// project is a new value: `project.clone().job(changed)` replaces the job of that name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Project {
+    root: String,
+    storage: BTreeMap<String, String>,
+    jobs: BTreeMap<String, Job>,
+    sources: BTreeMap<String, Vec<String>>,
+}
+
+impl Default for Project {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Project {
+    /// `root = "lake"` and nothing else.
+    pub fn new() -> Self {
+        Self { root: "lake".to_owned(), storage: BTreeMap::new(), jobs: BTreeMap::new(), sources: BTreeMap::new() }
+    }
+
+    /// `root = ROOT`: a folder relative to the project file, or a URL.
+    #[must_use]
+    pub fn root(self, root: &str) -> Self {
+        Self { root: root.to_owned(), ..self }
+    }
+
+    /// `KEY = VALUE` in `[storage]`.
+    #[must_use]
+    pub fn storage(mut self, key: &str, value: &str) -> Self {
+        self.storage.insert(key.to_owned(), value.to_owned());
+        self
+    }
+
+    /// Adds `job`, or replaces the job of its name.
+    #[must_use]
+    pub fn job(mut self, job: Job) -> Self {
+        self.jobs.insert(job.name.clone(), job);
+        self
+    }
+
+    /// `[sources."TABLE"]` with `unique = COLUMNS`.
+    #[must_use]
+    pub fn source_unique(mut self, table: &str, columns: &[&str]) -> Self {
+        self.sources.insert(table.to_owned(), columns.iter().map(|&c| c.to_owned()).collect());
+        self
+    }
+
+    /// The text of the file.
+    pub fn to_toml(&self) -> String {
+        let jobs = self.jobs.values().map(|job| (job.name.as_str(), JobTable::of(job))).collect();
+        let sources = self.sources.iter().map(|(table, unique)| (table.as_str(), SourceTable { unique })).collect();
+        let file = ProjectFile { root: &self.root, storage: &self.storage, jobs, sources };
+        toml::to_string(&file).expect("a project serializes as TOML")
+    }
+}
+
+/// The file's shape, in the order of its keys.
+#[derive(Serialize)]
+struct ProjectFile<'a> {
+    root: &'a str,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    storage: &'a BTreeMap<String, String>,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    jobs: BTreeMap<&'a str, JobTable<'a>>,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    sources: BTreeMap<&'a str, SourceTable<'a>>,
+}
+
+#[derive(Serialize)]
+struct SourceTable<'a> {
+    unique: &'a [String],
+}
+
+#[derive(Serialize)]
+struct JobTable<'a> {
+    target: &'a str,
+    write: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    partition_by: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    key: Option<&'a [String]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    newer_by: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    on_duplicate_keys: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    delete_when: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    predicate: Option<&'a str>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    allow_nondeterministic: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    sql: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    sql_file: Option<&'a str>,
+}
+
+impl<'a> JobTable<'a> {
+    fn of(job: &'a Job) -> Self {
+        let mut table = JobTable {
+            target: &job.target,
+            write: job.mode().as_str(),
+            partition_by: job.partition_by.as_deref(),
+            key: None,
+            newer_by: None,
+            on_duplicate_keys: None,
+            delete_when: None,
+            predicate: None,
+            allow_nondeterministic: job.allow_nondeterministic,
+            sql: None,
+            sql_file: None,
+        };
+        match &job.write {
+            Write::Merge { key, newer_by, duplicate_keys_are_errors, delete_when } => {
+                table.key = Some(key);
+                table.newer_by = Some(newer_by);
+                table.on_duplicate_keys = duplicate_keys_are_errors.then_some("error");
+                table.delete_when = delete_when.as_deref();
+            }
+            Write::DeleteInsert { predicate } => table.predicate = Some(predicate),
+            Write::AppendDedup { key } => table.key = Some(key),
+            Write::OverwritePartition | Write::Append | Write::Rebuild => {}
+        }
+        match &job.sql {
+            Some(Sql::Inline(sql)) => table.sql = Some(sql),
+            Some(Sql::File(path)) => table.sql_file = Some(path),
+            None => panic!("job `{}` has no SQL: set it with Job::sql or Job::sql_file", job.name),
+        }
+        table
+    }
 }

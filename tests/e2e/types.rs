@@ -4,7 +4,7 @@
 //! is written, naming the column and a `CAST` that fixes it; a real change of a column (another
 //! type after normalisation, a renamed or missing column) is still refused.
 
-use crate::support::{Lake, Report, Run};
+use crate::support::{Job, Lake, Project, Report, Run, Write, edited};
 
 const DAY1: &str = "2026-09-01";
 const DAY2: &str = "2026-09-02";
@@ -101,27 +101,25 @@ fn matrix_sql(dt: &str) -> String {
     )
 }
 
-/// A `[jobs.NAME]` table writing `types.NAME`.
-fn job(name: &str, settings: &str, sql: &str) -> String {
-    format!("\n[jobs.{name}]\ntarget = \"types.{name}\"\n{settings}\nsql = '''\n{sql}\n'''\n")
-}
-
 fn table(name: &str) -> String {
     format!("types.{name}")
 }
 
-/// The write settings of each mode, by job name; every table is partitioned by `dt`.
-const MODES: &[(&str, &str)] = &[
-    ("overwrite", "write = \"overwrite_partition\"\npartition_by = \"dt\""),
-    ("merged", "write = \"merge\"\nkey = [\"k\"]\nnewer_by = \"dt\"\npartition_by = \"dt\""),
-    ("delete_insert", "write = \"delete_insert\"\npredicate = \"dt = $dt\"\npartition_by = \"dt\""),
-    ("append_dedup", "write = \"append_dedup\"\nkey = [\"k\"]\npartition_by = \"dt\""),
-    ("append", "write = \"append\"\npartition_by = \"dt\""),
-    ("rebuild", "write = \"rebuild\"\npartition_by = \"dt\""),
-];
+/// The job of each mode, by name: it writes `types.NAME`, partitioned by `dt`.
+const MODES: [&str; 6] = ["overwrite", "merged", "delete_insert", "append_dedup", "append", "rebuild"];
 
-fn settings(mode: &str) -> &'static str {
-    MODES.iter().find(|(m, _)| *m == mode).map(|(_, s)| *s).expect("a mode")
+/// The job `mode` (one of [`MODES`]) with its write settings, running `sql`.
+fn job(mode: &str, sql: impl Into<String>) -> Job {
+    let write = match mode {
+        "overwrite" => Write::OverwritePartition,
+        "merged" => Write::merge(&["k"], "dt"),
+        "delete_insert" => Write::delete_insert("dt = $dt"),
+        "append_dedup" => Write::append_dedup(&["k"]),
+        "append" => Write::Append,
+        "rebuild" => Write::Rebuild,
+        other => panic!("not a mode's job: {other}"),
+    };
+    Job::with_write(mode, &table(mode), write).partition_by("dt").sql(sql)
 }
 
 /// A lake with two days of raw orders and one job, `mode`, over `sql` (for `$dt`; `rebuild`
@@ -129,7 +127,7 @@ fn settings(mode: &str) -> &'static str {
 fn lake_with(mode: &str, sql: impl Fn(&str) -> String) -> Lake {
     let lake = Lake::new(DAY1, DAY2);
     let sql = if mode == "rebuild" { sql("o.dt") } else { sql("$dt") };
-    lake.set_project(&format!("root = \"lake\"\n{}", job(mode, settings(mode), &sql)));
+    lake.set_project(&Project::new().job(job(mode, sql)));
     lake
 }
 
@@ -266,7 +264,7 @@ fn comparable_as(name: &str) -> Option<&'static str> {
 
 /// A `rebuild` job `check` whose rows are the (order, column) pairs where `types.overwrite` holds
 /// another value than the matrix computes for `DAY1`, partitioned by the column's name.
-fn check_job() -> String {
+fn check_job() -> Job {
     let expected = matrix_sql(&format!("DATE '{DAY1}'"));
     let selects: Vec<String> = COLUMNS
         .iter()
@@ -279,15 +277,14 @@ fn check_job() -> String {
         })
         .collect();
     let sql = format!("WITH e AS (\n{expected}\n)\n{}", selects.join("\nUNION ALL\n"));
-    job("check", "write = \"rebuild\"\npartition_by = \"col\"", &sql)
+    Job::rebuild("check", "types.check").partition_by("col").sql(sql)
 }
 
 #[test]
 fn the_stored_values_are_the_results_values() {
     let lake = lake_with("overwrite", matrix_sql);
     run(&lake, "overwrite", Some(DAY1));
-    let project = std::fs::read_to_string(lake.project_file()).expect("project");
-    lake.set_project(&format!("{project}{}", check_job()));
+    lake.set_project(&Project::new().job(job("overwrite", matrix_sql("$dt"))).job(check_job()));
     let check = run(&lake, "check", None);
     let mut wrong: Vec<String> = std::fs::read_dir(lake.root().join("types/check"))
         .expect("the check table")
@@ -299,15 +296,54 @@ fn the_stored_values_are_the_results_values() {
     assert_eq!(check.rows_written, Some(0));
 }
 
-/// Types Delta cannot store, as `(column, expression)`.
-const UNSTORABLE: &[(&str, &str)] = &[
-    ("time_us", "arrow_cast(created_at, 'Time64(Microsecond)')"),
-    ("time_lit", "CAST('10:00' AS TIME)"),
-    ("dur", "arrow_cast(order_id % 100, 'Duration(Second)')"),
-    ("ivl", "INTERVAL '1 day'"),
-    ("nothing", "NULL"),
-    ("st_ivl", "named_struct('id', order_id, 'wait', INTERVAL '1 day')"),
+/// Types Delta cannot store, as `(column, expression, what the refusal says of the column)`.
+const UNSTORABLE: &[(&str, &str, &str)] = &[
+    (
+        "time_us",
+        "arrow_cast(created_at, 'Time64(Microsecond)')",
+        "is Time64(µs): Delta has no time-of-day type; cast it, e.g. `CAST(x AS VARCHAR)`",
+    ),
+    (
+        "time_lit",
+        "CAST('10:00' AS TIME)",
+        "is Time64(ns): Delta has no time-of-day type; cast it, e.g. `CAST(x AS VARCHAR)`",
+    ),
+    (
+        "dur",
+        "arrow_cast(order_id % 100, 'Duration(Second)')",
+        "is Duration(s): Delta has no duration type; cast it to a number, e.g. `CAST(x AS BIGINT)`",
+    ),
+    ("ivl", "INTERVAL '1 day'", IVL),
+    ("nothing", "NULL", "is Null: a bare NULL has no type; give it one, e.g. `CAST(NULL AS VARCHAR)`"),
+    (
+        "st_ivl",
+        "named_struct('id', order_id, 'wait', INTERVAL '1 day')",
+        "is Struct(\"id\": Int64, \"wait\": Interval(MonthDayNano)): Delta has no interval type; cast it, e.g. \
+         `CAST(x AS VARCHAR)`",
+    ),
 ];
+
+/// What the refusal of the column `ivl` (`INTERVAL '1 day'`) says of it.
+const IVL: &str = "is Interval(MonthDayNano): Delta has no interval type; cast it, e.g. `CAST(x AS VARCHAR)`";
+
+/// How errors name the run of `job` for `day`: `JOB dt=DAY`, or `JOB (whole table)` without one.
+fn label(job: &str, day: Option<&str>) -> String {
+    day.map_or_else(|| format!("{job} (whole table)"), |day| format!("{job} dt={day}"))
+}
+
+/// The error of a run of `job` for `day` refused because Delta cannot store `column`, which
+/// `refusal` describes.
+fn unstorable(job: &str, day: Option<&str>, column: &str, refusal: &str) -> String {
+    format!("{}: types.{job}: Delta cannot store column `{column}` {refusal}; nothing was written", label(job, day))
+}
+
+/// The error of a run of `job` for `day` whose result's schema differs from the table's.
+fn schema_differs(job: &str, day: &str, difference: &str) -> String {
+    format!(
+        "{}: types.{job}: the result does not match the table's schema: {difference}; nothing was committed",
+        label(job, Some(day))
+    )
+}
 
 fn with_column(column: &str, expr: &str) -> impl Fn(&str) -> String {
     let (column, expr) = (column.to_owned(), expr.to_owned());
@@ -322,18 +358,6 @@ fn plain_sql(dt: &str) -> String {
     format!("SELECT {KEY} AS k, order_id, amount, {dt} AS dt FROM raw.orders o WHERE o.dt = {dt}")
 }
 
-/// Whether `error` names `column` in backticks (or, for the struct `st_ivl`, a field path of it).
-fn names_column(error: &str, column: &str) -> bool {
-    if column == "st_ivl" { error.contains("`st_ivl") } else { error.contains(&format!("`{column}`")) }
-}
-
-/// The error names `column` and suggests a `CAST`.
-#[track_caller]
-fn assert_names_column_and_cast(error: &str, column: &str) {
-    assert!(names_column(error, column), "the error does not name `{column}`: {error}");
-    assert!(error.contains("CAST"), "the error suggests no CAST: {error}");
-}
-
 fn day_of(mode: &str) -> Option<&'static str> {
     (mode != "rebuild").then_some(DAY1)
 }
@@ -341,15 +365,15 @@ fn day_of(mode: &str) -> Option<&'static str> {
 #[test]
 fn unstorable_columns_are_refused_before_a_table_is_created() {
     let lake = Lake::new(DAY1, DAY2);
-    let mut project = String::from("root = \"lake\"\n");
-    for (column, expr) in UNSTORABLE {
-        project.push_str(&job(&format!("new_{column}"), settings("overwrite"), &with_column(column, expr)("$dt")));
-    }
+    let project = UNSTORABLE.iter().fold(Project::new(), |project, (column, expr, _)| {
+        let name = format!("new_{column}");
+        project.job(Job::new(&name, &table(&name)).sql(with_column(column, expr)("$dt")))
+    });
     lake.set_project(&project);
-    for (column, _) in UNSTORABLE {
+    for (column, _, refusal) in UNSTORABLE {
         let name = format!("new_{column}");
         let error = run_failing(&lake, &name, Some(DAY1));
-        assert_names_column_and_cast(&error, column);
+        assert_eq!(error, unstorable(&name, Some(DAY1), column, refusal));
         assert!(!lake.root().join("types").join(&name).join("_delta_log").exists(), "{name}: a table was created");
     }
 }
@@ -357,16 +381,15 @@ fn unstorable_columns_are_refused_before_a_table_is_created() {
 #[test]
 fn unstorable_columns_are_refused_in_every_mode() {
     let lake = Lake::new(DAY1, DAY2);
-    let (column, expr) = UNSTORABLE[0];
-    let mut project = String::from("root = \"lake\"\n");
-    for (mode, settings) in MODES {
+    let (column, expr, refusal) = UNSTORABLE[0];
+    let project = MODES.iter().fold(Project::new(), |project, mode| {
         let dt = if *mode == "rebuild" { "o.dt" } else { "$dt" };
-        project.push_str(&job(mode, settings, &with_column(column, expr)(dt)));
-    }
+        project.job(job(mode, with_column(column, expr)(dt)))
+    });
     lake.set_project(&project);
-    for (mode, _) in MODES {
+    for mode in MODES {
         let error = run_failing(&lake, mode, day_of(mode));
-        assert_names_column_and_cast(&error, column);
+        assert_eq!(error, unstorable(mode, day_of(mode), column, refusal));
         assert!(!lake.root().join("types").join(mode).join("_delta_log").exists(), "{mode}: a table was created");
     }
 }
@@ -376,48 +399,81 @@ fn an_unstorable_column_leaves_an_existing_table_unchanged() {
     // Every unstorable type against an overwrite_partition table, one against each other mode;
     // each run is of a new day, so that every mode has rows to write.
     let lake = Lake::new(DAY1, DAY2);
-    let mut cases: Vec<(&str, &str, &str)> = UNSTORABLE.iter().map(|(c, e)| ("overwrite", *c, *e)).collect();
-    cases.extend(MODES.iter().skip(1).map(|(mode, _)| (*mode, "ivl", "INTERVAL '1 day'")));
+    let mut cases: Vec<(&str, &str, &str, &str)> =
+        UNSTORABLE.iter().map(|(c, e, refusal)| ("overwrite", *c, *e, *refusal)).collect();
+    cases.extend(MODES.iter().skip(1).map(|mode| (*mode, "ivl", "INTERVAL '1 day'", IVL)));
     let project = |bad: Option<(&str, &str)>| {
-        let mut project = String::from("root = \"lake\"\n");
-        for (mode, settings) in MODES {
+        MODES.iter().fold(Project::new(), |project, mode| {
             let dt = if *mode == "rebuild" { "o.dt" } else { "$dt" };
             let sql = match bad {
                 Some((column, expr)) => with_column(column, expr)(dt),
                 None => plain_sql(dt),
             };
-            project.push_str(&job(mode, settings, &sql));
-        }
-        project
+            project.job(job(mode, sql))
+        })
     };
     lake.set_project(&project(None));
-    for (mode, _) in MODES {
+    for mode in MODES {
         run(&lake, mode, day_of(mode));
     }
-    for (mode, column, expr) in cases {
+    for (mode, column, expr, refusal) in cases {
         let before = lake.digest(&table(mode), None);
         lake.set_project(&project(Some((column, expr))));
-        let error = run_failing(&lake, mode, (mode != "rebuild").then_some(DAY2));
-        assert!(names_column(&error, column), "{mode}: the error does not name `{column}`: {error}");
+        let day = (mode != "rebuild").then_some(DAY2);
+        let error = run_failing(&lake, mode, day);
+        assert_eq!(error, unstorable(mode, day, column, refusal));
         assert_eq!(lake.digest(&table(mode), None), before, "{mode} {column}: the table changed");
     }
 }
 
-/// `(column, base expression, changed expression)`: real changes, whatever the normalisation.
-const REAL_CHANGES: &[(&str, &str, &str)] = &[
-    ("n", "order_id", "CAST(order_id AS VARCHAR)"),
-    ("l", "make_array(order_id)", "make_array(CAST(order_id AS VARCHAR))"),
-    ("s", "named_struct('a', order_id, 'b', status)", "named_struct('a', order_id, 'c', status)"),
-    ("s2", "named_struct('a', order_id, 'b', status)", "named_struct('a', CAST(order_id AS VARCHAR), 'b', status)"),
-    ("ts", "created_at", "CAST(created_at AS DATE)"),
-    ("amt", "amount", "CAST(amount AS DECIMAL(12, 3))"),
-    ("m", "MAP {'a': order_id}", "MAP {'a': CAST(order_id AS DOUBLE)}"),
+/// `(column, base expression, changed expression, the difference the refusal names)`: real
+/// changes, whatever the normalisation.
+const REAL_CHANGES: &[(&str, &str, &str, &str)] = &[
+    ("n", "order_id", "CAST(order_id AS VARCHAR)", N_CHANGED),
+    ("l", "make_array(order_id)", "make_array(CAST(order_id AS VARCHAR))", L_CHANGED),
+    (
+        "s",
+        "named_struct('a', order_id, 'b', status)",
+        "named_struct('a', order_id, 'c', status)",
+        "column `s` is Struct(\"a\": Int64, \"b\": Utf8) in the table but Struct(\"a\": Int64, \"c\": Utf8View) in \
+         the result",
+    ),
+    (
+        "s2",
+        "named_struct('a', order_id, 'b', status)",
+        "named_struct('a', CAST(order_id AS VARCHAR), 'b', status)",
+        "column `s2` is Struct(\"a\": Int64, \"b\": Utf8) in the table but Struct(\"a\": Utf8View, \"b\": Utf8View) \
+         in the result",
+    ),
+    (
+        "ts",
+        "created_at",
+        "CAST(created_at AS DATE)",
+        "column `ts` is Timestamp(µs, \"UTC\") in the table but Date32 in the result",
+    ),
+    (
+        "amt",
+        "amount",
+        "CAST(amount AS DECIMAL(12, 3))",
+        "column `amt` is Decimal128(12, 2) in the table but Decimal128(12, 3) in the result",
+    ),
+    (
+        "m",
+        "MAP {'a': order_id}",
+        "MAP {'a': CAST(order_id AS DOUBLE)}",
+        "column `m` is Map(\"key_value\": non-null Struct(\"key\": non-null Utf8, \"value\": Int64), unsorted) in the \
+         table but Map(\"entries\": non-null Struct(\"key\": non-null Utf8, \"value\": Float64), unsorted) in the \
+         result",
+    ),
 ];
+
+const N_CHANGED: &str = "column `n` is Int64 in the table but Utf8View in the result";
+const L_CHANGED: &str = "column `l` is List(Int64, field: 'element') in the table but List(Utf8View) in the result";
 
 fn real_change_sql(changed: Option<&str>, dt: &str) -> String {
     let columns: Vec<String> = REAL_CHANGES
         .iter()
-        .map(|(column, base, new)| format!("{} AS {column}", if changed == Some(*column) { new } else { base }))
+        .map(|(column, base, new, _)| format!("{} AS {column}", if changed == Some(*column) { new } else { base }))
         .collect();
     format!(
         "SELECT {KEY} AS k, order_id, {}, status AS extra, {dt} AS dt FROM raw.orders o WHERE o.dt = {dt}",
@@ -430,60 +486,53 @@ fn a_real_change_of_a_column_is_refused_and_changes_nothing() {
     let lake = lake_with("overwrite", |dt| real_change_sql(None, dt));
     run(&lake, "overwrite", Some(DAY1));
     let before = lake.digest(&table("overwrite"), None);
-    let changed_job =
-        |sql: &str| lake.set_project(&format!("root = \"lake\"\n{}", job("overwrite", settings("overwrite"), sql)));
-    let mut cases: Vec<(String, String)> =
-        REAL_CHANGES.iter().map(|(column, ..)| ((*column).to_owned(), real_change_sql(Some(column), "$dt"))).collect();
+    let changed_job = |sql: &str| lake.set_project(&Project::new().job(job("overwrite", sql)));
+    let mut cases: Vec<(String, &str)> = REAL_CHANGES
+        .iter()
+        .map(|(column, _, _, difference)| (real_change_sql(Some(column), "$dt"), *difference))
+        .collect();
     let base = real_change_sql(None, "$dt");
-    cases.push(("extra".to_owned(), base.replace(", status AS extra", "")));
-    cases.push(("extra".to_owned(), base.replace("status AS extra", "status AS extra_renamed")));
-    for (column, sql) in cases {
+    cases.push((edited(&base, ", status AS extra", ""), "column `extra` (Utf8) is missing from the result"));
+    cases.push((
+        edited(&base, "status AS extra", "status AS extra_renamed"),
+        "column `extra` (Utf8) is missing from the result; column `extra_renamed` (Utf8View) is not in the table",
+    ));
+    for (sql, difference) in cases {
         changed_job(&sql);
         let error = run_failing(&lake, "overwrite", Some(DAY1));
-        assert!(error.contains(&format!("`{column}`")), "the error does not name `{column}`: {error}");
-        assert_eq!(lake.digest(&table("overwrite"), None), before, "{column}: the table changed");
+        assert_eq!(error, schema_differs("overwrite", DAY1, difference));
+        assert_eq!(lake.digest(&table("overwrite"), None), before, "{difference}: the table changed");
     }
 }
 
 #[test]
 fn a_real_change_is_refused_in_every_mode() {
     let lake = Lake::new(DAY1, DAY2);
+    let dated = || MODES.into_iter().filter(|m| *m != "rebuild");
     let project = |changed: Option<&str>| {
-        let mut project = String::from("root = \"lake\"\n");
-        for (mode, settings) in MODES.iter().filter(|(m, _)| *m != "rebuild") {
-            project.push_str(&job(mode, settings, &real_change_sql(changed, "$dt")));
-        }
-        project
+        dated().fold(Project::new(), |project, mode| project.job(job(mode, real_change_sql(changed, "$dt"))))
     };
     lake.set_project(&project(None));
-    for (mode, _) in MODES.iter().filter(|(m, _)| *m != "rebuild") {
+    for mode in dated() {
         run(&lake, mode, Some(DAY1));
     }
-    for changed in ["n", "l"] {
+    for (changed, difference) in [("n", N_CHANGED), ("l", L_CHANGED)] {
         lake.set_project(&project(Some(changed)));
-        for (mode, _) in MODES.iter().filter(|(m, _)| *m != "rebuild") {
+        for mode in dated() {
             let before = lake.digest(&table(mode), None);
             let error = run_failing(&lake, mode, Some(DAY2));
-            assert!(error.contains(&format!("`{changed}`")), "{mode}: the error does not name `{changed}`: {error}");
+            assert_eq!(error, schema_differs(mode, DAY2, difference));
             assert_eq!(lake.digest(&table(mode), None), before, "{mode} {changed}: the table changed");
         }
     }
 }
 
-/// Writes the single column `(column, expr)` with `overwrite_partition`: either it is stored (and
-/// then a second day and a rerun succeed with an unchanged digest, and the stored values compare
-/// equal, as `comparable`, to the result's), or the first run is refused naming the column and a
-/// `CAST`, with no table created.
-fn stored_exactly_or_refused_clearly(column: &str, expr: &str, comparable: &str) {
+/// Writes the single column `(column, expr)` with `overwrite_partition`: it is stored, a second
+/// day and a rerun succeed with an unchanged digest, and the stored values compare equal, as
+/// `comparable`, to the result's.
+fn assert_stored_exactly(column: &str, expr: &str, comparable: &str) {
     let lake = lake_with("overwrite", with_column(column, expr));
-    let run_first = run_json(&lake, "overwrite", Some(DAY1));
-    if run_first.code != 0 {
-        run_first.assert_code(1);
-        let error = run_first.json().0.remove(0).error.expect("error");
-        assert_names_column_and_cast(&error, column);
-        assert!(!lake.root().join("types/overwrite/_delta_log").exists(), "a table was created");
-        return;
-    }
+    run(&lake, "overwrite", Some(DAY1));
     run(&lake, "overwrite", Some(DAY2));
     let before = lake.digest(&table("overwrite"), None);
     run(&lake, "overwrite", Some(DAY1));
@@ -495,28 +544,42 @@ fn stored_exactly_or_refused_clearly(column: &str, expr: &str, comparable: &str)
          JOIN e ON w.order_id = e.order_id \
          WHERE arrow_cast(w.{column}, '{comparable}') IS DISTINCT FROM arrow_cast(e.{column}, '{comparable}')"
     );
-    let project = std::fs::read_to_string(lake.project_file()).expect("project");
-    lake.set_project(&format!("{project}{}", job("check", "write = \"rebuild\"", &check)));
+    let overwrite = job("overwrite", with_column(column, expr)("$dt"));
+    lake.set_project(&Project::new().job(overwrite).job(Job::rebuild("check", "types.check").sql(check)));
     let check = run(&lake, "check", None);
     assert_eq!(check.rows_written, Some(0), "stored values of `{column}` differ from the result's");
 }
 
 /// Float16 (`arrow_cast(x, 'Float16')`) has no Delta type of its own; Float (32 bits) holds it
-/// exactly, so either is acceptable: stored, or refused clearly.
+/// exactly, and it is stored so.
 #[test]
-fn a_float16_column_is_stored_or_refused_clearly() {
-    stored_exactly_or_refused_clearly("half", "arrow_cast(amount % 100, 'Float16')", "Float64");
+fn a_float16_column_is_stored_exactly() {
+    assert_stored_exactly("half", "arrow_cast(amount % 100, 'Float16')", "Float64");
 }
 
-/// A UInt64 above the greatest Delta LONG: stored exactly (as a wider type), or refused clearly —
-/// never wrapped around into a negative LONG.
+/// A UInt64 above the greatest Delta LONG is refused while the result is written, naming its
+/// first such value and a `CAST` that keeps it — never wrapped around into a negative LONG — and
+/// no table is created.
 #[test]
-fn a_uint64_above_the_greatest_long_is_stored_exactly_or_refused_clearly() {
-    stored_exactly_or_refused_clearly(
-        "big",
-        "arrow_cast(order_id, 'UInt64') + arrow_cast(18000000000000000000, 'UInt64')",
-        "Decimal128(20, 0)",
+fn a_uint64_above_the_greatest_long_is_refused_clearly() {
+    let lake = lake_with(
+        "overwrite",
+        with_column("big", "arrow_cast(order_id, 'UInt64') + arrow_cast(18000000000000000000, 'UInt64')"),
     );
+    let orders = lakewriter_datagen::orders_for(crate::support::day(DAY1));
+    let order_ids = orders.column_by_name("order_id").expect("order_id");
+    let first = order_ids.as_any().downcast_ref::<arrow::array::Int64Array>().expect("Int64 order ids").value(0);
+    let big = 18_000_000_000_000_000_000_u64 + u64::try_from(first).expect("a positive order id");
+    let error = run_failing(&lake, "overwrite", Some(DAY1));
+    assert_eq!(
+        error,
+        format!(
+            "overwrite dt={DAY1}: types.overwrite: writing dt={DAY1} failed; nothing was committed: Generic \
+             DeltaTable error: Execution error: column `big` holds {big}, above the greatest BIGINT (2^63 - 1) that \
+             Delta stores; cast it, e.g. `CAST(big AS DECIMAL(20, 0))`"
+        )
+    );
+    assert!(!lake.root().join("types/overwrite/_delta_log").exists(), "a table was created");
 }
 
 /// A `merge` or `append_dedup` rerun whose rows are all known changes no row, but its result's
@@ -527,8 +590,7 @@ fn a_real_change_is_refused_even_when_a_keyed_rerun_changes_no_row() {
     let lake = Lake::new(DAY1, DAY2);
     let keyed = ["merged", "append_dedup"];
     let project = |changed: Option<&str>| {
-        let jobs: Vec<String> = keyed.iter().map(|m| job(m, settings(m), &real_change_sql(changed, "$dt"))).collect();
-        format!("root = \"lake\"\n{}", jobs.concat())
+        keyed.iter().fold(Project::new(), |project, mode| project.job(job(mode, real_change_sql(changed, "$dt"))))
     };
     lake.set_project(&project(None));
     for mode in keyed {
@@ -538,7 +600,7 @@ fn a_real_change_is_refused_even_when_a_keyed_rerun_changes_no_row() {
     for mode in keyed {
         let before = lake.digest(&table(mode), None);
         let error = run_failing(&lake, mode, Some(DAY1));
-        assert!(error.contains("`n`"), "{mode}: the error does not name `n`: {error}");
+        assert_eq!(error, schema_differs(mode, DAY1, N_CHANGED));
         assert_eq!(lake.digest(&table(mode), None), before, "{mode}: the table changed");
     }
 }

@@ -1,0 +1,326 @@
+//! The same failure in every write mode it applies to. Each test is a table with a row per mode:
+//! the exit code, the exact error the binary prints (in the run's report and on stderr), and the
+//! table as it was (the same content digest and version). A mode a failure cannot happen in has
+//! no row, and the test says why.
+
+use crate::support::{Digest, Job, Lake, Mode, Project, Run, stable_error};
+
+/// The day every table is written for first (`rebuild`: every day, without a date).
+const WRITTEN: &str = "2026-09-01";
+/// The day of the failing runs.
+const FAILING: &str = "2026-09-02";
+/// A day without raw data.
+const NO_DATA: &str = "2026-09-03";
+
+/// The modes that run for a date: all but `rebuild`.
+const DATED: [Mode; 5] = [Mode::OverwritePartition, Mode::DeleteInsert, Mode::Merge, Mode::AppendDedup, Mode::Append];
+
+/// What every job selects: the expression of each column, and the table it reads. A case
+/// changes one of them to make its runs fail.
+#[derive(Debug, Clone, Copy)]
+struct Columns {
+    customer_id: &'static str,
+    amount: &'static str,
+    status: &'static str,
+    /// The partition column of a dated job (`rebuild` keeps each row's `dt`).
+    dt: &'static str,
+    from: &'static str,
+}
+
+const GOOD: Columns =
+    Columns { customer_id: "customer_id", amount: "amount", status: "status", dt: "$dt", from: "raw.orders" };
+
+/// The job of `mode`, named after it, writing `failures.<mode>`: a day's orders (`rebuild`: every
+/// day's), keyed by `order_id` where the mode has a key.
+fn job(mode: Mode, columns: Columns) -> Job {
+    let Columns { customer_id, amount, status, dt, from } = columns;
+    let select = |dt: &str| {
+        format!(
+            "SELECT order_id, {customer_id} AS customer_id, {amount} AS amount, {status} AS status, created_at, \
+             {dt} AS dt FROM {from}"
+        )
+    };
+    let one_day = format!("{} WHERE dt = $dt", select(dt));
+    let (name, target) = (mode.as_str(), table(mode));
+    match mode {
+        Mode::OverwritePartition => Job::new(name, &target).sql(one_day),
+        Mode::DeleteInsert => Job::delete_insert(name, &target, "dt = $dt").sql(one_day),
+        Mode::Merge => Job::merge(name, &target, &["order_id"], "created_at").sql(one_day),
+        Mode::AppendDedup => Job::append_dedup(name, &target, &["order_id"]).sql(one_day),
+        Mode::Append => Job::append(name, &target).sql(one_day),
+        Mode::Rebuild => Job::rebuild(name, &target).sql(select("dt")),
+    }
+}
+
+fn table(mode: Mode) -> String {
+    format!("failures.{}", mode.as_str())
+}
+
+fn project(modes: &[Mode], columns: Columns) -> Project {
+    modes.iter().fold(Project::new(), |project, &mode| project.job(job(mode, columns)))
+}
+
+/// `lakewriter --json run MODE --dt DAY` (`rebuild`: without a date).
+fn run(lake: &Lake, mode: Mode, day: &str) -> Run {
+    let mut args = vec!["--json", "run", mode.as_str()];
+    if mode != Mode::Rebuild {
+        args.extend(["--dt", day]);
+    }
+    lake.cli(&args)
+}
+
+/// Raw orders for [`WRITTEN`] and [`FAILING`], and the table of each of `modes` written once,
+/// for [`WRITTEN`].
+fn written(modes: &[Mode]) -> Lake {
+    let lake = Lake::new(WRITTEN, FAILING);
+    lake.set_project(&project(modes, GOOD));
+    for &mode in modes {
+        run(&lake, mode, WRITTEN).assert_code(0);
+    }
+    lake
+}
+
+/// How errors name a failing run of `mode`: `MODE dt=DAY`, or `rebuild (whole table)`.
+fn label(mode: Mode, day: &str) -> String {
+    match mode {
+        Mode::Rebuild => "rebuild (whole table)".to_owned(),
+        _ => format!("{} dt={day}", mode.as_str()),
+    }
+}
+
+/// Runs each mode of `expected` for `day` and asserts that it fails: exit code 1, a failed report
+/// whose error is exactly the row's (its [`stable_error`] part), the same error last on stderr,
+/// and the table's digest and version as they were.
+#[track_caller]
+fn assert_each_fails(lake: &Lake, day: &str, expected: &[(Mode, String)]) {
+    for (mode, error) in expected {
+        let before = lake.digest(&table(*mode), None);
+        let run = run(lake, *mode, day);
+        run.assert_code(1);
+        let (mut reports, summary) = run.json();
+        assert_eq!((reports.len(), summary.ok, summary.failed), (1, 0, 1), "{mode:?}");
+        let report = reports.remove(0);
+        assert_eq!((report.status.as_str(), report.committed), ("failed", false), "{mode:?}: {report:?}");
+        let reported = report.error.as_deref().unwrap_or_default();
+        assert_eq!(stable_error(reported), error, "{mode:?}: the error");
+        assert!(run.stderr.ends_with(&format!("error: {reported}\n")), "{mode:?}: stderr:\n{}", run.stderr);
+        assert_eq!(lake.digest(&table(*mode), None), before, "{mode:?}: the table changed");
+    }
+}
+
+#[test]
+fn a_runtime_sql_error_fails_every_mode_and_the_fixed_job_writes_what_it_would_have() {
+    let lake = written(&Mode::ALL);
+    // Fails on the first row, while the result is computed: planning succeeds.
+    let failing = Columns { customer_id: "CAST(CASE WHEN customer_id >= 0 THEN 'x' ELSE '1' END AS BIGINT)", ..GOOD };
+    lake.set_project(&project(&Mode::ALL, failing));
+    let cast = "Cast error: Cannot cast string 'x' to value of Int64 type";
+    let writing = |mode: &str, partition: &str| {
+        format!(
+            "failures.{mode}: writing {partition} failed; nothing was committed: Failed to convert into Arrow \
+             schema: {cast}"
+        )
+    };
+    assert_each_fails(
+        &lake,
+        FAILING,
+        &[
+            (
+                Mode::OverwritePartition,
+                format!("overwrite_partition dt=2026-09-02: {}", writing("overwrite_partition", "dt=2026-09-02")),
+            ),
+            (Mode::DeleteInsert, format!("delete_insert dt=2026-09-02: {}", writing("delete_insert", "dt=2026-09-02"))),
+            (Mode::Merge, format!("merge dt=2026-09-02: cannot prepare the keyed source: Arrow error: {cast}")),
+            (
+                Mode::AppendDedup,
+                format!("append_dedup dt=2026-09-02: cannot prepare the keyed source: Arrow error: {cast}"),
+            ),
+            (Mode::Append, format!("append dt=2026-09-02: {}", writing("append", "dt=2026-09-02"))),
+            (Mode::Rebuild, format!("rebuild (whole table): {}", writing("rebuild", "all"))),
+        ],
+    );
+
+    // The job fixed, each run commits one new version, and every table is what runs that never
+    // failed write.
+    let reference = written(&Mode::ALL);
+    lake.set_project(&project(&Mode::ALL, GOOD));
+    for mode in Mode::ALL {
+        let before = lake.digest(&table(mode), None);
+        let report = run(&lake, mode, FAILING).assert_code(0).json().0.remove(0);
+        assert_eq!((report.committed, report.table_version), (true, Some(before.version + 1)), "{mode:?}");
+        assert!(report.rows_written > Some(0), "{mode:?}: {report:?}");
+        run(&reference, mode, FAILING).assert_code(0);
+        let (retried, expected) = (lake.digest(&table(mode), None), reference.digest(&table(mode), None));
+        assert_eq!((retried.digest, retried.rows), (expected.digest, expected.rows), "{mode:?}");
+    }
+}
+
+#[test]
+fn a_column_of_another_type_fails_every_mode_but_rebuild() {
+    // `rebuild` replaces the whole table, its schema with it: another type is no failure there.
+    let lake = written(&DATED);
+    lake.set_project(&project(&DATED, Columns { amount: "CAST(amount AS VARCHAR)", ..GOOD }));
+    let refused = "the result does not match the table's schema: column `amount` is Decimal128(12, 2) in the \
+                   table but Utf8View in the result; nothing was committed";
+    let expected =
+        DATED.map(|mode| (mode, format!("{} dt=2026-09-02: failures.{}: {refused}", mode.as_str(), mode.as_str())));
+    assert_each_fails(&lake, FAILING, &expected);
+}
+
+#[test]
+fn rows_outside_the_partition_fail_the_modes_that_replace_a_slice() {
+    // `merge`, `append_dedup` and `append` replace no slice: they write rows of any `dt`;
+    // `rebuild` has no partition.
+    let modes = [Mode::OverwritePartition, Mode::DeleteInsert];
+    let lake = written(&modes);
+    lake.set_project(&project(&modes, Columns { dt: "DATE '2026-01-01'", ..GOOD }));
+    let invalid = "nothing was committed: Generic DeltaTable error: External error: Invalid data found: ";
+    assert_each_fails(
+        &lake,
+        FAILING,
+        &[
+            (
+                Mode::OverwritePartition,
+                format!(
+                    "overwrite_partition dt=2026-09-02: failures.overwrite_partition: the result has rows whose `dt` \
+                     is not 2026-09-02; {invalid}"
+                ),
+            ),
+            (
+                Mode::DeleteInsert,
+                format!(
+                    "delete_insert dt=2026-09-02: failures.delete_insert: the result has rows that do not satisfy \
+                     the predicate `dt = $dt` ($dt = 2026-09-02); {invalid}"
+                ),
+            ),
+        ],
+    );
+}
+
+#[test]
+fn a_clock_or_random_function_fails_every_mode_before_it_reads_anything() {
+    let lake = written(&Mode::ALL);
+    lake.set_project(&project(&Mode::ALL, Columns { status: "CAST(now() AS VARCHAR)", ..GOOD }));
+    let expected = Mode::ALL.map(|mode| {
+        let name = mode.as_str();
+        let error = format!(
+            "{}: job {name}: nondeterministic: now() differs between runs of the same partition; compute from $dt \
+             and the data instead, or set `allow_nondeterministic = true` on job `{name}` to allow it",
+            label(mode, FAILING)
+        );
+        (mode, error)
+    });
+    assert_each_fails(&lake, FAILING, &expected);
+}
+
+#[test]
+fn an_unreadable_raw_file_fails_every_mode_that_reads_it_and_names_it() {
+    let lake = written(&Mode::ALL);
+    let bad = lake.root().join("raw/orders/dt=2026-09-02/part-bad.parquet");
+    std::fs::write(&bad, "not parquet").expect("bad raw file");
+    let expected = Mode::ALL.map(|mode| {
+        let error = format!(
+            "{}: raw file file://{} of raw.orders is not a readable Parquet file: Parquet error: Parquet error: \
+             Invalid Parquet file. Corrupt footer",
+            label(mode, FAILING),
+            bad.display()
+        );
+        (mode, error)
+    });
+    assert_each_fails(&lake, FAILING, &expected);
+}
+
+#[test]
+fn a_raw_table_that_does_not_exist_fails_every_mode() {
+    let lake = written(&Mode::ALL);
+    lake.set_project(&project(&Mode::ALL, Columns { from: "raw.nothing", ..GOOD }));
+    let expected = Mode::ALL.map(|mode| {
+        let error = format!(
+            "{}: the job's SQL is invalid: Error during planning: table 'datafusion.raw.nothing' not found",
+            label(mode, FAILING)
+        );
+        (mode, error)
+    });
+    assert_each_fails(&lake, FAILING, &expected);
+}
+
+#[test]
+fn a_day_without_raw_data_is_an_empty_run_in_the_unkeyed_modes() {
+    // `None`: the run succeeds, writing no row. The keyed modes fail instead; that is what the
+    // binary does today, pinned here so that a change shows.
+    let expected: [(Mode, Option<&str>); 5] = [
+        (Mode::OverwritePartition, None),
+        (Mode::DeleteInsert, None),
+        (
+            Mode::Merge,
+            Some("merge dt=2026-09-03: cannot prepare the keyed source: Schema error: No field named order_id."),
+        ),
+        (
+            Mode::AppendDedup,
+            Some("append_dedup dt=2026-09-03: cannot prepare the keyed source: Schema error: No field named order_id."),
+        ),
+        (Mode::Append, None),
+    ];
+    let lake = written(&DATED);
+    let failing: Vec<(Mode, String)> =
+        expected.iter().filter_map(|(mode, error)| error.map(|e| (*mode, e.to_owned()))).collect();
+    assert_each_fails(&lake, NO_DATA, &failing);
+    for mode in expected.iter().filter(|(_, error)| error.is_none()).map(|(mode, _)| *mode) {
+        let before = lake.digest(&table(mode), None);
+        let report = run(&lake, mode, NO_DATA).assert_code(0).json().0.remove(0);
+        let outcome = (report.status.as_str(), report.committed, report.rows_written, report.files_scanned);
+        assert_eq!(outcome, ("ok", true, Some(0), Some(0)), "{mode:?}: {report:?}");
+        let after = lake.digest(&table(mode), None);
+        assert_eq!((after.digest, after.rows, after.version), (before.digest, before.rows, before.version + 1));
+    }
+}
+
+#[test]
+fn a_bad_or_missing_date_is_a_usage_error_in_every_mode() {
+    let lake = written(&Mode::ALL);
+    let before: Vec<Digest> = Mode::ALL.iter().map(|&mode| lake.digest(&table(mode), None)).collect();
+    let runs_for_a_date =
+        |name: &str| format!("error: job `{name}` (write = \"{name}\") runs for a date: pass --dt YYYY-MM-DD\n");
+    let invalid = |option: &str, value: &str| {
+        format!(
+            "error: invalid value '{value}' for '--{option} <DATE>': invalid date `{value}`: expected a calendar date \
+             as YYYY-MM-DD\n\nFor more information, try '--help'.\n"
+        )
+    };
+    let inverted = "error: invalid date range: --from 2026-09-02 is after --to 2026-09-01\n".to_owned();
+    let mut cases: Vec<(Vec<&str>, String)> = Vec::new();
+    for mode in Mode::ALL {
+        let name = mode.as_str();
+        for bad in ["2026-02-30", "2026-9-1", "yesterday"] {
+            cases.push((vec!["run", name, "--dt", bad], invalid("dt", bad)));
+        }
+        cases.push((
+            vec!["backfill", name, "--from", "2026-09-32", "--to", "2026-09-01"],
+            invalid("from", "2026-09-32"),
+        ));
+        cases.push((vec!["backfill", name, "--from", "2026-09-02", "--to", "2026-09-01"], inverted.clone()));
+        let date = match mode {
+            Mode::Rebuild => {
+                "error: job `rebuild` (write = \"rebuild\") rebuilds the whole table: run it without --dt\n".to_owned()
+            }
+            Mode::Append => "error: job `append` (write = \"append\") runs for a date: pass --dt YYYY-MM-DD (an \
+                             append without a partition could not be made exactly-once)\n"
+                .to_owned(),
+            _ => runs_for_a_date(name),
+        };
+        let args = if mode == Mode::Rebuild { vec!["run", name, "--dt", WRITTEN] } else { vec!["run", name] };
+        cases.push((args, date));
+    }
+    cases.push((
+        vec!["backfill", "rebuild", "--from", "2026-09-01", "--to", "2026-09-02"],
+        "error: job `rebuild` (write = \"rebuild\") has no partitions to backfill: use `lakewriter run rebuild`\n"
+            .to_owned(),
+    ));
+    for (args, stderr) in cases {
+        let run = lake.cli(&args);
+        run.assert_code(2);
+        assert_eq!((run.stdout.as_str(), run.stderr.as_str()), ("", stderr.as_str()), "{args:?}");
+    }
+    let after: Vec<Digest> = Mode::ALL.iter().map(|&mode| lake.digest(&table(mode), None)).collect();
+    assert_eq!(after, before, "no table changed");
+}
