@@ -16,8 +16,8 @@ pub enum Error {
 
     /// The lakehouse root or its storage options: a configuration error, or the object store
     /// failing to set up (see [`lakewriter_storage::Error::is_config`]).
-    #[error("{}", file.display())]
-    ProjectStorage { file: PathBuf, source: lakewriter_storage::Error },
+    #[error("{}: {error}", file.display())]
+    ProjectStorage { file: PathBuf, error: lakewriter_storage::Error },
 
     #[error(transparent)]
     Storage(#[from] lakewriter_storage::Error),
@@ -63,7 +63,7 @@ impl Error {
     pub fn is_usage(&self) -> bool {
         match self {
             Self::Config(_) | Self::ReadProject { .. } | Self::SqlFile { .. } | Self::Usage(_) => true,
-            Self::ProjectStorage { source, .. } | Self::Storage(source) => source.is_config(),
+            Self::ProjectStorage { error: source, .. } | Self::Storage(source) => source.is_config(),
             _ => false,
         }
     }
@@ -122,7 +122,7 @@ mod tests {
         let config = lakewriter_storage::Error::Scheme { url: "ftp://x".into() };
         assert!(Error::from(config).is_usage());
         let secret = lakewriter_storage::Error::SecretInFile { key: "aws_secret_access_key".into() };
-        assert!(Error::ProjectStorage { file: "lakewriter.toml".into(), source: secret }.is_usage());
+        assert!(Error::ProjectStorage { file: "lakewriter.toml".into(), error: secret }.is_usage());
         let url = url::Url::parse("s3://bucket/lake").expect("url");
         let store = lakewriter_storage::Error::Store {
             url,

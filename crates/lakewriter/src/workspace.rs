@@ -35,7 +35,7 @@ impl Workspace {
             }
             None => project.root_url(absolute.parent().unwrap_or(Path::new("/")))?,
         };
-        let storage_err = |source| Error::ProjectStorage { file: path.clone(), source };
+        let storage_err = |error| Error::ProjectStorage { file: path.clone(), error };
         let env = |key: &str| std::env::var(key).ok();
         let options = lakewriter_storage::resolve_options(&project.storage, env).map_err(storage_err)?;
         let root = Location::new(url, options, env).map_err(storage_err)?;
@@ -62,6 +62,6 @@ impl Workspace {
     pub fn table_location(&self, table: &TableRef) -> Result<Location> {
         self.root
             .join(&table.relative_dir())
-            .map_err(|source| Error::ProjectStorage { file: self.project.file.clone(), source })
+            .map_err(|error| Error::ProjectStorage { file: self.project.file.clone(), error })
     }
 }

@@ -323,8 +323,9 @@ mod tests {
     #[test]
     fn delta_errors_are_classified_by_their_variants() {
         use deltalake::kernel::transaction::{CommitConflictError, TransactionError};
-        let location = Location::new(url::Url::parse("file:///tmp/t/").expect("url"), Default::default(), |_| None)
-            .expect("location");
+        let location =
+            Location::new(url::Url::parse("file:///tmp/t/").expect("url"), std::collections::HashMap::new(), |_| None)
+                .expect("location");
         let metadata = CommitMetadata {
             job: "j".into(),
             partition: lakewriter_core::PartitionKey::All,
