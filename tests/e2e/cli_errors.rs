@@ -114,7 +114,7 @@ fn a_broken_table_fails_only_the_jobs_that_read_it() {
     assert_eq!(
         error,
         format!(
-            "from_broken dt=2026-09-01: the job's SQL is invalid: External error: cannot open Delta table \
+            "from_broken dt=2026-09-01: cannot open a table the job's SQL reads: cannot open Delta table \
              other.broken: cannot open the Delta table at {table}: Kernel error: Json error: Encountered unexpected \
              'o' whilst parsing literal"
         )

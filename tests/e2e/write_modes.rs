@@ -354,3 +354,10 @@ fn verify_passes_every_idempotent_mode_and_fails_bare_append() {
         assert!(!lake.root().join(table).exists(), "{table} was created by verify");
     }
 }
+
+#[test]
+fn a_forced_first_append_says_nothing_about_duplicates() {
+    let lake = orders_lake();
+    let first = lake.cli(&["--json", "run", "log", "--dt", "2026-09-03", "--force"]).assert_code(0).json().0.remove(0);
+    assert_eq!((first.status.as_str(), first.committed, first.note), ("ok", true, None));
+}

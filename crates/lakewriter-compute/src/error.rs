@@ -24,6 +24,10 @@ pub enum Error {
     #[error("the job's SQL is invalid")]
     Sql { source: Box<DataFusionError> },
 
+    /// A table the SQL names failed to open (the catalog opens each on first use).
+    #[error("cannot open a table the job's SQL reads")]
+    Table { source: Box<dyn std::error::Error + Send + Sync> },
+
     #[error("the result has no column `{column}`; its columns: {columns}")]
     MissingColumn { column: String, columns: String },
 

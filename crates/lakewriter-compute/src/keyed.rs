@@ -8,7 +8,7 @@ use std::sync::Arc;
 use datafusion::arrow::array::RecordBatch;
 use datafusion::arrow::datatypes::SchemaRef;
 use datafusion::arrow::util::display::{ArrayFormatter, FormatOptions};
-use datafusion::catalog::TableProvider;
+use datafusion::catalog::{MemTable, TableProvider};
 use datafusion::common::{Column, JoinType, TableReference};
 use datafusion::functions_aggregate::expr_fn::{count, sum};
 use datafusion::functions_window::expr_fn::row_number;
@@ -65,6 +65,19 @@ pub struct KeyedSource {
     pub rows: usize,
     /// Source rows dropped because another row of the same key won.
     pub duplicates_dropped: usize,
+}
+
+impl KeyedSource {
+    /// The source's rows as a DataFrame (of its schema also where it has no row).
+    pub fn dataframe(&self, ctx: &SessionContext) -> Result<DataFrame> {
+        frame(ctx, &self.schema, self.batches.clone())
+    }
+}
+
+/// `batches` as a DataFrame of `schema`: `read_batches` would give no rows no columns either.
+fn frame(ctx: &SessionContext, schema: &SchemaRef, batches: Vec<RecordBatch>) -> Result<DataFrame> {
+    let table = MemTable::try_new(schema.clone(), vec![batches]).map_err(plan_err)?;
+    ctx.read_table(Arc::new(table)).map_err(plan_err)
 }
 
 /// What applying a keyed source to its target will do, row by row.
@@ -129,10 +142,12 @@ async fn count_rows(df: DataFrame) -> Result<usize> {
 /// file or thread order.
 pub async fn prepare(ctx: &SessionContext, plan: LogicalPlan, spec: &KeyedSpec<'_>) -> Result<KeyedSource> {
     let df = with_tombstone(DataFrame::new(ctx.state(), plan), spec)?;
+    let planned: SchemaRef = Arc::new(df.schema().as_arrow().clone());
     let batches = df.collect().await.map_err(plan_err)?;
+    // The batches' own schema where there are any (the plan's may differ in nullability).
+    let schema = batches.first().map_or(planned, RecordBatch::schema);
     let rows: usize = batches.iter().map(RecordBatch::num_rows).sum();
-    let source = ctx.read_batches(batches.clone()).map_err(plan_err)?;
-    let schema: SchemaRef = Arc::new(source.schema().as_arrow().clone());
+    let source = frame(ctx, &schema, batches)?;
     refuse_null_keys(&source, spec).await?;
     let key_exprs: Vec<Expr> = spec.key.iter().map(|k| col(k.as_str())).collect();
     refuse_duplicate_keys(&source, spec, &key_exprs).await?;
@@ -241,7 +256,7 @@ pub async fn classify(
     spec: &KeyedSpec<'_>,
 ) -> Result<KeyedCounts> {
     let mut counts = KeyedCounts { duplicates_dropped: source.duplicates_dropped as u64, ..KeyedCounts::default() };
-    let s = ctx.read_batches(source.batches.clone()).map_err(plan_err)?.alias("s").map_err(plan_err)?;
+    let s = source.dataframe(ctx)?.alias("s").map_err(plan_err)?;
     let is_delete = if spec.delete_when.is_some() { column(Some("s"), DELETED) } else { lit(false) };
     let Some(target) = target else {
         let deleted = count_rows(s.filter(is_delete).map_err(plan_err)?).await? as u64;

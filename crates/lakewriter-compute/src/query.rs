@@ -39,14 +39,14 @@ fn read_only() -> SQLOptions {
 /// Plans `sql` (read-only, like [`plan_partition`]) without binding `$dt`: the logical plan as
 /// written, with `$dt` still a placeholder, for the determinism checks.
 pub async fn plan_sql(ctx: &SessionContext, sql: &str) -> Result<LogicalPlan> {
-    let df = ctx.sql_with_options(sql, read_only()).await.map_err(|source| Error::Sql { source: Box::new(source) })?;
+    let df = ctx.sql_with_options(sql, read_only()).await.map_err(sql_error)?;
     Ok(df.into_unoptimized_plan())
 }
 
 /// Plans `sql` with `$dt` bound to `dt` as a typed `DATE` value (`None`: a run without a date, in
 /// which `$dt` is an error). Only a query is accepted (see [`read_only`]).
 pub async fn plan_partition(ctx: &SessionContext, sql: &str, dt: Option<NaiveDate>) -> Result<PartitionQuery> {
-    let df = ctx.sql_with_options(sql, read_only()).await.map_err(|source| Error::Sql { source: Box::new(source) })?;
+    let df = ctx.sql_with_options(sql, read_only()).await.map_err(sql_error)?;
     let param = dt.map_or_else(|| "a run without --dt".to_owned(), |dt| format!("$dt = {dt}"));
     let plan_err = |source| Error::Plan { param: param.clone(), source: Box::new(source) };
     let df = match dt {
@@ -63,6 +63,17 @@ pub async fn plan_partition(ctx: &SessionContext, sql: &str, dt: Option<NaiveDat
     files.sort();
     files.dedup();
     Ok(PartitionQuery { plan, files })
+}
+
+/// An error planning a job's SQL: a table the SQL names that failed to open (the catalog reports
+/// that as an external error) is that table's error; any other is the SQL's.
+fn sql_error(source: datafusion::error::DataFusionError) -> Error {
+    use datafusion::error::DataFusionError;
+    match source {
+        DataFusionError::External(table) => Error::Table { source: table },
+        DataFusionError::Context(_, inner) if matches!(*inner, DataFusionError::External(_)) => sql_error(*inner),
+        other => Error::Sql { source: Box::new(other) },
+    }
 }
 
 /// A raw input that cannot be read ([`Error::RawFile`], [`Error::RawFolder`]) is the error

@@ -39,6 +39,10 @@ impl Runner {
             metadata: &metadata,
         };
         if let Some(committed) = self.write(run, target, query.plan, fresh, report).await? {
+            if matches!(run.write, WritePlan::Append { force: true }) && previous.is_some() {
+                let note = "--force: appended again; rows appended before for this partition are now duplicated";
+                report.note = Some(note.into());
+            }
             report.record_commit(committed, fresh);
         }
         Ok(())
@@ -77,15 +81,7 @@ impl Runner {
                     report.skipped(version);
                     return Ok(None);
                 }
-                AppendOutcome::Committed(committed) => {
-                    if *force {
-                        report.note = Some(
-                            "--force: appended again; rows appended before for this partition are now duplicated"
-                                .into(),
-                        );
-                    }
-                    committed
-                }
+                AppendOutcome::Committed(committed) => committed,
             },
             WritePlan::Keyed(spec) => return self.write_keyed(target, plan, spec, fresh, report).await,
         };
@@ -120,8 +116,7 @@ impl Runner {
             report.nothing_to_change(current, fresh);
             return Ok(None);
         }
-        let df =
-            ctx.read_batches(source.batches).map_err(|e| lakewriter_compute::Error::Keyed { source: Box::new(e) })?;
+        let df = source.dataframe(ctx)?;
         let merge = MergeSpec { key: spec.key, newer_by: spec.newer_by, read_version: current };
         Ok(Some(lakewriter_delta::merge(&ctx.state(), target, df, merge).await?))
     }

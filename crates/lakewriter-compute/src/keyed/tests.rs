@@ -191,3 +191,26 @@ async fn duplicate_keys_are_refused_where_they_are_errors() {
     let Err(Error::DuplicateKeys { keys, examples }) = result else { panic!("{result:?}") };
     assert_eq!((keys, examples.as_str()), (2, "id=1; id=3"));
 }
+
+#[tokio::test]
+async fn a_source_with_no_row_keeps_its_columns_and_changes_nothing() {
+    let ctx = SessionContext::new();
+    let key = key();
+    let spec = merge(&key);
+    let batch = RecordBatch::try_from_iter([
+        ("id", Arc::new(Int64Array::from(vec![1])) as ArrayRef),
+        ("version", Arc::new(Int64Array::from(vec![1])) as ArrayRef),
+        ("op", Arc::new(StringArray::from(vec!["U"])) as ArrayRef),
+        ("amount", Arc::new(StringArray::from(vec!["a"])) as ArrayRef),
+    ])
+    .unwrap();
+    // A scan that reads no file yields no batch at all, as this filter does.
+    let plan = ctx.read_batch(batch).unwrap().filter(lit(false)).unwrap().into_unoptimized_plan();
+    let source = prepare(&ctx, plan, &spec).await.unwrap();
+    let names: Vec<&str> = source.schema.fields().iter().map(|f| f.name().as_str()).collect();
+    assert_eq!(names, ["id", "version", "op", "amount", DELETED]);
+    assert_eq!((source.rows, source.duplicates_dropped), (0, 0));
+    let counts = classify(&ctx, &source, Some(target(&[(1, 1)])), &spec).await.unwrap();
+    assert_eq!(counts, KeyedCounts::default());
+    assert_eq!(source.dataframe(&ctx).unwrap().count().await.unwrap(), 0);
+}

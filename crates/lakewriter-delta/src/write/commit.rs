@@ -262,6 +262,8 @@ async fn find_commit(target: &Target<'_>, since: u64) -> Option<Committed> {
     let table = table::unloaded(target.location).ok()?;
     let latest = match table.log_store().get_latest_version(since).await {
         Ok(latest) => latest,
+        // No version from `since` on: nothing was committed since this run read the table.
+        Err(DeltaTableError::InvalidVersion(_)) => return None,
         Err(e) => {
             tracing::warn!(table = target.name, error = %e, "cannot look for this run's commit in the log");
             return None;
