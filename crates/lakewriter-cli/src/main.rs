@@ -1,5 +1,6 @@
-//! The `lakewriter` command. All logic lives in the `lakewriter` library; this binary parses
-//! arguments, builds the one tokio runtime, renders reports and maps outcomes to exit codes.
+//! The `lakewriter` command. The logic lives in the `lakewriter` library; this binary parses
+//! arguments, builds the one tokio runtime, renders reports, maps outcomes to exit codes, and
+//! lays out the demo's sample project and raw data.
 
 mod cli;
 mod commands;

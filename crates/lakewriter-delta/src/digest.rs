@@ -37,7 +37,7 @@ impl fmt::Display for Digest {
     }
 }
 
-/// The digest of the table at `url`, or of the partition where its one partition column holds
+/// The digest of the table at `location`, or of the partition where its one partition column holds
 /// the value `partition`.
 pub async fn digest(location: &Location, partition: Option<ScalarValue>) -> Result<Digest> {
     let url = location.url();

@@ -9,7 +9,8 @@
 //! - [`digest`]: a content digest of a table or partition, independent of file layout, row order
 //!   and table version.
 //!
-//! This crate runs only the plans it is handed; it never writes SQL of its own choosing.
+//! This crate runs the plans it is handed and never writes SQL of its own choosing; its own
+//! queries are a digest's scan and, after a failed replaceWhere, a count of the rows outside it.
 
 pub mod digest;
 pub mod schema;

@@ -20,7 +20,8 @@ use object_store::local::LocalFileSystem;
 use object_store::{ObjectStore, RetryConfig};
 use url::Url;
 
-/// Errors in storage configuration.
+/// Errors in storage configuration ([`Error::is_config`]), and an object store that failed to set
+/// up.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     #[error("unsupported lakehouse root `{url}`: use a local folder or s3://bucket/prefix")]

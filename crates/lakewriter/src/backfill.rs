@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 
 use chrono::NaiveDate;
 use futures::StreamExt;
-use lakewriter_core::{DateRange, PartitionKey, WriteMode};
+use lakewriter_core::{DateRange, WriteMode};
 
 use crate::{Only, PartitionReport, PreparedJob, Result, Runner};
 
@@ -71,7 +71,7 @@ impl Runner {
                     Ok(run) => self.run_with_retries(&run, state.partitions.get(&run.partition).cloned()).await,
                     Err(e) => PartitionReport::not_started(
                         &lakewriter_core::PartitionRun::new(&job.spec.name, dt),
-                        PartitionKey::of(job.spec.partition_by.as_deref(), Some(dt)),
+                        Some(job.spec),
                         std::time::Instant::now(),
                         &e,
                     ),

@@ -73,7 +73,7 @@ impl Error {
 /// decides whether the run is planned and run again.
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
-    /// Before any planning: the job, its arguments, its SQL, the determinism check.
+    /// A check of the planned run: a nondeterministic function in its SQL.
     #[error(transparent)]
     Setup(#[from] Error),
 
@@ -81,7 +81,8 @@ pub enum RunError {
     #[error(transparent)]
     Compute(#[from] lakewriter_compute::Error),
 
-    /// Writing the result to its Delta table.
+    /// Reading or writing its Delta table: the storable-type and schema checks, the table's
+    /// state, the write and its commit.
     #[error(transparent)]
     Write(#[from] lakewriter_delta::Error),
 }

@@ -75,16 +75,10 @@ pub enum WritePlan<'a> {
 }
 
 impl<'a> WritePlan<'a> {
-    /// Checks that `job` can run with (or without) the date `dt` and with `force`, and resolves
-    /// its write. Every error is a usage error naming the job and the fix.
+    /// Checks that `job` can run with (or without) the date `dt`, then that `force` applies to
+    /// it, and resolves its write. Every error is a usage error naming the job and the fix.
     pub fn resolve(job: &'a JobSpec, dt: Option<NaiveDate>, force: bool) -> Result<Self> {
         let mode = job.write.mode();
-        if force && mode != WriteMode::Append {
-            return Err(Error::Usage(format!(
-                "--force applies to write = \"append\" only; job `{}` is {mode}",
-                job.name
-            )));
-        }
         let needs_date = || {
             let why = if mode == WriteMode::Append {
                 " (an append without a partition could not be made exactly-once)"
@@ -114,6 +108,10 @@ impl<'a> WritePlan<'a> {
             }
             (_, None) => return Err(needs_date()),
         };
+        if force && mode != WriteMode::Append {
+            let name = &job.name;
+            return Err(Error::Usage(format!("--force applies to write = \"append\" only; job `{name}` is {mode}")));
+        }
         Ok(plan)
     }
 }

@@ -3,7 +3,7 @@
 
 use std::time::{Duration, Instant};
 
-use lakewriter_core::{PartitionKey, PartitionRun, stable_hash};
+use lakewriter_core::{JobSpec, PartitionKey, PartitionRun, stable_hash};
 use lakewriter_delta::state::Recorded;
 
 use crate::{PartitionReport, PreparedRun, RunError, Runner, elapsed_ms, error_chain};
@@ -19,11 +19,11 @@ impl Runner {
         let started = Instant::now();
         let job = match self.prepare(&unit.job) {
             Ok(job) => job,
-            Err(e) => return PartitionReport::not_started(unit, PartitionKey::of(None, unit.dt), started, &e),
+            Err(e) => return PartitionReport::not_started(unit, self.workspace().job(&unit.job).ok(), started, &e),
         };
         match job.partition_run(unit.dt, unit.force) {
             Ok(run) => self.run_prepared(&run).await,
-            Err(e) => PartitionReport::not_started(unit, job.partition(unit.dt), started, &e),
+            Err(e) => PartitionReport::not_started(unit, Some(job.spec), started, &e),
         }
     }
 
@@ -82,16 +82,29 @@ fn failure(unit: &PartitionRun, error: &RunError) -> String {
 }
 
 impl PartitionReport {
-    /// A run that failed before it started (an unknown job, a bad argument).
+    /// A run that failed before it started (an unknown job, a bad argument); `job` where it is
+    /// known.
     pub(crate) fn not_started(
         unit: &PartitionRun,
-        partition: PartitionKey,
+        job: Option<&JobSpec>,
         started: Instant,
         error: &crate::Error,
     ) -> Self {
-        let mut report = Self::blank(unit.job.clone(), String::new(), String::new(), partition, unit.dt);
+        let mut report = match job {
+            Some(job) => Self::blank(
+                job.name.clone(),
+                job.target.to_string(),
+                job.write.mode().to_string(),
+                job.partition_key(unit.dt),
+                unit.dt,
+            ),
+            None => {
+                Self::blank(unit.job.clone(), String::new(), String::new(), PartitionKey::of(None, unit.dt), unit.dt)
+            }
+        };
         report.error = Some(format!("{unit}: {}", error_chain(error)));
         report.duration_ms = elapsed_ms(started);
+        tracing::info!(partition = %unit, error = report.error.as_deref(), "failed; nothing committed");
         report
     }
 
@@ -120,4 +133,39 @@ fn backoff(attempt: u32, unit: &PartitionRun) -> Duration {
     let seed = stable_hash(format!("{unit}/{attempt}/{:?}", std::time::SystemTime::now()).as_bytes());
     let jitter = u64::from_str_radix(&seed[..4], 16).unwrap_or(0) % base;
     Duration::from_millis(base + jitter)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{RunStatus, Workspace};
+
+    #[tokio::test]
+    async fn a_run_that_cannot_start_is_a_failed_report_with_what_is_known_of_its_job() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        std::fs::create_dir_all(dir.path().join("lake")).expect("root");
+        let file = dir.path().join("lakewriter.toml");
+        let project = "root = \"lake\"\n[jobs.j]\ntarget = \"a.b\"\nwrite = \"overwrite_partition\"\n\
+                       partition_by = \"order_date\"\nsql = \"SELECT $dt AS order_date\"\n";
+        std::fs::write(&file, project).expect("project file");
+        let runner = Runner::open(Workspace::load(Some(&file), None).expect("workspace")).await.expect("runner");
+
+        let whole = runner.run(&PartitionRun::whole("j")).await;
+        assert_eq!((whole.status, whole.committed), (RunStatus::Failed, false));
+        let known = (whole.target.as_str(), whole.write.as_str(), whole.partition.to_string());
+        assert_eq!(known, ("a.b", "overwrite_partition", "all".to_owned()));
+        let error = "j (whole table): job `j` (write = \"overwrite_partition\") runs for a date: pass --dt YYYY-MM-DD";
+        assert_eq!(whole.error.as_deref(), Some(error));
+
+        let day = lakewriter_core::parse_date("2026-09-30").expect("date");
+        let forced = runner.run(&PartitionRun::new("j", day).forced(true)).await;
+        assert_eq!(forced.partition.to_string(), "order_date=2026-09-30");
+        let error = "j dt=2026-09-30: --force applies to write = \"append\" only; job `j` is overwrite_partition";
+        assert_eq!(forced.error.as_deref(), Some(error));
+
+        let unknown = runner.run(&PartitionRun::new("nope", day)).await;
+        assert_eq!((unknown.target.as_str(), unknown.partition.to_string()), ("", "dt=2026-09-30".to_owned()));
+        let error = format!("nope dt=2026-09-30: {}: no job `nope`; jobs here: j", file.display());
+        assert_eq!(unknown.error, Some(error));
+    }
 }

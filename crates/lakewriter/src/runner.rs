@@ -47,7 +47,8 @@ impl Runner {
     }
 
     /// Resolves the job `name` once for a command: its spec, its table's location, its SQL and
-    /// code fingerprint. Errors are the user's (an unknown job, an unreadable SQL file).
+    /// code fingerprint. Fails on an unknown job, an unreadable SQL file or a table location the
+    /// root cannot hold.
     pub fn prepare(&self, name: &str) -> Result<PreparedJob<'_>> {
         let spec = self.workspace.job(name)?;
         let sql = self.workspace.sql(spec)?;

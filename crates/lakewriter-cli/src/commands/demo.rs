@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use chrono::NaiveDate;
-use lakewriter::{PartitionRun, PreparedJob, Runner, Workspace};
+use lakewriter::{PreparedJob, Runner, Workspace};
 
 use crate::cli::{DemoArgs, Global};
 use crate::demo;
@@ -83,7 +83,7 @@ async fn demo_job(runner: &Runner, printer: &mut Printer, job: &PreparedJob<'_>,
     }
     printer.merged(&reports)?;
     let before = lakewriter::digest(runner.workspace(), &spec.target, None).await?;
-    let report = runner.run(&PartitionRun::new(&spec.name, rerun_day)).await;
+    let report = runner.run_prepared(&job.partition_run(Some(rerun_day), false)?).await;
     printer.partition_done(&report)?;
     let after = lakewriter::digest(runner.workspace(), &spec.target, None).await?;
     let rerun = Rerun { job: &spec.name, report: &report, before: &before, after: &after };

@@ -5,6 +5,7 @@ mod backfill;
 mod demo;
 mod digest;
 mod lint;
+mod plan;
 mod run;
 mod status;
 mod verify;
@@ -69,7 +70,7 @@ async fn dispatch(cli: Cli) -> Result<ExitCode> {
         Command::Run(args) => run::run(global, &printer, args).await,
         Command::Backfill(args) => backfill::backfill(global, &mut printer, args).await,
         Command::Status(args) => status::status(global, &printer, args).await,
-        Command::Plan(args) => status::plan(global, &printer, args).await,
+        Command::Plan(args) => plan::plan(global, &printer, args).await,
         Command::Verify(args) => verify::verify(global, &printer, args).await,
         Command::Lint(args) => lint::lint(global, &printer, args).await,
         Command::Demo(args) => demo::demo(global, &mut printer, args).await,

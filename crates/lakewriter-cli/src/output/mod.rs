@@ -257,7 +257,7 @@ pub struct LintCounts {
     pub jobs: usize,
     pub errors: usize,
     pub warnings: usize,
-    /// Jobs whose SQL could not be planned, so not checked.
+    /// Jobs that could not be checked: SQL that cannot be read or planned.
     pub unchecked: usize,
 }
 

@@ -89,7 +89,7 @@ pub(super) async fn list(store: &Arc<dyn ObjectStore>, log: &Path) -> Result<Opt
     Ok(latest.map(|latest| Listing { commits, checkpoint, latest }))
 }
 
-pub(super) type BoxError = Box<dyn std::error::Error + Send + Sync>;
+type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
 pub(super) enum Failure {
     /// A file listed in the log was gone when read.
