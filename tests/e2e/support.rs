@@ -21,6 +21,11 @@ pub fn days(from: &str, to: &str) -> impl Iterator<Item = NaiveDate> {
     DateRange::new(day(from), day(to)).expect("range").days()
 }
 
+/// The raw orders of `day`, as [`Lake::new`] and the demo write them.
+pub fn orders(day: &str) -> u64 {
+    lakewriter_datagen::orders_for(self::day(day)).num_rows() as u64
+}
+
 /// The customers with an order on `day`: the rows [`DAILY_ORDERS_SQL`] (and the demo's
 /// `daily_orders`) writes for it.
 pub fn customers_with_orders(day: &str) -> u64 {
