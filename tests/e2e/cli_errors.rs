@@ -87,7 +87,7 @@ fn json_output_is_only_json_lines() {
     let written: Vec<_> = reports.iter().map(|r| (r.partition.as_str(), r.rows_written, r.table_version)).collect();
     let rows = ["2026-09-01", "2026-09-02"].map(|d| Some(customers_with_orders(d)));
     assert_eq!(written, [("dt=2026-09-01", rows[0], Some(0)), ("dt=2026-09-02", rows[1], Some(1))]);
-    // Logs go to stderr: `-v` logs each partition's end.
+    // Logs go to stderr: `-v` logs each partition's end (after the time it was logged).
     for report in &reports {
         let done = format!(
             " INFO done partition=daily_orders {} status=Ok rows=Some({}) version=Some({})",
