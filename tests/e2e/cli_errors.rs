@@ -1,6 +1,6 @@
 //! Bad input: a clear message, the right exit code, and no table touched.
 
-use crate::support::{Job, Lake, Project, daily_orders, lakewriter};
+use crate::support::{Job, Lake, Project, customers_with_orders, daily_orders, lakewriter};
 
 #[test]
 fn configuration_errors_name_the_file_the_job_and_the_key() {
@@ -83,7 +83,11 @@ fn json_output_is_only_json_lines() {
     run.assert_code(0);
     let (reports, summary) = run.json();
     assert_eq!((reports.len(), summary.partitions), (2, 2));
-    // Logs go to stderr: `-v` logs each partition's end.
+    // The first day creates the table, then the second runs: their reports come in that order.
+    let written: Vec<_> = reports.iter().map(|r| (r.partition.as_str(), r.rows_written, r.table_version)).collect();
+    let rows = ["2026-09-01", "2026-09-02"].map(|d| Some(customers_with_orders(d)));
+    assert_eq!(written, [("dt=2026-09-01", rows[0], Some(0)), ("dt=2026-09-02", rows[1], Some(1))]);
+    // Logs go to stderr: `-v` logs each partition's end (after the time it was logged).
     for report in &reports {
         let done = format!(
             " INFO done partition=daily_orders {} status=Ok rows=Some({}) version=Some({})",

@@ -1,9 +1,25 @@
 //! `write = "overwrite_partition"`: run, rerun, backfill, and every way a run can fail.
 
-use crate::support::{DAILY_ORDERS_SQL, Lake, daily_orders, edited, stable_error};
+use crate::support::{
+    DAILY_ORDERS_SQL, Lake, Report, customers_with_orders, daily_orders, daily_orders_rows, days, edited, stable_error,
+};
 
 const TABLE: &str = "analytics.daily_orders";
 const TABLE_DIR: &str = "analytics/daily_orders";
+
+/// `(partition, status, rows written)` of each report, in date order (a backfill prints each
+/// report as its partition finishes: partitions in flight together finish in any order).
+fn outcomes(reports: &[Report]) -> Vec<(String, String, Option<u64>)> {
+    let mut outcomes: Vec<_> =
+        reports.iter().map(|r| (r.partition.clone(), r.status.clone(), r.rows_written)).collect();
+    outcomes.sort();
+    outcomes
+}
+
+/// The outcome of an `ok` run of `daily_orders` for each day of `from..=to`: a row a customer.
+fn written(from: &str, to: &str) -> Vec<(String, String, Option<u64>)> {
+    days(from, to).map(|d| (format!("dt={d}"), "ok".to_owned(), Some(customers_with_orders(&d.to_string())))).collect()
+}
 
 #[test]
 fn running_a_partition_twice_leaves_the_table_unchanged() {
@@ -12,14 +28,18 @@ fn running_a_partition_twice_leaves_the_table_unchanged() {
         .cli(&["--json", "backfill", "daily_orders", "--from", "2026-09-01", "--to", "2026-09-03"])
         .assert_code(0)
         .json();
-    assert_eq!((summary.partitions, summary.ok, summary.failed), (3, 3, 0));
-    assert!(reports.iter().all(|r| r.status == "ok" && r.rows_written.unwrap_or(0) > 0), "{reports:?}");
+    let rows = daily_orders_rows("2026-09-01", "2026-09-03");
+    assert_eq!((summary.partitions, summary.ok, summary.failed, summary.rows_written), (3, 3, 0, rows));
+    assert_eq!(outcomes(&reports), written("2026-09-01", "2026-09-03"));
 
     let table_before = lake.digest(TABLE, None);
+    assert_eq!((table_before.rows, table_before.version), (rows, 2));
     let day_before = lake.digest(TABLE, Some("2026-09-02"));
+    assert_eq!(day_before.rows, customers_with_orders("2026-09-02"));
     let others_before =
         [lake.partition_files(TABLE_DIR, "dt=2026-09-01"), lake.partition_files(TABLE_DIR, "dt=2026-09-03")];
-    assert!(others_before.iter().all(|files| !files.is_empty()));
+    // delta-rs writes each partition's rows through one writer: one file, far below its size limit.
+    assert_eq!(others_before.iter().map(Vec::len).collect::<Vec<_>>(), [1, 1], "{others_before:?}");
 
     let (reports, _) = lake.cli(&["--json", "run", "daily_orders", "--dt", "2026-09-02"]).assert_code(0).json();
     assert_eq!(reports.len(), 1);
@@ -45,20 +65,26 @@ fn each_commit_records_its_job_partition_code_and_inputs() {
     assert_eq!(meta["partition"], "dt=2026-09-05");
     assert_eq!(meta["write"], "overwrite_partition");
     assert_eq!(meta["lakewriter_version"], env!("CARGO_PKG_VERSION"));
-    assert_eq!(meta["sql_hash"].as_str().map(str::len), Some(32), "{meta}");
+    assert_eq!(meta["sql_hash"], lakewriter_core::stable_hash(DAILY_ORDERS_SQL.as_bytes()), "the SQL's hash");
+    assert_eq!(reports[0].rows_written, Some(customers_with_orders("2026-09-05")));
     assert_eq!(info["operationMetrics"]["num_added_rows"].as_u64(), reports[0].rows_written);
-    assert!(reports[0].rows_written.unwrap_or(0) > 0);
 
+    let raw = raw_input(&lake, "raw/orders/dt=2026-09-05/part-00000.parquet");
+    assert_eq!(meta["inputs"], serde_json::json!([&raw]));
+    assert_eq!(
+        meta["input_fingerprint"],
+        lakewriter_core::input_fingerprint(std::slice::from_ref(&raw)),
+        "the inputs' fingerprint"
+    );
+    // The hash of the SQL and the write settings: checked below by what changes it.
     let code = meta["code_fingerprint"].as_str().expect("code fingerprint").to_owned();
+    assert_eq!(code.len(), 32);
     let input = meta["input_fingerprint"].as_str().expect("input fingerprint").to_owned();
-    assert_eq!((code.len(), input.len()), (32, 32));
-    let inputs = meta["inputs"].as_array().expect("the inputs are listed");
-    assert_eq!(inputs.len(), 1);
+    // A new id for every run: only its form is fixed.
     assert!(
-        inputs[0]["path"].as_str().is_some_and(|p| p.ends_with("raw/orders/dt=2026-09-05/part-00000.parquet")),
+        meta["run_id"].as_str().is_some_and(|r| r.len() == 16 && r.chars().all(|c| c.is_ascii_hexdigit())),
         "{meta}"
     );
-    assert!(meta["run_id"].as_str().is_some_and(|r| r.len() == 16), "{meta}");
 
     let rerun = |lake: &Lake| {
         let (reports, _) = lake.cli(&["--json", "run", "daily_orders", "--dt", "2026-09-05"]).assert_code(0).json();
@@ -75,9 +101,10 @@ fn each_commit_records_its_job_partition_code_and_inputs() {
     // White space is not code; a comment is.
     lake.set_project(&daily_orders(&DAILY_ORDERS_SQL.replace(' ', "  \n ")));
     assert_eq!(rerun(&lake)["code_fingerprint"].as_str(), Some(code.as_str()));
-    lake.set_project(&daily_orders(&format!("{DAILY_ORDERS_SQL} -- edited")));
+    let commented = format!("{DAILY_ORDERS_SQL} -- edited");
+    lake.set_project(&daily_orders(&commented));
     let edited = rerun(&lake);
-    assert_ne!(edited["sql_hash"], meta["sql_hash"], "the hash follows the SQL text");
+    assert_eq!(edited["sql_hash"], lakewriter_core::stable_hash(commented.as_bytes()), "the hash follows the SQL text");
     assert_ne!(edited["code_fingerprint"].as_str(), Some(code.as_str()));
 
     // A late file in the day's raw folder changes the input fingerprint.
@@ -85,8 +112,19 @@ fn each_commit_records_its_job_partition_code_and_inputs() {
     lakewriter_datagen::write_parquet(&late_file, &lakewriter_datagen::orders_for(crate::support::day("2026-09-06")))
         .expect("late file");
     let with_late = rerun(&lake);
+    let late_input = raw_input(&lake, "raw/orders/dt=2026-09-05/part-00001.parquet");
+    assert_eq!(with_late["inputs"], serde_json::json!([&raw, &late_input]));
+    assert_eq!(with_late["input_fingerprint"], lakewriter_core::input_fingerprint(&[raw, late_input]));
     assert_ne!(with_late["input_fingerprint"].as_str(), Some(input.as_str()));
-    assert_eq!(with_late["inputs"].as_array().map(Vec::len), Some(2));
+}
+
+/// How a commit lists the raw file `path` (below the root) it read: its size and modification
+/// time, to the second, as the file system has them; no e-tag on a local file system.
+fn raw_input(lake: &Lake, path: &str) -> lakewriter_core::InputFile {
+    let metadata = std::fs::metadata(lake.root().join(path)).expect("raw file");
+    let modified = chrono::DateTime::<chrono::Utc>::from(metadata.modified().expect("mtime"));
+    let modified = Some(modified.to_rfc3339_opts(chrono::SecondsFormat::Secs, false));
+    lakewriter_core::InputFile { path: path.to_owned(), size: metadata.len(), modified, e_tag: None }
 }
 
 #[test]
@@ -98,13 +136,14 @@ fn parallel_backfill_equals_sequential_backfill() {
     let (_, s) = sequential.cli(&[&args[..], &["1"]].concat()).assert_code(0).json();
     let (reports, p) = parallel.cli(&[&args[..], &["16"]].concat()).assert_code(0).json();
     assert_eq!((s.ok, p.ok), (16, 16));
-    assert_eq!(s.rows_written, p.rows_written);
+    let rows = daily_orders_rows("2026-09-01", "2026-09-16");
+    assert_eq!((s.rows_written, p.rows_written), (rows, rows));
     let mut versions: Vec<u64> = reports.iter().filter_map(|r| r.table_version).collect();
     versions.sort_unstable();
     assert_eq!(versions, (0..16).collect::<Vec<u64>>(), "every parallel commit landed, one version each");
     assert_eq!(parallel.commit_count(TABLE_DIR), 16);
     let (a, b) = (sequential.digest(TABLE, None), parallel.digest(TABLE, None));
-    assert_eq!((a.digest, a.rows), (b.digest, b.rows));
+    assert_eq!((a.digest, a.rows, a.version), (b.digest, rows, 15));
 }
 
 #[test]
@@ -126,7 +165,7 @@ fn an_empty_result_empties_the_partition_and_only_that_one() {
     let lake = Lake::new("2026-09-01", "2026-09-02");
     lake.cli(&["backfill", "daily_orders", "--from", "2026-09-01", "--to", "2026-09-02"]).assert_code(0);
     let other = lake.digest(TABLE, Some("2026-09-01"));
-    assert!(lake.digest(TABLE, Some("2026-09-02")).rows > 0);
+    assert_eq!(lake.digest(TABLE, Some("2026-09-02")).rows, customers_with_orders("2026-09-02"));
 
     lake.set_project(&daily_orders(&edited(
         DAILY_ORDERS_SQL,
@@ -155,10 +194,11 @@ fn a_day_without_raw_data_is_an_empty_partition_not_an_error() {
         .cli(&["--json", "backfill", "daily_orders", "--from", "2026-09-01", "--to", "2026-09-02"])
         .assert_code(0)
         .json();
-    assert_eq!(summary.ok, 2);
-    assert_eq!(reports[1].partition, "dt=2026-09-02");
-    assert_eq!(reports[1].rows_written, Some(0));
-    assert_eq!(reports[1].files_scanned, Some(0));
+    let rows = customers_with_orders("2026-09-01");
+    assert_eq!((summary.partitions, summary.ok, summary.failed, summary.rows_written), (2, 2, 0, rows));
+    let empty = ("dt=2026-09-02".to_owned(), "ok".to_owned(), Some(0));
+    assert_eq!(outcomes(&reports), [written("2026-09-01", "2026-09-01")[0].clone(), empty]);
+    assert_eq!(reports.iter().map(|r| r.files_scanned).collect::<Vec<_>>(), [Some(1), Some(0)]);
 }
 
 #[test]
@@ -183,9 +223,11 @@ fn a_failed_day_does_not_stop_the_backfill() {
     ]);
     run.assert_code(1);
     let (reports, summary) = run.json();
-    assert_eq!((summary.partitions, summary.ok, summary.failed), (4, 3, 1));
-    let failed: Vec<&str> = reports.iter().filter(|r| r.status == "failed").map(|r| r.partition.as_str()).collect();
-    assert_eq!(failed, ["dt=2026-09-03"]);
+    let ok = ["2026-09-01", "2026-09-02", "2026-09-04"].map(customers_with_orders);
+    assert_eq!((summary.partitions, summary.ok, summary.failed, summary.rows_written), (4, 3, 1, ok.iter().sum()));
+    let mut expected = written("2026-09-01", "2026-09-04");
+    expected[2] = ("dt=2026-09-03".to_owned(), "failed".to_owned(), None);
+    assert_eq!(outcomes(&reports), expected);
     let error = reports.iter().find_map(|r| r.error.as_deref()).expect("an error");
     assert_eq!(
         stable_error(error),
@@ -199,8 +241,15 @@ fn a_failed_day_does_not_stop_the_backfill() {
 #[test]
 fn shards_cover_a_range_exactly_once() {
     let lake = Lake::new("2026-09-01", "2026-09-07");
+    // Shard I of 3 runs the days whose number (days since 1970-01-01) is I mod 3; 2026-09-01 is
+    // day 20697, 0 mod 3.
+    let shards = [
+        ("0/3", &["2026-09-01", "2026-09-04", "2026-09-07"][..]),
+        ("1/3", &["2026-09-02", "2026-09-05"]),
+        ("2/3", &["2026-09-03", "2026-09-06"]),
+    ];
     let mut partitions = Vec::new();
-    for shard in ["0/3", "1/3", "2/3"] {
+    for (shard, days) in shards {
         let (reports, summary) = lake
             .cli(&[
                 "--json",
@@ -215,7 +264,11 @@ fn shards_cover_a_range_exactly_once() {
             ])
             .assert_code(0)
             .json();
-        assert!(summary.partitions > 0 && summary.failed == 0, "{shard}");
+        let rows: u64 = days.iter().copied().map(customers_with_orders).sum();
+        let counts = (summary.partitions, summary.ok, summary.failed, summary.rows_written);
+        assert_eq!(counts, (days.len(), days.len(), 0, rows), "{shard}");
+        let expected: Vec<Vec<_>> = days.iter().map(|d| written(d, d)).collect();
+        assert_eq!(outcomes(&reports), expected.concat(), "{shard}");
         partitions.extend(reports.into_iter().map(|r| r.partition));
     }
     partitions.sort();

@@ -5,7 +5,7 @@ use std::path::Path;
 use std::process::Stdio;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use crate::support::{Digest, Lake, Run, finish, lakewriter_with};
+use crate::support::{Digest, Lake, Run, daily_orders_rows, finish, lakewriter_with};
 
 const SECRET: &str = "test-secret-3f9a1c-never-printed";
 
@@ -115,7 +115,7 @@ fn the_demo_runs_on_s3_with_one_setting_and_reruns_change_nothing() {
         "analytics.daily_orders",
     );
     let remote = s3.digest("analytics.daily_orders");
-    assert_eq!((remote.digest, remote.rows), (local.digest, local.rows));
+    assert_eq!((remote.digest, remote.rows), (local.digest, daily_orders_rows("2026-09-01", "2026-09-30")));
 
     // Late data on S3: the state is read from the bucket's log, the late file seen in the plan.
     let late = s3.lake.run_demo(&["--late", "2026-09-03"]);
@@ -160,13 +160,14 @@ fn writers_in_several_processes_all_land_and_equal_a_sequential_run() {
             ])
         })
         .collect();
-    let mut partitions = Vec::new();
+    let (mut partitions, mut rows) = (Vec::new(), 0);
     for worker in workers {
         let run = finish(worker);
         assert_no_secret(&run);
         run.assert_code(0);
         let (reports, summary) = run.json();
-        assert_eq!(summary.failed, 0);
+        assert_eq!((summary.partitions, summary.ok, summary.failed), (3, 3, 0), "three days a shard");
+        rows += summary.rows_written;
         partitions.extend(reports.into_iter().map(|r| r.partition));
     }
     partitions.sort();
@@ -174,6 +175,7 @@ fn writers_in_several_processes_all_land_and_equal_a_sequential_run() {
     assert_eq!(partitions, expected, "the shards covered the range exactly once");
     let table = s3.digest("analytics.daily_orders");
     assert_eq!(table.version, 11, "twelve commits, none lost");
+    assert_eq!((rows, table.rows), (daily_orders_rows("2026-09-01", "2026-09-12"), rows));
     let local = local_reference(
         &[&["backfill", "daily_orders", "--from", "2026-09-01", "--to", "2026-09-12", "--parallel", "1"]],
         "analytics.daily_orders",
@@ -248,6 +250,7 @@ fn storage_errors_are_clear_and_show_no_secret() {
     assert!(rest[0].ends_with(not_found), "{}", run.stderr);
     let reply = "<Error><Code>NoSuchBucket</Code><Message>The specified bucket does not exist</Message>\
                  <BucketName>no-such-bucket-lakewriter</BucketName>";
+    // The reply goes on with the ids the server gives each request.
     assert!(rest[1].starts_with(reply), "{}", run.stderr);
 
     let run = run_day(&with("AWS_ENDPOINT_URL", "http://127.0.0.1:9"));

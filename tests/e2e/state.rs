@@ -2,7 +2,10 @@
 
 use serde_json::Value;
 
-use crate::support::{DAILY_ORDERS_SQL, Lake, daily_orders, day, edited, lakewriter, stable_error};
+use crate::support::{
+    DAILY_ORDERS_SQL, Lake, customers_with_orders, daily_orders, day, distinct_customers, edited, lakewriter,
+    stable_error,
+};
 
 const TABLE_DIR: &str = "analytics/daily_orders";
 
@@ -43,18 +46,52 @@ fn add_late_orders(lake: &Lake, dt: &str) {
     lakewriter_datagen::write_parquet(&path, &lakewriter_datagen::late_orders_for(day(dt))).expect("late file");
 }
 
+/// The rows `daily_orders` writes for `dt` once its late orders (a file of their own, as
+/// [`add_late_orders`] and `demo --late` deliver them) are in.
+fn customers_with_late_orders(dt: &str) -> u64 {
+    distinct_customers(&[lakewriter_datagen::orders_for(day(dt)), lakewriter_datagen::late_orders_for(day(dt))])
+}
+
+/// What `status` says of `days`, each written once by a backfill: fresh, with a row per
+/// customer with orders that day, and the table's versions between them.
+fn assert_written(lake: &Lake, days: &[&str]) {
+    let (written, summary) = lines(lake, &["status", "daily_orders"]);
+    let shown: Vec<Value> = written
+        .iter()
+        .map(|p| serde_json::json!({"partition": p["partition"], "state": p["state"], "rows": p["rows"]}))
+        .collect();
+    let expected: Vec<Value> = days
+        .iter()
+        .map(
+            |d| serde_json::json!({"partition": format!("dt={d}"), "state": "fresh", "rows": customers_with_orders(d)}),
+        )
+        .collect();
+    assert_eq!(shown, expected);
+    // Days in flight together commit in any order: which version each has varies, not the set.
+    let mut versions: Vec<u64> = written.iter().filter_map(|p| p["version"].as_u64()).collect();
+    versions.sort_unstable();
+    assert_eq!(versions, (0..days.len() as u64).collect::<Vec<_>>());
+    // The time of the write and the run's id differ from run to run: only their form is fixed.
+    assert!(
+        written.iter().all(|p| p["written_at"].is_string() && p["run_id"].as_str().is_some_and(|id| id.len() == 16))
+    );
+    let last = days.len() - 1;
+    assert_eq!(
+        summary,
+        serde_json::json!({"summary": {
+            "job": "daily_orders", "target": "analytics.daily_orders", "table_version": last, "checkpoint": null,
+            "fresh": days.len(), "stale": 0, "missing": 0
+        }})
+    );
+}
+
 #[test]
 fn a_late_file_makes_exactly_its_day_stale_and_backfill_only_stale_rewrites_only_it() {
     let lake = Lake::new("2026-09-01", "2026-09-04");
     lake.cli(&["backfill", "daily_orders", "--from", "2026-09-01", "--to", "2026-09-04"]).assert_code(0);
     let fresh = [("2026-09-01", "fresh"), ("2026-09-02", "fresh"), ("2026-09-03", "fresh"), ("2026-09-04", "fresh")];
     assert_eq!(states(&lake, &[]), expect(&fresh));
-    let (written, summary) = lines(&lake, &["status", "daily_orders"]);
-    assert!(written.iter().all(|p| p["version"].is_u64()
-        && p["rows"].as_u64() > Some(0)
-        && p["written_at"].is_string()
-        && p["run_id"].as_str().is_some_and(|id| id.len() == 16)));
-    assert_eq!((summary["summary"]["fresh"].as_u64(), summary["summary"]["stale"].as_u64()), (Some(4), Some(0)));
+    assert_written(&lake, &["2026-09-01", "2026-09-02", "2026-09-03", "2026-09-04"]);
 
     // A run of a fresh day says so.
     let (reports, _) = lake.cli(&["--json", "run", "daily_orders", "--dt", "2026-09-01"]).assert_code(0).json();
@@ -77,7 +114,9 @@ fn a_late_file_makes_exactly_its_day_stale_and_backfill_only_stale_rewrites_only
     assert_eq!(lake.commit_count(TABLE_DIR), commits, "plan commits nothing");
     let (missing_only, _) =
         lines(&lake, &["plan", "daily_orders", "--from", "2026-09-01", "--to", "2026-09-05", "--only", "missing"]);
-    assert_eq!(missing_only.iter().filter(|p| p["action"] == "run").count(), 1);
+    let runs: Vec<&str> =
+        missing_only.iter().filter(|p| p["action"] == "run").filter_map(|p| p["partition"].as_str()).collect();
+    assert_eq!(runs, ["dt=2026-09-05"]);
 
     let before = lake.digest("analytics.daily_orders", Some("2026-09-02"));
     let untouched =
@@ -88,7 +127,8 @@ fn a_late_file_makes_exactly_its_day_stale_and_backfill_only_stale_rewrites_only
         .json();
     let ran: Vec<&str> = reports.iter().map(|r| r.partition.as_str()).collect();
     assert_eq!(ran, ["dt=2026-09-02"]);
-    assert_eq!(summary.ok, 1);
+    let rows = customers_with_late_orders("2026-09-02");
+    assert_eq!((summary.partitions, summary.ok, summary.failed, summary.rows_written), (1, 1, 0, rows));
     assert_ne!(
         lake.digest("analytics.daily_orders", Some("2026-09-02")).digest,
         before.digest,
@@ -196,14 +236,36 @@ fn the_state_of_partitions_before_a_checkpoint_is_read_from_the_checkpoint() {
 
     add_late_orders(&lake, "2026-01-10");
     let (partitions, summary) = lines(&lake, &["status", "daily_orders"]);
-    assert_eq!(partitions.len(), 105);
-    assert_eq!(summary["summary"]["checkpoint"].as_u64(), Some(99));
-    let stale: Vec<&str> =
-        partitions.iter().filter(|p| p["state"] == "stale").filter_map(|p| p["partition"].as_str()).collect();
-    assert_eq!(stale, ["dt=2026-01-10"]);
-    assert!(partitions.iter().all(|p| p["state"] != "missing" && p["written_at"].is_string()));
-    let with_version = partitions.iter().filter(|p| p["version"].is_u64()).count();
-    assert_eq!(with_version, 5, "the version of a write is known for the commits after the checkpoint");
+    let shown: Vec<Value> =
+        partitions.iter().map(|p| serde_json::json!({"partition": p["partition"], "state": p["state"]})).collect();
+    let expected: Vec<Value> = crate::support::days("2026-01-01", "2026-04-15")
+        .map(|d| {
+            let state = if d == day("2026-01-10") { "stale" } else { "fresh" };
+            serde_json::json!({"partition": format!("dt={d}"), "state": state})
+        })
+        .collect();
+    assert_eq!(shown, expected);
+    let counts = serde_json::json!({"summary": {
+        "job": "daily_orders", "target": "analytics.daily_orders", "table_version": 104, "checkpoint": 99,
+        "fresh": 104, "stale": 1, "missing": 0
+    }});
+    assert_eq!(summary, counts);
+    // When each was written differs from run to run.
+    assert!(partitions.iter().all(|p| p["written_at"].is_string()));
+    // The version and rows of a write are known for the commits after the checkpoint; which days
+    // those are varies, as two days in flight commit in either order.
+    let known: Vec<(u64, u64, u64)> = partitions
+        .iter()
+        .filter(|p| !p["version"].is_null() || !p["rows"].is_null())
+        .map(|p| {
+            let dt = p["partition"].as_str().and_then(|p| p.strip_prefix("dt=")).expect("a dt partition");
+            (p["version"].as_u64().expect("version"), p["rows"].as_u64().expect("rows"), customers_with_orders(dt))
+        })
+        .collect();
+    let mut versions: Vec<u64> = known.iter().map(|(version, _, _)| *version).collect();
+    versions.sort_unstable();
+    assert_eq!(versions, [100, 101, 102, 103, 104], "{known:?}");
+    assert!(known.iter().all(|(_, rows, expected)| rows == expected), "(version, rows, expected rows): {known:?}");
 }
 
 /// The README's late-data walk-through, on the demo.
@@ -219,28 +281,49 @@ fn the_demo_late_data_walk_through() {
         format!("late orders delivered: raw/orders/dt=2026-09-03/part-late-00000.parquet (below {root})\n")
     );
 
-    let status = lake.cli(&["status", "daily_orders"]);
-    status.assert_code(0);
-    let stale: Vec<&str> = status.stdout.lines().filter(|l| l.contains("stale:")).collect();
-    assert_eq!(stale.len(), 1, "{}", status.stdout);
-    assert!(stale[0].starts_with("  dt=2026-09-03    stale: inputs changed  "), "{}", status.stdout);
-    assert!(
-        status.stdout.ends_with("\ndaily_orders: 10 partitions: 9 fresh, 1 stale, 0 missing\n"),
-        "{}",
-        status.stdout
-    );
+    let mut partitions: Vec<(String, &str, u64)> = crate::support::days("2026-09-01", "2026-09-10")
+        .map(|d| (format!("dt={d}"), "fresh", customers_with_orders(&d.to_string())))
+        .collect();
+    partitions[2].1 = "stale: inputs changed";
+    assert_status_text(&lake, 9, &partitions, "10 partitions: 9 fresh, 1 stale, 0 missing");
 
     let (reports, _) = lake
         .cli(&["--json", "backfill", "daily_orders", "--from", "2026-09-01", "--to", "2026-09-10", "--only", "stale"])
         .assert_code(0)
         .json();
     assert_eq!(reports.iter().map(|r| r.partition.as_str()).collect::<Vec<_>>(), ["dt=2026-09-03"]);
+    partitions[2] = ("dt=2026-09-03".to_owned(), "fresh", customers_with_late_orders("2026-09-03"));
+    assert_status_text(&lake, 10, &partitions, "10 partitions: 10 fresh, 0 stale, 0 missing");
+}
+
+/// Asserts that `status daily_orders` prints the table at `version`, then each of `partitions`
+/// as `(partition, state, rows)`, then the counts `summary`. The versions the partitions were
+/// written at and the times are not compared: days backfilled side by side commit in any order.
+#[track_caller]
+fn assert_status_text(lake: &Lake, version: u64, partitions: &[(String, &str, u64)], summary: &str) {
     let status = lake.cli(&["status", "daily_orders"]);
-    assert!(
-        status.stdout.ends_with("\ndaily_orders: 10 partitions: 10 fresh, 0 stale, 0 missing\n"),
-        "{}",
-        status.stdout
+    status.assert_code(0);
+    let lines: Vec<&str> = status.stdout.lines().collect();
+    let (first, rest) = lines.split_first().expect("lines");
+    let (last, rest) = rest.split_last().expect("lines");
+    assert_eq!(
+        *first,
+        format!("daily_orders -> analytics.daily_orders (overwrite_partition), table version {version}")
     );
+    assert_eq!(*last, format!("daily_orders: {summary}"));
+    assert_eq!(
+        rest[0],
+        "  partition        state                                 version  written (UTC)            rows"
+    );
+    // The columns are set apart by two spaces or more: partition, state, version, time, rows.
+    let shown: Vec<(String, &str, u64)> = rest[1..]
+        .iter()
+        .map(|line| match line.split("  ").map(str::trim).filter(|c| !c.is_empty()).collect::<Vec<_>>()[..] {
+            [partition, state, _version, _written, rows] => (partition.to_owned(), state, rows.parse().expect("rows")),
+            _ => panic!("not a partition line: {line}\n{}", status.stdout),
+        })
+        .collect();
+    assert_eq!(shown, partitions, "{}", status.stdout);
 }
 
 /// Kills a run at several moments (SIGKILL: no clean-up). Whenever it dies, the table's state and
@@ -315,11 +398,11 @@ fn a_lakehouse_copied_elsewhere_keeps_its_partitions_fresh() {
     let run =
         lakewriter(&["--project", project.to_str().expect("utf-8"), "--json", "status", "daily_orders"], copy.path());
     run.assert_code(0);
-    let states: Vec<Value> = run.stdout.lines().map(|l| serde_json::from_str(l).expect("JSON line")).collect();
-    let (summary, partitions) = states.split_last().expect("lines");
-    assert_eq!(partitions.len(), 3, "{}", run.stdout);
-    assert!(partitions.iter().all(|p| p["state"] == "fresh"), "new inodes change no fingerprint: {}", run.stdout);
-    assert!(summary.get("summary").is_some());
+    // New inodes change no fingerprint: every partition reads fresh, as in the original, whose
+    // status the copy's is, line for line (the same commits, times and run ids).
+    assert_written(&lake, &["2026-09-01", "2026-09-02", "2026-09-03"]);
+    let original = lake.cli(&["--json", "status", "daily_orders"]);
+    assert_eq!(run.stdout, original.assert_code(0).stdout);
 }
 
 #[test]
@@ -337,11 +420,14 @@ fn a_failed_checkpoint_does_not_fail_the_run_whose_commit_landed() {
     run.assert_code(0);
     let report = run.json().0.remove(0);
     assert_eq!((report.status.as_str(), report.committed, report.table_version), ("ok", true, Some(99)), "{report:?}");
-    assert!(report.rows_written.is_some_and(|r| r > 0), "{report:?}");
-    let logged = " WARN committed; writing the checkpoint failed (the next one will be written as usual) \
-                  table=\"analytics.daily_orders\" version=99 error=";
-    let lines: Vec<&str> = run.stderr.lines().collect();
-    assert!(lines.len() == 1 && lines[0].contains(logged), "the failure is logged once: {}", run.stderr);
+    assert_eq!(report.rows_written, Some(customers_with_orders("2026-04-10")), "{report:?}");
+    let logged = "committed; writing the checkpoint failed (the next one will be written as usual) \
+                  table=\"analytics.daily_orders\" version=99 \
+                  error=Kernel error: Arrow error: External: Generic LocalFileSystem error: Unable to rename file: Is \
+                  a directory (os error 21)";
+    // The line starts with the time it was logged.
+    let lines: Vec<&str> = run.stderr.lines().filter_map(|l| l.split_once("  WARN ").map(|(_, rest)| rest)).collect();
+    assert_eq!((lines, run.stderr.lines().count()), (vec![logged], 1), "the failure is logged once: {}", run.stderr);
     assert!(blocked.is_dir() && !log.join("_last_checkpoint").exists(), "no checkpoint was written");
 
     // The table reads and reruns as usual.

@@ -16,6 +16,40 @@ pub fn day(s: &str) -> NaiveDate {
     parse_date(s).expect("test date")
 }
 
+/// The days `from..=to`.
+pub fn days(from: &str, to: &str) -> impl Iterator<Item = NaiveDate> {
+    DateRange::new(day(from), day(to)).expect("range").days()
+}
+
+/// The raw orders of `day`, as [`Lake::new`] and the demo write them.
+pub fn orders(day: &str) -> u64 {
+    lakewriter_datagen::orders_for(self::day(day)).num_rows() as u64
+}
+
+/// The customers with an order on `day`: the rows [`DAILY_ORDERS_SQL`] (and the demo's
+/// `daily_orders`) writes for it.
+pub fn customers_with_orders(day: &str) -> u64 {
+    distinct_customers(&[lakewriter_datagen::orders_for(self::day(day))])
+}
+
+/// The rows [`DAILY_ORDERS_SQL`] writes for every day of `from..=to`.
+pub fn daily_orders_rows(from: &str, to: &str) -> u64 {
+    days(from, to).map(|d| customers_with_orders(&d.to_string())).sum()
+}
+
+/// The distinct values of the column `customer_id` of `batches`.
+pub fn distinct_customers(batches: &[arrow::array::RecordBatch]) -> u64 {
+    let ids: std::collections::BTreeSet<i64> = batches
+        .iter()
+        .flat_map(|batch| {
+            let column = batch.column_by_name("customer_id").expect("a customer_id column");
+            let ids = column.as_any().downcast_ref::<arrow::array::Int64Array>().expect("Int64 customer ids");
+            ids.values().to_vec()
+        })
+        .collect();
+    ids.len() as u64
+}
+
 /// The README's project: the job `daily_orders` (`overwrite_partition` by `dt`) writing
 /// `analytics.daily_orders` with `sql`.
 pub fn daily_orders(sql: &str) -> Project {

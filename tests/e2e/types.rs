@@ -4,7 +4,7 @@
 //! is written, naming the column and a `CAST` that fixes it; a real change of a column (another
 //! type after normalisation, a renamed or missing column) is still refused.
 
-use crate::support::{Job, Lake, Project, Report, Run, Write, edited};
+use crate::support::{Changes, Job, Lake, Project, Report, Run, Write, edited, orders};
 
 const DAY1: &str = "2026-09-01";
 const DAY2: &str = "2026-09-02";
@@ -101,9 +101,24 @@ fn matrix_sql(dt: &str) -> String {
     )
 }
 
+/// The orders of `day`, and the keys [`KEY`] among them: a day's order ids count up from a
+/// multiple of 1,000, so the keys are 0 to (orders - 1) / 2.
+fn orders_and_keys(day: &str) -> (u64, u64) {
+    let orders = orders(day);
+    (orders, orders.div_ceil(2))
+}
+
+/// What a keyed run reports of a batch of `orders` rows (`orders` - `keys` duplicates dropped).
+fn changes(inserted: u64, updated: u64, unchanged: u64, (orders, keys): (u64, u64)) -> Changes {
+    Changes { inserted, updated, deleted: 0, unchanged, duplicates_dropped: orders - keys }
+}
+
 fn table(name: &str) -> String {
     format!("types.{name}")
 }
+
+/// The jobs of [`MODES`] with a key.
+const KEYED: [&str; 2] = ["merged", "append_dedup"];
 
 /// The job of each mode, by name: it writes `types.NAME`, partitioned by `dt`.
 const MODES: [&str; 6] = ["overwrite", "merged", "delete_insert", "append_dedup", "append", "rebuild"];
@@ -169,11 +184,14 @@ fn run_failing(lake: &Lake, job: &str, day: Option<&str>) -> String {
 /// leaves the digest as it was. Returns the reports of the three runs.
 fn run_run_rerun(mode: &str) -> [Report; 3] {
     let lake = lake_with(mode, matrix_sql);
+    let ((n1, k1), (n2, k2)) = (orders_and_keys(DAY1), orders_and_keys(DAY2));
+    // A row an order; a keyed mode keeps a row a key, of both days' keys.
+    let (first_rows, table_rows) = if KEYED.contains(&mode) { (k1, k1.max(k2)) } else { (n1, n1 + n2) };
     let first = run(&lake, mode, Some(DAY1));
-    assert!(first.committed && first.rows_written.unwrap_or(0) > 0, "{first:?}");
+    assert_eq!((first.committed, first.rows_written), (true, Some(first_rows)), "{first:?}");
     let second = run(&lake, mode, Some(DAY2));
     let before = lake.digest(&table(mode), None);
-    assert!(before.rows > 0);
+    assert_eq!(before.rows, table_rows);
     let rerun = run(&lake, mode, Some(DAY1));
     let after = lake.digest(&table(mode), None);
     assert_eq!((&after.digest, after.rows), (&before.digest, before.rows), "{mode}: the rerun changed the table");
@@ -184,8 +202,8 @@ fn run_run_rerun(mode: &str) -> [Report; 3] {
         "merged" | "append_dedup" => {
             assert!(!rerun.committed, "{rerun:?}");
             assert_eq!(after.version, before.version, "no new version");
-            let c = rerun.changes.as_ref().expect("changes");
-            assert_eq!((c.inserted, c.updated, c.deleted), (0, 0, 0), "{rerun:?}");
+            // The first day's rows are older than the second's, or the same.
+            assert_eq!(rerun.changes, Some(changes(0, 0, k1, (n1, k1))), "{rerun:?}");
         }
         "append" => {
             assert_eq!(rerun.status, "skipped", "{rerun:?}");
@@ -204,10 +222,11 @@ fn overwrite_partition_writes_every_type_and_reruns_unchanged() {
 #[test]
 fn merge_writes_every_type_and_reruns_unchanged() {
     let [first, second, _] = run_run_rerun("merged");
-    let c = first.changes.expect("changes");
-    assert!(c.inserted > 0 && c.duplicates_dropped > 0, "the batch was deduplicated over every column: {c:?}");
-    let c = second.changes.expect("changes");
-    assert!(c.updated > 0 && c.inserted > 0, "the second day updated rows of every type: {c:?}");
+    let (day1, day2) = (orders_and_keys(DAY1), orders_and_keys(DAY2));
+    let (k1, k2) = (day1.1, day2.1);
+    assert_eq!(first.changes, Some(changes(k1, 0, 0, day1)), "the batch was deduplicated over every column");
+    // The second day's rows are newer: it updates every key the first day wrote, rows of every type.
+    assert_eq!(second.changes, Some(changes(k2.saturating_sub(k1), k1.min(k2), 0, day2)));
 }
 
 #[test]
@@ -218,9 +237,11 @@ fn delete_insert_writes_every_type_and_reruns_unchanged() {
 #[test]
 fn append_dedup_writes_every_type_and_reruns_unchanged() {
     let [first, second, _] = run_run_rerun("append_dedup");
-    assert!(first.changes.is_some_and(|c| c.duplicates_dropped > 0));
-    let c = second.changes.expect("changes");
-    assert!(c.inserted > 0 && c.unchanged > 0, "{c:?}");
+    let (day1, day2) = (orders_and_keys(DAY1), orders_and_keys(DAY2));
+    let (k1, k2) = (day1.1, day2.1);
+    assert_eq!(first.changes, Some(changes(k1, 0, 0, day1)), "the batch was deduplicated over every column");
+    // Only the keys the first day did not write are new.
+    assert_eq!(second.changes, Some(changes(k2.saturating_sub(k1), 0, k1.min(k2), day2)));
 }
 
 #[test]
@@ -232,7 +253,7 @@ fn append_writes_every_type_and_reruns_unchanged() {
 fn rebuild_writes_every_type_and_reruns_unchanged() {
     let lake = lake_with("rebuild", matrix_sql);
     let first = run(&lake, "rebuild", None);
-    assert!(first.rows_written.unwrap_or(0) > 0, "{first:?}");
+    assert_eq!(first.rows_written, Some(orders(DAY1) + orders(DAY2)), "a row an order of every day: {first:?}");
     let before = lake.digest(&table("rebuild"), None);
     let rerun = run(&lake, "rebuild", None);
     assert_eq!(rerun.table_version, Some(before.version + 1));

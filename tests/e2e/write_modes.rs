@@ -1,6 +1,6 @@
 //! `merge`, `delete_insert`, `append_dedup`, `append`, `rebuild`, and `lakewriter verify`.
 
-use crate::support::{Change, Job, Lake, Project};
+use crate::support::{Change, Changes, Job, Lake, Project, day, orders};
 
 const CUSTOMERS: &str = "core.customers";
 const CUSTOMERS_SQL: &str = "SELECT customer_id, email, tier, updated_at, op FROM raw.customers_batch WHERE dt = $dt";
@@ -205,8 +205,8 @@ fn orders_lake() -> Lake {
 fn append_is_exactly_once_per_partition_unless_forced() {
     let lake = orders_lake();
     let first = run_day(&lake, "log", "2026-09-01");
-    let rows = first.rows_written.expect("rows");
-    assert!(rows > 0 && first.committed);
+    let rows = orders("2026-09-01");
+    assert_eq!((first.committed, first.rows_written), (true, Some(rows)), "{first:?}");
     let before = lake.digest("events.orders_log", None);
 
     let run = lake.cli(&["--json", "run", "log", "--dt", "2026-09-01"]);
@@ -239,18 +239,28 @@ fn append_is_exactly_once_per_partition_unless_forced() {
     assert_eq!(run.stderr, "error: --force applies to write = \"append\" only; job `seen` is append_dedup\n");
 }
 
+/// The orders of `day` that `seen` reads twice: those of customers 1 to 9.
+fn twice(day: &str) -> u64 {
+    let orders = lakewriter_datagen::orders_for(self::day(day));
+    let customers = orders.column_by_name("customer_id").expect("customer_id");
+    let customers = customers.as_any().downcast_ref::<arrow::array::Int64Array>().expect("Int64 customer ids");
+    customers.values().iter().filter(|&&c| c < 10).count() as u64
+}
+
 #[test]
 fn append_dedup_inserts_only_new_keys() {
     let lake = orders_lake();
+    // `seen` reads the orders up to the day, and the day's orders of customers 1 to 9 a second time.
     let first = run_day(&lake, "seen", "2026-09-01");
-    let c1 = first.changes.expect("changes");
-    assert!(c1.inserted > 0 && c1.duplicates_dropped > 0, "{c1:?}");
+    let (day1, day2) = (orders("2026-09-01"), orders("2026-09-02"));
+    let c1 = Changes { inserted: day1, updated: 0, deleted: 0, unchanged: 0, duplicates_dropped: twice("2026-09-01") };
+    assert_eq!(first.changes, Some(c1));
     let second = run_day(&lake, "seen", "2026-09-02");
-    let c2 = second.changes.expect("changes");
-    assert_eq!(c2.unchanged, c1.inserted, "the first day's keys are skipped");
-    assert!(c2.inserted > 0);
+    let c2 =
+        Changes { inserted: day2, updated: 0, deleted: 0, unchanged: day1, duplicates_dropped: twice("2026-09-02") };
+    assert_eq!(second.changes, Some(c2), "the first day's keys are skipped");
     let before = lake.digest("events.orders_seen", None);
-    assert_eq!(before.rows, c1.inserted + c2.inserted);
+    assert_eq!(before.rows, day1 + day2);
 
     let again = run_day(&lake, "seen", "2026-09-02");
     assert!(!again.committed);
@@ -306,25 +316,7 @@ fn verify_passes_every_idempotent_mode_and_fails_bare_append() {
     lake.cli(&["run", "log", "--dt", "2026-09-01"]).assert_code(0);
     let log_commits = lake.commit_count("events/orders_log");
 
-    for (job, day) in [
-        ("daily", Some("2026-09-02")),
-        ("customers", Some("2026-09-01")),
-        ("seen", Some("2026-09-02")),
-        ("by_day", Some("2026-09-02")),
-        ("totals", None),
-        ("log", Some("2026-09-01")),
-        ("log", Some("2026-09-02")),
-    ] {
-        let mut args = vec!["verify", job];
-        args.extend(day.iter().flat_map(|d| ["--dt", d]));
-        let run = lake.cli(&args);
-        run.assert_code(0);
-        // The two applications, then the verdict with the digest of the copy.
-        let lines: Vec<&str> = run.stdout.lines().collect();
-        let partition = day.map_or_else(|| "all".to_owned(), |d| format!("dt={d}"));
-        let pass = format!("PASS {job} {partition}: the second application left the content unchanged (digest ");
-        assert!(lines.len() == 3 && lines[2].starts_with(&pass), "{args:?}: {}", run.stdout);
-    }
+    let digests: Vec<String> = PASSING.iter().map(|&(job, day, _)| verified_digest(&lake, job, day)).collect();
     // The second application of a merge finds its partition fresh on the copy: it commits nothing.
     let run = lake.cli(&["--json", "verify", "customers", "--dt", "2026-09-01"]);
     let verdict: serde_json::Value = serde_json::from_str(run.stdout.trim()).expect("verdict JSON");
@@ -335,9 +327,10 @@ fn verify_passes_every_idempotent_mode_and_fails_bare_append() {
     run.assert_code(1);
     let verdict: serde_json::Value = serde_json::from_str(run.stdout.trim()).expect("verdict JSON");
     assert_eq!(verdict["pass"], false);
-    let rows = verdict["first"]["rows_written"].as_u64().expect("rows");
-    assert!(rows > 0);
+    let rows = orders("2026-09-02");
+    assert_eq!(verdict["first"]["rows_written"].as_u64(), Some(rows));
     assert_eq!((verdict["rows_added"].as_u64(), verdict["rows_removed"].as_u64()), (Some(rows), Some(0)));
+    assert_eq!(verdict["digest_first"], digests[6], "the first application is the passing verification's");
     let text = lake.cli(&["verify", "log", "--dt", "2026-09-02", "--force"]);
     text.assert_code(1);
     let (first, second) = (verdict["digest_first"].as_str(), verdict["digest_second"].as_str());
@@ -350,9 +343,51 @@ fn verify_passes_every_idempotent_mode_and_fails_bare_append() {
     assert_eq!(text.stdout.lines().last(), Some(fail.as_str()), "{}", text.stdout);
 
     assert_eq!(lake.commit_count("events/orders_log"), log_commits, "verify never writes the real table");
-    for table in ["analytics/daily", "core/customers", "events/orders_seen", "analytics/customer_totals"] {
+    for table in [
+        "analytics/daily",
+        "core/customers",
+        "events/orders_seen",
+        "analytics/orders_by_day",
+        "analytics/customer_totals",
+    ] {
         assert!(!lake.root().join(table).exists(), "{table} was created by verify");
     }
+
+    // Each passing verification found the content that one real run of its job writes.
+    for (&(job, day, target), digest) in PASSING.iter().zip(&digests) {
+        let mut args = vec!["run", job];
+        args.extend(day.iter().flat_map(|d| ["--dt", d]));
+        lake.cli(&args).assert_code(0);
+        assert_eq!(&lake.digest(target, None).digest, digest, "{job} {day:?}");
+    }
+}
+
+/// The verifications that pass, as `(job, day, target)`, in the order they run.
+const PASSING: [(&str, Option<&str>, &str); 7] = [
+    ("daily", Some("2026-09-02"), "analytics.daily"),
+    ("customers", Some("2026-09-01"), "core.customers"),
+    ("seen", Some("2026-09-02"), "events.orders_seen"),
+    ("by_day", Some("2026-09-02"), "analytics.orders_by_day"),
+    ("totals", None, "analytics.customer_totals"),
+    ("log", Some("2026-09-01"), "events.orders_log"),
+    ("log", Some("2026-09-02"), "events.orders_log"),
+];
+
+/// Runs `verify JOB [--dt DAY]`, asserts that it passes, and returns the digest its verdict
+/// names: the copy's, after the two applications.
+#[track_caller]
+fn verified_digest(lake: &Lake, job: &str, day: Option<&str>) -> String {
+    let mut args = vec!["verify", job];
+    args.extend(day.iter().flat_map(|d| ["--dt", d]));
+    let run = lake.cli(&args);
+    run.assert_code(0);
+    // The two applications (each with its duration), then the verdict.
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    assert_eq!(lines.len(), 3, "{args:?}: {}", run.stdout);
+    let partition = day.map_or_else(|| "all".to_owned(), |d| format!("dt={d}"));
+    let pass = format!("PASS {job} {partition}: the second application left the content unchanged (digest ");
+    let digest = lines[2].strip_prefix(&pass).and_then(|rest| rest.strip_suffix(')'));
+    digest.unwrap_or_else(|| panic!("{args:?}: {}", run.stdout)).to_owned()
 }
 
 #[test]
