@@ -120,3 +120,25 @@ fn a_job_reads_its_sql_file_relative_to_the_project_file() {
     let after = lake.digest("analytics.daily_orders", None);
     assert_eq!((after.digest, after.rows, after.version), (before.digest, before.rows, before.version + 1));
 }
+
+#[test]
+fn an_unreadable_sql_file_is_a_configuration_error_before_anything_runs() {
+    let lake = Lake::new("2026-09-01", "2026-09-01");
+    let missing = Job::new("daily_orders", "analytics.daily_orders").sql_file("jobs/missing.sql");
+    lake.set_project(&Project::new().job(missing));
+    let path = lake.path().join("jobs/missing.sql");
+    let expected = format!(
+        "error: job `daily_orders`: cannot read sql_file {}\n  caused by: No such file or directory (os error 2)\n",
+        path.display()
+    );
+    for args in [
+        &["--json", "run", "daily_orders", "--dt", "2026-09-01"][..],
+        &["--json", "backfill", "daily_orders", "--from", "2026-09-01", "--to", "2026-09-01"],
+        &["verify", "daily_orders", "--dt", "2026-09-01"],
+    ] {
+        let run = lake.cli(args);
+        run.assert_code(2);
+        assert_eq!((run.stdout.as_str(), run.stderr.as_str()), ("", expected.as_str()), "{args:?}");
+    }
+    assert!(!lake.root().join("analytics/daily_orders").exists(), "nothing written");
+}
