@@ -3,6 +3,7 @@
 
 mod support;
 
+mod bad_input;
 mod cli_errors;
 mod demo;
 mod digest;

@@ -34,11 +34,22 @@ pub struct DateRange {
 }
 
 impl DateRange {
+    /// The most days a range may hold: 100 years of daily partitions. A longer range is almost
+    /// always a mistyped year, and would plan or run a partition per day of it.
+    pub const MAX_DAYS: usize = 36_525;
+
+    /// The days `from` to `to`, both included; an error where `from` is after `to` or the range
+    /// holds more than [`DateRange::MAX_DAYS`] days.
     pub fn new(from: NaiveDate, to: NaiveDate) -> Result<Self> {
         if from > to {
             return Err(Error::InvalidRange { from: from.to_string(), to: to.to_string() });
         }
-        Ok(Self { from, to })
+        let range = Self { from, to };
+        if range.len() > Self::MAX_DAYS {
+            let (from, to, days) = (from.to_string(), to.to_string(), range.len());
+            return Err(Error::RangeTooLong { from, to, days, max: Self::MAX_DAYS });
+        }
+        Ok(range)
     }
 
     #[must_use]
@@ -122,5 +133,13 @@ mod tests {
         assert_eq!(r.shard(0, 1).count(), 4);
         let err = DateRange::new(d("2026-09-02"), d("2026-09-01")).unwrap_err();
         assert_eq!(err.to_string(), "invalid date range: --from 2026-09-02 is after --to 2026-09-01");
+        let century = DateRange::new(d("1926-09-02"), d("2026-09-01")).unwrap();
+        assert_eq!(century.len(), DateRange::MAX_DAYS);
+        let err = DateRange::new(d("0202-09-01"), d("2026-09-30")).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "date range too long: --from 0202-09-01 --to 2026-09-30 holds 666233 days, more than 36525 (100 years \
+             of daily partitions); check the years, or split the range"
+        );
     }
 }

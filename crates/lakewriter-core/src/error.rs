@@ -9,6 +9,11 @@ pub enum Error {
     #[error("invalid date range: --from {from} is after --to {to}")]
     InvalidRange { from: String, to: String },
 
+    #[error(
+        "date range too long: --from {from} --to {to} holds {days} days, more than {max} (100 years of daily partitions); check the years, or split the range"
+    )]
+    RangeTooLong { from: String, to: String, days: usize, max: usize },
+
     #[error("invalid partition `{value}`: expected `column=YYYY-MM-DD` or `all`")]
     InvalidPartition { value: String },
 
