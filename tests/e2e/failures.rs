@@ -6,14 +6,15 @@
 use crate::support::{Digest, Job, Lake, Mode, Project, Run, orders, stable_error};
 
 /// The day every table is written for first (`rebuild`: every day, without a date).
-const WRITTEN: &str = "2026-09-01";
+pub(crate) const WRITTEN: &str = "2026-09-01";
 /// The day of the failing runs.
-const FAILING: &str = "2026-09-02";
+pub(crate) const FAILING: &str = "2026-09-02";
 /// A day without raw data.
 const NO_DATA: &str = "2026-09-03";
 
 /// The modes that run for a date: all but `rebuild`.
-const DATED: [Mode; 5] = [Mode::OverwritePartition, Mode::DeleteInsert, Mode::Merge, Mode::AppendDedup, Mode::Append];
+pub(crate) const DATED: [Mode; 5] =
+    [Mode::OverwritePartition, Mode::DeleteInsert, Mode::Merge, Mode::AppendDedup, Mode::Append];
 
 /// What every job selects: the expression of each column, and the table it reads. A case
 /// changes one of them to make its runs fail.
@@ -52,7 +53,7 @@ fn job(mode: Mode, columns: Columns) -> Job {
     }
 }
 
-fn table(mode: Mode) -> String {
+pub(crate) fn table(mode: Mode) -> String {
     format!("failures.{}", mode.as_str())
 }
 
@@ -61,7 +62,7 @@ fn project(modes: &[Mode], columns: Columns) -> Project {
 }
 
 /// `lakewriter --json run MODE --dt DAY` (`rebuild`: without a date).
-fn run(lake: &Lake, mode: Mode, day: &str) -> Run {
+pub(crate) fn run(lake: &Lake, mode: Mode, day: &str) -> Run {
     let mut args = vec!["--json", "run", mode.as_str()];
     if mode != Mode::Rebuild {
         args.extend(["--dt", day]);
@@ -71,7 +72,7 @@ fn run(lake: &Lake, mode: Mode, day: &str) -> Run {
 
 /// Raw orders for [`WRITTEN`] and [`FAILING`], and the table of each of `modes` written once,
 /// for [`WRITTEN`].
-fn written(modes: &[Mode]) -> Lake {
+pub(crate) fn written(modes: &[Mode]) -> Lake {
     let lake = Lake::new(WRITTEN, FAILING);
     lake.set_project(&project(modes, GOOD));
     for &mode in modes {

@@ -26,6 +26,7 @@ impl Runner {
         self.check_determinism(job, &query.plan).await?;
         let table = job.spec.target.to_string();
         query.plan = lakewriter_delta::schema::storable(query.plan, &table)?;
+        lakewriter_delta::phase("planned", &table, &run.partition);
         let inputs = input_fingerprint(&query.files);
         let fresh = previous.is_some_and(|r| r.is_fresh(&job.code, &inputs));
         report.fresh_before = Some(fresh);

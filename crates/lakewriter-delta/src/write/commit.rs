@@ -63,6 +63,7 @@ where
     let (table, created_dir): (DeltaTable, Option<PathBuf>) = table::open_for_write(target.location).await?;
     let read_version = table.version();
     let props = properties(target.metadata, target.location, read_version.is_none())?;
+    crate::phase("writing", target.name, &target.metadata.partition);
     let result = match write(table, props).await {
         Ok(None) => Ok(None),
         Ok(Some(table)) => finish(target, read_version, Ok(table)).await.map(Some),
@@ -106,6 +107,7 @@ pub(super) async fn finish(
             let Some(version) = table.version().filter(|v| Some(*v) != read_version) else {
                 return Err(changed_meanwhile(target, "the write made no commit"));
             };
+            crate::phase("committed", target.name, &target.metadata.partition);
             // The counts come from the commit file; where it cannot be read back, they are unknown.
             let committed = read_commit(&table, version, target).await.unwrap_or(Committed {
                 version,
@@ -150,6 +152,7 @@ async fn maintain(table: &DeltaTable, version: u64, name: &str) {
     {
         return;
     }
+    tracing::info!(target: crate::PHASE_TARGET, phase = "checkpointing", table = name, version);
     if let Err(e) = deltalake::checkpoints::create_checkpoint(table, None).await {
         tracing::warn!(table = name, version, error = %e, "committed; writing the checkpoint failed (the next one will be written as usual)");
         return;

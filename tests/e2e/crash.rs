@@ -1,0 +1,115 @@
+//! Crash injection: a run SIGKILLed as it enters a phase of its write — told by the phase events
+//! it logs on stderr (`RUST_LOG=lakewriter::phase=info`; see ARCHITECTURE.md), never by a guessed
+//! time. After each kill the table opens; it holds its old or its new content whole, never a mix
+//! or a duplicate; its partition state agrees with the data; and the same command run again
+//! converges to the content of an undisturbed run.
+
+use std::io::{BufRead, BufReader};
+use std::process::Stdio;
+
+use crate::failures::{DATED, FAILING, run, table, written};
+use crate::support::{Lake, Mode};
+
+/// The phases a run is killed at: planned (nothing written yet), writing (data files on their
+/// way, the log entry not yet), committed (the log entry landed; the checkpoint and the report
+/// not yet).
+const PHASES: [&str; 3] = ["planned", "writing", "committed"];
+
+/// Runs `lakewriter ARGS` on `lake` and SIGKILLs it as it logs that it enters `phase`; whether
+/// it reached that phase before it ended on its own.
+fn kill_at(lake: &Lake, args: &[&str], phase: &str) -> bool {
+    let mut command = lake.command(args);
+    command.env("RUST_LOG", "lakewriter=warn,lakewriter::phase=info").stdout(Stdio::null()).stderr(Stdio::piped());
+    let mut child = command.spawn().expect("spawn lakewriter");
+    let stderr = child.stderr.take().expect("stderr");
+    let needle = format!("phase=\"{phase}\"");
+    let hit = BufReader::new(stderr).lines().map_while(Result::ok).any(|line| line.contains(&needle));
+    if hit {
+        child.kill().expect("SIGKILL");
+    }
+    child.wait().expect("wait for lakewriter");
+    hit
+}
+
+/// The arguments of `mode`'s run for `day` (`rebuild`: without a date).
+fn args(mode: Mode, day: &str) -> Vec<&str> {
+    let mut args = vec!["run", mode.as_str()];
+    if mode != Mode::Rebuild {
+        args.extend(["--dt", day]);
+    }
+    args
+}
+
+/// The state `status` gives the partition of `mode`'s run for [`FAILING`].
+fn state(lake: &Lake, mode: Mode) -> String {
+    let mut args = vec!["--json", "status", mode.as_str()];
+    if mode != Mode::Rebuild {
+        args.extend(["--from", FAILING, "--to", FAILING]);
+    }
+    let run = lake.cli(&args);
+    run.assert_code(0);
+    let first = run.stdout.lines().next().expect("a partition line");
+    let line: serde_json::Value = serde_json::from_str(first).expect("JSON");
+    line["state"].as_str().expect("state").to_owned()
+}
+
+#[test]
+fn a_run_killed_at_any_phase_leaves_old_or_new_content_and_a_rerun_converges() {
+    let mut hits = 0;
+    for mode in DATED.into_iter().chain([Mode::Rebuild]) {
+        let undisturbed = written(&[mode]);
+        let old = undisturbed.digest(&table(mode), None);
+        run(&undisturbed, mode, FAILING).assert_code(0);
+        let new = undisturbed.digest(&table(mode), None);
+        for phase in PHASES {
+            let lake = written(&[mode]);
+            assert!(kill_at(&lake, &args(mode, FAILING), phase), "{mode:?} reaches {phase}");
+            hits += 1;
+            let after = lake.digest(&table(mode), None);
+            let content = (after.digest.as_str(), after.rows);
+            let (is_old, is_new) =
+                (content == (old.digest.as_str(), old.rows), content == (new.digest.as_str(), new.rows));
+            assert!(is_old || is_new, "{mode:?} killed at {phase}: neither the old nor the new content: {after:?}");
+            match phase {
+                "planned" => assert!(is_old, "{mode:?}: killed before writing, yet the table changed"),
+                "committed" => assert!(is_new, "{mode:?}: killed after its commit, yet the table is old"),
+                _ => {}
+            }
+            let recorded = state(&lake, mode);
+            if mode != Mode::Rebuild {
+                let expected = if is_new { "fresh" } else { "missing" };
+                assert_eq!(recorded, expected, "{mode:?} killed at {phase}: the state disagrees with the data");
+            }
+            run(&lake, mode, FAILING).assert_code(0);
+            let rerun = lake.digest(&table(mode), None);
+            assert_eq!((rerun.digest, rerun.rows), (new.digest.clone(), new.rows), "{mode:?} killed at {phase}");
+            assert_eq!(state(&lake, mode), "fresh", "{mode:?} killed at {phase}: fresh after the rerun");
+        }
+    }
+    assert_eq!(hits, 6 * PHASES.len(), "every phase of every mode was hit");
+}
+
+#[test]
+fn a_backfill_killed_at_its_first_commit_leaves_each_partition_whole_and_a_rerun_converges() {
+    let (from, to) = ("2026-09-01", "2026-09-04");
+    let days = ["2026-09-01", "2026-09-02", "2026-09-03", "2026-09-04"];
+    let backfill = ["backfill", "daily_orders", "--from", from, "--to", to, "--parallel", "2"];
+    let undisturbed = Lake::new(from, to);
+    undisturbed.cli(&backfill).assert_code(0);
+    let expected: Vec<_> = days.iter().map(|d| undisturbed.digest("analytics.daily_orders", Some(d))).collect();
+    for phase in ["writing", "committed"] {
+        let lake = Lake::new(from, to);
+        lake.cli(&["run", "daily_orders", "--dt", from]).assert_code(0);
+        assert!(kill_at(&lake, &backfill[..], phase), "the backfill reaches {phase}");
+        for (day, new) in days.iter().zip(&expected) {
+            let part = lake.digest("analytics.daily_orders", Some(day));
+            let whole = (part.digest == new.digest && part.rows == new.rows) || part.rows == 0;
+            assert!(whole, "{day} after a kill at {phase}: a partial partition: {part:?}");
+        }
+        lake.cli(&backfill).assert_code(0);
+        for (day, new) in days.iter().zip(&expected) {
+            let part = lake.digest("analytics.daily_orders", Some(day));
+            assert_eq!((&part.digest, part.rows), (&new.digest, new.rows), "{day} after the rerun");
+        }
+    }
+}
