@@ -7,8 +7,39 @@
 use std::io::{BufRead, BufReader};
 use std::process::Stdio;
 
-use crate::failures::{DATED, FAILING, run, table, written};
-use crate::support::{Lake, Mode};
+use crate::failures::{DATED, FAILING, GOOD, WRITTEN, project, run, table, written};
+use crate::s3::S3;
+use crate::support::{Lake, Mode, day};
+
+/// Where a trial runs: a local lakehouse, or a prefix of the S3 test bucket.
+enum Place {
+    Local(Lake),
+    S3(S3),
+}
+
+impl Place {
+    fn lake(&self) -> &Lake {
+        match self {
+            Self::Local(lake) => lake,
+            Self::S3(s3) => &s3.lake,
+        }
+    }
+
+    /// Raw orders for [`WRITTEN`] and [`FAILING`], and `mode`'s table written for [`WRITTEN`].
+    fn written(on_s3: bool, mode: Mode) -> Self {
+        if !on_s3 {
+            return Self::Local(written(&[mode]));
+        }
+        let s3 = S3::new(&format!("crash-{}", mode.as_str().replace('_', "-")));
+        for dt in [WRITTEN, FAILING] {
+            let bytes = lakewriter_datagen::parquet_bytes(&lakewriter_datagen::orders_for(day(dt))).expect("parquet");
+            s3.put(&format!("raw/orders/dt={dt}/part-00000.parquet"), bytes);
+        }
+        s3.lake.set_project(&project(&[mode], GOOD));
+        run(&s3.lake, mode, WRITTEN).assert_code(0);
+        Self::S3(s3)
+    }
+}
 
 /// The phases a run is killed at: planned (nothing written yet), writing (data files on their
 /// way, the log entry not yet), committed (the log entry landed; the checkpoint and the report
@@ -53,40 +84,55 @@ fn state(lake: &Lake, mode: Mode) -> String {
     line["state"].as_str().expect("state").to_owned()
 }
 
-#[test]
-fn a_run_killed_at_any_phase_leaves_old_or_new_content_and_a_rerun_converges() {
+/// Kills a run of every mode at every phase, each in a fresh place (local or on S3), and checks
+/// the table after the kill and after a rerun; returns the phases hit.
+fn kill_every_mode_at_every_phase(on_s3: bool) -> usize {
     let mut hits = 0;
     for mode in DATED.into_iter().chain([Mode::Rebuild]) {
-        let undisturbed = written(&[mode]);
-        let old = undisturbed.digest(&table(mode), None);
-        run(&undisturbed, mode, FAILING).assert_code(0);
-        let new = undisturbed.digest(&table(mode), None);
+        let undisturbed = Place::written(on_s3, mode);
+        run(undisturbed.lake(), mode, FAILING).assert_code(0);
+        let new = undisturbed.lake().digest(&table(mode), None);
         for phase in PHASES {
-            let lake = written(&[mode]);
-            assert!(kill_at(&lake, &args(mode, FAILING), phase), "{mode:?} reaches {phase}");
+            let place = Place::written(on_s3, mode);
+            let lake = place.lake();
+            let old = lake.digest(&table(mode), None);
+            assert!(kill_at(lake, &args(mode, FAILING), phase), "{mode:?} reaches {phase}");
             hits += 1;
             let after = lake.digest(&table(mode), None);
             let content = (after.digest.as_str(), after.rows);
-            let (is_old, is_new) =
-                (content == (old.digest.as_str(), old.rows), content == (new.digest.as_str(), new.rows));
+            let is_old = content == (old.digest.as_str(), old.rows);
+            let is_new = content == (new.digest.as_str(), new.rows);
             assert!(is_old || is_new, "{mode:?} killed at {phase}: neither the old nor the new content: {after:?}");
             match phase {
                 "planned" => assert!(is_old, "{mode:?}: killed before writing, yet the table changed"),
                 "committed" => assert!(is_new, "{mode:?}: killed after its commit, yet the table is old"),
                 _ => {}
             }
-            let recorded = state(&lake, mode);
             if mode != Mode::Rebuild {
                 let expected = if is_new { "fresh" } else { "missing" };
-                assert_eq!(recorded, expected, "{mode:?} killed at {phase}: the state disagrees with the data");
+                assert_eq!(
+                    state(lake, mode),
+                    expected,
+                    "{mode:?} killed at {phase}: the state disagrees with the data"
+                );
             }
-            run(&lake, mode, FAILING).assert_code(0);
+            run(lake, mode, FAILING).assert_code(0);
             let rerun = lake.digest(&table(mode), None);
             assert_eq!((rerun.digest, rerun.rows), (new.digest.clone(), new.rows), "{mode:?} killed at {phase}");
-            assert_eq!(state(&lake, mode), "fresh", "{mode:?} killed at {phase}: fresh after the rerun");
+            assert_eq!(state(lake, mode), "fresh", "{mode:?} killed at {phase}: fresh after the rerun");
         }
     }
-    assert_eq!(hits, 6 * PHASES.len(), "every phase of every mode was hit");
+    hits
+}
+
+#[test]
+fn a_run_killed_at_any_phase_leaves_old_or_new_content_and_a_rerun_converges() {
+    assert_eq!(kill_every_mode_at_every_phase(false), 6 * PHASES.len(), "every phase of every mode was hit");
+}
+
+#[test]
+fn on_s3_a_run_killed_at_any_phase_leaves_old_or_new_content_and_a_rerun_converges() {
+    assert_eq!(kill_every_mode_at_every_phase(true), 6 * PHASES.len(), "every phase of every mode was hit");
 }
 
 #[test]

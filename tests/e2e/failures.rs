@@ -19,7 +19,7 @@ pub(crate) const DATED: [Mode; 5] =
 /// What every job selects: the expression of each column, and the table it reads. A case
 /// changes one of them to make its runs fail.
 #[derive(Debug, Clone, Copy)]
-struct Columns {
+pub(crate) struct Columns {
     customer_id: &'static str,
     amount: &'static str,
     status: &'static str,
@@ -28,7 +28,7 @@ struct Columns {
     from: &'static str,
 }
 
-const GOOD: Columns =
+pub(crate) const GOOD: Columns =
     Columns { customer_id: "customer_id", amount: "amount", status: "status", dt: "$dt", from: "raw.orders" };
 
 /// The job of `mode`, named after it, writing `failures.<mode>`: a day's orders (`rebuild`: every
@@ -57,7 +57,7 @@ pub(crate) fn table(mode: Mode) -> String {
     format!("failures.{}", mode.as_str())
 }
 
-fn project(modes: &[Mode], columns: Columns) -> Project {
+pub(crate) fn project(modes: &[Mode], columns: Columns) -> Project {
     modes.iter().fold(Project::new(), |project, &mode| project.job(job(mode, columns)))
 }
 
