@@ -1,7 +1,7 @@
 //! Bad input of every kind a user writes: a clear `error:` naming what is wrong, exit code 2, and
 //! nothing written.
 
-use crate::support::Lake;
+use crate::support::{DAILY_ORDERS_SQL, Lake, daily_orders, edited};
 
 /// A project file with `body` after its root, run once: the exit code and stderr.
 fn run_with_project(lake: &Lake, body: &str) -> (i32, String) {
@@ -118,4 +118,19 @@ fn arguments_that_try_injection_or_make_no_sense_are_usage_errors() {
     }
     let after = lake.digest("analytics.daily_orders", None);
     assert_eq!((after.digest, after.version), (before.digest, before.version), "nothing written");
+}
+
+#[test]
+fn a_division_by_zero_at_run_time_fails_the_partition_and_writes_nothing() {
+    let lake = Lake::new("2026-09-01", "2026-09-02");
+    lake.cli(&["run", "daily_orders", "--dt", "2026-09-01"]).assert_code(0);
+    let before = lake.digest("analytics.daily_orders", None);
+    let divides = edited(DAILY_ORDERS_SQL, "COUNT(*) AS orders", "COUNT(*) / (COUNT(*) - COUNT(*)) AS orders");
+    lake.set_project(&daily_orders(&divides));
+    let run = lake.cli(&["run", "daily_orders", "--dt", "2026-09-02"]);
+    run.assert_code(1);
+    let error = "error: daily_orders dt=2026-09-02: analytics.daily_orders: writing dt=2026-09-02 failed; nothing \
+                 was committed: Generic DeltaTable error: Arrow error: Divide by zero error\n";
+    assert!(run.stderr.ends_with(error), "{}", run.stderr);
+    assert_eq!(lake.digest("analytics.daily_orders", None), before, "nothing written");
 }
