@@ -4,6 +4,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use chrono::NaiveDate;
+use datafusion::arrow::datatypes::Schema;
 use datafusion::catalog::TableProvider;
 use datafusion::common::tree_node::{Transformed, TreeNode};
 use datafusion::common::{DFSchema, ParamValues};
@@ -123,9 +124,10 @@ fn input_file(meta: &object_store::ObjectMeta, local: bool) -> InputFile {
 }
 
 /// Parses `sql`, a condition over the columns of `schema`, with `$dt` bound to `dt`.
-pub fn condition(ctx: &SessionContext, sql: &str, schema: &DFSchema, dt: Option<NaiveDate>) -> Result<Expr> {
+pub fn condition(ctx: &SessionContext, sql: &str, schema: &Schema, dt: Option<NaiveDate>) -> Result<Expr> {
     let err = |source| Error::Predicate { source: Box::new(source) };
-    let expr = ctx.parse_sql_expr(sql, schema).map_err(err)?;
+    let schema = DFSchema::try_from(schema.clone()).map_err(err)?;
+    let expr = ctx.parse_sql_expr(sql, &schema).map_err(err)?;
     let bound = match dt {
         Some(dt) => {
             let params = dt_param(dt);

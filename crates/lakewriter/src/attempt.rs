@@ -1,7 +1,6 @@
 //! One attempt at a partition: plan, check, fingerprint, then the write its [`WritePlan`] names —
 //! one Delta commit, or none.
 
-use datafusion::common::DFSchema;
 use datafusion::logical_expr::LogicalPlan;
 use lakewriter_compute::{KeyedSpec, keyed};
 use lakewriter_core::{InputFile, input_fingerprint, stable_hash};
@@ -67,12 +66,9 @@ impl Runner {
             }
             WritePlan::DeleteInsert { predicate, dt } => {
                 // The predicate is on the target's columns; on a first write, the result's.
-                let schema = match lakewriter_delta::table::arrow_schema(target.location).await? {
-                    Some(schema) => DFSchema::try_from(schema.as_ref().clone())
-                        .map_err(|e| lakewriter_compute::Error::Predicate { source: Box::new(e) })?,
-                    None => plan.schema().as_ref().clone(),
-                };
-                let condition = lakewriter_compute::condition(self.session(), predicate, &schema, Some(*dt))?;
+                let table = lakewriter_delta::table::arrow_schema(target.location).await?;
+                let schema = table.as_deref().unwrap_or_else(|| plan.schema().as_arrow());
+                let condition = lakewriter_compute::condition(self.session(), predicate, schema, Some(*dt))?;
                 let slice = format!("rows that do not satisfy the predicate `{predicate}` ($dt = {dt})");
                 lakewriter_delta::replace_where(&state, target, plan, condition, &slice).await?
             }

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 use lakewriter_core::{JobSpec, PartitionKey, PartitionRun, stable_hash};
 use lakewriter_delta::state::Recorded;
 
-use crate::{PartitionReport, PreparedRun, RunError, Runner, elapsed_ms, error_chain};
+use crate::{PartitionReport, PreparedRun, Runner, elapsed_ms, error_chain};
 
 /// How often a partition whose commit conflicted with a concurrent one is planned and run again.
 const CONFLICT_ATTEMPTS: u32 = 8;
@@ -49,7 +49,7 @@ impl Runner {
                 let (_, state) = self.state_before_writing(run.job).await;
                 previous = state.partitions.get(&run.partition).cloned();
             }
-            let mut report = PartitionReport::start(run);
+            let mut report = PartitionReport::of_job(run.job.spec, run.unit.dt);
             let outcome = self.attempt(run, &run_id, previous.as_ref(), &mut report).await;
             match outcome {
                 Err(e) if attempt + 1 < CONFLICT_ATTEMPTS && e.is_retryable() => {
@@ -60,9 +60,8 @@ impl Runner {
                     continue;
                 }
                 Err(e) => {
-                    report = PartitionReport::start(run);
-                    report.error = Some(failure(&run.unit, &e));
-                    tracing::info!(partition = %run.unit, error = report.error.as_deref(), "failed; nothing committed");
+                    report = PartitionReport::of_job(run.job.spec, run.unit.dt);
+                    report.fail(&run.unit, &e);
                 }
                 Ok(()) => {
                     tracing::info!(partition = %run.unit, status = ?report.status, rows = ?report.rows_written, version = ?report.table_version, "done");
@@ -76,12 +75,13 @@ impl Runner {
     }
 }
 
-/// A report's `error`: the run and the error's whole chain.
-fn failure(unit: &PartitionRun, error: &RunError) -> String {
-    format!("{unit}: {}", error_chain(error))
-}
-
 impl PartitionReport {
+    /// The report of a run of `job` for `dt` before anything is known: failed until the attempt
+    /// says otherwise.
+    fn of_job(job: &JobSpec, dt: Option<chrono::NaiveDate>) -> Self {
+        Self::blank(job.name.clone(), job.target.to_string(), job.write.mode().to_string(), job.partition_key(dt), dt)
+    }
+
     /// A run that failed before it started (an unknown job, a bad argument); `job` where it is
     /// known.
     pub(crate) fn not_started(
@@ -90,34 +90,19 @@ impl PartitionReport {
         started: Instant,
         error: &crate::Error,
     ) -> Self {
-        let mut report = match job {
-            Some(job) => Self::blank(
-                job.name.clone(),
-                job.target.to_string(),
-                job.write.mode().to_string(),
-                job.partition_key(unit.dt),
-                unit.dt,
-            ),
-            None => {
-                Self::blank(unit.job.clone(), String::new(), String::new(), PartitionKey::of(None, unit.dt), unit.dt)
-            }
-        };
-        report.error = Some(format!("{unit}: {}", error_chain(error)));
+        let mut report = job.map_or_else(
+            || Self::blank(unit.job.clone(), String::new(), String::new(), PartitionKey::of(None, unit.dt), unit.dt),
+            |job| Self::of_job(job, unit.dt),
+        );
+        report.fail(unit, error);
         report.duration_ms = elapsed_ms(started);
-        tracing::info!(partition = %unit, error = report.error.as_deref(), "failed; nothing committed");
         report
     }
 
-    /// The report of `run` before anything is known: failed until the attempt says otherwise.
-    fn start(run: &PreparedRun<'_>) -> Self {
-        let job = run.job.spec;
-        Self::blank(
-            job.name.clone(),
-            job.target.to_string(),
-            job.write.mode().to_string(),
-            run.partition.clone(),
-            run.unit.dt,
-        )
+    /// This report, failed: its `error` is the run and the error's whole chain.
+    fn fail(&mut self, unit: &PartitionRun, error: &(dyn std::error::Error + 'static)) {
+        self.error = Some(format!("{unit}: {}", error_chain(error)));
+        tracing::info!(partition = %unit, error = self.error.as_deref(), "failed; nothing committed");
     }
 }
 
