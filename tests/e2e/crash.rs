@@ -8,8 +8,9 @@ use std::io::{BufRead, BufReader};
 use std::process::Stdio;
 
 use crate::failures::{DATED, FAILING, GOOD, WRITTEN, project, run, table, written};
+use crate::figures::Figures;
 use crate::s3::S3;
-use crate::support::{Lake, Mode, day};
+use crate::support::{Digest, Lake, Mode, day};
 
 /// Where a trial runs: a local lakehouse, or a prefix of the S3 test bucket.
 enum Place {
@@ -86,7 +87,7 @@ fn state(lake: &Lake, mode: Mode) -> String {
 
 /// Kills a run of every mode at every phase, each in a fresh place (local or on S3), and checks
 /// the table after the kill and after a rerun; returns the phases hit.
-fn kill_every_mode_at_every_phase(on_s3: bool) -> usize {
+fn kill_every_mode_at_every_phase(on_s3: bool, figures: &mut Figures) -> usize {
     let mut hits = 0;
     for mode in DATED.into_iter().chain([Mode::Rebuild]) {
         let undisturbed = Place::written(on_s3, mode);
@@ -102,6 +103,10 @@ fn kill_every_mode_at_every_phase(on_s3: bool) -> usize {
             let content = (after.digest.as_str(), after.rows);
             let is_old = content == (old.digest.as_str(), old.rows);
             let is_new = content == (new.digest.as_str(), new.rows);
+            figures.trial(phase, if is_new { "new content" } else { "old content" });
+            if !is_old && !is_new {
+                figures.partial();
+            }
             assert!(is_old || is_new, "{mode:?} killed at {phase}: neither the old nor the new content: {after:?}");
             match phase {
                 "planned" => assert!(is_old, "{mode:?}: killed before writing, yet the table changed"),
@@ -118,7 +123,7 @@ fn kill_every_mode_at_every_phase(on_s3: bool) -> usize {
             }
             run(lake, mode, FAILING).assert_code(0);
             let rerun = lake.digest(&table(mode), None);
-            assert_eq!((rerun.digest, rerun.rows), (new.digest.clone(), new.rows), "{mode:?} killed at {phase}");
+            assert!(figures.compare(&new, &rerun), "{mode:?} killed at {phase}: {rerun:?}, not {new:?}");
             assert_eq!(state(lake, mode), "fresh", "{mode:?} killed at {phase}: fresh after the rerun");
         }
     }
@@ -127,35 +132,65 @@ fn kill_every_mode_at_every_phase(on_s3: bool) -> usize {
 
 #[test]
 fn a_run_killed_at_any_phase_leaves_old_or_new_content_and_a_rerun_converges() {
-    assert_eq!(kill_every_mode_at_every_phase(false), 6 * PHASES.len(), "every phase of every mode was hit");
+    let mut figures = Figures::new("`run` SIGKILLed at a phase, every mode, local", "crash::a_run_killed_at_any_phase");
+    assert_eq!(
+        kill_every_mode_at_every_phase(false, &mut figures),
+        6 * PHASES.len(),
+        "every phase of every mode was hit"
+    );
+    figures.finish();
 }
 
 #[test]
 fn on_s3_a_run_killed_at_any_phase_leaves_old_or_new_content_and_a_rerun_converges() {
-    assert_eq!(kill_every_mode_at_every_phase(true), 6 * PHASES.len(), "every phase of every mode was hit");
+    let mut figures =
+        Figures::new("`run` SIGKILLed at a phase, every mode, S3", "crash::on_s3_a_run_killed_at_any_phase");
+    assert_eq!(
+        kill_every_mode_at_every_phase(true, &mut figures),
+        6 * PHASES.len(),
+        "every phase of every mode was hit"
+    );
+    figures.finish();
 }
 
 #[test]
-fn a_backfill_killed_at_its_first_commit_leaves_each_partition_whole_and_a_rerun_converges() {
+fn a_backfill_killed_at_a_commit_leaves_each_partition_whole_and_a_rerun_converges() {
+    const PHASES: [&str; 2] = ["writing", "committed"];
     let (from, to) = ("2026-09-01", "2026-09-04");
     let days = ["2026-09-01", "2026-09-02", "2026-09-03", "2026-09-04"];
-    let backfill = ["backfill", "daily_orders", "--from", from, "--to", to, "--parallel", "2"];
-    let undisturbed = Lake::new(from, to);
-    undisturbed.cli(&backfill).assert_code(0);
-    let expected: Vec<_> = days.iter().map(|d| undisturbed.digest("analytics.daily_orders", Some(d))).collect();
-    for phase in ["writing", "committed"] {
+    let scenario = "`backfill --parallel N` SIGKILLed at a partition's phase, local";
+    let mut figures = Figures::new(scenario, "crash::a_backfill_killed_at_a_commit");
+    let mut rng = crate::figures::rng(scenario);
+    let mut expected: Vec<Option<Vec<Digest>>> = vec![None, None];
+    for trial in 0..crate::figures::trials(PHASES.len()) {
+        let phase = PHASES[trial % PHASES.len()];
+        let parallel = rng.usize(2..=3);
+        let parallel_arg = parallel.to_string();
+        let backfill = ["backfill", "daily_orders", "--from", from, "--to", to, "--parallel", &parallel_arg];
+        let expected = expected[parallel - 2].get_or_insert_with(|| {
+            let undisturbed = Lake::new(from, to);
+            undisturbed.cli(&backfill).assert_code(0);
+            days.iter().map(|d| undisturbed.digest("analytics.daily_orders", Some(d))).collect()
+        });
         let lake = Lake::new(from, to);
         lake.cli(&["run", "daily_orders", "--dt", from]).assert_code(0);
         assert!(kill_at(&lake, &backfill[..], phase), "the backfill reaches {phase}");
-        for (day, new) in days.iter().zip(&expected) {
+        let mut written = 0;
+        for (day, new) in days.iter().zip(expected.iter()) {
             let part = lake.digest("analytics.daily_orders", Some(day));
             let whole = (part.digest == new.digest && part.rows == new.rows) || part.rows == 0;
+            if !whole {
+                figures.partial();
+            }
+            written += usize::from(part.rows > 0);
             assert!(whole, "{day} after a kill at {phase}: a partial partition: {part:?}");
         }
+        figures.trial(phase, &format!("{written} of {} partitions written", days.len()));
         lake.cli(&backfill).assert_code(0);
-        for (day, new) in days.iter().zip(&expected) {
+        for (day, new) in days.iter().zip(expected.iter()) {
             let part = lake.digest("analytics.daily_orders", Some(day));
-            assert_eq!((&part.digest, part.rows), (&new.digest, new.rows), "{day} after the rerun");
+            assert!(figures.compare(new, &part), "{day} after the rerun: {part:?}, not {new:?}");
         }
     }
+    figures.finish();
 }

@@ -9,6 +9,7 @@ mod crash;
 mod demo;
 mod digest;
 mod failures;
+mod figures;
 mod lint;
 mod overwrite_partition;
 mod project_file;
