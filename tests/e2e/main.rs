@@ -15,6 +15,7 @@ mod overwrite_partition;
 mod project_file;
 mod races;
 mod raw;
+mod reader;
 mod s3;
 mod state;
 mod types;

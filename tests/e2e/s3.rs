@@ -40,6 +40,11 @@ impl S3 {
         ]
     }
 
+    /// The URL of `relative` below the prefix.
+    pub(crate) fn url(&self, relative: &str) -> String {
+        format!("{}{relative}", self.root)
+    }
+
     pub(crate) fn env(&self) -> Vec<(&str, &str)> {
         Self::env_of(&self.endpoint, &self.root)
     }

@@ -48,7 +48,15 @@ fn init_logging(global: &Global) {
     };
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default));
     let ansi = global.color.enabled(io::stderr().is_terminal());
-    tracing_subscriber::fmt().with_env_filter(filter).with_writer(io::stderr).with_ansi(ansi).with_target(false).init();
+    // Span openings are logged too: delta-rs opens `commit_with_retries` once a write's data files
+    // are written, before its log entry is put (a phase the crash tests kill at; ARCHITECTURE.md).
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(io::stderr)
+        .with_ansi(ansi)
+        .with_target(false)
+        .with_span_events(tracing_subscriber::fmt::format::FmtSpan::NEW)
+        .init();
 }
 
 /// Prints `error: …`, the cause chain and a hint; returns the exit code for the error's kind.

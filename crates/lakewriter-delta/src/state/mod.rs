@@ -161,7 +161,7 @@ async fn read_once(location: &Location, job: &str) -> Result<Option<JobState>, F
         return Err(Failure::Other(message.into()));
     }
     let mut details: HashMap<PartitionKey, Detail> = HashMap::new();
-    let mut reads = futures::stream::iter(listing.commits.range(start..=latest).map(|(v, meta)| {
+    let mut reads = futures::stream::iter(listing.commits.range(start..).map(|(v, meta)| {
         let store = store.clone();
         let path = meta.location.clone();
         async move { Ok::<_, Failure>((*v, store.get(&path).await?.bytes().await?)) }

@@ -61,6 +61,9 @@ async fn state_is_read_from_checkpoints_after_log_clean_up_and_moves_with_the_da
     for v in 0..5 {
         std::fs::remove_file(dir.path().join(format!("t/_delta_log/{v:020}.json"))).expect("remove commit");
     }
+    // The latest version is the checkpoint's: the state is the checkpoint's, with no commit after it.
+    let at_checkpoint = read(&location, "j").await.expect("read").expect("a table");
+    assert_eq!((at_checkpoint.version, at_checkpoint.checkpoint, at_checkpoint.partitions.len()), (5, Some(5), 5));
     assert_eq!(write(&location, "j", day(6), day(6), "code", "inputs 6").await.expect("write"), 6);
     assert_eq!(write(&location, "j", day(2), day(2), "code", "late inputs 2").await.expect("write"), 7);
     // A failed write (a row outside its partition) records nothing.

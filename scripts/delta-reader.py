@@ -1,0 +1,93 @@
+"""An independent reader of lakewriter's tables: delta-rs Python (deltalake) and pyarrow.
+
+    delta-reader.py read URI[@VERSION]…        one JSON line a table: its version, rows, distinct
+                                              rows, active files and a digest of its sorted rows
+    delta-reader.py unreferenced URI           the data files below the table that its latest
+                                              version does not reference
+    delta-reader.py vacuum URI                 removes them (a full vacuum, no retention); prints
+                                              the files removed
+    delta-reader.py checkpoint-every N URI     sets delta.checkpointInterval (a metadata commit)
+
+URIs are local paths or s3:// URLs; S3 options come from the standard AWS_* environment.
+"""
+
+import hashlib
+import json
+import os
+import sys
+
+from deltalake import DeltaTable
+
+
+def options(uri):
+    if not uri.startswith("s3://"):
+        return None
+    keys = ["AWS_ENDPOINT_URL", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_REGION", "AWS_ALLOW_HTTP"]
+    return {k: os.environ[k] for k in keys if k in os.environ}
+
+
+def table(uri, version=None):
+    return DeltaTable(uri, version=version, storage_options=options(uri))
+
+
+def filesystem(uri):
+    """The filesystem of `uri` and the table's path on it."""
+    from pyarrow import fs
+
+    if not uri.startswith("s3://"):
+        return fs.LocalFileSystem(), os.path.abspath(uri)
+    endpoint = os.environ.get("AWS_ENDPOINT_URL", "")
+    s3 = fs.S3FileSystem(
+        access_key=os.environ.get("AWS_ACCESS_KEY_ID"),
+        secret_key=os.environ.get("AWS_SECRET_ACCESS_KEY"),
+        region=os.environ.get("AWS_REGION", "us-east-1"),
+        endpoint_override=endpoint.split("://", 1)[-1] or None,
+        scheme=endpoint.split("://", 1)[0] if "://" in endpoint else "https",
+    )
+    return s3, uri[len("s3://"):].rstrip("/")
+
+
+def unreferenced(uri):
+    """The data files below the table that its latest version does not reference."""
+    from pyarrow import fs
+
+    filesystem_, root = filesystem(uri)
+    referenced = {u.split(uri.rstrip("/") + "/", 1)[-1] for u in table(uri).file_uris()}
+    referenced = {r.split(root + "/", 1)[-1] for r in referenced}
+    found = filesystem_.get_file_info(fs.FileSelector(root, recursive=True))
+    files = [f.path.split(root + "/", 1)[-1] for f in found if f.type == fs.FileType.File]
+    return sorted(f for f in files if not f.startswith("_delta_log/") and f not in referenced)
+
+
+def read(spec):
+    uri, _, version = spec.rpartition("@") if "@" in spec.rsplit("/", 1)[-1] else (spec, "", "")
+    dt = table(uri, int(version) if version else None)
+    rows = [json.dumps(row, sort_keys=True, default=str) for row in dt.to_pyarrow_table().to_pylist()]
+    rows.sort()
+    digest = hashlib.sha256("\n".join(rows).encode()).hexdigest()
+    files = len(dt.file_uris())
+    return {"uri": uri, "version": dt.version(), "rows": len(rows), "distinct_rows": len(set(rows)), "files": files, "digest": digest}
+
+
+def main(argv):
+    command, args = argv[0], argv[1:]
+    if command == "read":
+        for spec in args:
+            print(json.dumps(read(spec)), flush=True)
+    elif command == "unreferenced":
+        print(json.dumps(unreferenced(args[0])))
+    elif command == "vacuum":
+        files = table(args[0]).vacuum(retention_hours=0, dry_run=False, enforce_retention_duration=False, full=True)
+        print(json.dumps(sorted(files)))
+    elif command == "checkpoint-every":
+        table(args[1]).alter.set_table_properties({"delta.checkpointInterval": args[0]})
+    else:
+        sys.exit(f"unknown command {command}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
+    # Leave without the interpreter's shutdown, where delta-rs's runtime threads can abort it
+    # ("terminate called without an active exception") after the work is done.
+    sys.stdout.flush()
+    os._exit(0)

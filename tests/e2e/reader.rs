@@ -1,0 +1,73 @@
+//! The independent reader: delta-rs Python (`deltalake` with pyarrow, installed by `scripts/test`
+//! into its venv) opening lakewriter's tables through `scripts/delta-reader.py`. It shares no
+//! code with lakewriter: where both agree on a table's version and content, the table is a
+//! Delta table, not just a lakewriter one.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use serde::Deserialize;
+
+use crate::support::Lake;
+
+/// A table as the independent reader sees it.
+#[derive(Debug, Deserialize)]
+pub struct Read {
+    pub version: u64,
+    pub rows: u64,
+    /// Rows that differ from every other row: fewer than `rows` where a row is duplicated.
+    pub distinct_rows: u64,
+    /// A SHA-256 of the table's rows, sorted (as JSON): the reader's own digest.
+    pub digest: String,
+}
+
+/// The reader, run with `lake`'s environment (its S3 settings, where it has them).
+pub struct Reader<'a> {
+    lake: &'a Lake,
+}
+
+impl<'a> Reader<'a> {
+    pub fn new(lake: &'a Lake) -> Self {
+        Self { lake }
+    }
+
+    fn run(&self, args: &[&str]) -> String {
+        let python = std::env::var("LAKEWRITER_TEST_PYTHON").unwrap_or_else(|_| {
+            panic!("the independent reader needs delta-rs Python: run the tests with `scripts/test`, which installs it and sets LAKEWRITER_TEST_PYTHON")
+        });
+        let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../scripts/delta-reader.py");
+        let output = Command::new(python)
+            .arg(script)
+            .args(args)
+            .envs(self.lake.env())
+            .output()
+            .expect("run the independent reader");
+        let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(output.status.success(), "the independent reader failed on {args:?}:\n{stdout}{stderr}");
+        stdout
+    }
+
+    /// The table at `uri`, at its latest version.
+    pub fn read(&self, uri: &str) -> Read {
+        let out = self.run(&["read", uri]);
+        serde_json::from_str(out.trim()).unwrap_or_else(|e| panic!("the reader's JSON: {out}: {e}"))
+    }
+
+    /// The files below the table at `uri` that its latest version does not reference.
+    pub fn unreferenced(&self, uri: &str) -> Vec<String> {
+        let out = self.run(&["unreferenced", uri]);
+        serde_json::from_str(out.trim()).unwrap_or_else(|e| panic!("the reader's JSON: {out}: {e}"))
+    }
+
+    /// Removes every file the table's latest version does not reference (a full vacuum with no
+    /// retention, which only a test that runs nothing else on the table may do).
+    pub fn vacuum(&self, uri: &str) {
+        self.run(&["vacuum", uri]);
+    }
+
+    /// Sets the table's `delta.checkpointInterval` (a metadata commit by another writer).
+    pub fn checkpoint_every(&self, commits: u32, uri: &str) {
+        self.run(&["checkpoint-every", &commits.to_string(), uri]);
+    }
+}
