@@ -135,6 +135,14 @@ fn state(lake: &Lake, mode: Mode) -> String {
     line["state"].as_str().expect("state").to_owned()
 }
 
+/// The state `status` gives each of `daily_orders`'s partitions `from..=to`.
+fn states(lake: &Lake, from: &str, to: &str) -> Vec<String> {
+    let run = lake.cli(&["--json", "status", "daily_orders", "--from", from, "--to", to]);
+    run.assert_code(0);
+    let lines = run.stdout.lines().map(|l| serde_json::from_str::<serde_json::Value>(l).expect("JSON"));
+    lines.filter_map(|line| line["state"].as_str().map(str::to_owned)).collect()
+}
+
 /// The old and the new content of `mode`'s table (before and after the run for [`FAILING`]),
 /// as lakewriter and as the independent reader see them.
 struct Contents {
@@ -275,16 +283,19 @@ fn kill_a_backfill(on_s3: bool) {
         let lake = place.lake();
         lake.cli(&["run", "daily_orders", "--dt", DAYS[0]]).assert_code(0);
         assert!(kill_at(lake, &backfill[..], phase, Duration::ZERO), "the backfill reaches {phase}");
-        let mut written = 0;
-        for (day, new) in DAYS.iter().zip(expected.iter()) {
-            let part = lake.digest("analytics.daily_orders", Some(day));
-            let whole = same(&part, new) || part.rows == 0;
+        let parts: Vec<Digest> = DAYS.iter().map(|d| lake.digest("analytics.daily_orders", Some(d))).collect();
+        for ((day, part), new) in DAYS.iter().zip(&parts).zip(expected.iter()) {
+            let whole = same(part, new) || part.rows == 0;
             if !whole {
                 figures.partial();
             }
-            written += usize::from(part.rows > 0);
             assert!(whole, "{day} after a kill at {phase}: a partial partition: {part:?}");
         }
+        let states = states(lake, DAYS[0], DAYS[3]);
+        let written: Vec<bool> = parts.iter().map(|p| p.rows > 0).collect();
+        let fresh: Vec<bool> = states.iter().map(|s| s == "fresh").collect();
+        assert_eq!(fresh, written, "after a kill at {phase}: the states {states:?} disagree with the data");
+        let written = written.iter().filter(|w| **w).count();
         figures.trial(phase, &format!("{written} of {} partitions written", DAYS.len()));
         lake.cli(&backfill).assert_code(0);
         for (day, new) in DAYS.iter().zip(expected.iter()) {
