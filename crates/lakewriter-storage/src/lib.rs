@@ -8,17 +8,22 @@
 //!
 //! Commits to S3 are safe for concurrent writers only through conditional put (`If-None-Match`);
 //! [`Location::new`] refuses any configuration that would commit without it.
+//!
+//! Every request to S3 follows one [`RequestPolicy`] (retries with backoff, a retry budget,
+//! timeouts), in lakewriter's object store and in delta-rs's alike.
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::sync::Arc;
 
-use std::time::Duration;
-
+use object_store::ObjectStore;
 use object_store::aws::AmazonS3Builder;
 use object_store::local::LocalFileSystem;
-use object_store::{ObjectStore, RetryConfig};
 use url::Url;
+
+mod policy;
+
+pub use policy::RequestPolicy;
 
 /// Errors in storage configuration ([`Error::is_config`]), and an object store that failed to set
 /// up.
@@ -40,6 +45,9 @@ pub enum Error {
     )]
     Unsafe { what: String },
 
+    #[error("storage option `{key}` must be {expected}")]
+    Policy { key: String, expected: &'static str },
+
     #[error("cannot set up the object store for {url}")]
     Store { url: Url, source: Box<object_store::Error> },
 }
@@ -60,12 +68,17 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 pub struct Location {
     url: Url,
     options: HashMap<String, String>,
+    policy: RequestPolicy,
 }
 
 impl fmt::Debug for Location {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let keys: Vec<&String> = self.options.keys().collect();
-        f.debug_struct("Location").field("url", &self.url.as_str()).field("option_keys", &keys).finish()
+        f.debug_struct("Location")
+            .field("url", &self.url.as_str())
+            .field("option_keys", &keys)
+            .field("policy", &self.policy)
+            .finish()
     }
 }
 
@@ -101,8 +114,11 @@ fn truthy(value: &str) -> bool {
 
 impl Location {
     /// A root with its explicit options (already resolved); the environment fills in the rest
-    /// where the object store reads it. `env` is how the environment is read (for tests).
-    pub fn new(url: Url, options: HashMap<String, String>, env: impl Fn(&str) -> Option<String>) -> Result<Self> {
+    /// where the object store reads it. `env` is how the environment is read (for tests). The
+    /// [`RequestPolicy`] settings among the options are taken out and checked; on S3 the whole
+    /// policy goes back in under the keys delta-rs and object_store read.
+    pub fn new(url: Url, mut options: HashMap<String, String>, env: impl Fn(&str) -> Option<String>) -> Result<Self> {
+        let policy = RequestPolicy::take_from(&mut options)?;
         match url.scheme() {
             "file" => {}
             "s3" | "s3a" => {
@@ -122,7 +138,16 @@ impl Location {
             }
             _ => return Err(Error::Scheme { url: url.to_string() }),
         }
-        Ok(Self { url, options })
+        if url.scheme() != "file" {
+            options.extend(policy.options());
+        }
+        Ok(Self { url, options, policy })
+    }
+
+    /// How requests to this root's store are retried and timed out (on S3).
+    #[must_use]
+    pub fn policy(&self) -> &RequestPolicy {
+        &self.policy
     }
 
     #[must_use]
@@ -144,7 +169,7 @@ impl Location {
     /// The location of `relative` (a folder, with a trailing slash) below this root.
     pub fn join(&self, relative: &str) -> Result<Self> {
         let url = self.url.join(relative).map_err(|_| Error::Scheme { url: format!("{}{relative}", self.url) })?;
-        Ok(Self { url, options: self.options.clone() })
+        Ok(Self { url, options: self.options.clone(), policy: self.policy })
     }
 
     /// The URL an object store is registered under: `s3://bucket` or `file:///`.
@@ -161,9 +186,9 @@ impl Location {
         if self.is_local() {
             return Ok(Arc::new(LocalFileSystem::new()));
         }
-        // A handful of quick retries: a wrong endpoint or a missing bucket should fail in seconds.
-        let retry = RetryConfig { max_retries: 4, retry_timeout: Duration::from_secs(30), ..RetryConfig::default() };
-        let mut builder = AmazonS3Builder::from_env().with_url(self.store_url().as_str()).with_retry(retry);
+        // The options carry the policy's timeouts (object_store's client settings) too.
+        let mut builder =
+            AmazonS3Builder::from_env().with_url(self.store_url().as_str()).with_retry(self.policy.retry_config());
         for (key, value) in &self.options {
             if let Ok(key) = key.to_ascii_lowercase().parse() {
                 builder = builder.with_config(key, value.clone());
@@ -222,6 +247,29 @@ mod tests {
         assert!(err.starts_with("unsupported lakehouse root `gs://b/x/`"), "{err}");
         // Local roots need no options.
         assert!(Location::new(Url::parse("file:///tmp/lake/").unwrap(), HashMap::new(), env).is_ok());
+    }
+
+    #[test]
+    fn an_s3_root_hands_its_request_policy_to_delta_rs() {
+        let options = HashMap::from([("RETRY_TIMEOUT".to_owned(), "2s".to_owned())]);
+        let s3 = Location::new(Url::parse("s3://bucket/lake/").unwrap(), options.clone(), no_env).unwrap();
+        assert_eq!(s3.policy().retry_timeout, std::time::Duration::from_secs(2));
+        let given: BTreeMap<&str, &str> = s3.options().iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        let expected = [
+            ("connect_timeout", "5000ms"),
+            ("init_backoff", "250ms"),
+            ("max_backoff", "4000ms"),
+            ("max_retries", "4"),
+            ("retry_timeout", "2000ms"),
+            ("timeout", "30000ms"),
+        ];
+        assert_eq!(given, BTreeMap::from(expected));
+        let local = Location::new(Url::parse("file:///tmp/lake/").unwrap(), options, no_env).unwrap();
+        assert!(local.options().is_empty(), "a local root needs no request policy");
+        let bad = HashMap::from([("max_retries".to_owned(), "many".to_owned())]);
+        let err = Location::new(Url::parse("s3://bucket/lake/").unwrap(), bad, no_env).unwrap_err();
+        assert!(err.is_config());
+        assert_eq!(err.to_string(), "storage option `max_retries` must be a whole number of retries such as `4`");
     }
 
     #[test]
