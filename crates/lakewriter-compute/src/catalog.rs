@@ -46,23 +46,33 @@ fn store_path(url: &Url) -> Result<Path> {
     Path::from_url_path(url.path()).map_err(|e| Error::ListRoot { root: url.clone(), source: e.into() })
 }
 
-/// The sub-folders directly below `prefix`, by name.
-async fn folders(store: &dyn ObjectStore, prefix: &Path, root: &Url) -> Result<Vec<String>> {
+/// Why listing `folder` failed: the root's own listing, or a folder's below it.
+fn list_error(folder: &Url, root: &Url, source: object_store::Error) -> Error {
+    if folder == root {
+        Error::ListRoot { root: root.clone(), source: source.into() }
+    } else {
+        Error::ListFolder { folder: folder.clone(), source: source.into() }
+    }
+}
+
+/// The sub-folders directly below `prefix` (the folder `url`), by name.
+async fn folders(store: &dyn ObjectStore, prefix: &Path, url: &Url, root: &Url) -> Result<Vec<String>> {
     let listing = match store.list_with_delimiter(Some(prefix)).await {
         Ok(listing) => listing,
         Err(object_store::Error::NotFound { .. }) => return Ok(Vec::new()),
-        Err(e) => return Err(Error::ListRoot { root: root.clone(), source: e.into() }),
+        Err(e) => return Err(list_error(url, root, e)),
     };
     Ok(listing.common_prefixes.iter().filter_map(|p| p.filename().map(str::to_owned)).collect())
 }
 
-/// Whether any file lies below `prefix`: one listing request, whatever the number of files.
-async fn has_files(store: &dyn ObjectStore, prefix: &Path, root: &Url) -> Result<bool> {
+/// Whether any file lies below `prefix` (the folder `url`): one listing request, whatever the
+/// number of files.
+async fn has_files(store: &dyn ObjectStore, prefix: &Path, url: &Url, root: &Url) -> Result<bool> {
     use futures::StreamExt;
     match store.list(Some(prefix)).next().await {
         None | Some(Err(object_store::Error::NotFound { .. })) => Ok(false),
         Some(Ok(_)) => Ok(true),
-        Some(Err(e)) => Err(Error::ListRoot { root: root.clone(), source: e.into() }),
+        Some(Err(e)) => Err(list_error(url, root, e)),
     }
 }
 
@@ -72,19 +82,21 @@ async fn has_files(store: &dyn ObjectStore, prefix: &Path, root: &Url) -> Result
 pub async fn discover(ctx: &SessionContext, root: &Url) -> Result<Vec<TableEntry>> {
     let store = store_for(ctx, root)?;
     let root_path = store_path(root)?;
+    let below =
+        |relative: &str| root.join(relative).map_err(|e| Error::ListRoot { root: root.clone(), source: e.into() });
     let mut tables = Vec::new();
-    for schema in folders(store.as_ref(), &root_path, root).await? {
+    for schema in folders(store.as_ref(), &root_path, root, root).await? {
         let schema_path = root_path.clone().join(schema.as_str());
-        for table in folders(store.as_ref(), &schema_path, root).await? {
+        for table in folders(store.as_ref(), &schema_path, &below(&format!("{schema}/"))?, root).await? {
             let Ok(name) = TableRef::new(&schema, &table) else {
                 tracing::debug!(schema, table, "ignoring a folder whose name is not an identifier");
                 continue;
             };
             let log = schema_path.clone().join(table.as_str()).join("_delta_log");
-            let kind = if has_files(store.as_ref(), &log, root).await? { TableKind::Delta } else { TableKind::Raw };
-            let url = root
-                .join(&name.relative_dir())
-                .map_err(|e| Error::ListRoot { root: root.clone(), source: e.into() })?;
+            let log_url = below(&format!("{}_delta_log/", name.relative_dir()))?;
+            let kind =
+                if has_files(store.as_ref(), &log, &log_url, root).await? { TableKind::Delta } else { TableKind::Raw };
+            let url = below(&name.relative_dir())?;
             tables.push(TableEntry { name, url, kind });
         }
     }

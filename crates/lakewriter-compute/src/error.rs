@@ -7,6 +7,10 @@ pub enum Error {
     #[error("cannot list the lakehouse root {root}")]
     ListRoot { root: Url, source: Box<dyn std::error::Error + Send + Sync> },
 
+    /// Listing a folder below the root failed: a schema folder, or a table's `_delta_log/`.
+    #[error("cannot list {folder} in the lakehouse root")]
+    ListFolder { folder: Url, source: Box<dyn std::error::Error + Send + Sync> },
+
     #[error("cannot register raw dataset {table} ({url})")]
     RegisterRaw { table: String, url: Url, source: Box<DataFusionError> },
 

@@ -32,6 +32,16 @@ pub enum Error {
     #[error("{table}: writing {partition} failed; nothing was committed")]
     Write { table: String, partition: PartitionKey, source: Box<DeltaTableError> },
 
+    /// A storage request of the write failed (retried as the storage policy allows): its error
+    /// names the operation, the object and the server's answer.
+    #[error("{table}: writing {partition} failed; nothing was committed")]
+    Request { table: String, partition: PartitionKey, source: Box<deltalake::ObjectStoreError> },
+
+    #[error(
+        "{table}: writing {partition} failed, and whether it committed is unknown: the table's log could not be read to look for its commit; running it again is safe"
+    )]
+    Unconfirmed { table: String, partition: PartitionKey, source: Box<dyn std::error::Error + Send + Sync> },
+
     #[error("{table}: writing {partition} conflicted with a concurrent commit; nothing was committed")]
     Conflict { table: String, partition: PartitionKey, source: Box<dyn std::error::Error + Send + Sync> },
 

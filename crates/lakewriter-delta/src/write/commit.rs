@@ -123,13 +123,30 @@ pub(super) async fn finish(
         // Any other failure may come after the commit landed: a step after it, or a storage
         // request retried after it succeeded (a conditional PUT then answers "already exists").
         Err(error) => match find_commit(target, since).await {
-            Some(committed) => {
-                tracing::warn!(table = target.name, version = committed.version, error = %lakewriter_core::error_chain(&error), "the commit landed; a step after it failed");
+            Ok(Some(committed)) => {
+                tracing::warn!(table = target.name, version = committed.version, error = %lakewriter_core::error_chain(&error), "this run's commit is in the log although the write failed after it (a later step, or a storage request retried after it had landed)");
                 Ok(committed)
             }
-            None => Err(error),
+            Ok(None) => Err(error),
+            Err(lookup) => {
+                tracing::warn!(table = target.name, error = %lookup, "cannot look for this run's commit in the log");
+                Err(unconfirmed(target, error))
+            }
         },
     }
+}
+
+/// A failed write whose commit could not be looked for: whether it landed is unknown. Its cause is
+/// the write's own failure (for a delta-rs error, without the "nothing was committed" that
+/// lakewriter could not check).
+fn unconfirmed(target: &Target<'_>, error: Error) -> Error {
+    let source: Box<dyn std::error::Error + Send + Sync> = match error {
+        Error::Write { source, .. } => source,
+        Error::Request { source, .. } => source,
+        Error::Conflict { source, .. } => source,
+        other => Box::new(other),
+    };
+    Error::Unconfirmed { table: target.name.to_owned(), partition: target.metadata.partition.clone(), source }
 }
 
 /// A conflict with a writer that changed the table between this run's read and its write.
@@ -164,6 +181,8 @@ async fn maintain(table: &DeltaTable, version: u64, name: &str) {
     }
 }
 
+type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
 /// What a delta-rs error from a write means: a conflict with a concurrent commit (run the
 /// partition again), a failed data check, or another failure.
 pub(super) fn write_error(target: &Target<'_>, source: DeltaTableError) -> Error {
@@ -194,8 +213,47 @@ pub(super) fn write_error(target: &Target<'_>, source: DeltaTableError) -> Error
     } else if failed_data_check(&source) {
         Error::Invalid { table, source: Box::new(source) }
     } else {
-        Error::Write { table, partition, source: Box::new(source) }
+        match storage_request(source) {
+            Ok(request) => Error::Request { table, partition, source: Box::new(request) },
+            Err(source) => Error::Write { table, partition, source: Box::new(source) },
+        }
     }
+}
+
+/// The failed storage request behind a delta-rs error, where it is one: delta-rs labels a failed
+/// PUT of a log entry "Failed to read delta log object" and of a data file "Failed to parse
+/// parquet"; the request's own error names the operation and the object (`PUT <url>`) and the
+/// server's answer.
+fn storage_request(error: DeltaTableError) -> Result<deltalake::ObjectStoreError, DeltaTableError> {
+    use deltalake::parquet::errors::ParquetError;
+    match error {
+        DeltaTableError::ObjectStore { source } => Ok(source),
+        // An upload's error reaches parquet's writer as an I/O error around the request's.
+        DeltaTableError::Parquet { source: ParquetError::External(external) } => match request_in(external) {
+            Ok(request) => Ok(request),
+            Err(external) => Err(DeltaTableError::Parquet { source: ParquetError::External(external) }),
+        },
+        other => Err(other),
+    }
+}
+
+/// The storage request's error in `error`, itself or inside an I/O error; else `error` back.
+fn request_in(error: BoxError) -> Result<deltalake::ObjectStoreError, BoxError> {
+    let error = match error.downcast::<deltalake::ObjectStoreError>() {
+        Ok(request) => return Ok(*request),
+        Err(error) => error,
+    };
+    let io = match error.downcast::<std::io::Error>() {
+        Ok(io) if io.get_ref().is_some() => io,
+        Ok(io) => return Err(io as BoxError),
+        Err(error) => return Err(error),
+    };
+    let kind = io.kind();
+    let inner = io.into_inner().unwrap_or_else(|| "an I/O error".into());
+    inner
+        .downcast::<deltalake::ObjectStoreError>()
+        .map(|request| *request)
+        .map_err(|inner| Box::new(std::io::Error::new(kind, inner)) as BoxError)
 }
 
 /// Whether delta-rs refused the rows it was writing: a row outside a replaceWhere predicate, a
@@ -236,13 +294,20 @@ impl CommitMetrics {
 /// Commit `version` of the table, where it is this run's: its `lakewriter.run_id` is
 /// `target`'s, so another writer's commit is never reported as this run's.
 async fn read_commit(table: &DeltaTable, version: u64, target: &Target<'_>) -> Option<Committed> {
-    match table.log_store().read_commit_entry(version).await {
-        Ok(entry) => entry.and_then(|bytes| parse_commit(&bytes, version, &target.metadata.run_id)),
-        Err(e) => {
-            tracing::warn!(table = target.name, version, error = %e, "cannot read back the commit just made");
-            None
-        }
-    }
+    commit_of(table, version, target).await.unwrap_or_else(|e| {
+        tracing::warn!(table = target.name, version, error = %e, "cannot read back the commit just made");
+        None
+    })
+}
+
+/// Commit `version` of the table if this run made it; an error where it cannot be read.
+async fn commit_of(
+    table: &DeltaTable,
+    version: u64,
+    target: &Target<'_>,
+) -> Result<Option<Committed>, DeltaTableError> {
+    let entry = table.log_store().read_commit_entry(version).await?;
+    Ok(entry.and_then(|bytes| parse_commit(&bytes, version, &target.metadata.run_id)))
 }
 
 /// The commit in `bytes` (a commit file), with its delta-rs metrics, if `run_id` made it.
@@ -260,108 +325,26 @@ fn parse_commit(bytes: &[u8], version: u64, run_id: &str) -> Option<Committed> {
     })
 }
 
-/// This run's commit among the table's versions from `since` on, newest first.
-async fn find_commit(target: &Target<'_>, since: u64) -> Option<Committed> {
-    let table = table::unloaded(target.location).ok()?;
+/// This run's commit among the table's versions from `since` on, newest first; an error where
+/// the log cannot be read, so that whether the run committed is unknown.
+async fn find_commit(
+    target: &Target<'_>,
+    since: u64,
+) -> Result<Option<Committed>, Box<dyn std::error::Error + Send + Sync>> {
+    let table = table::unloaded(target.location)?;
     let latest = match table.log_store().get_latest_version(since).await {
         Ok(latest) => latest,
         // No version from `since` on: nothing was committed since this run read the table.
-        Err(DeltaTableError::InvalidVersion(_)) => return None,
-        Err(e) => {
-            tracing::warn!(table = target.name, error = %e, "cannot look for this run's commit in the log");
-            return None;
-        }
+        Err(DeltaTableError::InvalidVersion(_)) => return Ok(None),
+        Err(e) => return Err(e.into()),
     };
     for version in (since..=latest).rev() {
-        if let Some(committed) = read_commit(&table, version, target).await {
-            return Some(committed);
+        if let Some(committed) = commit_of(&table, version, target).await? {
+            return Ok(Some(committed));
         }
     }
-    None
+    Ok(None)
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_failed_first_write_removes_empty_folders_and_never_a_file() {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let table = dir.path().join("t");
-        std::fs::create_dir_all(table.join("dt=2026-09-01/empty")).expect("folders");
-        std::fs::create_dir_all(table.join("dt=2026-09-02")).expect("folders");
-        std::fs::write(table.join("dt=2026-09-02/part-another-writer.parquet"), b"x").expect("a file");
-        remove_empty_dirs(&table);
-        assert!(!table.join("dt=2026-09-01").exists(), "empty folders go");
-        assert!(table.join("dt=2026-09-02/part-another-writer.parquet").exists(), "files stay");
-        let empty = dir.path().join("e");
-        std::fs::create_dir_all(empty.join("a/b")).expect("folders");
-        remove_empty_dirs(&empty);
-        assert!(!empty.exists());
-    }
-
-    #[test]
-    fn a_commit_is_this_runs_only_with_its_run_id() {
-        let commit = concat!(
-            r#"{"add":{"path":"x.parquet"}}"#,
-            "\n",
-            r#"{"commitInfo":{"operationMetrics":{"num_added_rows":7,"num_added_files":1,"num_removed_files":2},"lakewriter":{"run_id":"abc"}}}"#,
-        );
-        let mine = parse_commit(commit.as_bytes(), 4, "abc").expect("this run's commit");
-        assert_eq!(mine, Committed { version: 4, rows_written: Some(7), files_added: Some(1), files_removed: Some(2) });
-        assert_eq!(parse_commit(commit.as_bytes(), 4, "another"), None, "another writer's commit");
-        assert_eq!(parse_commit(b"not a commit", 4, "abc"), None);
-    }
-
-    #[test]
-    fn metrics_of_writes_and_merges() {
-        let merge: Value = serde_json::from_str(
-            r#"{"operationMetrics":{"num_target_rows_inserted":3,"num_target_rows_updated":2,"num_target_rows_deleted":1,"num_target_files_added":4,"num_target_files_removed":5}}"#,
-        )
-        .expect("json");
-        let expected = CommitMetrics { rows: Some(6), files_added: 4, files_removed: 5 };
-        assert_eq!(CommitMetrics::of(&merge), expected);
-        let state_only: Value = serde_json::from_str(r#"{"operationMetrics":{}}"#).expect("json");
-        assert_eq!(CommitMetrics::of(&state_only), CommitMetrics { rows: None, files_added: 0, files_removed: 0 });
-    }
-
-    #[test]
-    fn delta_errors_are_classified_by_their_variants() {
-        use deltalake::kernel::transaction::{CommitConflictError, TransactionError};
-        let location =
-            Location::new(url::Url::parse("file:///tmp/t/").expect("url"), std::collections::HashMap::new(), |_| None)
-                .expect("location");
-        let metadata = CommitMetadata {
-            job: "j".into(),
-            partition: lakewriter_core::PartitionKey::All,
-            write: "rebuild".into(),
-            lakewriter_version: "test".into(),
-            sql_hash: String::new(),
-            code_fingerprint: String::new(),
-            input_fingerprint: String::new(),
-            inputs: None,
-            run_id: "r".into(),
-            forced: false,
-        };
-        let target = Target { location: &location, name: "a.t", partition_column: None, metadata: &metadata };
-        let kind = |error| match write_error(&target, error) {
-            Error::Conflict { .. } => "conflict",
-            Error::Invalid { .. } => "invalid",
-            Error::Write { .. } => "write",
-            other => panic!("unexpected {other:?}"),
-        };
-        let conflict = |c| DeltaTableError::Transaction { source: TransactionError::CommitConflict(c) };
-        assert_eq!(kind(conflict(CommitConflictError::ConcurrentAppend)), "conflict");
-        assert_eq!(kind(conflict(CommitConflictError::ConcurrentTransaction)), "conflict");
-        assert_eq!(kind(DeltaTableError::VersionAlreadyExists(0)), "conflict");
-        let lost = DeltaTableError::Transaction { source: TransactionError::MaxCommitAttempts(0) };
-        assert_eq!(kind(lost), "conflict");
-        let invalid =
-            DeltaTableError::InvalidData { message: "Invalid data found: 1 rows failed validation check.".into() };
-        assert_eq!(kind(invalid), "invalid");
-        let as_text = DeltaTableError::Generic("Invalid data found: 2 rows failed validation check.".into());
-        assert_eq!(kind(as_text), "invalid");
-        assert_eq!(kind(DeltaTableError::Generic("the disk is full".into())), "write");
-        assert!(write_error(&target, DeltaTableError::VersionAlreadyExists(0)).is_conflict());
-    }
-}
+mod tests;
