@@ -123,7 +123,7 @@ fn args(mode: Mode, day: &str) -> Vec<&str> {
 }
 
 /// The state `status` gives the partition of `mode`'s run for [`FAILING`].
-fn state(lake: &Lake, mode: Mode) -> String {
+pub(crate) fn state(lake: &Lake, mode: Mode) -> String {
     let mut args = vec!["--json", "status", mode.as_str()];
     if mode != Mode::Rebuild {
         args.extend(["--from", FAILING, "--to", FAILING]);

@@ -82,7 +82,7 @@ pub(crate) fn written(modes: &[Mode]) -> Lake {
 }
 
 /// How errors name a failing run of `mode`: `MODE dt=DAY`, or `rebuild (whole table)`.
-fn label(mode: Mode, day: &str) -> String {
+pub(crate) fn label(mode: Mode, day: &str) -> String {
     match mode {
         Mode::Rebuild => "rebuild (whole table)".to_owned(),
         _ => format!("{} dt={day}", mode.as_str()),

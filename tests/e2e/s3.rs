@@ -49,6 +49,17 @@ impl S3 {
         Self::env_of(&self.endpoint, &self.root)
     }
 
+    /// The variables that reach this prefix through another endpoint (a proxy in front of the
+    /// server).
+    pub(crate) fn env_via<'a>(&'a self, endpoint: &'a str) -> Vec<(&'a str, &'a str)> {
+        Self::env_of(endpoint, &self.root)
+    }
+
+    /// The root, `s3://lakewriter-test/<prefix>/`.
+    pub(crate) fn root(&self) -> &str {
+        &self.root
+    }
+
     /// Puts `bytes` at `relative` below the root, as another tool would.
     pub(crate) fn put(&self, relative: &str, bytes: Vec<u8>) {
         use object_store::ObjectStoreExt as _;
@@ -91,7 +102,7 @@ fn local_reference(args: &[&[&str]], table: &str) -> Digest {
     lake.digest(table, None)
 }
 
-fn assert_no_secret(run: &Run) {
+pub(crate) fn assert_no_secret(run: &Run) {
     assert!(
         !run.stdout.contains(SECRET) && !run.stderr.contains(SECRET),
         "a secret leaked:\n{}\n{}",
