@@ -36,7 +36,7 @@ pub struct RequestPolicy {
 impl Default for RequestPolicy {
     /// Five tries at most, with pauses of 0.25 s growing to at most 4 s (1 to 3.75 s in all), no
     /// retry after 15 s, 30 s for one try and 5 s to connect: a request fails within
-    /// `retry_timeout + timeout` (45 s), a refused one within seconds.
+    /// `retry_timeout + max_backoff + timeout` (49 s), a refused one within seconds.
     fn default() -> Self {
         Self {
             max_retries: 4,
