@@ -181,10 +181,11 @@ fn signal(pid: u32, signal: &str) -> bool {
     Command::new("kill").args([format!("-{signal}"), pid.to_string()]).status().is_ok_and(|s| s.success())
 }
 
-/// Whether process `pid` is stopped (Linux: its state in `/proc/PID/stat` is `T`).
-fn is_stopped(pid: u32) -> bool {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-    stat.rsplit_once(") ").is_some_and(|(_, rest)| rest.starts_with('T'))
+/// The state of process `pid` (Linux: `/proc/PID/stat`): `T` stopped, `Z` ended (a child not yet
+/// waited for), `R`, `S`, `D` running or waiting.
+fn process_state(pid: u32) -> Option<char> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    stat.rsplit_once(") ").and_then(|(_, rest)| rest.chars().next())
 }
 
 /// The phases (`phase="…"`) that `lines` log, in order.
@@ -196,7 +197,7 @@ fn phases(lines: &[String]) -> Vec<String> {
 }
 
 enum Event {
-    /// The run logged the phase and was sent SIGSTOP.
+    /// The run logged the phase and was sent SIGSTOP (unless it had ended).
     Reached,
     /// The lines the run wrote before the sentinel.
     Drained(Vec<String>),
@@ -204,9 +205,11 @@ enum Event {
 
 /// A run of the binary paused (SIGSTOP) as it entered a phase. A thread drains its stderr — so
 /// it never blocks on a full pipe — and stops it (`kill -STOP`) the moment the phase's line
-/// arrives. The run may have gone on a little before the signal took effect: once `/proc` says it
-/// is stopped, a sentinel line is written into its stderr pipe behind whatever it wrote, and the
-/// lines before the sentinel tell the phases it entered before it stopped.
+/// arrives. The run may have gone on before the signal took effect (on a busy machine, even to its
+/// end): once `/proc` says it is stopped (or ended), a sentinel line is written into its stderr
+/// pipe behind whatever it wrote, and the lines before the sentinel tell the phases it entered.
+/// The run is not waited for until it is resumed, so its PID is never another process's when it
+/// is signalled.
 struct Paused {
     child: Option<Child>,
     pid: u32,
@@ -249,29 +252,32 @@ impl Paused {
         paused
     }
 
-    /// Waits until the run stopped, then reads everything it wrote before it did.
+    /// Waits until the run stopped (or ended), then reads everything it wrote before.
     fn wait_for_stop(&mut self, events: &mpsc::Receiver<Event>, phase: &str) {
+        let ended = |pid| matches!(process_state(pid), Some('Z') | None);
         loop {
             match events.recv_timeout(Duration::from_millis(20)) {
                 Ok(Event::Reached) => break,
                 Ok(Event::Drained(_)) => unreachable!("no sentinel yet"),
-                Err(_) => {
-                    let child = self.child.as_mut().expect("the run");
-                    if child.try_wait().expect("wait").is_some() {
-                        let run = self.finish();
-                        panic!("the run ended without entering {phase}:\n{}\n{}", run.stdout, run.stderr);
-                    }
-                }
+                Err(_) if ended(self.pid) => break,
+                Err(_) => {}
             }
         }
-        while !is_stopped(self.pid) {
-            assert!(self.child.as_mut().expect("the run").try_wait().expect("wait").is_none(), "the run ended");
-            std::thread::yield_now();
+        while !matches!(process_state(self.pid), Some('T' | 'Z') | None) {
+            std::thread::sleep(Duration::from_millis(1));
         }
         let writer = self.stderr.as_mut().expect("the pipe");
         writeln!(writer, "{SENTINEL}").expect("the sentinel");
-        let Ok(Event::Drained(lines)) = events.recv() else { panic!("the sentinel came back") };
+        let lines = loop {
+            if let Event::Drained(lines) = events.recv().expect("the thread reading the run's stderr") {
+                break lines;
+            }
+        };
         self.entered = phases(&lines);
+        if !self.entered.iter().any(|p| p == phase) {
+            let run = self.finish();
+            panic!("the run ended without entering {phase}:\n{}\n{}", run.stdout, run.stderr);
+        }
     }
 
     /// The phase the run was in when it stopped: the last it entered.
@@ -281,7 +287,7 @@ impl Paused {
 
     /// Lets the run go on (SIGCONT) and waits for it to end.
     fn resume(mut self) -> Run {
-        assert!(signal(self.pid, "CONT"), "SIGCONT");
+        assert!(signal(self.pid, "CONT"), "SIGCONT to a run not waited for yet");
         self.finish()
     }
 
@@ -317,7 +323,8 @@ fn drain(reader: std::io::PipeReader, pid: u32, needle: &str, events: &mpsc::Sen
         }
         if !reached && line.contains(needle) {
             reached = true;
-            assert!(signal(pid, "STOP"), "SIGSTOP");
+            // The run is not waited for yet: where it has ended, this signals its zombie.
+            assert!(signal(pid, "STOP"), "SIGSTOP to a run not waited for yet");
             let _ = events.send(Event::Reached);
         }
         lines.push(line);
