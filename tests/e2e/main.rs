@@ -5,6 +5,7 @@ mod support;
 
 mod bad_input;
 mod cli_errors;
+mod concurrent;
 mod crash;
 mod demo;
 mod digest;

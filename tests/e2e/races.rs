@@ -33,7 +33,7 @@ const SAME_DAY: &str = "2026-09-05";
 const DAYS: [&str; RACERS] = ["2026-09-01", "2026-09-02", "2026-09-03", "2026-09-04"];
 
 /// One job per write mode, named after its mode, writing `<schema>.<mode>`.
-fn project(schema: &str) -> Project {
+pub(crate) fn project(schema: &str) -> Project {
     let target = |mode: &str| format!("{schema}.{mode}");
     Project::new()
         .job(Job::new("overwrite_partition", &target("overwrite_partition")).sql(DAILY_ORDERS_SQL))

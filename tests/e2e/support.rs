@@ -155,6 +155,8 @@ pub struct Report {
     pub rows_written: Option<u64>,
     pub table_version: Option<u64>,
     pub files_scanned: Option<usize>,
+    /// Attempts beyond the first, after conflicts with concurrent commits.
+    pub retries: u32,
     pub error: Option<String>,
 }
 

@@ -20,11 +20,21 @@ fn missing_local_dir(location: &Location) -> Option<std::path::PathBuf> {
     (!path.exists()).then_some(path)
 }
 
-async fn load(location: &Location, url: url::Url) -> Result<DeltaTable> {
+/// The table at `url` as of `version`, or its latest version (a handle to a new table where there
+/// is none).
+async fn load(location: &Location, url: url::Url, version: Option<u64>) -> Result<DeltaTable> {
     register_handlers();
-    DeltaTable::try_from_url_with_storage_options(url, location.options().clone())
-        .await
-        .map_err(|source| Error::Open { url: location.url().clone(), source: Box::new(source) })
+    let err = |source| Error::Open { url: location.url().clone(), source: Box::new(source) };
+    match version {
+        None => DeltaTable::try_from_url_with_storage_options(url, location.options().clone()).await.map_err(err),
+        Some(version) => deltalake::DeltaTableBuilder::from_url(url)
+            .map_err(err)?
+            .with_storage_options(location.options().clone())
+            .with_version(version)
+            .load()
+            .await
+            .map_err(err),
+    }
 }
 
 /// A handle to the table at `location` whose log has not been read: for the log store alone.
@@ -43,7 +53,7 @@ pub(crate) async fn open_if_exists(location: &Location) -> Result<Option<DeltaTa
     if missing_local_dir(location).is_some() {
         return Ok(None);
     }
-    let table = load(location, location.url().clone()).await?;
+    let table = load(location, location.url().clone(), None).await?;
     Ok(table.version().is_some().then_some(table))
 }
 
@@ -52,19 +62,23 @@ pub(crate) async fn open_existing(location: &Location) -> Result<DeltaTable> {
     open_if_exists(location).await?.ok_or_else(|| Error::NotATable { url: location.url().clone() })
 }
 
-/// A handle to write to `location`: the table there, or a new one (creating a local folder for
-/// it). Also returns the local folder it created, if it did, so a failed first write can remove it.
-/// A local open is tried twice: another first writer that failed may remove the new, still empty
-/// folder between its creation here and its use.
-pub(crate) async fn open_for_write(location: &Location) -> Result<(DeltaTable, Option<std::path::PathBuf>)> {
+/// A handle to write to `location`: the table there as of `version`, or, without a version, the
+/// table there now or a new one (creating a local folder for it). Also returns the local folder it
+/// created, if it did, so a failed first write can remove it. A local open is tried twice: another
+/// first writer that failed may remove the new, still empty folder between its creation here and
+/// its use.
+pub(crate) async fn open_for_write(
+    location: &Location,
+    version: Option<u64>,
+) -> Result<(DeltaTable, Option<std::path::PathBuf>)> {
     let created = missing_local_dir(location);
     if !location.is_local() {
-        return Ok((load(location, location.url().clone()).await?, created));
+        return Ok((load(location, location.url().clone(), version).await?, created));
     }
     let open = || async {
         let url = deltalake::ensure_table_uri(location.url().as_str())
             .map_err(|source| Error::Open { url: location.url().clone(), source: Box::new(source) })?;
-        load(location, url).await
+        load(location, url, version).await
     };
     let table = match open().await {
         Ok(table) => table,
@@ -83,25 +97,18 @@ pub async fn provider(location: &Location) -> Result<Arc<dyn TableProvider>> {
     provider_of(location, &open_existing(location).await?).await
 }
 
-/// The table's current version and a provider over that snapshot, `None` where no table exists
-/// yet: one load of the log for both.
-pub async fn current(location: &Location) -> Result<Option<(u64, Arc<dyn TableProvider>)>> {
-    let Some(table) = open_if_exists(location).await? else { return Ok(None) };
-    Ok(Some((table.version().unwrap_or_default(), provider_of(location, &table).await?)))
-}
-
 async fn provider_of(location: &Location, table: &DeltaTable) -> Result<Arc<dyn TableProvider>> {
     table.table_provider().await.map_err(|e| Error::Read { url: location.url().clone(), source: e.into() })
 }
 
+/// The table at `location` as of `version`.
+pub(crate) async fn open_at(location: &Location, version: u64) -> Result<DeltaTable> {
+    load(location, location.url().clone(), Some(version)).await
+}
+
 /// A DataFusion table provider over version `version` of the table.
 pub async fn provider_at(location: &Location, version: u64) -> Result<Arc<dyn TableProvider>> {
-    let mut table = open_existing(location).await?;
-    table
-        .load_version(version)
-        .await
-        .map_err(|source| Error::Open { url: location.url().clone(), source: Box::new(source) })?;
-    provider_of(location, &table).await
+    provider_of(location, &open_at(location, version).await?).await
 }
 
 /// The table's Arrow schema, `None` where no table exists yet.

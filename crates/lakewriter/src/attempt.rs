@@ -10,9 +10,14 @@ use lakewriter_delta::{AppendOutcome, CommitMetadata, Committed, MergeSpec, Targ
 use crate::{PartitionReport, PreparedRun, RunError, RunStatus, Runner, WritePlan};
 
 impl Runner {
-    /// Plans `run`, checks its plan (determinism, storable types), fingerprints its inputs and
-    /// writes. `previous` is the partition's recorded state, which tells whether it was fresh.
-    /// The report is filled in as the attempt goes; an error leaves nothing committed.
+    /// Reads the table's version, plans `run`, checks its plan (determinism, storable types),
+    /// fingerprints its inputs and writes over that version. `previous` is the partition's
+    /// recorded state, which tells whether it was fresh. The report is filled in as the attempt
+    /// goes; an error leaves nothing committed.
+    ///
+    /// The version is read before the raw layer is: a commit made since — by a writer that may
+    /// have read raw files this attempt did not see — then conflicts with this attempt's, which
+    /// runs again, instead of overwriting it with an older result and older partition state.
     pub(crate) async fn attempt(
         &self,
         run: &PreparedRun<'_>,
@@ -21,6 +26,7 @@ impl Runner {
         report: &mut PartitionReport,
     ) -> Result<(), RunError> {
         let job = run.job;
+        let read_version = lakewriter_delta::state::latest_version(&job.location).await?;
         let mut query = self.plan(&job.sql, run.unit.dt).await?;
         self.check_determinism(job, &query.plan).await?;
         let table = job.spec.target.to_string();
@@ -37,6 +43,7 @@ impl Runner {
             name: &table,
             partition_column: job.spec.partition_by.as_deref(),
             metadata: &metadata,
+            read_version,
         };
         if let Some(committed) = self.write(run, target, query.plan, fresh, report).await? {
             if matches!(run.write, WritePlan::Append { force: true }) && previous.is_some() {
@@ -99,22 +106,26 @@ impl Runner {
     ) -> Result<Option<Committed>, RunError> {
         let ctx = self.session();
         let source = keyed::prepare(ctx, plan, spec).await?;
-        let (current, provider) = lakewriter_delta::table::current(target.location).await?.unzip();
+        // Classified against the version the write reads and commits over.
+        let provider = match target.read_version {
+            Some(version) => Some(lakewriter_delta::table::provider_at(target.location, version).await?),
+            None => None,
+        };
         let counts = keyed::classify(ctx, &source, provider, spec).await?;
         report.changes = Some(counts);
         if !counts.changes_anything() {
             // A concurrent run may have recorded this very state since this run read it.
             let fresh = fresh || recorded_fresh(target.metadata, target.location).await;
-            if let (false, Some(read_version)) = (fresh, current) {
-                let committed = lakewriter_delta::record_state(target, read_version, &source.schema).await?;
+            if !fresh && target.read_version.is_some() {
+                let committed = lakewriter_delta::record_state(target, &source.schema).await?;
                 report.note = Some("no row to change: committed only the partition's new state".into());
                 return Ok(Some(committed));
             }
-            report.nothing_to_change(current, fresh);
+            report.nothing_to_change(target.read_version, fresh);
             return Ok(None);
         }
         let df = source.dataframe(ctx)?;
-        let merge = MergeSpec { key: spec.key, newer_by: spec.newer_by, read_version: current };
+        let merge = MergeSpec { key: spec.key, newer_by: spec.newer_by };
         Ok(Some(lakewriter_delta::merge(&ctx.state(), target, df, merge).await?))
     }
 }

@@ -1,11 +1,13 @@
-//! The Delta log as files: listing it (commits and the newest complete checkpoint), and reading
-//! `txn` actions from commit files and checkpoints.
+//! The Delta log as files: listing it (commits and the newest complete checkpoint), its newest
+//! version, and reading `txn` actions from commit files and checkpoints.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use datafusion::arrow::array::{Array, AsArray, RecordBatch};
 use datafusion::arrow::datatypes::{DataType, Int64Type};
+use futures::StreamExt;
+use futures::stream::BoxStream;
 use object_store::path::Path;
 use object_store::{ObjectMeta, ObjectStore, ObjectStoreExt};
 use parquet::arrow::ProjectionMask;
@@ -87,6 +89,42 @@ pub(super) async fn list(store: &Arc<dyn ObjectStore>, log: &Path) -> Result<Opt
     });
     let latest = commits.keys().next_back().copied().into_iter().chain(checkpoint.as_ref().map(|(v, _)| *v)).max();
     Ok(latest.map(|latest| Listing { commits, checkpoint, latest }))
+}
+
+/// The newest version in the log folder `log`, of a commit or a checkpoint; `None` where it holds
+/// neither. The listing starts at the checkpoint `_last_checkpoint` names, so it costs one small
+/// read and a listing of at most a checkpoint interval of files; the whole folder is listed where
+/// there is no such checkpoint (or nothing from it).
+pub(super) async fn latest(store: &Arc<dyn ObjectStore>, log: &Path) -> Result<Option<u64>, Failure> {
+    let checkpoint = match store.get(&log.clone().join("_last_checkpoint")).await {
+        Ok(got) => serde_json::from_slice::<Value>(&got.bytes().await?).ok().and_then(|v| v["version"].as_u64()),
+        Err(object_store::Error::NotFound { .. }) => None,
+        Err(e) => return Err(Failure::Other(e.into())),
+    };
+    if let Some(version) = checkpoint
+        && let Some(latest) =
+            newest(store.list_with_offset(Some(log), &log.clone().join(format!("{version:020}").as_str()))).await?
+    {
+        return Ok(Some(latest));
+    }
+    newest(store.list(Some(log))).await
+}
+
+/// The newest version among the log files `listing` lists.
+async fn newest(mut listing: BoxStream<'static, object_store::Result<ObjectMeta>>) -> Result<Option<u64>, Failure> {
+    let mut newest = None;
+    while let Some(meta) = listing.next().await {
+        let meta = match meta {
+            Ok(meta) => meta,
+            Err(object_store::Error::NotFound { .. }) => break,
+            Err(e) => return Err(Failure::Other(e.into())),
+        };
+        if let Some(LogFile::Commit(v) | LogFile::Checkpoint(v, ..)) = meta.location.filename().and_then(parse_log_file)
+        {
+            newest = newest.max(Some(v));
+        }
+    }
+    Ok(newest)
 }
 
 type BoxError = Box<dyn std::error::Error + Send + Sync>;

@@ -124,6 +124,15 @@ struct Detail {
     run_id: Option<String>,
 }
 
+/// The newest version of the table at `location`, from a listing of its log from its last
+/// checkpoint on; `None` where no table exists.
+pub async fn latest_version(location: &Location) -> Result<Option<u64>> {
+    let err = |source| Error::Read { url: location.url().clone(), source };
+    let store = location.object_store().map_err(|e| err(e.into()))?;
+    let log = Path::from_url_path(location.url().path()).map_err(|e| err(e.into()))?.join("_delta_log");
+    log::latest(&store, &log).await.map_err(|(Failure::Vanished(e) | Failure::Other(e))| err(e))
+}
+
 /// Reads the recorded state of `job`'s partitions from the Delta log of the table at
 /// `location`; `None` where no table exists.
 pub async fn read(location: &Location, job: &str) -> Result<Option<JobState>> {

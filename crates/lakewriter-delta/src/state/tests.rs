@@ -39,7 +39,8 @@ async fn write(
         .logical_plan()
         .clone();
     let meta = metadata(job, dt, code, inputs);
-    let target = Target { location, name: "t", partition_column: Some("dt"), metadata: &meta };
+    let read_version = latest_version(location).await?;
+    let target = Target { location, name: "t", partition_column: Some("dt"), metadata: &meta, read_version };
     Ok(replace_where(&ctx.state(), target, plan, partition_predicate("dt", dt), "rows elsewhere").await?.version)
 }
 
@@ -50,6 +51,7 @@ async fn state_is_read_from_checkpoints_after_log_clean_up_and_moves_with_the_da
     let location = Location::new(url, HashMap::new(), |_| None).expect("location");
     let day = |d| NaiveDate::from_ymd_opt(2026, 9, d).expect("date");
     assert_eq!(read(&location, "j").await.expect("read"), None, "no table, no state");
+    assert_eq!(latest_version(&location).await.expect("latest"), None, "no table, no version");
 
     for d in 1..=5 {
         write(&location, "j", day(d), day(d), "code", &format!("inputs {d}")).await.expect("write");
@@ -64,8 +66,10 @@ async fn state_is_read_from_checkpoints_after_log_clean_up_and_moves_with_the_da
     // The latest version is the checkpoint's: the state is the checkpoint's, with no commit after it.
     let at_checkpoint = read(&location, "j").await.expect("read").expect("a table");
     assert_eq!((at_checkpoint.version, at_checkpoint.checkpoint, at_checkpoint.partitions.len()), (5, Some(5), 5));
+    assert_eq!(latest_version(&location).await.expect("latest"), Some(5), "listed from the checkpoint");
     assert_eq!(write(&location, "j", day(6), day(6), "code", "inputs 6").await.expect("write"), 6);
     assert_eq!(write(&location, "j", day(2), day(2), "code", "late inputs 2").await.expect("write"), 7);
+    assert_eq!(latest_version(&location).await.expect("latest"), Some(7));
     // A failed write (a row outside its partition) records nothing.
     let failed = write(&location, "j", day(3), day(9), "new code", "inputs 3").await;
     assert!(matches!(failed, Err(Error::OutsideSlice { .. })), "{failed:?}");

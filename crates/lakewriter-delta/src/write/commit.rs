@@ -39,7 +39,8 @@ pub(super) fn properties(metadata: &CommitMetadata, location: &Location, creatin
         .fold(props, CommitProperties::with_application_transaction))
 }
 
-/// Runs `write` on the table at `target` with the commit properties for it, then [`finish`]es.
+/// Runs `write` on the table at `target` as of `target.read_version` with the commit properties
+/// for it, then [`finish`]es. A table created since the run read none is a conflict.
 ///
 /// A failed first write removes the local folders it created only while they hold no file: it
 /// never deletes a file, since another process may be writing into the same new table folder.
@@ -60,8 +61,12 @@ where
     F: FnOnce(DeltaTable, CommitProperties) -> Fut,
     Fut: std::future::IntoFuture<Output = Result<Option<DeltaTable>>>,
 {
-    let (table, created_dir): (DeltaTable, Option<PathBuf>) = table::open_for_write(target.location).await?;
-    let read_version = table.version();
+    let read_version = target.read_version;
+    let (table, created_dir): (DeltaTable, Option<PathBuf>) =
+        table::open_for_write(target.location, read_version).await?;
+    if table.version() != read_version {
+        return Err(changed_meanwhile(target, "another writer created the table"));
+    }
     let props = properties(target.metadata, target.location, read_version.is_none())?;
     crate::phase("writing", target.name, &target.metadata.partition);
     let result = match write(table, props).await {

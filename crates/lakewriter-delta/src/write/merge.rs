@@ -7,7 +7,7 @@ use datafusion::execution::SessionState;
 use datafusion::prelude::{DataFrame, Expr, lit};
 use deltalake::protocol::SaveMode;
 
-use super::commit::{attempt, changed_meanwhile, write_error};
+use super::commit::{attempt, write_error};
 use super::{Committed, Target, builder, check_schema};
 use crate::Result;
 
@@ -17,8 +17,6 @@ pub struct MergeSpec<'a> {
     pub key: &'a [String],
     /// `Some`: newer-wins upsert (`merge`). `None`: insert unknown keys only (`append_dedup`).
     pub newer_by: Option<&'a str>,
-    /// The table version the source was classified against; `None` where there was no table.
-    pub read_version: Option<u64>,
 }
 
 fn qualified(relation: &str, name: &str) -> Expr {
@@ -29,6 +27,10 @@ fn qualified(relation: &str, name: &str) -> Expr {
 /// inserted; with `newer_by`, an existing row is replaced by the source row only where the
 /// source's `newer_by` is strictly greater. A table that does not exist yet is created with the
 /// source's rows. The caller skips sources that change nothing (delta-rs would commit nothing).
+///
+/// The source was classified against `target.read_version`, the version the merge reads; the
+/// commit is never rebased over another (Delta cannot see the classification's read), so any
+/// commit since that version fails it as a conflict and the run is made again.
 pub async fn merge(
     session: &SessionState,
     target: Target<'_>,
@@ -37,11 +39,7 @@ pub async fn merge(
 ) -> Result<Committed> {
     let columns: Vec<String> = source.schema().fields().iter().map(|f| f.name().clone()).collect();
     attempt(&target, |table, props| async {
-        if table.version() != spec.read_version {
-            // The source was classified against another version (or before the table existed):
-            // its counts, and a create, would not hold. Delta cannot see this read, so say it.
-            return Err(changed_meanwhile(&target, "its rows were classified against another version"));
-        }
+        let props = props.with_max_retries(0);
         check_schema(&table, source.schema().as_arrow(), target.name)?;
         if table.version().is_none() {
             // Creating the table with the source's rows is only right if nobody else created it

@@ -73,6 +73,13 @@ pub struct Target<'a> {
     /// The partition column of a table this write creates.
     pub partition_column: Option<&'a str>,
     pub metadata: &'a CommitMetadata,
+    /// The table version the run read before it planned (see [`crate::state::latest_version`]);
+    /// `None` where there was no table. The write reads the table as of this version and commits
+    /// over it: Delta's conflict checks then cover every commit made since the run read its
+    /// inputs — a concurrent writer of the same partition, which may have read newer raw files,
+    /// fails this commit as a conflict instead of being overwritten by an older result. A table
+    /// created since a run read none is such a commit too.
+    pub read_version: Option<u64>,
 }
 
 /// The outcome of an `append` that may have been committed before.
@@ -207,23 +214,17 @@ async fn transaction_version(table: &DeltaTable, app_id: &str, location: &Locati
 
 /// Records the partition state of `target.metadata` in a commit without data: for a run whose
 /// write changes no row (a `merge` with nothing new) but whose code or inputs differ from what the
-/// table recorded. `read_version` is the version the run found nothing to change in; the commit
-/// is made over it and not rebased, so any commit since then fails this one as a conflict and the
-/// run is made again.
-pub async fn record_state(
-    target: Target<'_>,
-    read_version: u64,
-    result: &datafusion::arrow::datatypes::Schema,
-) -> Result<Committed> {
+/// table recorded. The commit is made over `target.read_version`, the version the run found
+/// nothing to change in, and not rebased, so any commit since then fails this one as a conflict
+/// and the run is made again.
+pub async fn record_state(target: Target<'_>, result: &datafusion::arrow::datatypes::Schema) -> Result<Committed> {
     use deltalake::kernel::transaction::CommitBuilder;
     use deltalake::protocol::DeltaOperation;
     let url = target.location.url();
     let open_err = |source| Error::Open { url: url.clone(), source: Box::new(source) };
+    let Some(read_version) = target.read_version else { return Err(Error::NotATable { url: url.clone() }) };
     let props = properties(target.metadata, target.location, false)?.with_max_retries(0);
-    let mut table = table::open_existing(target.location).await?;
-    if table.version() != Some(read_version) {
-        table.load_version(read_version).await.map_err(open_err)?;
-    }
+    let mut table = table::open_at(target.location, read_version).await?;
     check_schema(&table, result, target.name)?;
     let snapshot = table.snapshot().map_err(open_err)?;
     let operation = DeltaOperation::Write { mode: SaveMode::Append, partition_by: None, predicate: None };

@@ -13,8 +13,20 @@ fn day(d: u32) -> NaiveDate {
     NaiveDate::from_ymd_opt(2026, 9, d).expect("date")
 }
 
-/// Overwrites partition `dt` of the table at `location` with the rows of `select`.
+/// Overwrites partition `dt` of the table at `location` with the rows of `select`, over its latest
+/// version.
 async fn overwrite(location: &Location, dt: NaiveDate, select: &str) -> crate::Result<u64> {
+    overwrite_over(location, dt, select, crate::state::latest_version(location).await?).await
+}
+
+/// Overwrites partition `dt` of the table at `location` with the rows of `select`, reading the
+/// table as of `read_version`.
+async fn overwrite_over(
+    location: &Location,
+    dt: NaiveDate,
+    select: &str,
+    read_version: Option<u64>,
+) -> crate::Result<u64> {
     let ctx = crate::session();
     let plan = ctx.sql(select).await.expect("plan").logical_plan().clone();
     let metadata = CommitMetadata {
@@ -29,7 +41,7 @@ async fn overwrite(location: &Location, dt: NaiveDate, select: &str) -> crate::R
         run_id: format!("run-{select}"),
         forced: false,
     };
-    let target = Target { location, name: "a.t", partition_column: Some("dt"), metadata: &metadata };
+    let target = Target { location, name: "a.t", partition_column: Some("dt"), metadata: &metadata, read_version };
     let predicate = partition_predicate("dt", dt);
     Ok(replace_where(&ctx.state(), target, plan, predicate, &format!("rows whose `dt` is not {dt}")).await?.version)
 }
@@ -65,4 +77,29 @@ async fn a_row_outside_the_slice_and_a_null_in_a_not_null_column_are_told_apart(
         other => panic!("expected a NOT NULL violation, got {other:?}"),
     }
     assert_eq!(crate::table::version(&location).await.expect("version"), Some(0), "nothing committed");
+}
+
+#[tokio::test]
+async fn a_write_conflicts_with_a_commit_of_its_partition_since_the_version_it_read() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let location = |name: &str| {
+        let url = url::Url::from_directory_path(dir.path().join(name)).expect("url");
+        Location::new(url, HashMap::new(), |_| None).expect("location")
+    };
+    let (t, new) = (location("t"), location("new"));
+    let rows = |n: u32, d: u32| format!("SELECT CAST({n} AS BIGINT) AS n, DATE '2026-09-{d:02}' AS dt");
+    assert_eq!(overwrite(&t, day(1), &rows(1, 1)).await.expect("create"), 0);
+    assert_eq!(overwrite(&t, day(2), &rows(2, 2)).await.expect("another partition"), 1);
+    // A commit to another partition since the version read: rebased.
+    assert_eq!(overwrite_over(&t, day(1), &rows(3, 1), Some(0)).await.expect("rebased"), 2);
+    assert_eq!(overwrite(&t, day(1), &rows(4, 1)).await.expect("the same partition"), 3);
+    // A commit to the same partition since the version read: a conflict, nothing committed.
+    let stale = overwrite_over(&t, day(1), &rows(5, 1), Some(2)).await;
+    assert!(stale.as_ref().is_err_and(Error::is_conflict), "{stale:?}");
+    assert_eq!(crate::state::latest_version(&t).await.expect("version"), Some(3));
+    // A table created since the run found none: a conflict.
+    assert_eq!(overwrite(&new, day(1), &rows(1, 1)).await.expect("create"), 0);
+    let late = overwrite_over(&new, day(1), &rows(2, 1), None).await;
+    assert!(late.as_ref().is_err_and(Error::is_conflict), "{late:?}");
+    assert_eq!(crate::state::latest_version(&new).await.expect("version"), Some(0));
 }

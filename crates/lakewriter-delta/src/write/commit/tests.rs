@@ -61,7 +61,8 @@ fn delta_errors_are_classified_by_their_variants() {
         run_id: "r".into(),
         forced: false,
     };
-    let target = Target { location: &location, name: "a.t", partition_column: None, metadata: &metadata };
+    let target =
+        Target { location: &location, name: "a.t", partition_column: None, metadata: &metadata, read_version: None };
     let kind = |error| match write_error(&target, error) {
         Error::Conflict { .. } => "conflict",
         Error::Invalid { .. } => "invalid",
