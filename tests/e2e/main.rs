@@ -17,5 +17,6 @@ mod races;
 mod raw;
 mod s3;
 mod state;
+mod storage_faults;
 mod types;
 mod write_modes;

@@ -12,6 +12,9 @@ pub enum Error {
     #[error("no Delta table at {url}")]
     NotATable { url: Url },
 
+    #[error("cannot create the folder of the Delta table at {url}")]
+    CreateFolder { url: Url, source: std::io::Error },
+
     #[error("{table}: the result has {slice}; nothing was committed")]
     OutsideSlice { table: String, slice: String, source: Box<DeltaTableError> },
 
@@ -32,6 +35,12 @@ pub enum Error {
     #[error("{table}: writing {partition} failed; nothing was committed")]
     Write { table: String, partition: PartitionKey, source: Box<DeltaTableError> },
 
+    /// The store refused a request of the write (a read-only or full disk, a missing permission):
+    /// `cause` is the store's own error, without the delta-rs step that met it ("Failed to parse
+    /// parquet" for a data file, "Failed to read delta log object" for the log entry).
+    #[error("{table}: cannot write {partition} to {url}; nothing was committed: {cause}")]
+    Store { table: String, partition: PartitionKey, url: String, cause: String },
+
     #[error("{table}: writing {partition} conflicted with a concurrent commit; nothing was committed")]
     Conflict { table: String, partition: PartitionKey, source: Box<dyn std::error::Error + Send + Sync> },
 
@@ -49,6 +58,26 @@ impl Error {
     pub fn is_conflict(&self) -> bool {
         matches!(self, Self::Conflict { .. })
     }
+}
+
+/// The error of the object store that `error` comes from, if it does: its own message (below
+/// object_store's `Generic <store> error` wrapper) and its causes, each once.
+pub(crate) fn store_cause(error: &(dyn std::error::Error + 'static)) -> Option<String> {
+    let mut next = Some(error);
+    while let Some(e) = next {
+        // An upload's last step fails as an `io::Error` around the store's error, whose `source`
+        // skips that error: it is found inside.
+        let inner = e.downcast_ref::<std::io::Error>().and_then(std::io::Error::get_ref);
+        let inner = inner.map(|i| -> &(dyn std::error::Error + 'static) { i });
+        if let Some(store) = inner.unwrap_or(e).downcast_ref::<object_store::Error>() {
+            return Some(match store {
+                object_store::Error::Generic { source, .. } => lakewriter_core::error_chain(source.as_ref()),
+                other => lakewriter_core::error_chain(other),
+            });
+        }
+        next = e.source();
+    }
+    None
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -14,10 +14,16 @@ pub(crate) fn register_handlers() {
     ONCE.call_once(|| deltalake::aws::register_handlers(None));
 }
 
-/// A local folder that does not exist yet (and so holds no table).
-fn missing_local_dir(location: &Location) -> Option<std::path::PathBuf> {
-    let path = location.url().to_file_path().ok().filter(|_| location.is_local())?;
-    (!path.exists()).then_some(path)
+/// A local folder that does not exist yet (and so holds no table). A folder that cannot be
+/// looked at (a folder above it without read or search permission) is an error, never missing:
+/// taken for missing, an unreadable table would read as no table, and a write would start a new
+/// one.
+fn missing_local_dir(location: &Location) -> Result<Option<std::path::PathBuf>> {
+    let Some(path) = location.url().to_file_path().ok().filter(|_| location.is_local()) else { return Ok(None) };
+    match path.try_exists() {
+        Ok(exists) => Ok((!exists).then_some(path)),
+        Err(e) => Err(Error::Read { url: location.url().clone(), source: e.into() }),
+    }
 }
 
 async fn load(location: &Location, url: url::Url) -> Result<DeltaTable> {
@@ -40,7 +46,7 @@ pub(crate) fn unloaded(location: &Location) -> Result<DeltaTable> {
 
 /// Opens the table at `location` if there is one.
 pub(crate) async fn open_if_exists(location: &Location) -> Result<Option<DeltaTable>> {
-    if missing_local_dir(location).is_some() {
+    if missing_local_dir(location)?.is_some() {
         return Ok(None);
     }
     let table = load(location, location.url().clone()).await?;
@@ -57,9 +63,13 @@ pub(crate) async fn open_existing(location: &Location) -> Result<DeltaTable> {
 /// A local open is tried twice: another first writer that failed may remove the new, still empty
 /// folder between its creation here and its use.
 pub(crate) async fn open_for_write(location: &Location) -> Result<(DeltaTable, Option<std::path::PathBuf>)> {
-    let created = missing_local_dir(location);
+    let created = missing_local_dir(location)?;
     if !location.is_local() {
         return Ok((load(location, location.url().clone()).await?, created));
+    }
+    if let Some(dir) = &created {
+        // delta-rs would create it too, but report a failure (a read-only or full disk) as text.
+        std::fs::create_dir_all(dir).map_err(|source| Error::CreateFolder { url: location.url().clone(), source })?;
     }
     let open = || async {
         let url = deltalake::ensure_table_uri(location.url().as_str())

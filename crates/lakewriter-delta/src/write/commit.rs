@@ -193,6 +193,9 @@ pub(super) fn write_error(target: &Target<'_>, source: DeltaTableError) -> Error
         Error::Conflict { table, partition, source: Box::new(source) }
     } else if failed_data_check(&source) {
         Error::Invalid { table, source: Box::new(source) }
+    } else if let Some(cause) = crate::error::store_cause(&source) {
+        tracing::debug!(table, %partition, error = %lakewriter_core::error_chain(&source), "the store refused a write");
+        Error::Store { table, partition, url: target.location.url().to_string(), cause }
     } else {
         Error::Write { table, partition, source: Box::new(source) }
     }
@@ -362,6 +365,17 @@ mod tests {
         let as_text = DeltaTableError::Generic("Invalid data found: 2 rows failed validation check.".into());
         assert_eq!(kind(as_text), "invalid");
         assert_eq!(kind(DeltaTableError::Generic("the disk is full".into())), "write");
+        // The store's error, however delta-rs wraps it: the log entry's PUT, or a data file's
+        // upload (an `io::Error` around it, in a Parquet error).
+        let full = || std::io::Error::from(std::io::ErrorKind::StorageFull);
+        let store = || object_store::Error::Generic { store: "LocalFileSystem", source: Box::new(full()) };
+        let refused = |error| match write_error(&target, error) {
+            Error::Store { cause, .. } => cause,
+            other => panic!("not refused by the store: {other:?}"),
+        };
+        assert_eq!(refused(DeltaTableError::ObjectStore { source: store() }), "no storage space");
+        let upload = parquet::errors::ParquetError::External(Box::new(std::io::Error::other(store())));
+        assert_eq!(refused(DeltaTableError::Parquet { source: upload }), "no storage space");
         assert!(write_error(&target, DeltaTableError::VersionAlreadyExists(0)).is_conflict());
     }
 }
