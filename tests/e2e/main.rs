@@ -16,6 +16,7 @@ mod project_file;
 mod races;
 mod raw;
 mod s3;
+mod schema_change;
 mod state;
 mod storage_faults;
 mod types;
