@@ -67,11 +67,12 @@ pub(crate) async fn open_for_write(location: &Location) -> Result<(DeltaTable, O
     if !location.is_local() {
         return Ok((load(location, location.url().clone()).await?, created));
     }
-    if let Some(dir) = &created {
-        // delta-rs would create it too, but report a failure (a read-only or full disk) as text.
-        std::fs::create_dir_all(dir).map_err(|source| Error::CreateFolder { url: location.url().clone(), source })?;
-    }
     let open = || async {
+        if let Some(dir) = &created {
+            // delta-rs would create it too, but tell a failure (a read-only or full disk) as text.
+            std::fs::create_dir_all(dir)
+                .map_err(|source| Error::CreateFolder { url: location.url().clone(), source })?;
+        }
         let url = deltalake::ensure_table_uri(location.url().as_str())
             .map_err(|source| Error::Open { url: location.url().clone(), source: Box::new(source) })?;
         load(location, url).await
