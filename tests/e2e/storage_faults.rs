@@ -19,8 +19,14 @@ const SET_UP_FAILED: i32 = 125;
 
 /// `command`, run by `program PREFIX…` (its environment and folder kept).
 fn wrapped(command: &Command, program: &str, prefix: &[&OsStr]) -> Command {
+    let prefix = [prefix, &[command.get_program()]].concat();
+    rebuilt(command, OsStr::new(program), &prefix)
+}
+
+/// `program PREFIX… ARGS…`, with the arguments, environment and folder of `command`.
+fn rebuilt(command: &Command, program: &OsStr, prefix: &[&OsStr]) -> Command {
     let mut wrapper = Command::new(program);
-    wrapper.args(prefix).arg(command.get_program()).args(command.get_args());
+    wrapper.args(prefix).args(command.get_args());
     for (key, value) in command.get_envs() {
         match value {
             Some(value) => wrapper.env(key, value),
@@ -58,12 +64,17 @@ fn read_only(dir: &Path, command: &Command) -> Run {
 }
 
 /// Runs `command` as a user whom file modes stop: `nobody` (65534) through `setpriv` where the
-/// tests run as root, else as the user they run as.
-fn unprivileged(command: &Command) -> Run {
+/// tests run as root, else as the user they run as. `nobody` runs a link to the binary in `dir`
+/// (a folder it may enter), since the build folder may lie in root's home (mode 700).
+fn unprivileged(command: &Command, dir: &Path) -> Run {
     let as_root = std::fs::metadata("/proc/self").expect("/proc/self").uid() == 0;
     let mut command = if as_root {
-        let prefix = ["--reuid=65534", "--regid=65534", "--clear-groups"].map(OsStr::new);
-        wrapped(command, "setpriv", &prefix)
+        let binary = dir.join("lakewriter");
+        if !binary.exists() && std::fs::hard_link(command.get_program(), &binary).is_err() {
+            std::fs::copy(command.get_program(), &binary).expect("a copy of the binary");
+        }
+        let prefix = ["--reuid=65534", "--regid=65534", "--clear-groups", "--"].map(OsStr::new);
+        rebuilt(command, OsStr::new("setpriv"), &[&prefix[..], &[binary.as_os_str()]].concat())
     } else {
         wrapped(command, "env", &[])
     };
@@ -185,7 +196,7 @@ fn an_unreadable_root_fails_every_command_naming_it_and_changes_nothing() {
         vec!["verify", mode, "--dt", WRITTEN],
     ];
     for args in &commands {
-        let run = unprivileged(&lake.command(args));
+        let run = unprivileged(&lake.command(args), lake.path());
         run.assert_code(1);
         assert_eq!(
             (run.stdout.as_str(), run.error_lines()),
@@ -194,7 +205,7 @@ fn an_unreadable_root_fails_every_command_naming_it_and_changes_nothing() {
         );
         figures.trial(args[0], "clear error, exit 1, nothing committed");
     }
-    let run = unprivileged(&lake.command(&["digest", &name]));
+    let run = unprivileged(&lake.command(&["digest", &name]), lake.path());
     run.assert_code(1);
     let table_url = format!("{root}{}/", name.replace('.', "/"));
     assert_eq!(
