@@ -1,5 +1,6 @@
 //! Bad input: a clear message, the right exit code, and no table touched.
 
+use crate::figures::Figures;
 use crate::support::{Job, Lake, Project, customers_with_orders, daily_orders, lakewriter};
 
 #[test]
@@ -23,13 +24,17 @@ fn configuration_errors_name_the_file_the_job_and_the_key() {
              `append_dedup`, `append`, `rebuild`\nin `write`",
         ),
     ];
-    for (job, expected) in cases {
+    let mut figures = Figures::new("bad input: project file (a job's keys)", "cli_errors::configuration_errors");
+    let kinds = ["misspelt job key", "missing target", "unknown write mode"];
+    for ((job, expected), kind) in cases.into_iter().zip(kinds) {
         lake.set_project_text(&format!("root = \"lake\"\n{job}"));
         let run = lake.cli(&["run", "daily_orders", "--dt", "2026-09-01"]);
         run.assert_code(2);
         assert_eq!(run.stderr, format!("error: {file}: job `daily_orders`: {expected}\n"));
+        figures.trial(kind, "clear error, exit 2, nothing committed");
     }
     assert!(!lake.root().join("a").exists());
+    figures.finish();
 }
 
 #[test]
@@ -74,6 +79,11 @@ fn invalid_sql_fails_the_partition_with_the_cause() {
          CreateMemoryTable"
     );
     assert!(!lake.root().join("analytics").exists(), "nothing was written");
+    let mut figures = Figures::new("bad input: SQL that cannot be planned", "cli_errors::invalid_sql");
+    for kind in ["unknown column", "DDL"] {
+        figures.trial(kind, "clear error, exit 1, nothing committed");
+    }
+    figures.finish();
 }
 
 #[test]

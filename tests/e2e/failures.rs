@@ -3,6 +3,7 @@
 //! table as it was (the same content digest and version). A mode a failure cannot happen in has
 //! no row, and the test says why.
 
+use crate::figures::Figures;
 use crate::support::{Digest, Job, Lake, Mode, Project, Run, orders, stable_error};
 
 /// The day every table is written for first (`rebuild`: every day, without a date).
@@ -91,9 +92,11 @@ pub(crate) fn label(mode: Mode, day: &str) -> String {
 
 /// Runs each mode of `expected` for `day` and asserts that it fails: exit code 1, a failed report
 /// whose error is exactly the row's (its [`stable_error`] part), the same error last on stderr,
-/// and the table's digest and version as they were.
+/// and the table's digest and version as they were. Each mode is a trial of the figures of
+/// `failure` (`bad input: FAILURE`), run by `test`.
 #[track_caller]
-fn assert_each_fails(lake: &Lake, day: &str, expected: &[(Mode, String)]) {
+fn assert_each_fails(lake: &Lake, day: &str, expected: &[(Mode, String)], (failure, test): (&str, &str)) {
+    let mut figures = Figures::new(&format!("bad input: {failure}"), &format!("failures::{test}"));
     for (mode, error) in expected {
         let before = lake.digest(&table(*mode), None);
         let run = run(lake, *mode, day);
@@ -107,7 +110,9 @@ fn assert_each_fails(lake: &Lake, day: &str, expected: &[(Mode, String)]) {
         // Logs (warnings, each with its time) may come before it.
         assert!(run.stderr.ends_with(&format!("error: {reported}\n")), "{mode:?}: stderr:\n{}", run.stderr);
         assert_eq!(lake.digest(&table(*mode), None), before, "{mode:?}: the table changed");
+        figures.trial(mode.as_str(), "clear error, exit 1, nothing committed");
     }
+    figures.finish();
 }
 
 #[test]
@@ -140,6 +145,10 @@ fn a_runtime_sql_error_fails_every_mode_and_the_fixed_job_writes_what_it_would_h
             (Mode::Append, format!("append dt=2026-09-02: {}", writing("append", "dt=2026-09-02"))),
             (Mode::Rebuild, format!("rebuild (whole table): {}", writing("rebuild", "all"))),
         ],
+        (
+            "SQL failing at run time (a cast)",
+            "a_runtime_sql_error_fails_every_mode_and_the_fixed_job_writes_what_it_would_have",
+        ),
     );
 
     // The job fixed, each run commits one new version, and every table is what runs that never
@@ -168,7 +177,12 @@ fn a_column_of_another_type_fails_every_mode_but_rebuild() {
                    table but Utf8View in the result; nothing was committed";
     let expected =
         DATED.map(|mode| (mode, format!("{} dt=2026-09-02: failures.{}: {refused}", mode.as_str(), mode.as_str())));
-    assert_each_fails(&lake, FAILING, &expected);
+    assert_each_fails(
+        &lake,
+        FAILING,
+        &expected,
+        ("a column of another type than the table", "a_column_of_another_type_fails_every_mode_but_rebuild"),
+    );
 }
 
 #[test]
@@ -198,6 +212,7 @@ fn rows_outside_the_partition_fail_the_modes_that_replace_a_slice() {
                 ),
             ),
         ],
+        ("rows outside the partition", "rows_outside_the_partition_fail_the_modes_that_replace_a_slice"),
     );
 }
 
@@ -214,7 +229,12 @@ fn a_clock_or_random_function_fails_every_mode_before_it_reads_anything() {
         );
         (mode, error)
     });
-    assert_each_fails(&lake, FAILING, &expected);
+    assert_each_fails(
+        &lake,
+        FAILING,
+        &expected,
+        ("a clock or random function", "a_clock_or_random_function_fails_every_mode_before_it_reads_anything"),
+    );
 }
 
 #[test]
@@ -231,7 +251,12 @@ fn an_unreadable_raw_file_fails_every_mode_that_reads_it_and_names_it() {
         );
         (mode, error)
     });
-    assert_each_fails(&lake, FAILING, &expected);
+    assert_each_fails(
+        &lake,
+        FAILING,
+        &expected,
+        ("an unreadable raw file", "an_unreadable_raw_file_fails_every_mode_that_reads_it_and_names_it"),
+    );
 }
 
 #[test]
@@ -245,7 +270,12 @@ fn a_raw_table_that_does_not_exist_fails_every_mode() {
         );
         (mode, error)
     });
-    assert_each_fails(&lake, FAILING, &expected);
+    assert_each_fails(
+        &lake,
+        FAILING,
+        &expected,
+        ("a raw table that does not exist (SQL planning error)", "a_raw_table_that_does_not_exist_fails_every_mode"),
+    );
 }
 
 #[test]

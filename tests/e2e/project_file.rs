@@ -1,6 +1,7 @@
 //! The project builder of `support`: the file it writes holds every key as set, whatever the
 //! quoting a string needs, and the binary reads it.
 
+use crate::figures::Figures;
 use crate::support::{DAILY_ORDERS_SQL, Job, Lake, Project};
 
 /// SQL that no single TOML quoting style holds as it is.
@@ -131,6 +132,7 @@ fn an_unreadable_sql_file_is_a_configuration_error_before_anything_runs() {
         "error: job `daily_orders`: cannot read sql_file {}\n  caused by: No such file or directory (os error 2)\n",
         path.display()
     );
+    let mut figures = Figures::new("bad input: a sql_file that does not exist", "project_file::an_unreadable_sql_file");
     for args in [
         &["--json", "run", "daily_orders", "--dt", "2026-09-01"][..],
         &["--json", "backfill", "daily_orders", "--from", "2026-09-01", "--to", "2026-09-01"],
@@ -139,6 +141,11 @@ fn an_unreadable_sql_file_is_a_configuration_error_before_anything_runs() {
         let run = lake.cli(args);
         run.assert_code(2);
         assert_eq!((run.stdout.as_str(), run.stderr.as_str()), ("", expected.as_str()), "{args:?}");
+        figures.trial(
+            args.iter().find(|a| !a.starts_with("--")).expect("a command"),
+            "clear error, exit 2, nothing committed",
+        );
     }
     assert!(!lake.root().join("analytics/daily_orders").exists(), "nothing written");
+    figures.finish();
 }

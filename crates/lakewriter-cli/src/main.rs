@@ -6,7 +6,9 @@ mod cli;
 mod commands;
 mod demo;
 mod output;
+mod panic;
 
 fn main() -> std::process::ExitCode {
+    panic::install();
     commands::main()
 }

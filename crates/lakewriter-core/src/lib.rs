@@ -10,6 +10,8 @@ pub mod project;
 
 mod error;
 mod partition;
+#[cfg(test)]
+mod properties;
 mod table_ref;
 mod unit;
 

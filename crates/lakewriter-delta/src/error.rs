@@ -12,6 +12,9 @@ pub enum Error {
     #[error("no Delta table at {url}")]
     NotATable { url: Url },
 
+    #[error("cannot create the folder of the Delta table at {url}")]
+    CreateFolder { url: Url, source: std::io::Error },
+
     #[error("{table}: the result has {slice}; nothing was committed")]
     OutsideSlice { table: String, slice: String, source: Box<DeltaTableError> },
 

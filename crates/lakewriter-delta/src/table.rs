@@ -14,10 +14,16 @@ pub(crate) fn register_handlers() {
     ONCE.call_once(|| deltalake::aws::register_handlers(None));
 }
 
-/// A local folder that does not exist yet (and so holds no table).
-fn missing_local_dir(location: &Location) -> Option<std::path::PathBuf> {
-    let path = location.url().to_file_path().ok().filter(|_| location.is_local())?;
-    (!path.exists()).then_some(path)
+/// A local folder that does not exist yet (and so holds no table). A folder that cannot be
+/// looked at (a folder above it without read or search permission) is an error, never missing:
+/// taken for missing, an unreadable table would read as no table, and a write would start a new
+/// one.
+fn missing_local_dir(location: &Location) -> Result<Option<std::path::PathBuf>> {
+    let Some(path) = location.url().to_file_path().ok().filter(|_| location.is_local()) else { return Ok(None) };
+    match path.try_exists() {
+        Ok(exists) => Ok((!exists).then_some(path)),
+        Err(e) => Err(Error::Read { url: location.url().clone(), source: e.into() }),
+    }
 }
 
 /// The table at `url` as of `version`, or its latest version (a handle to a new table where there
@@ -50,7 +56,7 @@ pub(crate) fn unloaded(location: &Location) -> Result<DeltaTable> {
 
 /// Opens the table at `location` if there is one.
 pub(crate) async fn open_if_exists(location: &Location) -> Result<Option<DeltaTable>> {
-    if missing_local_dir(location).is_some() {
+    if missing_local_dir(location)?.is_some() {
         return Ok(None);
     }
     let table = load(location, location.url().clone(), None).await?;
@@ -71,11 +77,16 @@ pub(crate) async fn open_for_write(
     location: &Location,
     version: Option<u64>,
 ) -> Result<(DeltaTable, Option<std::path::PathBuf>)> {
-    let created = missing_local_dir(location);
+    let created = missing_local_dir(location)?;
     if !location.is_local() {
         return Ok((load(location, location.url().clone(), version).await?, created));
     }
     let open = || async {
+        if let Some(dir) = &created {
+            // delta-rs would create it too, but tell a failure (a read-only or full disk) as text.
+            std::fs::create_dir_all(dir)
+                .map_err(|source| Error::CreateFolder { url: location.url().clone(), source })?;
+        }
         let url = deltalake::ensure_table_uri(location.url().as_str())
             .map_err(|source| Error::Open { url: location.url().clone(), source: Box::new(source) })?;
         load(location, url, version).await

@@ -28,7 +28,6 @@ const USAGE: u8 = 2;
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
     init_logging(&cli.global);
-    hide_caught_upload_panic();
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(runtime) => runtime,
         Err(e) => return report_error(&anyhow::Error::new(e).context("cannot start the async runtime")),
@@ -58,23 +57,6 @@ fn init_logging(global: &Global) {
         .with_target(false)
         .with_span_events(tracing_subscriber::fmt::format::FmtSpan::NEW)
         .init();
-}
-
-/// A data file whose upload fails while it completes (a storage fault) makes delta-rs abort
-/// object_store's `BufWriter`, which panics ("Already shut down") in that state; delta-rs catches
-/// the panic and logs a warning, and the write fails with the upload's error. The default hook
-/// would still print that panic as a crash on stderr, before the run's clear `error:` line: this
-/// hook leaves it out. Every other panic is printed as before.
-fn hide_caught_upload_panic() {
-    let default = std::panic::take_hook();
-    std::panic::set_hook(Box::new(move |info| {
-        let in_buffered_writer =
-            info.location().is_some_and(|l| l.file().contains("object_store") && l.file().ends_with("buffered.rs"));
-        let shut_down = info.payload().downcast_ref::<&str>() == Some(&"Already shut down");
-        if !(in_buffered_writer && shut_down) {
-            default(info);
-        }
-    }));
 }
 
 /// Prints `error: …`, the cause chain and a hint; returns the exit code for the error's kind.

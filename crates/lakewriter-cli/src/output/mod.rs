@@ -40,11 +40,17 @@ impl Printer {
         eprintln!("error: {text}");
     }
 
-    /// A command's error on stderr: `error: …`, each cause, and a hint where a fix is known.
+    /// A command's error on stderr: `error: …`, each cause, and a hint where a fix is known. A
+    /// cause that the line before already ends with is left out: the store's and delta-rs's
+    /// errors repeat their source in their own message.
     pub fn error_chain(error: &anyhow::Error, hint: Option<&str>) {
-        eprintln!("error: {error}");
-        for cause in error.chain().skip(1) {
-            eprintln!("  caused by: {cause}");
+        let mut printed = error.to_string();
+        eprintln!("error: {printed}");
+        for cause in error.chain().skip(1).map(ToString::to_string) {
+            if !printed.ends_with(&cause) {
+                eprintln!("  caused by: {cause}");
+                printed = cause;
+            }
         }
         if let Some(hint) = hint {
             eprintln!("hint: {hint}");

@@ -203,4 +203,6 @@ pub fn root_url(root: &str, base_dir: &Path) -> Result<Url, String> {
 }
 
 #[cfg(test)]
+mod properties;
+#[cfg(test)]
 mod tests;
