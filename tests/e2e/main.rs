@@ -15,6 +15,7 @@ mod figures;
 mod lint;
 mod local_faults;
 mod overwrite_partition;
+mod pause;
 mod project_file;
 mod races;
 mod raw;

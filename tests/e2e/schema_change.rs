@@ -5,46 +5,10 @@
 //! and its next attempt does. Either way it fails naming the column, exits 1 and commits nothing:
 //! the table is the other writer's.
 
-use std::io::{BufRead, BufReader, Read};
-use std::process::{Command, Stdio};
-
 use crate::failures::{DATED, FAILING, GOOD, project, table, written};
 use crate::figures::Figures;
-use crate::support::{Job, Lake, Mode, Run};
-
-/// Sends `signal` (`STOP`, `CONT`) to process `pid`.
-fn signal(pid: u32, signal: &str) {
-    let status = Command::new("kill").arg(format!("-{signal}")).arg(pid.to_string()).status().expect("kill");
-    assert!(status.success(), "kill -{signal} {pid}");
-}
-
-/// Runs `lakewriter ARGS` on `lake`, stops it as it logs that it enters `phase`, calls
-/// `meanwhile`, and lets it go on: the run.
-fn stopped_at(lake: &Lake, args: &[&str], phase: &str, meanwhile: impl FnOnce()) -> Run {
-    let mut command = lake.command(args);
-    command.env("RUST_LOG", "lakewriter=warn,lakewriter::phase=info").stdout(Stdio::piped()).stderr(Stdio::piped());
-    let mut child = command.spawn().expect("spawn lakewriter");
-    let mut stderr = BufReader::new(child.stderr.take().expect("stderr"));
-    let (needle, mut lines) = (format!("phase=\"{phase}\""), String::new());
-    loop {
-        let mut line = String::new();
-        assert_ne!(stderr.read_line(&mut line).expect("stderr"), 0, "the run ended before {phase}:\n{lines}");
-        lines.push_str(&line);
-        if line.contains(&needle) {
-            break;
-        }
-    }
-    signal(child.id(), "STOP");
-    meanwhile();
-    signal(child.id(), "CONT");
-    stderr.read_to_string(&mut lines).expect("stderr");
-    let output = child.wait_with_output().expect("wait for lakewriter");
-    Run {
-        code: output.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&output.stdout).into(),
-        stderr: lines,
-    }
-}
+use crate::pause::Paused;
+use crate::support::{Job, Mode};
 
 /// A `rebuild` of `mode`'s table (every day's orders) with the column `note` added.
 fn changer(mode: Mode) -> Job {
@@ -60,12 +24,12 @@ fn change_under(mode: Mode, phase: &str, figures: &mut Figures) -> bool {
     lake.set_project(&project(&[mode], GOOD).job(changer(mode)));
     let before = lake.digest(&table(mode), None);
     let mut changed = None;
-    let run = stopped_at(&lake, &["--json", "run", mode.as_str(), "--dt", FAILING], phase, || {
-        if lake.digest(&table(mode), None).version == before.version {
-            lake.cli(&["run", "changer"]).assert_code(0);
-            changed = Some(lake.digest(&table(mode), None));
-        }
-    });
+    let paused = Paused::start(&lake, &["--json", "run", mode.as_str(), "--dt", FAILING], phase);
+    if lake.digest(&table(mode), None).version == before.version {
+        lake.cli(&["run", "changer"]).assert_code(0);
+        changed = Some(lake.digest(&table(mode), None));
+    }
+    let run = paused.resume();
     let Some(changed) = changed else { return false };
     run.assert_code(1);
     let expected = format!(
@@ -81,7 +45,7 @@ fn change_under(mode: Mode, phase: &str, figures: &mut Figures) -> bool {
     assert!(retries == 1 || (phase == "planned" && retries == 0), "{mode:?} at {phase}: {line}");
     let report = run.json().0.remove(0);
     assert_eq!((report.committed, report.error.as_deref()), (false, Some(expected.as_str())), "{mode:?} at {phase}");
-    assert!(run.stderr.ends_with(&format!("error: {expected}\n")), "{mode:?} at {phase}: {}", run.stderr);
+    assert!(run.stderr.ends_with(&format!("error: {expected}")), "{mode:?} at {phase}: {}", run.stderr);
     assert_eq!(lake.digest(&table(mode), None), changed, "{mode:?} at {phase}: the table is the other writer's");
     figures.trial(phase, "clear error, exit 1, nothing committed");
     true
