@@ -19,11 +19,7 @@
 //! landed before it stopped raced nothing; it is run again (see [`race`]).
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader, Read as _, Write as _};
-use std::process::{Child, Command, Stdio};
-use std::sync::{Arc, Mutex, OnceLock, mpsc};
-use std::thread::JoinHandle;
-use std::time::Duration;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use arrow::array::{Int64Array, RecordBatch, StringArray, TimestampMicrosecondArray};
 
