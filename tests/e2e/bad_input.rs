@@ -64,6 +64,13 @@ fn project_file_mistakes(file: &str) -> Vec<(&'static str, String, String)> {
             format!("[sources.\"raw.orders\"]\nunique = [\"order_id\"]\nextra = 1\n{job}"),
             format!("error: {file}: source `raw.orders`: unknown field `extra`, expected `unique`\n"),
         ),
+    ];
+    [cases, storage_mistakes(file, job)].concat()
+}
+
+/// The mistakes in `[storage]`, in a file with `job`.
+fn storage_mistakes(file: &str, job: &str) -> Vec<(&'static str, String, String)> {
+    vec![
         (
             "literal secret in [storage]",
             format!("[storage]\naws_secret_access_key = \"abc\"\n{job}"),
@@ -72,8 +79,15 @@ fn project_file_mistakes(file: &str) -> Vec<(&'static str, String, String)> {
                  `aws_secret_access_key = \"${{aws_secret_access_key}}\"` and set it in the environment\n"
             ),
         ),
-    ];
-    cases
+        (
+            "unknown key in [storage]",
+            format!("[storage]\ncolour = \"red\"\n{job}"),
+            format!(
+                "error: {file}: unknown storage option `colour`: neither an S3 setting of object_store or delta-rs \
+                 nor one of lakewriter's request policy\n"
+            ),
+        ),
+    ]
 }
 
 #[test]

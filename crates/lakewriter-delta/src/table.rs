@@ -129,3 +129,13 @@ pub async fn arrow_schema(location: &Location) -> Result<Option<datafusion::arro
         table.snapshot().map_err(|source| Error::Open { url: location.url().clone(), source: Box::new(source) })?;
     Ok(Some(state.snapshot().arrow_schema()))
 }
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn every_s3_option_of_delta_rs_is_a_known_storage_option() {
+        for option in deltalake::aws::constants::S3_OPTS {
+            assert!(lakewriter_storage::DELTA_RS_S3_OPTIONS.contains(option), "{option}");
+        }
+    }
+}

@@ -32,6 +32,11 @@ pub enum Error {
     #[error("unsupported lakehouse root `{url}`: use a local folder or s3://bucket/prefix")]
     Scheme { url: String },
 
+    #[error(
+        "unknown storage option `{key}`: neither an S3 setting of object_store or delta-rs nor one of lakewriter's request policy"
+    )]
+    UnknownOption { key: String },
+
     #[error("storage option `{key}` refers to ${{{var}}}, which is not set in the environment")]
     MissingEnv { key: String, var: String },
 
@@ -87,6 +92,41 @@ fn is_secret(key: &str) -> bool {
     ["SECRET", "TOKEN", "PASSWORD", "SESSION"].iter().any(|s| key.contains(s))
 }
 
+/// delta-rs's own S3 options (deltalake-aws's `S3_OPTS`, which object_store does not parse); a
+/// test in lakewriter-delta checks that this list holds every one of them.
+pub const DELTA_RS_S3_OPTIONS: [&str; 20] = [
+    "AWS_ENDPOINT_URL",
+    "AWS_ENDPOINT_URL_DYNAMODB",
+    "AWS_REGION",
+    "AWS_PROFILE",
+    "AWS_ACCESS_KEY_ID",
+    "AWS_SECRET_ACCESS_KEY",
+    "AWS_SESSION_TOKEN",
+    "AWS_S3_LOCKING_PROVIDER",
+    "AWS_IAM_ROLE_ARN",
+    "AWS_IAM_ROLE_SESSION_NAME",
+    "AWS_S3_ASSUME_ROLE_ARN",
+    "AWS_S3_ROLE_SESSION_NAME",
+    "AWS_WEB_IDENTITY_TOKEN_FILE",
+    "AWS_ROLE_ARN",
+    "AWS_ROLE_SESSION_NAME",
+    "AWS_S3_POOL_IDLE_TIMEOUT_SECONDS",
+    "AWS_STS_POOL_IDLE_TIMEOUT_SECONDS",
+    "AWS_S3_GET_INTERNAL_SERVER_ERROR_RETRIES",
+    "AWS_EC2_METADATA_DISABLED",
+    "AWS_EC2_METADATA_TIMEOUT",
+];
+
+/// Whether `key` (any case) is a storage option: one of the request policy's, one object_store's
+/// S3 store parses (its client options included), or one of delta-rs's own.
+fn is_known_option(key: &str) -> bool {
+    let lower = key.to_ascii_lowercase();
+    policy::KEYS.contains(&lower.as_str())
+        || lower.parse::<object_store::aws::AmazonS3ConfigKey>().is_ok()
+        || DELTA_RS_S3_OPTIONS.contains(&key.to_ascii_uppercase().as_str())
+        || ["AWS_S3_ALLOW_UNSAFE_RENAME", "AWS_ALLOW_HTTP"].contains(&key.to_ascii_uppercase().as_str())
+}
+
 /// Expands `${VAR}` references in the values of a `[storage]` table. A literal value for a secret
 /// (a key naming a secret, token, password or session) is refused.
 pub fn resolve_options(
@@ -95,6 +135,9 @@ pub fn resolve_options(
 ) -> Result<HashMap<String, String>> {
     let mut out = HashMap::new();
     for (key, value) in table {
+        if !is_known_option(key) {
+            return Err(Error::UnknownOption { key: key.clone() });
+        }
         let trimmed = value.trim();
         let resolved = if let Some(var) = trimmed.strip_prefix("${").and_then(|v| v.strip_suffix('}')) {
             env(var).ok_or_else(|| Error::MissingEnv { key: key.clone(), var: var.to_owned() })?
@@ -224,6 +267,13 @@ mod tests {
             err,
             "storage option `AWS_SECRET_ACCESS_KEY` refers to ${MY_SECRET}, which is not set in the environment"
         );
+        let unknown = BTreeMap::from([("colour".to_owned(), "red".to_owned())]);
+        let err = resolve_options(&unknown, no_env).unwrap_err().to_string();
+        assert!(err.starts_with("unknown storage option `colour`"), "{err}");
+        for known in ["AWS_ENDPOINT_URL", "allow_http", "aws_conditional_put", "AWS_PROFILE", "max_retries", "Timeout"]
+        {
+            assert!(is_known_option(known), "{known}");
+        }
         let literal = BTreeMap::from([("aws_secret_access_key".to_owned(), "s3cr3t".to_owned())]);
         let err = resolve_options(&literal, no_env).unwrap_err().to_string();
         assert!(err.contains("holds a secret in the project file") && !err.contains("s3cr3t"), "{err}");
