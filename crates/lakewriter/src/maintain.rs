@@ -4,8 +4,8 @@
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
+use lakewriter_core::TableRef;
 use lakewriter_core::maintain::{DEFAULT_RETENTION, Step, format_duration};
-use lakewriter_core::{TableRef, stable_hash};
 use lakewriter_delta::maintain::{self as delta, PartitionFiles, Settings};
 use lakewriter_storage::Location;
 use serde::Serialize;
@@ -190,9 +190,7 @@ impl Runner {
             }
             found.push((table, location, settings));
         }
-        let run_id =
-            stable_hash(format!("maintain/{:?}/{}", std::time::SystemTime::now(), std::process::id()).as_bytes())[..16]
-                .to_owned();
+        let run_id = crate::run::new_run_id(&"maintain");
         let mut reports = Vec::new();
         for (table, location, settings) in found {
             for &step in &options.steps {
