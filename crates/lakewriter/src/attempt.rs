@@ -4,7 +4,7 @@
 use datafusion::logical_expr::LogicalPlan;
 use lakewriter_compute::{KeyedSpec, keyed};
 use lakewriter_core::{InputFile, input_fingerprint, stable_hash};
-use lakewriter_delta::state::Recorded;
+use lakewriter_delta::state::{LogScope, Recorded};
 use lakewriter_delta::{AppendOutcome, CommitMetadata, Committed, MergeSpec, Target};
 
 use crate::{PartitionReport, PreparedRun, RunError, RunStatus, Runner, WritePlan};
@@ -150,7 +150,7 @@ fn commit_metadata(run: &PreparedRun<'_>, run_id: &str, files: &[InputFile], inp
 /// Whether the log records `metadata`'s code and inputs for its partition now.
 async fn recorded_fresh(metadata: &CommitMetadata, location: &lakewriter_storage::Location) -> bool {
     matches!(
-        lakewriter_delta::state::read(location, &metadata.job).await,
+        lakewriter_delta::state::read(location, &metadata.job, LogScope::FromLastCheckpoint).await,
         Ok(Some(state)) if state
             .partitions
             .get(&metadata.partition)

@@ -49,7 +49,8 @@ impl Runner {
     }
 
     /// Runs `job` for every day of `days`, at most `parallel` partitions at once (default
-    /// [`default_parallelism`]), and calls `observe` as each finishes. A failed day does not stop
+    /// [`default_parallelism`]), each query on its share of the cores, and calls `observe` as each
+    /// finishes. A failed day does not stop
     /// the others. Where the target table does not exist yet, days run one at a time until one
     /// commit has created it, so that parallel writers never race to create a table. Returns the
     /// reports sorted by date.
@@ -61,6 +62,7 @@ impl Runner {
         mut observe: impl FnMut(&PartitionReport),
     ) -> Vec<PartitionReport> {
         let parallel = parallel.unwrap_or_else(|| default_parallelism(job.spec.write.mode())).max(1);
+        self.share_cores(parallel);
         let mut days = days.into_iter();
         let mut reports = Vec::new();
         let (exists, state) = self.state_before_writing(job).await;
@@ -96,5 +98,31 @@ impl Runner {
         }
         reports.sort_by_key(|r| r.dt);
         reports
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Workspace;
+
+    /// A backfill splits each query across the cores the partitions in flight leave it.
+    #[tokio::test]
+    async fn each_partition_s_query_runs_on_its_share_of_the_cores() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        std::fs::create_dir_all(dir.path().join("lake")).expect("root");
+        let file = dir.path().join("lakewriter.toml");
+        let project = "root = \"lake\"\n[jobs.j]\ntarget = \"a.b\"\nwrite = \"overwrite_partition\"\n\
+                       partition_by = \"dt\"\nsql = \"SELECT $dt AS dt\"\n";
+        std::fs::write(&file, project).expect("project file");
+        let runner = Runner::open(Workspace::load(Some(&file), None).expect("workspace")).await.expect("runner");
+        let job = runner.prepare("j").expect("job");
+        let target_partitions = || runner.session().state().config().options().execution.target_partitions;
+        let cores = std::thread::available_parallelism().expect("cores").get();
+
+        runner.backfill(&job, [], Some(cores), |_| ()).await;
+        assert_eq!(target_partitions(), 1, "as many days in flight as cores: one each");
+        runner.backfill(&job, [], Some(1), |_| ()).await;
+        assert_eq!(target_partitions(), cores, "one day at a time: all the cores");
     }
 }

@@ -10,7 +10,7 @@ use chrono::NaiveDate;
 use datafusion::prelude::SessionContext;
 use lakewriter_compute::{Finding, PartitionQuery};
 use lakewriter_core::JobSpec;
-use lakewriter_delta::state::JobState;
+use lakewriter_delta::state::{JobState, LogScope};
 use lakewriter_storage::Location;
 
 use crate::{Error, PreparedJob, Result, Workspace, error_chain};
@@ -39,6 +39,16 @@ impl Runner {
     #[must_use]
     pub fn workspace(&self) -> &Workspace {
         &self.workspace
+    }
+
+    /// Shares the machine's cores among `parallel` partitions in flight: each partition's query
+    /// runs on cores ÷ `parallel` DataFusion partitions (at least one). A backfill that already runs
+    /// as many days as there are cores gains nothing from also splitting each day's query across
+    /// all of them, and pays for it in repartitioning and two-phase aggregation.
+    pub(crate) fn share_cores(&self, parallel: usize) {
+        let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+        let target_partitions = (cores / parallel.max(1)).max(1);
+        self.ctx.state_ref().write().config_mut().options_mut().execution.target_partitions = target_partitions;
     }
 
     /// The session with the lakehouse catalog registered.
@@ -77,14 +87,14 @@ impl Runner {
     }
 
     /// The partition state `job` recorded in its target; `None` where the table does not exist.
-    pub async fn recorded(&self, job: &PreparedJob<'_>) -> Result<Option<JobState>> {
-        self.recorded_at(job.spec, &job.location).await
+    pub async fn recorded(&self, job: &PreparedJob<'_>, scope: LogScope) -> Result<Option<JobState>> {
+        self.recorded_at(job.spec, &job.location, scope).await
     }
 
     /// The partition state `job` recorded in the table at `location`.
-    async fn recorded_at(&self, job: &JobSpec, location: &Location) -> Result<Option<JobState>> {
+    async fn recorded_at(&self, job: &JobSpec, location: &Location, scope: LogScope) -> Result<Option<JobState>> {
         let started = Instant::now();
-        let state = lakewriter_delta::state::read(location, &job.name)
+        let state = lakewriter_delta::state::read(location, &job.name, scope)
             .await
             .map_err(|source| Error::State { table: job.target.to_string(), source: Box::new(source) })?;
         if let Some(state) = &state {
@@ -96,7 +106,7 @@ impl Runner {
     /// The recorded state before writes, and whether the table exists. A log whose state cannot be
     /// read costs the runs their "already fresh" notes, never the runs themselves.
     pub(crate) async fn state_before_writing(&self, job: &PreparedJob<'_>) -> (bool, JobState) {
-        match self.recorded(job).await {
+        match self.recorded(job, LogScope::FromLastCheckpoint).await {
             Ok(state) => (state.is_some(), state.unwrap_or_default()),
             Err(e) => {
                 tracing::warn!(job = %job.spec.name, error = %error_chain(&e), "running without the recorded partition state");

@@ -6,7 +6,7 @@ use std::fmt;
 use chrono::{DateTime, NaiveDate, Utc};
 use futures::StreamExt;
 use lakewriter_core::{DateRange, PartitionKey, input_fingerprint};
-use lakewriter_delta::state::{JobState, Recorded};
+use lakewriter_delta::state::{JobState, LogScope, Recorded};
 use serde::Serialize;
 
 use crate::{Error, PreparedJob, Result, Runner, error_chain};
@@ -19,7 +19,7 @@ impl Runner {
     /// wrote): each partition's plan is made, its inputs fingerprinted and compared, with the
     /// code's, to what the last write recorded. Writes nothing.
     pub async fn status(&self, job: &PreparedJob<'_>, range: Option<DateRange>) -> Result<JobStatus> {
-        let recorded = self.recorded(job).await?;
+        let recorded = self.recorded(job, LogScope::Whole).await?;
         let table_version = recorded.as_ref().map(|s| s.version);
         let state = recorded.unwrap_or_default();
         let days: Vec<Option<NaiveDate>> = if job.spec.write.needs_partition() {

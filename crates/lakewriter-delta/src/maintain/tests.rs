@@ -89,7 +89,10 @@ async fn compaction_rewrites_the_partitions_with_several_small_files_in_one_comm
     let dir = tempfile::tempdir().expect("temp dir");
     let location = location(&dir);
     table_with_small_files(&location).await;
-    let (rows, state) = (digest(&location).await, crate::state::read(&location, "j").await.expect("state"));
+    let (rows, state) = (
+        digest(&location).await,
+        crate::state::read(&location, "j", crate::state::LogScope::Whole).await.expect("state"),
+    );
     let state = state.expect("a table");
     let before = layout(&location, None).await.expect("layout").expect("a table");
     assert_eq!((before.version, before.files, before.partitions, before.small_files), (3, 4, 2, 4));
@@ -110,7 +113,8 @@ async fn compaction_rewrites_the_partitions_with_several_small_files_in_one_comm
     assert_eq!(compacted.partitions, before.to_compact);
 
     assert_eq!(digest(&location).await, rows, "the same rows");
-    let after = crate::state::read(&location, "j").await.expect("state").expect("a table");
+    let after =
+        crate::state::read(&location, "j", crate::state::LogScope::Whole).await.expect("state").expect("a table");
     assert_eq!(after.partitions, state.partitions, "the same partition state, commit details included");
     let after_layout = layout(&location, None).await.expect("layout").expect("a table");
     assert_eq!((after_layout.files, after_layout.to_compact.len()), (2, 0));

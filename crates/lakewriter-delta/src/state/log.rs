@@ -52,6 +52,15 @@ pub(crate) fn parse_log_file(name: &str) -> Option<LogFile> {
     }
 }
 
+/// How much of a table's log a read of the partition state lists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LogScope {
+    /// From the checkpoint `_last_checkpoint` names: what a run needs.
+    FromLastCheckpoint,
+    /// Every file, so that [`super::JobState::commit_files`] counts the whole log: what `status` shows.
+    Whole,
+}
+
 /// The files of a table's log folder that a replay reads.
 pub(super) struct Listing {
     pub commits: BTreeMap<u64, ObjectMeta>,
@@ -62,16 +71,52 @@ pub(super) struct Listing {
 }
 
 /// Lists the log folder `log` (its own files only: not `_sidecars/`, `_commits/` and the like);
-/// `None` where it holds no commit and no checkpoint.
-pub(super) async fn list(store: &Arc<dyn ObjectStore>, log: &Path) -> Result<Option<Listing>, Failure> {
-    let listed = match store.list_with_delimiter(Some(log)).await {
-        Ok(listed) => listed.objects,
-        Err(object_store::Error::NotFound { .. }) => return Ok(None),
-        Err(e) => return Err(Failure::Other(e.into())),
-    };
+/// `None` where it holds no commit and no checkpoint. With [`LogScope::FromLastCheckpoint`] the
+/// listing starts at the checkpoint `_last_checkpoint` names, so its cost stays that of a
+/// checkpoint interval however long the log grows; the whole folder is listed where there is no
+/// such checkpoint or the listing holds no complete checkpoint.
+pub(super) async fn list(
+    store: &Arc<dyn ObjectStore>,
+    log: &Path,
+    scope: LogScope,
+) -> Result<Option<Listing>, Failure> {
+    if scope == LogScope::FromLastCheckpoint
+        && let Some(version) = last_checkpoint(store, log).await?
+    {
+        let listing = listed(log, store.list_with_offset(Some(log), &offset(log, version)));
+        if let Some(listing) = from_files(listing.await?).filter(|l| l.checkpoint.is_some()) {
+            return Ok(Some(listing));
+        }
+    }
+    match store.list_with_delimiter(Some(log)).await {
+        Ok(listed) => Ok(from_files(listed.objects)),
+        Err(object_store::Error::NotFound { .. }) => Ok(None),
+        Err(e) => Err(Failure::Other(e.into())),
+    }
+}
+
+/// The files of `listing` that lie in `log` itself.
+async fn listed(
+    log: &Path,
+    mut listing: BoxStream<'static, object_store::Result<ObjectMeta>>,
+) -> Result<Vec<ObjectMeta>, Failure> {
+    let depth = log.parts().count() + 1;
+    let mut files = Vec::new();
+    while let Some(meta) = listing.next().await {
+        match meta {
+            Ok(meta) if meta.location.parts().count() == depth => files.push(meta),
+            Ok(_) => {}
+            Err(object_store::Error::NotFound { .. }) => break,
+            Err(e) => return Err(Failure::Other(e.into())),
+        }
+    }
+    Ok(files)
+}
+
+fn from_files(files: Vec<ObjectMeta>) -> Option<Listing> {
     let mut commits = BTreeMap::new();
     let mut checkpoints: BTreeMap<u64, CheckpointParts> = BTreeMap::new();
-    for meta in listed {
+    for meta in files {
         match meta.location.filename().and_then(parse_log_file) {
             Some(LogFile::Commit(v)) => {
                 commits.insert(v, meta);
@@ -88,7 +133,21 @@ pub(super) async fn list(store: &Arc<dyn ObjectStore>, log: &Path) -> Result<Opt
             .map(|(_, parts)| (version, parts.into_values().collect::<Vec<_>>()))
     });
     let latest = commits.keys().next_back().copied().into_iter().chain(checkpoint.as_ref().map(|(v, _)| *v)).max();
-    Ok(latest.map(|latest| Listing { commits, checkpoint, latest }))
+    latest.map(|latest| Listing { commits, checkpoint, latest })
+}
+
+/// The version of the checkpoint `_last_checkpoint` names, if it names one.
+async fn last_checkpoint(store: &Arc<dyn ObjectStore>, log: &Path) -> Result<Option<u64>, Failure> {
+    match store.get(&log.clone().join("_last_checkpoint")).await {
+        Ok(got) => Ok(serde_json::from_slice::<Value>(&got.bytes().await?).ok().and_then(|v| v["version"].as_u64())),
+        Err(object_store::Error::NotFound { .. }) => Ok(None),
+        Err(e) => Err(Failure::Other(e.into())),
+    }
+}
+
+/// The listing offset from which the files of `version` on are listed.
+fn offset(log: &Path, version: u64) -> Path {
+    log.clone().join(format!("{version:020}").as_str())
 }
 
 /// The newest version in the log folder `log`, of a commit or a checkpoint; `None` where it holds
@@ -96,14 +155,8 @@ pub(super) async fn list(store: &Arc<dyn ObjectStore>, log: &Path) -> Result<Opt
 /// read and a listing of at most a checkpoint interval of files; the whole folder is listed where
 /// there is no such checkpoint (or nothing from it).
 pub(super) async fn latest(store: &Arc<dyn ObjectStore>, log: &Path) -> Result<Option<u64>, Failure> {
-    let checkpoint = match store.get(&log.clone().join("_last_checkpoint")).await {
-        Ok(got) => serde_json::from_slice::<Value>(&got.bytes().await?).ok().and_then(|v| v["version"].as_u64()),
-        Err(object_store::Error::NotFound { .. }) => None,
-        Err(e) => return Err(Failure::Other(e.into())),
-    };
-    if let Some(version) = checkpoint
-        && let Some(latest) =
-            newest(store.list_with_offset(Some(log), &log.clone().join(format!("{version:020}").as_str()))).await?
+    if let Some(version) = last_checkpoint(store, log).await?
+        && let Some(latest) = newest(store.list_with_offset(Some(log), &offset(log, version))).await?
     {
         return Ok(Some(latest));
     }

@@ -32,6 +32,7 @@ use object_store::path::Path;
 use serde::Serialize;
 
 use crate::{CommitMetadata, Error, Result};
+pub use log::LogScope;
 use log::{Failure, Txn, apply_txn};
 pub(crate) use log::{LogFile, actions, parse_log_file};
 
@@ -113,7 +114,8 @@ pub struct JobState {
     pub version: u64,
     /// The newest checkpoint the state was read from.
     pub checkpoint: Option<u64>,
-    /// The commit files the log holds (log clean-up removes the expired ones).
+    /// The commit files listed: all the log holds with [`LogScope::Whole`] (log clean-up removes
+    /// the expired ones), those from the last checkpoint on otherwise.
     pub commit_files: usize,
     /// By partition (`dt=2026-09-30`, `all`).
     pub partitions: BTreeMap<PartitionKey, Recorded>,
@@ -136,12 +138,12 @@ pub async fn latest_version(location: &Location) -> Result<Option<u64>> {
 }
 
 /// Reads the recorded state of `job`'s partitions from the Delta log of the table at
-/// `location`; `None` where no table exists.
-pub async fn read(location: &Location, job: &str) -> Result<Option<JobState>> {
+/// `location`, listing as much of the log as `scope` says; `None` where no table exists.
+pub async fn read(location: &Location, job: &str, scope: LogScope) -> Result<Option<JobState>> {
     // Log clean-up may remove a file between the listing and its read: list again.
     let mut attempts = 0;
     loop {
-        match read_once(location, job).await {
+        match read_once(location, job, scope).await {
             Err(Failure::Vanished(_)) if attempts < 3 => attempts += 1,
             Err(Failure::Vanished(e) | Failure::Other(e)) => {
                 return Err(Error::Read { url: location.url().clone(), source: e });
@@ -151,10 +153,10 @@ pub async fn read(location: &Location, job: &str) -> Result<Option<JobState>> {
     }
 }
 
-async fn read_once(location: &Location, job: &str) -> Result<Option<JobState>, Failure> {
+async fn read_once(location: &Location, job: &str, scope: LogScope) -> Result<Option<JobState>, Failure> {
     let store = location.object_store().map_err(|e| Failure::Other(e.into()))?;
     let log = Path::from_url_path(location.url().path()).map_err(|e| Failure::Other(e.into()))?.join("_delta_log");
-    let Some(listing) = log::list(&store, &log).await? else { return Ok(None) };
+    let Some(listing) = log::list(&store, &log, scope).await? else { return Ok(None) };
     let prefix = format!("lakewriter/{job}/");
     let mut txns: HashMap<String, Txn> = HashMap::new();
     let start = match &listing.checkpoint {

@@ -50,7 +50,7 @@ async fn state_is_read_from_checkpoints_after_log_clean_up_and_moves_with_the_da
     let url = url::Url::from_directory_path(dir.path().join("t")).expect("url");
     let location = Location::new(url, HashMap::new(), |_| None).expect("location");
     let day = |d| NaiveDate::from_ymd_opt(2026, 9, d).expect("date");
-    assert_eq!(read(&location, "j").await.expect("read"), None, "no table, no state");
+    assert_eq!(read(&location, "j", LogScope::FromLastCheckpoint).await.expect("read"), None, "no table, no state");
     assert_eq!(latest_version(&location).await.expect("latest"), None, "no table, no version");
 
     for d in 1..=5 {
@@ -64,7 +64,7 @@ async fn state_is_read_from_checkpoints_after_log_clean_up_and_moves_with_the_da
         std::fs::remove_file(dir.path().join(format!("t/_delta_log/{v:020}.json"))).expect("remove commit");
     }
     // The latest version is the checkpoint's: the state is the checkpoint's, with no commit after it.
-    let at_checkpoint = read(&location, "j").await.expect("read").expect("a table");
+    let at_checkpoint = read(&location, "j", LogScope::FromLastCheckpoint).await.expect("read").expect("a table");
     assert_eq!((at_checkpoint.version, at_checkpoint.checkpoint, at_checkpoint.partitions.len()), (5, Some(5), 5));
     assert_eq!(latest_version(&location).await.expect("latest"), Some(5), "listed from the checkpoint");
     assert_eq!(write(&location, "j", day(6), day(6), "code", "inputs 6").await.expect("write"), 6);
@@ -74,7 +74,7 @@ async fn state_is_read_from_checkpoints_after_log_clean_up_and_moves_with_the_da
     let failed = write(&location, "j", day(3), day(9), "new code", "inputs 3").await;
     assert!(matches!(failed, Err(Error::OutsideSlice { .. })), "{failed:?}");
 
-    let state = read(&location, "j").await.expect("read").expect("a table");
+    let state = read(&location, "j", LogScope::FromLastCheckpoint).await.expect("read").expect("a table");
     assert_eq!((state.version, state.checkpoint), (7, Some(5)));
     let labels: Vec<String> = state.partitions.keys().map(ToString::to_string).collect();
     assert_eq!(labels, (1..=6).map(|d| format!("dt={}", day(d))).collect::<Vec<_>>());
@@ -91,12 +91,40 @@ async fn state_is_read_from_checkpoints_after_log_clean_up_and_moves_with_the_da
     assert_eq!((get(2).version, get(2).rows), (Some(7), Some(1)));
     assert_eq!((get(6).version, get(6).run_id.as_deref()), (Some(6), Some("j-2026-09-06")));
 
-    let other = read(&location, "other").await.expect("read").expect("a table");
+    let other = read(&location, "other", LogScope::FromLastCheckpoint).await.expect("read").expect("a table");
     assert_eq!(other.partitions.len(), 1, "each job reads its own state");
     assert!(
         other.partitions[&"dt=2026-09-01".parse::<PartitionKey>().expect("key")]
             .code_matches(&stable_hash(b"other code"))
     );
+}
+
+#[tokio::test]
+async fn a_run_lists_the_log_from_its_last_checkpoint_and_status_lists_all_of_it() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let url = url::Url::from_directory_path(dir.path().join("t")).expect("url");
+    let location = Location::new(url, HashMap::new(), |_| None).expect("location");
+    let day = |d| NaiveDate::from_ymd_opt(2026, 9, d).expect("date");
+    for d in 1..=3 {
+        write(&location, "j", day(d), day(d), "code", &format!("inputs {d}")).await.expect("write");
+    }
+    let table = crate::table::open_existing(&location).await.expect("open");
+    deltalake::checkpoints::create_checkpoint(&table, None).await.expect("checkpoint");
+    for d in 4..=5 {
+        write(&location, "j", day(d), day(d), "code", &format!("inputs {d}")).await.expect("write");
+    }
+    let state = async |scope| read(&location, "j", scope).await.expect("read").expect("a table");
+    let (run, status) = (state(LogScope::FromLastCheckpoint).await, state(LogScope::Whole).await);
+    assert_eq!((run.version, run.checkpoint, run.commit_files), (4, Some(2), 3), "commits 2 to 4");
+    assert_eq!((status.version, status.checkpoint, status.commit_files), (4, Some(2), 5), "commits 0 to 4");
+    assert_eq!((run.partitions.len(), &run.partitions), (5, &status.partitions));
+    // A `_last_checkpoint` naming a checkpoint that is not there: the whole log is listed.
+    let last = dir.path().join("t/_delta_log/_last_checkpoint");
+    std::fs::write(&last, br#"{"version":9,"size":1}"#).expect("write _last_checkpoint");
+    let fallback = state(LogScope::FromLastCheckpoint).await;
+    assert_eq!((fallback.checkpoint, fallback.commit_files, &fallback.partitions), (Some(2), 5, &status.partitions));
+    std::fs::remove_file(&last).expect("remove _last_checkpoint");
+    assert_eq!(state(LogScope::FromLastCheckpoint).await, status, "no _last_checkpoint: the whole log");
 }
 
 #[test]
