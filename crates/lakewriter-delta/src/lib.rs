@@ -8,6 +8,8 @@
 //!   result-versus-table schema check;
 //! - [`digest`]: a content digest of a table or partition, independent of file layout, row order
 //!   and table version.
+//! - `s3`: how delta-rs reaches S3 — through lakewriter's own object store
+//!   ([`lakewriter_storage::Location::object_store`]) and delta-rs's put-if-absent log store.
 //!
 //! This crate runs the plans it is handed and never writes SQL of its own choosing; its own
 //! queries are a digest's scan and, after a failed replaceWhere, a count of the rows outside it.
@@ -19,6 +21,7 @@ pub mod table;
 pub mod write;
 
 mod error;
+mod s3;
 
 pub use digest::{Digest, digest};
 pub use error::{Error, Result};
@@ -50,7 +53,7 @@ pub fn phase(phase: &str, table: &str, partition: &lakewriter_core::PartitionKey
 pub fn session() -> SessionContext {
     use datafusion::execution::cache::cache_manager::CacheManagerConfig;
     use datafusion::execution::runtime_env::RuntimeEnvBuilder;
-    table::register_handlers();
+    s3::register();
     let runtime = RuntimeEnvBuilder::new()
         .with_cache_manager(CacheManagerConfig::default().with_list_files_cache_limit(0))
         .build_arc()
