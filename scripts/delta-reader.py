@@ -7,6 +7,8 @@
     delta-reader.py vacuum URI                 removes them (a full vacuum, no retention); prints
                                               the files removed
     delta-reader.py checkpoint-every N URI     sets delta.checkpointInterval (a metadata commit)
+    delta-reader.py set-property KEY VALUE URI sets a table property (a metadata commit, with no
+                                              checkpoint or log clean-up after it)
 
 URIs are local paths or s3:// URLs; S3 options come from the standard AWS_* environment.
 """
@@ -81,6 +83,11 @@ def main(argv):
         print(json.dumps(sorted(files)))
     elif command == "checkpoint-every":
         table(args[1]).alter.set_table_properties({"delta.checkpointInterval": args[0]})
+    elif command == "set-property":
+        from deltalake import PostCommitHookProperties
+
+        hooks = PostCommitHookProperties(create_checkpoint=False, cleanup_expired_logs=False)
+        table(args[2]).alter.set_table_properties({args[0]: args[1]}, post_commithook_properties=hooks)
     else:
         sys.exit(f"unknown command {command}")
 

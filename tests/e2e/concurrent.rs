@@ -29,13 +29,13 @@ use crate::s3::S3;
 use crate::support::{Digest, Lake, Mode, Report, Run, day};
 
 /// The schema of every table (`concurrent.<mode>`; see `races::project`).
-const SCHEMA: &str = "concurrent";
+pub(crate) const SCHEMA: &str = "concurrent";
 /// The day each table is written for before a trial.
-const WRITTEN: &str = "2026-09-01";
+pub(crate) const WRITTEN: &str = "2026-09-01";
 /// The day A runs, and B in a trial on the same partition.
-const DAY: &str = "2026-09-02";
+pub(crate) const DAY: &str = "2026-09-02";
 /// The day B runs in a trial on another partition.
-const OTHER_DAY: &str = "2026-09-03";
+pub(crate) const OTHER_DAY: &str = "2026-09-03";
 /// The phases A is paused at: after it read the raw layer, after it opened the table.
 const PHASES: [&str; 2] = ["planned", "writing"];
 
@@ -55,7 +55,7 @@ const ALREADY_WRITTEN: &str = "already fresh: nothing to change, no new table ve
 const ALREADY_APPENDED: &str = "already appended; nothing appended. --force appends again and duplicates these rows";
 
 /// Where a trial runs: a local lakehouse, or a prefix of the S3 test bucket.
-enum Place {
+pub(crate) enum Place {
     Local(Lake),
     S3(S3),
 }
@@ -63,7 +63,7 @@ enum Place {
 impl Place {
     /// The raw orders and customer changes of [`WRITTEN`], [`DAY`] and [`OTHER_DAY`], and a job per
     /// mode; nothing written.
-    fn new(on_s3: bool, mode: Mode) -> Self {
+    pub(crate) fn new(on_s3: bool, mode: Mode) -> Self {
         let place = if on_s3 {
             Self::S3(S3::new(&format!("concurrent-{}", mode.as_str().replace('_', "-"))))
         } else {
@@ -78,7 +78,7 @@ impl Place {
         place
     }
 
-    fn lake(&self) -> &Lake {
+    pub(crate) fn lake(&self) -> &Lake {
         match self {
             Self::Local(lake) => lake,
             Self::S3(s3) => &s3.lake,

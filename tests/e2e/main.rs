@@ -14,6 +14,8 @@ mod fault_proxy;
 mod figures;
 mod lint;
 mod local_faults;
+mod maintain;
+mod maintain_races;
 mod overwrite_partition;
 mod pause;
 mod project_file;

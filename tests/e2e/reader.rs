@@ -19,6 +19,8 @@ pub struct Read {
     pub distinct_rows: u64,
     /// A SHA-256 of the table's rows, sorted (as JSON): the reader's own digest.
     pub digest: String,
+    /// The data files of the version read.
+    pub files: u64,
 }
 
 /// The reader, run with `lake`'s environment (its S3 settings, where it has them).
@@ -69,5 +71,10 @@ impl<'a> Reader<'a> {
     /// Sets the table's `delta.checkpointInterval` (a metadata commit by another writer).
     pub fn checkpoint_every(&self, commits: u32, uri: &str) {
         self.run(&["checkpoint-every", &commits.to_string(), uri]);
+    }
+
+    /// Sets the table property `key` to `value` (a metadata commit by another writer).
+    pub fn set_property(&self, key: &str, value: &str, uri: &str) {
+        self.run(&["set-property", key, value, uri]);
     }
 }

@@ -80,6 +80,7 @@ fn assert_written(lake: &Lake, days: &[&str]) {
         summary,
         serde_json::json!({"summary": {
             "job": "daily_orders", "target": "analytics.daily_orders", "table_version": last, "checkpoint": null,
+            "log": {"commits_since_checkpoint": days.len(), "commit_files": days.len()},
             "fresh": days.len(), "stale": 0, "missing": 0
         }})
     );
@@ -247,6 +248,7 @@ fn the_state_of_partitions_before_a_checkpoint_is_read_from_the_checkpoint() {
     assert_eq!(shown, expected);
     let counts = serde_json::json!({"summary": {
         "job": "daily_orders", "target": "analytics.daily_orders", "table_version": 104, "checkpoint": 99,
+        "log": {"commits_since_checkpoint": 5, "commit_files": 105},
         "fresh": 104, "stale": 1, "missing": 0
     }});
     assert_eq!(summary, counts);
@@ -311,12 +313,15 @@ fn assert_status_text(lake: &Lake, version: u64, partitions: &[(String, &str, u6
         format!("daily_orders -> analytics.daily_orders (overwrite_partition), table version {version}")
     );
     assert_eq!(*last, format!("daily_orders: {summary}"));
+    // The log's length: a commit a version, no checkpoint yet (none is due before version 99).
+    let commits = version + 1;
+    assert_eq!(rest[0], format!("  log: {commits} commits, no checkpoint yet; {commits} commit files kept"));
     assert_eq!(
-        rest[0],
+        rest[1],
         "  partition        state                                 version  written (UTC)            rows"
     );
     // The columns are set apart by two spaces or more: partition, state, version, time, rows.
-    let shown: Vec<(String, &str, u64)> = rest[1..]
+    let shown: Vec<(String, &str, u64)> = rest[2..]
         .iter()
         .map(|line| match line.split("  ").map(str::trim).filter(|c| !c.is_empty()).collect::<Vec<_>>()[..] {
             [partition, state, _version, _written, rows] => (partition.to_owned(), state, rows.parse().expect("rows")),

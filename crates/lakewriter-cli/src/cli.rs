@@ -115,6 +115,9 @@ pub enum Command {
     Lint(LintArgs),
     /// Print the content digest of a table (independent of files, row order and version).
     Digest(DigestArgs),
+    /// Table maintenance: compact the partitions holding several small files, write a checkpoint,
+    /// vacuum unreferenced files and remove expired log files; rows and partition state stay.
+    Maintain(MaintainArgs),
 }
 
 /// The partition a `run` or `verify` is for.
@@ -173,6 +176,10 @@ pub struct BackfillArgs {
 pub struct StatusArgs {
     /// The job, as named in the project file.
     pub job: String,
+    /// Also read the table's files (opens its snapshot): how many are small, and which
+    /// partitions `maintain` would compact.
+    #[arg(long)]
+    pub maintenance: bool,
     /// First date [default: the first partition the job wrote].
     #[arg(long, value_parser = date, value_name = "DATE", requires = "to")]
     pub from: Option<NaiveDate>,
@@ -223,4 +230,34 @@ pub struct DigestArgs {
     /// Only this partition (the table's partition column), YYYY-MM-DD.
     #[arg(long, value_parser = date, value_name = "DATE")]
     pub partition: Option<NaiveDate>,
+}
+
+fn step(value: &str) -> Result<lakewriter::Step, String> {
+    value.parse()
+}
+
+#[derive(Debug, Args)]
+pub struct MaintainArgs {
+    /// A job (its target table) or a `schema.table` of the lakehouse [default: every table the
+    /// project's jobs write].
+    pub target: Option<String>,
+    /// Only these steps, comma-separated: compact, checkpoint, vacuum, cleanup [default: all,
+    /// in that order].
+    #[arg(long, value_delimiter = ',', value_parser = step, value_name = "STEPS")]
+    pub only: Vec<lakewriter::Step>,
+    /// Vacuum deletes files unreferenced for longer than this (e.g. 168h, 7d) [default: the
+    /// table's delta.deletedFileRetentionDuration, 7d unless set].
+    #[arg(long, value_parser = lakewriter::parse_duration, value_name = "DURATION")]
+    pub retention: Option<std::time::Duration>,
+    /// Allow a --retention shorter than the table's default. A writer still writing may lose
+    /// files it has written but not yet committed: use it only with no writer running.
+    #[arg(long)]
+    pub force: bool,
+    /// Compaction rewrites files smaller than this into files of about this size (bytes, or
+    /// e.g. 128MiB) [default: the table's delta.targetFileSize, 100MiB unless set].
+    #[arg(long, value_parser = lakewriter::parse_size, value_name = "SIZE")]
+    pub target_file_size: Option<u64>,
+    /// Say what each step would do; write and delete nothing.
+    #[arg(long)]
+    pub dry_run: bool,
 }

@@ -1,11 +1,13 @@
 //! lakewriter-core: the pure vocabulary of lakewriter.
 //!
 //! Logical dates and ranges ([`date`]), table names ([`TableRef`]), the project file and its jobs
-//! ([`project`]), partition names ([`PartitionKey`]) and the per-partition unit of work
-//! ([`PartitionRun`]). Everything here is a plain value: it parses, validates and hashes, and never
-//! does I/O or touches an async runtime.
+//! ([`project`]), partition names ([`PartitionKey`]), the per-partition unit of work
+//! ([`PartitionRun`]) and the steps and option values of table maintenance ([`maintain`]).
+//! Everything here is a plain value: it parses, validates and hashes, and never does I/O or
+//! touches an async runtime.
 
 pub mod date;
+pub mod maintain;
 pub mod project;
 
 mod error;

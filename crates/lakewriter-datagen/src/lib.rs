@@ -37,10 +37,11 @@ pub struct Written {
     pub rows_written: usize,
 }
 
-const STATUSES: [&str; 4] = ["placed", "shipped", "delivered", "cancelled"];
+/// The order statuses of the raw layer.
+pub const STATUSES: [&str; 4] = ["placed", "shipped", "delivered", "cancelled"];
 
 /// SplitMix64: a tiny, fixed pseudo-random sequence, seeded per day.
-struct SplitMix64(u64);
+pub struct SplitMix64(pub u64);
 
 impl SplitMix64 {
     fn next(&mut self) -> u64 {
@@ -51,7 +52,8 @@ impl SplitMix64 {
         z ^ (z >> 31)
     }
 
-    fn below(&mut self, n: u64) -> u64 {
+    /// A number in `0..n`.
+    pub fn below(&mut self, n: u64) -> u64 {
         self.next() % n
     }
 }
@@ -165,7 +167,8 @@ pub fn customers_schema() -> Arc<Schema> {
     ]))
 }
 
-const TIERS: [&str; 3] = ["bronze", "silver", "gold"];
+/// The customer tiers of the raw layer.
+pub const TIERS: [&str; 3] = ["bronze", "silver", "gold"];
 
 /// One day's batch of customer changes, as a CDC feed delivers it: 20 to 39 changes to customers
 /// 1..=60, about one in twenty a delete, with repeated keys — some at a later time, some at the

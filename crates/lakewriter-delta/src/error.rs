@@ -53,6 +53,10 @@ pub enum Error {
 
     #[error("cannot read the Delta table at {url}")]
     Read { url: Url, source: Box<dyn std::error::Error + Send + Sync> },
+
+    /// A step of table maintenance failed; a compaction that failed committed nothing.
+    #[error("{table}: {step} failed")]
+    Maintain { table: String, step: &'static str, source: Box<dyn std::error::Error + Send + Sync> },
 }
 
 impl Error {

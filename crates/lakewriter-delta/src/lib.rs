@@ -7,14 +7,18 @@
 //! - [`schema`]: the types Delta stores, the casts that get a result there, and the
 //!   result-versus-table schema check;
 //! - [`digest`]: a content digest of a table or partition, independent of file layout, row order
-//!   and table version.
+//!   and table version;
+//! - [`maintain`]: compaction, checkpoints, vacuum and log clean-up, none of which changes a row
+//!   or the partition state;
 //! - `s3`: how delta-rs reaches S3 — through lakewriter's own object store
 //!   ([`lakewriter_storage::Location::object_store`]) and delta-rs's put-if-absent log store.
 //!
 //! This crate runs the plans it is handed and never writes SQL of its own choosing; its own
-//! queries are a digest's scan and, after a failed replaceWhere, a count of the rows outside it.
+//! queries are a digest's scan, after a failed replaceWhere a count of the rows outside it, and
+//! compaction's scan of the files it rewrites.
 
 pub mod digest;
+pub mod maintain;
 pub mod schema;
 pub mod state;
 pub mod table;

@@ -3,7 +3,9 @@
 //! [`Workspace::load`] reads a project file; [`Runner`] opens the lakehouse catalog once,
 //! resolves a job once ([`Runner::prepare`] → [`PreparedJob`]) and runs [`PartitionRun`]s — one
 //! job for one logical date, one Delta commit — singly or as a bounded parallel backfill,
-//! returning a typed [`PartitionReport`] for each. [`digest`] fingerprints a table's content.
+//! returning a typed [`PartitionReport`] for each; [`Runner::maintain`] compacts, checkpoints,
+//! vacuums and cleans up the log of the tables the jobs write, a [`StepReport`] per step.
+//! [`digest`] fingerprints a table's content.
 //! Nothing here prints: the CLI renders the reports.
 
 mod attempt;
@@ -11,6 +13,7 @@ mod backfill;
 mod catalog;
 mod error;
 mod lint;
+mod maintain;
 mod prepared;
 mod report;
 mod run;
@@ -22,14 +25,19 @@ mod workspace;
 pub use backfill::{Selection, default_parallelism};
 pub use error::{Error, Result, RunError, error_chain};
 pub use lakewriter_compute::{Finding, KeyedCounts, Rule, Severity};
+pub use lakewriter_core::maintain::{Step, format_duration, format_size, parse_duration, parse_size};
 pub use lakewriter_core::{
     DateRange, JobSpec, PartitionKey, PartitionRun, Project, TableRef, WriteMode, WriteSpec, parse_date,
 };
 pub use lakewriter_delta::Digest;
+pub use lakewriter_delta::maintain::{Layout, PartitionFiles};
+pub use maintain::{MaintainOptions, MaintainSummary, StepReport, StepStatus};
 pub use prepared::{PreparedJob, PreparedRun, WritePlan};
 pub use report::{PartitionReport, RunStatus, Summary, VerifyReport};
 pub use runner::Runner;
-pub use status::{Freshness, JobStatus, Only, PartitionStatus, PlannedPartition, StaleReason};
+pub use status::{
+    CHECKPOINT_AFTER, Freshness, JobStatus, LogLength, Only, PartitionStatus, PlannedPartition, StaleReason,
+};
 pub use workspace::{PROJECT_FILE, Workspace};
 
 use std::time::Instant;

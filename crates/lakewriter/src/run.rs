@@ -106,10 +106,11 @@ impl PartitionReport {
     }
 }
 
-/// A run id: unique enough to tell runs apart in logs and commit history.
-fn new_run_id(unit: &PartitionRun) -> String {
+/// A run id for `what` (a partition run, a `maintain`): unique enough to tell runs apart in logs
+/// and commit history.
+pub(crate) fn new_run_id(what: &impl std::fmt::Display) -> String {
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
-    stable_hash(format!("{unit}/{now}/{}", std::process::id()).as_bytes())[..16].to_owned()
+    stable_hash(format!("{what}/{now}/{}", std::process::id()).as_bytes())[..16].to_owned()
 }
 
 /// Exponential backoff with jitter derived from the unit, so concurrent losers spread out.

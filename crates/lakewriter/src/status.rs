@@ -47,8 +47,17 @@ impl Runner {
             write: job.spec.write.mode().to_string(),
             table_version,
             checkpoint: state.checkpoint,
+            log: table_version.map(|_| LogLength::of(&state)),
             partitions: statuses.into_iter().collect::<Result<_>>()?,
         })
+    }
+
+    /// The data files of `job`'s table and what compaction would rewrite (`status --maintenance`):
+    /// opens the table's latest snapshot. `None` where the table does not exist yet.
+    pub async fn layout(&self, job: &PreparedJob<'_>) -> Result<Option<lakewriter_delta::maintain::Layout>> {
+        lakewriter_delta::maintain::layout(&job.location, None)
+            .await
+            .map_err(|source| Error::OpenTable { table: job.spec.target.to_string(), source: Box::new(source) })
     }
 
     /// The state of `job`'s partition `dt`: its plan's inputs now against what `state` recorded.
@@ -200,7 +209,35 @@ pub struct JobStatus {
     pub table_version: Option<u64>,
     /// The newest checkpoint the state was read from.
     pub checkpoint: Option<u64>,
+    /// The length of the table's log; `None` where the table does not exist yet.
+    pub log: Option<LogLength>,
     pub partitions: Vec<PartitionStatus>,
+}
+
+/// Commits after the newest checkpoint from which `status` says a checkpoint is due: each is a
+/// file that every reader of the table reads, and `maintain` writes the checkpoint.
+pub const CHECKPOINT_AFTER: u64 = 10;
+
+/// The length of a table's log, from the listing the partition state is read with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct LogLength {
+    /// Commits after the newest checkpoint (all of them where there is none).
+    pub commits_since_checkpoint: u64,
+    /// Commit files the log holds; log clean-up removes those older than the log retention.
+    pub commit_files: usize,
+}
+
+impl LogLength {
+    fn of(state: &JobState) -> Self {
+        let since = state.checkpoint.map_or(state.version + 1, |c| state.version - c);
+        Self { commits_since_checkpoint: since, commit_files: state.commit_files }
+    }
+
+    /// Whether a checkpoint is due: [`CHECKPOINT_AFTER`] commits or more since the newest.
+    #[must_use]
+    pub fn needs_checkpoint(&self) -> bool {
+        self.commits_since_checkpoint >= CHECKPOINT_AFTER
+    }
 }
 
 /// Which partitions a backfill runs.

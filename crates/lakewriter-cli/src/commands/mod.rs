@@ -5,6 +5,7 @@ mod backfill;
 mod demo;
 mod digest;
 mod lint;
+mod maintain;
 mod plan;
 mod run;
 mod status;
@@ -83,6 +84,7 @@ async fn dispatch(cli: Cli) -> Result<ExitCode> {
         Command::Lint(args) => lint::lint(global, &printer, args).await,
         Command::Demo(args) => demo::demo(global, &mut printer, args).await,
         Command::Digest(args) => digest::digest(global, &printer, args).await,
+        Command::Maintain(args) => maintain::maintain(global, &printer, args).await,
     }
 }
 

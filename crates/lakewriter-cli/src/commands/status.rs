@@ -1,5 +1,5 @@
-//! `lakewriter status JOB [--from D1 --to D2]`: each partition fresh, stale or missing. Writes
-//! nothing.
+//! `lakewriter status JOB [--from D1 --to D2] [--maintenance]`: each partition fresh, stale or
+//! missing, and whether the table needs maintenance. Writes nothing.
 
 use std::process::ExitCode;
 
@@ -17,6 +17,7 @@ pub async fn status(global: &Global, printer: &Printer, args: StatusArgs) -> Res
     let runner = super::open_runner(global).await?;
     let job = runner.prepare(&args.job)?;
     let status = runner.status(&job, range).await?;
-    printer.status(&status)?;
+    let layout = if args.maintenance { runner.layout(&job).await? } else { None };
+    printer.status(&status, layout.as_ref())?;
     Ok(ExitCode::SUCCESS)
 }

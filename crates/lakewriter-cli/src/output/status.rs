@@ -4,15 +4,16 @@ use std::fmt::Write as _;
 use std::io::{self, IsTerminal};
 
 use chrono::{Datelike, NaiveDate};
-use lakewriter::{Freshness, JobStatus, Only, PartitionStatus, PlannedPartition};
+use lakewriter::{Freshness, JobStatus, Layout, LogLength, Only, PartitionStatus, PlannedPartition};
 use serde::Serialize;
 
 use super::{JobLine, Printer, json_line, line, plural, tagged_line};
 
 impl Printer {
     /// `lakewriter status`: a calendar (on a terminal), then a line per partition and the counts;
-    /// with `--json`, a line per partition and a summary line.
-    pub fn status(&self, status: &JobStatus) -> io::Result<()> {
+    /// with `--json`, a line per partition and a summary line. The table's log length, and with
+    /// `--maintenance` its files (`layout`), follow the first line (or are in the summary).
+    pub fn status(&self, status: &JobStatus, layout: Option<&Layout>) -> io::Result<()> {
         let counts = StateCounts::of(&status.partitions);
         if self.json {
             #[derive(Serialize)]
@@ -21,6 +22,9 @@ impl Printer {
                 target: &'a str,
                 table_version: Option<u64>,
                 checkpoint: Option<u64>,
+                log: Option<LogLength>,
+                #[serde(skip_serializing_if = "Option::is_none")]
+                maintenance: Option<Maintenance<'a>>,
                 #[serde(flatten)]
                 counts: StateCounts,
             }
@@ -32,12 +36,15 @@ impl Printer {
                 target: &status.target,
                 table_version: status.table_version,
                 checkpoint: status.checkpoint,
+                log: status.log,
+                maintenance: layout.map(|layout| Maintenance::of(layout, status.log)),
                 counts,
             };
             return tagged_line("summary", &summary);
         }
         let version = status.table_version.map_or_else(|| "none yet".to_owned(), |v| v.to_string());
         line(&format!("{} -> {} ({}), table version {version}", status.job, status.target, status.write))?;
+        maintenance_lines(status, layout)?;
         if io::stdout().is_terminal() {
             line(&calendar(&status.partitions, |state, text| self.paint(text, state_colour(state))))?;
         }
@@ -94,6 +101,57 @@ impl Printer {
             planned.len()
         ))
     }
+}
+
+/// What `status --maintenance` says of a table: its files, and which steps are due.
+#[derive(Serialize)]
+struct Maintenance<'a> {
+    #[serde(flatten)]
+    layout: &'a Layout,
+    /// `compact` where a partition holds several small files, `checkpoint` where
+    /// [`lakewriter::CHECKPOINT_AFTER`] commits or more follow the newest checkpoint.
+    needed: Vec<&'static str>,
+}
+
+impl<'a> Maintenance<'a> {
+    fn of(layout: &'a Layout, log: Option<LogLength>) -> Self {
+        let mut needed = Vec::new();
+        if !layout.to_compact.is_empty() {
+            needed.push("compact");
+        }
+        if log.is_some_and(|log| log.needs_checkpoint()) {
+            needed.push("checkpoint");
+        }
+        Self { layout, needed }
+    }
+}
+
+/// The `log:` line of `status`, and with `--maintenance` the `files:` and `maintenance:` lines.
+fn maintenance_lines(status: &JobStatus, layout: Option<&Layout>) -> io::Result<()> {
+    let Some(log) = status.log else { return Ok(()) };
+    let commits = plural(usize::try_from(log.commits_since_checkpoint).unwrap_or(usize::MAX), "commit");
+    let since = match status.checkpoint {
+        Some(c) => format!("{commits} since the last checkpoint (version {c})"),
+        None => format!("{commits}, no checkpoint yet"),
+    };
+    line(&format!("  log: {since}; {} kept", plural(log.commit_files, "commit file")))?;
+    let Some(layout) = layout else { return Ok(()) };
+    let small: u64 = layout.to_compact.iter().map(|p| p.files).sum();
+    line(&format!(
+        "  files: {} ({}) in {}, {} below the target size of {}; partitions with several small files: {} ({small} files)",
+        plural(usize::try_from(layout.files).unwrap_or(usize::MAX), "file"),
+        lakewriter::format_size(layout.bytes),
+        plural(usize::try_from(layout.partitions).unwrap_or(usize::MAX), "partition"),
+        layout.small_files,
+        lakewriter::format_size(layout.target_file_size),
+        layout.to_compact.len(),
+    ))?;
+    let needed = Maintenance::of(layout, status.log).needed;
+    line(&if needed.is_empty() {
+        "  maintenance: nothing due".to_owned()
+    } else {
+        format!("  maintenance: {} due: run `lakewriter maintain {}`", needed.join(" and "), status.job)
+    })
 }
 
 #[derive(Debug, Clone, Copy, Default, Serialize)]

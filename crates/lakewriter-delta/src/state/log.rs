@@ -23,7 +23,7 @@ pub(super) struct Txn {
     pub commit: Option<u64>,
 }
 
-pub(super) enum LogFile {
+pub(crate) enum LogFile {
     Commit(u64),
     /// A checkpoint part: its version, part number and part count (1 of 1 for single-file and
     /// v2 checkpoints).
@@ -33,7 +33,7 @@ pub(super) enum LogFile {
 /// A checkpoint's parts by part count, then part number.
 type CheckpointParts = HashMap<u32, HashMap<u32, ObjectMeta>>;
 
-pub(super) fn parse_log_file(name: &str) -> Option<LogFile> {
+pub(crate) fn parse_log_file(name: &str) -> Option<LogFile> {
     let (version, rest) = name.split_once('.')?;
     if version.len() != 20 {
         return None;

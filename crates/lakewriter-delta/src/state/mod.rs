@@ -32,8 +32,8 @@ use object_store::path::Path;
 use serde::Serialize;
 
 use crate::{CommitMetadata, Error, Result};
-pub(crate) use log::actions;
 use log::{Failure, Txn, apply_txn};
+pub(crate) use log::{LogFile, actions, parse_log_file};
 
 const CODE: &str = "code";
 const INPUTS: &str = "inputs";
@@ -113,6 +113,8 @@ pub struct JobState {
     pub version: u64,
     /// The newest checkpoint the state was read from.
     pub checkpoint: Option<u64>,
+    /// The commit files the log holds (log clean-up removes the expired ones).
+    pub commit_files: usize,
     /// By partition (`dt=2026-09-30`, `all`).
     pub partitions: BTreeMap<PartitionKey, Recorded>,
 }
@@ -181,7 +183,8 @@ async fn read_once(location: &Location, job: &str) -> Result<Option<JobState>, F
         apply_commit(version, &bytes, job, &prefix, &mut txns, &mut details);
     }
     let partitions = recorded(txns, details, &prefix);
-    Ok(Some(JobState { version: latest, checkpoint: listing.checkpoint.map(|(v, _)| v), partitions }))
+    let (checkpoint, commit_files) = (listing.checkpoint.map(|(v, _)| v), listing.commits.len());
+    Ok(Some(JobState { version: latest, checkpoint, commit_files, partitions }))
 }
 
 /// Each partition's recorded state: its code and inputs transactions, and the details of the

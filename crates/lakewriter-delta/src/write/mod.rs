@@ -156,12 +156,17 @@ async fn rows_outside(session: &SessionState, plan: LogicalPlan, predicate: Expr
 }
 
 /// Replaces the whole table — rows, schema and partitioning — with `plan`'s rows (`rebuild`).
+///
+/// The commit is never rebased: a write without a predicate reads no file Delta's conflict checks
+/// look at, so delta-rs would rebase it over a compaction made since `target.read_version` and
+/// leave the compacted file, rows the rebuild replaces, beside its own. Any commit since is a
+/// conflict, and the run is made again (a rebuild's table has no other writer to lose to).
 pub async fn replace_all(session: &SessionState, target: Target<'_>, plan: LogicalPlan) -> Result<Committed> {
     attempt(&target, |table, props| async {
         builder(table, session, plan, &target)
             .with_save_mode(SaveMode::Overwrite)
             .with_schema_mode(SchemaMode::Overwrite)
-            .with_commit_properties(props)
+            .with_commit_properties(props.with_max_retries(0))
             .await
             .map_err(|e| write_error(&target, e))
     })

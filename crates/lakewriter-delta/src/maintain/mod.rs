@@ -1,0 +1,168 @@
+//! Table maintenance: compaction of small files, checkpoints, vacuum and log clean-up.
+//!
+//! - [`compact`]: the small files of each partition holding several are rewritten into fewer,
+//!   larger ones, in one commit (`OPTIMIZE`, `dataChange: false`) made by lakewriter itself — see
+//!   `compact.rs` for why not by delta-rs's `optimize`;
+//! - [`checkpoint`]: a checkpoint of the latest version (a file, not a commit);
+//! - [`vacuum`]: delta-rs's full vacuum — data files no version within the retention references,
+//!   tombstones and orphans alike — with its `VACUUM START` and `VACUUM END` commits;
+//! - [`cleanup`]: delta-rs's removal of log files older than the table's log retention that lie
+//!   before a checkpoint.
+//!
+//! [`layout`] tells what compaction would do (the files, the small ones, the partitions holding
+//! several), for `status --maintenance` and `maintain --dry-run`. None of these steps changes a
+//! row or the partition state: a compaction commit carries no `txn` action of a job, and
+//! checkpoints keep every `txn` (see [`crate::state`]).
+
+mod compact;
+mod log;
+
+#[cfg(test)]
+mod tests;
+
+use std::time::Duration;
+
+use deltalake::DeltaTable;
+use deltalake::table::config::TablePropertiesExt;
+use lakewriter_storage::Location;
+use serde::Serialize;
+
+use crate::{Error, Result, table};
+pub use compact::{Compacted, compact};
+pub use log::{Checkpointed, Cleaned, checkpoint, cleanup};
+
+type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+/// delta-rs's target file size where a table sets none (`delta.targetFileSize`): 100 MiB.
+pub const DEFAULT_TARGET_FILE_SIZE: u64 = deltalake::table::config::DEFAULT_TARGET_FILE_SIZE.get();
+
+/// The table properties maintenance follows, or Delta's defaults where the table sets none.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Settings {
+    /// `delta.targetFileSize` (100 MiB).
+    pub target_file_size: u64,
+    /// `delta.deletedFileRetentionDuration` (a week): the shortest vacuum retention allowed
+    /// without `--force`.
+    pub deleted_file_retention: Duration,
+    /// `delta.logRetentionDuration` (30 days).
+    pub log_retention: Duration,
+    /// `delta.enableExpiredLogCleanup` (true).
+    pub expired_log_cleanup: bool,
+}
+
+impl Settings {
+    fn of(table: &DeltaTable, url: &url::Url) -> Result<Self> {
+        let state = table.snapshot().map_err(|source| Error::Open { url: url.clone(), source: Box::new(source) })?;
+        let config = state.table_config();
+        Ok(Self {
+            target_file_size: config.target_file_size().get(),
+            deleted_file_retention: config.deleted_file_retention_duration(),
+            log_retention: config.log_retention_duration(),
+            expired_log_cleanup: config.enable_expired_log_cleanup(),
+        })
+    }
+}
+
+/// The maintenance settings of the table at `location`; `None` where there is no table.
+pub async fn settings(location: &Location) -> Result<Option<Settings>> {
+    match table::open_if_exists(location).await? {
+        Some(table) => Settings::of(&table, location.url()).map(Some),
+        None => Ok(None),
+    }
+}
+
+/// The data files of a table's latest version, and what compaction would rewrite.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Layout {
+    pub version: u64,
+    pub files: u64,
+    pub bytes: u64,
+    pub partitions: u64,
+    /// Files smaller than the target file size.
+    pub small_files: u64,
+    pub target_file_size: u64,
+    /// The partitions holding more than one small file (writes since the last compaction made
+    /// them): what compaction rewrites.
+    pub to_compact: Vec<PartitionFiles>,
+}
+
+/// The small files of one partition that compaction would rewrite.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PartitionFiles {
+    /// `dt=2026-09-30`, or `all` for an unpartitioned table.
+    pub partition: String,
+    pub files: u64,
+    pub bytes: u64,
+}
+
+/// The layout of the table at `location` against `target_file_size` (default: the table's);
+/// `None` where there is no table. Opens the table's latest snapshot.
+pub async fn layout(location: &Location, target_file_size: Option<u64>) -> Result<Option<Layout>> {
+    let Some(table) = table::open_if_exists(location).await? else { return Ok(None) };
+    let target = target_file_size.unwrap_or(Settings::of(&table, location.url())?.target_file_size);
+    let files = compact::data_files(&table).map_err(|e| read_error(location, e))?;
+    let bins = compact::plan(&files, target);
+    let partitions: std::collections::BTreeSet<&str> = files.iter().map(|f| f.partition.as_str()).collect();
+    Ok(Some(Layout {
+        version: table.version().unwrap_or(0),
+        files: files.len() as u64,
+        bytes: files.iter().map(|f| f.size).sum(),
+        partitions: partitions.len() as u64,
+        small_files: files.iter().filter(|f| f.size < target).count() as u64,
+        target_file_size: target,
+        to_compact: compact::by_partition(&files, &bins),
+    }))
+}
+
+fn read_error(location: &Location, source: impl Into<BoxError>) -> Error {
+    Error::Read { url: location.url().clone(), source: source.into() }
+}
+
+/// A failed step of maintenance on `table`.
+fn failed(table: &str, step: &'static str, source: impl Into<BoxError>) -> Error {
+    Error::Maintain { table: table.to_owned(), step, source: source.into() }
+}
+
+/// What delta-rs's vacuum did, or (dry run) would do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Vacuumed {
+    /// The files deleted (or to delete), relative to the table's folder.
+    pub files: Vec<String>,
+    /// The table's version after its `VACUUM START` and `VACUUM END` commits; `None` where it
+    /// made none (nothing to delete, or a dry run).
+    pub version: Option<u64>,
+}
+
+/// Deletes the data files of the table at `location` that no version within `retention`
+/// references: files removed from the table longer ago than that, and files no commit ever
+/// added (a failed or killed write's) last modified longer ago than that. delta-rs refuses a
+/// retention below the table's `delta.deletedFileRetentionDuration` unless `force`.
+pub async fn vacuum(
+    location: &Location,
+    name: &str,
+    retention: Duration,
+    force: bool,
+    dry_run: bool,
+) -> Result<Vacuumed> {
+    use deltalake::operations::vacuum::VacuumMode;
+    let table = table::open_existing(location).await?;
+    let before = table.version();
+    let period = chrono::Duration::from_std(retention).map_err(|e| failed(name, "vacuum", e))?;
+    let props = log::commit_properties("vacuum");
+    let (table, metrics) = table
+        .vacuum()
+        .with_retention_period(period)
+        .with_enforce_retention_duration(!force)
+        .with_mode(VacuumMode::Full)
+        .with_dry_run(dry_run)
+        .with_commit_properties(props)
+        .await
+        .map_err(|e| failed(name, "vacuum", e))?;
+    let root = location.url().path().trim_matches('/').to_owned();
+    let files = metrics
+        .files_deleted
+        .into_iter()
+        .map(|f| f.strip_prefix(&root).map_or(f.clone(), |rest| rest.trim_start_matches('/').to_owned()))
+        .collect();
+    Ok(Vacuumed { files, version: table.version().filter(|v| Some(*v) != before) })
+}
