@@ -83,8 +83,8 @@ fn storage_mistakes(file: &str, job: &str) -> Vec<(&'static str, String, String)
             "unknown key in [storage]",
             format!("[storage]\ncolour = \"red\"\n{job}"),
             format!(
-                "error: {file}: unknown storage option `colour`: neither an S3 setting of object_store or delta-rs \
-                 nor one of lakewriter's request policy\n"
+                "error: {file}: unknown storage option `colour`: neither an S3 setting of object_store nor one of \
+                 lakewriter's request policy\n"
             ),
         ),
     ]

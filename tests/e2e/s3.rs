@@ -275,12 +275,12 @@ fn storage_errors_are_clear_and_show_no_secret() {
     let rest = assert_cannot_list(&run, &s3.root, &url);
     assert_eq!(rest.last(), Some(&"  caused by: Connection refused (os error 111)"), "{}", run.stderr);
 
-    let run = run_day(&[s3.env(), vec![("AWS_S3_ALLOW_UNSAFE_RENAME", "true")]].concat());
+    let run = run_day(&with("AWS_CONDITIONAL_PUT", "disabled"));
     run.assert_code(2);
     assert_eq!(
         run.error_lines(),
         [format!(
-            "error: {project}: unsafe commit configuration: AWS_S3_ALLOW_UNSAFE_RENAME is set. Concurrent writers \
+            "error: {project}: unsafe commit configuration: AWS_CONDITIONAL_PUT = disabled. Concurrent writers \
              could overwrite each other's commits; lakewriter commits to S3 only with conditional put (If-None-Match)"
         )],
         "{}",

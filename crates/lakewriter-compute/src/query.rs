@@ -197,3 +197,23 @@ pub(crate) fn first_u64(batches: &[datafusion::arrow::array::RecordBatch], name:
         .filter(|a| a.is_valid(0))
         .map_or(0, |a| u64::try_from(a.value(0)).unwrap_or(0))
 }
+
+#[cfg(test)]
+mod tests {
+    use datafusion::prelude::SessionContext;
+
+    /// The SQL functions jobs write — string, regex, unicode, date and time, hashes, encodings,
+    /// arrays and structs — are in the build (DataFusion's default features, which deltalake-core
+    /// turns on; a build without them would fail jobs at planning).
+    #[tokio::test]
+    async fn the_sql_functions_jobs_use_are_built_in() {
+        let sql = "SELECT upper('a'), concat_ws('-', 'a', 'b'), split_part('a,b', ',', 2), lpad('7', 3, '0'), \
+                   regexp_replace('a1', '[0-9]', 'x'), regexp_like('a1', '^a'), character_length('é'), \
+                   substr('abc', 2), date_trunc('month', TIMESTAMP '2026-09-30 10:00:00'), \
+                   to_date('2026-09-30'), date_part('dow', DATE '2026-09-30'), to_char(DATE '2026-09-30', '%Y'), \
+                   md5('a'), sha256('a'), encode('a', 'hex'), array_length(make_array(1, 2)), \
+                   array_has(make_array(1, 2), 2), named_struct('k', 1)";
+        let batches = SessionContext::new().sql(sql).await.expect("plans").collect().await.expect("runs");
+        assert_eq!(batches.iter().map(datafusion::arrow::array::RecordBatch::num_rows).sum::<usize>(), 1);
+    }
+}

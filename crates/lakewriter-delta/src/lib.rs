@@ -9,7 +9,9 @@
 //! - [`digest`]: a content digest of a table or partition, independent of file layout, row order
 //!   and table version;
 //! - [`maintain`]: compaction, checkpoints, vacuum and log clean-up, none of which changes a row
-//!   or the partition state.
+//!   or the partition state;
+//! - `s3`: how delta-rs reaches S3 — through lakewriter's own object store
+//!   ([`lakewriter_storage::Location::object_store`]) and delta-rs's put-if-absent log store.
 //!
 //! This crate runs the plans it is handed and never writes SQL of its own choosing; its own
 //! queries are a digest's scan, after a failed replaceWhere a count of the rows outside it, and
@@ -23,6 +25,7 @@ pub mod table;
 pub mod write;
 
 mod error;
+mod s3;
 
 pub use digest::{Digest, digest};
 pub use error::{Error, Result};
@@ -54,7 +57,7 @@ pub fn phase(phase: &str, table: &str, partition: &lakewriter_core::PartitionKey
 pub fn session() -> SessionContext {
     use datafusion::execution::cache::cache_manager::CacheManagerConfig;
     use datafusion::execution::runtime_env::RuntimeEnvBuilder;
-    table::register_handlers();
+    s3::register();
     let runtime = RuntimeEnvBuilder::new()
         .with_cache_manager(CacheManagerConfig::default().with_list_files_cache_limit(0))
         .build_arc()

@@ -1,18 +1,12 @@
 //! Opening Delta tables, and exposing them to DataFusion SQL.
 
-use std::sync::{Arc, Once};
+use std::sync::Arc;
 
 use datafusion::catalog::TableProvider;
 use deltalake::DeltaTable;
 use lakewriter_storage::Location;
 
 use crate::{Error, Result};
-
-/// Makes delta-rs handle `s3://` URLs (once per process).
-pub(crate) fn register_handlers() {
-    static ONCE: Once = Once::new();
-    ONCE.call_once(|| deltalake::aws::register_handlers(None));
-}
 
 /// A local folder that does not exist yet (and so holds no table). A folder that cannot be
 /// looked at (a folder above it without read or search permission) is an error, never missing:
@@ -29,7 +23,7 @@ fn missing_local_dir(location: &Location) -> Result<Option<std::path::PathBuf>> 
 /// The table at `url` as of `version`, or its latest version (a handle to a new table where there
 /// is none).
 async fn load(location: &Location, url: url::Url, version: Option<u64>) -> Result<DeltaTable> {
-    register_handlers();
+    crate::s3::register();
     let err = |source| Error::Open { url: location.url().clone(), source: Box::new(source) };
     match version {
         None => DeltaTable::try_from_url_with_storage_options(url, location.options().clone()).await.map_err(err),
@@ -45,7 +39,7 @@ async fn load(location: &Location, url: url::Url, version: Option<u64>) -> Resul
 
 /// A handle to the table at `location` whose log has not been read: for the log store alone.
 pub(crate) fn unloaded(location: &Location) -> Result<DeltaTable> {
-    register_handlers();
+    crate::s3::register();
     let err = |source| Error::Open { url: location.url().clone(), source: Box::new(source) };
     deltalake::DeltaTableBuilder::from_url(location.url().clone())
         .map_err(err)?
@@ -128,14 +122,4 @@ pub async fn arrow_schema(location: &Location) -> Result<Option<datafusion::arro
     let state =
         table.snapshot().map_err(|source| Error::Open { url: location.url().clone(), source: Box::new(source) })?;
     Ok(Some(state.snapshot().arrow_schema()))
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn every_s3_option_of_delta_rs_is_a_known_storage_option() {
-        for option in deltalake::aws::constants::S3_OPTS {
-            assert!(lakewriter_storage::DELTA_RS_S3_OPTIONS.contains(option), "{option}");
-        }
-    }
 }

@@ -1,23 +1,25 @@
 //! lakewriter-storage: where a lakehouse lives.
 //!
 //! A [`Location`] is a root URL — `file:///…/` or `s3://bucket/prefix/` — with the storage
-//! options that reach it. Options come from the standard AWS environment (`AWS_ACCESS_KEY_ID`,
-//! `AWS_SECRET_ACCESS_KEY`, `AWS_REGION`, `AWS_ENDPOINT_URL`, `AWS_ALLOW_HTTP`, profiles, …) and
-//! from the project's `[storage]` table, whose values may be `${VAR}` references so that no
-//! secret needs to be written in the file. Option values never appear in `Debug` output or errors.
+//! options that reach it. Options come from the `AWS_*` environment object_store reads
+//! (`AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_REGION`, `AWS_ENDPOINT_URL`,
+//! `AWS_ALLOW_HTTP`, …) and from the project's `[storage]` table, whose values may be `${VAR}`
+//! references so that no secret needs to be written in the file. Option values never appear in
+//! `Debug` output or errors.
 //!
 //! Commits to S3 are safe for concurrent writers only through conditional put (`If-None-Match`);
 //! [`Location::new`] refuses any configuration that would commit without it.
 //!
-//! Every request to S3 follows one [`RequestPolicy`] (retries with backoff, a retry budget,
-//! timeouts), in lakewriter's object store and in delta-rs's alike.
+//! [`Location::object_store`] is the one S3 store of lakewriter, delta-rs's included (lakewriter-delta
+//! registers it with delta-rs): every request follows one [`RequestPolicy`] (retries with
+//! backoff, a retry budget, timeouts).
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::sync::Arc;
 
 use object_store::ObjectStore;
-use object_store::aws::AmazonS3Builder;
+use object_store::aws::{AmazonS3Builder, AmazonS3ConfigKey};
 use object_store::local::LocalFileSystem;
 use url::Url;
 
@@ -33,7 +35,7 @@ pub enum Error {
     Scheme { url: String },
 
     #[error(
-        "unknown storage option `{key}`: neither an S3 setting of object_store or delta-rs nor one of lakewriter's request policy"
+        "unknown storage option `{key}`: neither an S3 setting of object_store nor one of lakewriter's request policy"
     )]
     UnknownOption { key: String },
 
@@ -92,39 +94,11 @@ fn is_secret(key: &str) -> bool {
     ["SECRET", "TOKEN", "PASSWORD", "SESSION"].iter().any(|s| key.contains(s))
 }
 
-/// delta-rs's own S3 options (deltalake-aws's `S3_OPTS`, which object_store does not parse); a
-/// test in lakewriter-delta checks that this list holds every one of them.
-pub const DELTA_RS_S3_OPTIONS: [&str; 20] = [
-    "AWS_ENDPOINT_URL",
-    "AWS_ENDPOINT_URL_DYNAMODB",
-    "AWS_REGION",
-    "AWS_PROFILE",
-    "AWS_ACCESS_KEY_ID",
-    "AWS_SECRET_ACCESS_KEY",
-    "AWS_SESSION_TOKEN",
-    "AWS_S3_LOCKING_PROVIDER",
-    "AWS_IAM_ROLE_ARN",
-    "AWS_IAM_ROLE_SESSION_NAME",
-    "AWS_S3_ASSUME_ROLE_ARN",
-    "AWS_S3_ROLE_SESSION_NAME",
-    "AWS_WEB_IDENTITY_TOKEN_FILE",
-    "AWS_ROLE_ARN",
-    "AWS_ROLE_SESSION_NAME",
-    "AWS_S3_POOL_IDLE_TIMEOUT_SECONDS",
-    "AWS_STS_POOL_IDLE_TIMEOUT_SECONDS",
-    "AWS_S3_GET_INTERNAL_SERVER_ERROR_RETRIES",
-    "AWS_EC2_METADATA_DISABLED",
-    "AWS_EC2_METADATA_TIMEOUT",
-];
-
-/// Whether `key` (any case) is a storage option: one of the request policy's, one object_store's
-/// S3 store parses (its client options included), or one of delta-rs's own.
+/// Whether `key` (any case) is a storage option: one of the request policy's, or one object_store's
+/// S3 store parses (its client options included).
 fn is_known_option(key: &str) -> bool {
     let lower = key.to_ascii_lowercase();
-    policy::KEYS.contains(&lower.as_str())
-        || lower.parse::<object_store::aws::AmazonS3ConfigKey>().is_ok()
-        || DELTA_RS_S3_OPTIONS.contains(&key.to_ascii_uppercase().as_str())
-        || ["AWS_S3_ALLOW_UNSAFE_RENAME", "AWS_ALLOW_HTTP"].contains(&key.to_ascii_uppercase().as_str())
+    policy::KEYS.contains(&lower.as_str()) || lower.parse::<AmazonS3ConfigKey>().is_ok()
 }
 
 /// Expands `${VAR}` references in the values of a `[storage]` table. A literal value for a secret
@@ -151,32 +125,26 @@ pub fn resolve_options(
     Ok(out)
 }
 
-fn truthy(value: &str) -> bool {
-    matches!(value.trim().to_ascii_lowercase().as_str(), "true" | "1" | "yes" | "on")
-}
-
 impl Location {
     /// A root with its explicit options (already resolved); the environment fills in the rest
     /// where the object store reads it. `env` is how the environment is read (for tests). The
     /// [`RequestPolicy`] settings among the options are taken out and checked; on S3 the whole
-    /// policy goes back in under the keys delta-rs and object_store read.
+    /// policy goes back in, so that the options alone (handed through delta-rs) make the same store.
     pub fn new(url: Url, mut options: HashMap<String, String>, env: impl Fn(&str) -> Option<String>) -> Result<Self> {
         let policy = RequestPolicy::take_from(&mut options)?;
         match url.scheme() {
             "file" => {}
             "s3" | "s3a" => {
-                let setting = |key: &str| options.get(key).cloned().or_else(|| env(key));
-                if setting("AWS_S3_ALLOW_UNSAFE_RENAME").is_some_and(|v| truthy(&v)) {
-                    return Err(Error::Unsafe { what: "AWS_S3_ALLOW_UNSAFE_RENAME is set".into() });
-                }
-                if let Some(mode) = setting("AWS_CONDITIONAL_PUT").filter(|v| v.trim().eq_ignore_ascii_case("disabled"))
-                {
-                    return Err(Error::Unsafe { what: format!("AWS_CONDITIONAL_PUT = {mode}") });
-                }
-                if setting("AWS_S3_LOCKING_PROVIDER").is_some() {
-                    return Err(Error::Unsafe {
-                        what: "AWS_S3_LOCKING_PROVIDER is set (DynamoDB locking is not used by this delta-rs)".into(),
-                    });
+                let is_conditional_put = |key: &String| {
+                    key.to_ascii_lowercase()
+                        .parse::<AmazonS3ConfigKey>()
+                        .is_ok_and(|k| k == AmazonS3ConfigKey::ConditionalPut)
+                };
+                let setting = (options.iter().find(|(key, _)| is_conditional_put(key)))
+                    .map(|(key, mode)| (key.clone(), mode.clone()))
+                    .or_else(|| env("AWS_CONDITIONAL_PUT").map(|mode| ("AWS_CONDITIONAL_PUT".to_owned(), mode)));
+                if let Some((key, mode)) = setting.filter(|(_, mode)| mode.trim().eq_ignore_ascii_case("disabled")) {
+                    return Err(Error::Unsafe { what: format!("{key} = {mode}") });
                 }
             }
             _ => return Err(Error::Scheme { url: url.to_string() }),
@@ -198,7 +166,8 @@ impl Location {
         &self.url
     }
 
-    /// The options to hand to delta-rs (it adds the `AWS_*` environment itself).
+    /// The options to hand to delta-rs: with them, delta-rs builds this root's store through
+    /// lakewriter-delta's S3 factory (which calls [`Location::object_store`]).
     #[must_use]
     pub fn options(&self) -> &HashMap<String, String> {
         &self.options
@@ -270,9 +239,18 @@ mod tests {
         let unknown = BTreeMap::from([("colour".to_owned(), "red".to_owned())]);
         let err = resolve_options(&unknown, no_env).unwrap_err().to_string();
         assert!(err.starts_with("unknown storage option `colour`"), "{err}");
-        for known in ["AWS_ENDPOINT_URL", "allow_http", "aws_conditional_put", "AWS_PROFILE", "max_retries", "Timeout"]
+        let known =
+            ["AWS_ENDPOINT_URL", "allow_http", "AWS_ALLOW_HTTP", "aws_conditional_put", "max_retries", "Timeout"];
+        for key in
+            known.into_iter().chain(["AWS_WEB_IDENTITY_TOKEN_FILE", "AWS_ROLE_ARN", "virtual_hosted_style_request"])
         {
-            assert!(is_known_option(known), "{known}");
+            assert!(is_known_option(key), "{key}");
+        }
+        // The AWS SDK's own settings have no effect on object_store: refused, not ignored.
+        for unknown in
+            ["AWS_PROFILE", "AWS_S3_ALLOW_UNSAFE_RENAME", "AWS_S3_LOCKING_PROVIDER", "AWS_EC2_METADATA_DISABLED"]
+        {
+            assert!(!is_known_option(unknown), "{unknown}");
         }
         let literal = BTreeMap::from([("aws_secret_access_key".to_owned(), "s3cr3t".to_owned())]);
         let err = resolve_options(&literal, no_env).unwrap_err().to_string();
@@ -283,9 +261,11 @@ mod tests {
     fn unsafe_commit_configurations_are_refused() {
         let url = Url::parse("s3://bucket/lake/").unwrap();
         assert!(Location::new(url.clone(), HashMap::new(), no_env).is_ok());
-        let unsafe_rename = HashMap::from([("AWS_S3_ALLOW_UNSAFE_RENAME".to_owned(), "true".to_owned())]);
-        let err = Location::new(url.clone(), unsafe_rename, no_env).unwrap_err().to_string();
-        assert!(err.starts_with("unsafe commit configuration: AWS_S3_ALLOW_UNSAFE_RENAME is set"), "{err}");
+        let disabled = HashMap::from([("CONDITIONAL_PUT".to_owned(), " Disabled".to_owned())]);
+        let err = Location::new(url.clone(), disabled, no_env).unwrap_err().to_string();
+        assert!(err.starts_with("unsafe commit configuration: CONDITIONAL_PUT =  Disabled."), "{err}");
+        let etag = HashMap::from([("AWS_CONDITIONAL_PUT".to_owned(), "etag".to_owned())]);
+        assert!(Location::new(url.clone(), etag, no_env).is_ok());
         let env = |k: &str| (k == "AWS_CONDITIONAL_PUT").then(|| "disabled".to_owned());
         assert!(
             Location::new(url.clone(), HashMap::new(), env)
@@ -300,7 +280,7 @@ mod tests {
     }
 
     #[test]
-    fn an_s3_root_hands_its_request_policy_to_delta_rs() {
+    fn an_s3_root_carries_its_request_policy_in_its_options() {
         let options = HashMap::from([("RETRY_TIMEOUT".to_owned(), "2s".to_owned())]);
         let s3 = Location::new(Url::parse("s3://bucket/lake/").unwrap(), options.clone(), no_env).unwrap();
         assert_eq!(s3.policy().retry_timeout, std::time::Duration::from_secs(2));
