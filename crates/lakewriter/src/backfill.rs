@@ -104,18 +104,13 @@ impl Runner {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Workspace;
 
     /// A backfill splits each query across the cores the partitions in flight leave it.
     #[tokio::test]
     async fn each_partition_s_query_runs_on_its_share_of_the_cores() {
-        let dir = tempfile::tempdir().expect("temp dir");
-        std::fs::create_dir_all(dir.path().join("lake")).expect("root");
-        let file = dir.path().join("lakewriter.toml");
         let project = "root = \"lake\"\n[jobs.j]\ntarget = \"a.b\"\nwrite = \"overwrite_partition\"\n\
                        partition_by = \"dt\"\nsql = \"SELECT $dt AS dt\"\n";
-        std::fs::write(&file, project).expect("project file");
-        let runner = Runner::open(Workspace::load(Some(&file), None).expect("workspace")).await.expect("runner");
+        let (_dir, runner) = Runner::for_test(project).await;
         let job = runner.prepare("j").expect("job");
         let target_partitions = || runner.session().state().config().options().execution.target_partitions;
         let cores = std::thread::available_parallelism().expect("cores").get();

@@ -124,17 +124,13 @@ fn backoff(attempt: u32, unit: &PartitionRun) -> Duration {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{RunStatus, Workspace};
+    use crate::RunStatus;
 
     #[tokio::test]
     async fn a_run_that_cannot_start_is_a_failed_report_with_what_is_known_of_its_job() {
-        let dir = tempfile::tempdir().expect("temp dir");
-        std::fs::create_dir_all(dir.path().join("lake")).expect("root");
-        let file = dir.path().join("lakewriter.toml");
         let project = "root = \"lake\"\n[jobs.j]\ntarget = \"a.b\"\nwrite = \"overwrite_partition\"\n\
                        partition_by = \"order_date\"\nsql = \"SELECT $dt AS order_date\"\n";
-        std::fs::write(&file, project).expect("project file");
-        let runner = Runner::open(Workspace::load(Some(&file), None).expect("workspace")).await.expect("runner");
+        let (dir, runner) = Runner::for_test(project).await;
 
         let whole = runner.run(&PartitionRun::whole("j")).await;
         assert_eq!((whole.status, whole.committed), (RunStatus::Failed, false));
@@ -151,7 +147,10 @@ mod tests {
 
         let unknown = runner.run(&PartitionRun::new("nope", day)).await;
         assert_eq!((unknown.target.as_str(), unknown.partition.to_string()), ("", "dt=2026-09-30".to_owned()));
-        let error = format!("nope dt=2026-09-30: {}: no job `nope`; jobs here: j", file.display());
+        let error = format!(
+            "nope dt=2026-09-30: {}: no job `nope`; jobs here: j",
+            dir.path().join("lakewriter.toml").display()
+        );
         assert_eq!(unknown.error, Some(error));
     }
 }

@@ -116,3 +116,17 @@ impl Runner {
         }
     }
 }
+
+#[cfg(test)]
+impl Runner {
+    /// A runner of the project file `project`, written to a temporary folder (kept while the
+    /// returned handle lives) beside its empty lakehouse root `lake`.
+    pub(crate) async fn for_test(project: &str) -> (tempfile::TempDir, Self) {
+        let dir = tempfile::tempdir().expect("temp dir");
+        std::fs::create_dir_all(dir.path().join("lake")).expect("root");
+        let file = dir.path().join("lakewriter.toml");
+        std::fs::write(&file, project).expect("project file");
+        let workspace = Workspace::load(Some(&file), None).expect("workspace");
+        (dir, Self::open(workspace).await.expect("runner"))
+    }
+}

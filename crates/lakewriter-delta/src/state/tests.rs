@@ -44,12 +44,21 @@ async fn write(
     Ok(replace_where(&ctx.state(), target, plan, partition_predicate("dt", dt), "rows elsewhere").await?.version)
 }
 
-#[tokio::test]
-async fn state_is_read_from_checkpoints_after_log_clean_up_and_moves_with_the_data() {
+/// A folder for a table `t`, kept while the returned handle lives, and its location.
+fn temp_table() -> (tempfile::TempDir, Location) {
     let dir = tempfile::tempdir().expect("temp dir");
     let url = url::Url::from_directory_path(dir.path().join("t")).expect("url");
-    let location = Location::new(url, HashMap::new(), |_| None).expect("location");
-    let day = |d| NaiveDate::from_ymd_opt(2026, 9, d).expect("date");
+    (dir, Location::new(url, HashMap::new(), |_| None).expect("location"))
+}
+
+/// September `d`, 2026.
+fn day(d: u32) -> NaiveDate {
+    NaiveDate::from_ymd_opt(2026, 9, d).expect("date")
+}
+
+#[tokio::test]
+async fn state_is_read_from_checkpoints_after_log_clean_up_and_moves_with_the_data() {
+    let (dir, location) = temp_table();
     assert_eq!(read(&location, "j", LogScope::FromLastCheckpoint).await.expect("read"), None, "no table, no state");
     assert_eq!(latest_version(&location).await.expect("latest"), None, "no table, no version");
 
@@ -101,10 +110,7 @@ async fn state_is_read_from_checkpoints_after_log_clean_up_and_moves_with_the_da
 
 #[tokio::test]
 async fn a_run_lists_the_log_from_its_last_checkpoint_and_status_lists_all_of_it() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let url = url::Url::from_directory_path(dir.path().join("t")).expect("url");
-    let location = Location::new(url, HashMap::new(), |_| None).expect("location");
-    let day = |d| NaiveDate::from_ymd_opt(2026, 9, d).expect("date");
+    let (dir, location) = temp_table();
     for d in 1..=3 {
         write(&location, "j", day(d), day(d), "code", &format!("inputs {d}")).await.expect("write");
     }
