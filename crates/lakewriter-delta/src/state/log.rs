@@ -156,28 +156,24 @@ fn offset(log: &Path, version: u64) -> Path {
 /// there is no such checkpoint (or nothing from it).
 pub(super) async fn latest(store: &Arc<dyn ObjectStore>, log: &Path) -> Result<Option<u64>, Failure> {
     if let Some(version) = last_checkpoint(store, log).await?
-        && let Some(latest) = newest(store.list_with_offset(Some(log), &offset(log, version))).await?
+        && let Some(latest) = newest(log, store.list_with_offset(Some(log), &offset(log, version))).await?
     {
         return Ok(Some(latest));
     }
-    newest(store.list(Some(log))).await
+    newest(log, store.list(Some(log))).await
 }
 
-/// The newest version among the log files `listing` lists.
-async fn newest(mut listing: BoxStream<'static, object_store::Result<ObjectMeta>>) -> Result<Option<u64>, Failure> {
-    let mut newest = None;
-    while let Some(meta) = listing.next().await {
-        let meta = match meta {
-            Ok(meta) => meta,
-            Err(object_store::Error::NotFound { .. }) => break,
-            Err(e) => return Err(Failure::Other(e.into())),
-        };
-        if let Some(LogFile::Commit(v) | LogFile::Checkpoint(v, ..)) = meta.location.filename().and_then(parse_log_file)
-        {
-            newest = newest.max(Some(v));
+/// The newest version among the log files `listing` lists in `log`.
+async fn newest(
+    log: &Path,
+    listing: BoxStream<'static, object_store::Result<ObjectMeta>>,
+) -> Result<Option<u64>, Failure> {
+    let versions = listed(log, listing).await?.into_iter().filter_map(|meta| {
+        match meta.location.filename().and_then(parse_log_file)? {
+            LogFile::Commit(v) | LogFile::Checkpoint(v, ..) => Some(v),
         }
-    }
-    Ok(newest)
+    });
+    Ok(versions.max())
 }
 
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
