@@ -19,6 +19,31 @@ fn signal(pid: u32, signal: &str) -> bool {
     Command::new("kill").args([format!("-{signal}"), pid.to_string()]).status().is_ok_and(|s| s.success())
 }
 
+/// A shell waiting to stop process `pid` (SIGSTOP) with its built-in `kill`: started ahead, so
+/// stopping takes a line through a pipe rather than starting a process — the run goes on
+/// meanwhile, and a slower signal more often lets it finish the phase it was to be stopped in.
+struct Stopper(Child);
+
+impl Stopper {
+    fn start(pid: u32) -> Self {
+        let mut command = Command::new("sh");
+        command.args(["-c", "read -r _ && kill -STOP \"$1\"", "sh", &pid.to_string()]).stdin(Stdio::piped());
+        Self(command.spawn().expect("spawn sh"))
+    }
+
+    /// Stops the process; whether the signal was sent.
+    fn stop(mut self) -> bool {
+        let sent = self.0.stdin.take().is_some_and(|mut stdin| writeln!(stdin).is_ok());
+        sent && self.0.wait().is_ok_and(|s| s.success())
+    }
+
+    /// Lets the shell end without stopping anything.
+    fn cancel(mut self) {
+        drop(self.0.stdin.take());
+        let _ = self.0.wait();
+    }
+}
+
 /// The state of process `pid` (Linux: `/proc/PID/stat`): `T` stopped, `Z` ended (a child not yet
 /// waited for), `R`, `S`, `D` running or waiting.
 fn process_state(pid: u32) -> Option<char> {
@@ -77,7 +102,8 @@ impl Paused {
         });
         let (events, received) = mpsc::channel();
         let needle = format!("phase=\"{phase}\"");
-        let lines = std::thread::spawn(move || drain(reader, pid, &needle, &events));
+        let stopper = Stopper::start(pid);
+        let lines = std::thread::spawn(move || drain(reader, stopper, &needle, &events));
         let mut paused = Self {
             child: Some(child),
             pid,
@@ -151,21 +177,25 @@ impl Drop for Paused {
 
 /// Reads the run's stderr to its end, line by line; stops the run (SIGSTOP) as the first line
 /// with `needle` arrives, and answers the sentinel with the lines before it.
-fn drain(reader: std::io::PipeReader, pid: u32, needle: &str, events: &mpsc::Sender<Event>) -> Vec<String> {
+fn drain(reader: std::io::PipeReader, stopper: Stopper, needle: &str, events: &mpsc::Sender<Event>) -> Vec<String> {
     let mut lines = Vec::new();
-    let mut reached = false;
+    let mut stopper = Some(stopper);
     for line in BufReader::new(reader).lines().map_while(Result::ok) {
         if line == SENTINEL {
             let _ = events.send(Event::Drained(lines.clone()));
             continue;
         }
-        if !reached && line.contains(needle) {
-            reached = true;
+        if line.contains(needle)
+            && let Some(stopper) = stopper.take()
+        {
             // The run is not waited for yet: where it has ended, this signals its zombie.
-            assert!(signal(pid, "STOP"), "SIGSTOP to a run not waited for yet");
+            assert!(stopper.stop(), "SIGSTOP to a run not waited for yet");
             let _ = events.send(Event::Reached);
         }
         lines.push(line);
+    }
+    if let Some(stopper) = stopper {
+        stopper.cancel();
     }
     lines
 }
