@@ -44,6 +44,7 @@ impl Runner {
             partition_column: job.spec.partition_by.as_deref(),
             metadata: &metadata,
             read_version,
+            loaded: &self.loaded,
         };
         if let Some(committed) = self.write(run, target, query.plan, fresh, report).await? {
             if matches!(run.write, WritePlan::Append { force: true }) && previous.is_some() {

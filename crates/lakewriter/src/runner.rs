@@ -23,6 +23,8 @@ pub struct Runner {
     ctx: SessionContext,
     /// The determinism findings of each job checked so far (see `crate::lint`).
     pub(crate) linted: Mutex<BTreeMap<String, Vec<Finding>>>,
+    /// The tables this command's writes loaded, for its next writes to bring forward.
+    pub(crate) loaded: lakewriter_delta::table::LoadedTables,
 }
 
 impl Runner {
@@ -33,7 +35,7 @@ impl Runner {
         ctx.register_object_store(&workspace.root.store_url(), store);
         let targets = workspace.project.jobs.values().map(|job| &job.target).collect();
         crate::catalog::register(&ctx, &workspace.root, &targets).await?;
-        Ok(Self { workspace, ctx, linted: Mutex::default() })
+        Ok(Self { workspace, ctx, linted: Mutex::default(), loaded: lakewriter_delta::table::LoadedTables::default() })
     }
 
     #[must_use]

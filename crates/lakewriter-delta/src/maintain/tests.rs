@@ -14,6 +14,7 @@ use lakewriter_storage::Location;
 
 use super::compact::{self, DataFile};
 use super::*;
+use crate::table::LoadedTables;
 use crate::{CommitMetadata, Target, replace_all, replace_where};
 
 fn day(d: u32) -> NaiveDate {
@@ -53,7 +54,14 @@ async fn overwrite_in(location: &Location, dt: NaiveDate, ns: &[i64], partition_
     let plan = ctx.sql(&sql).await.expect("plan").logical_plan().clone();
     let meta = metadata(Some(dt), "overwrite_partition");
     let read_version = crate::state::latest_version(location).await.expect("version");
-    let target = Target { location, name: "a.t", partition_column, metadata: &meta, read_version };
+    let target = Target {
+        location,
+        name: "a.t",
+        partition_column,
+        metadata: &meta,
+        read_version,
+        loaded: &LoadedTables::default(),
+    };
     replace_where(&ctx.state(), target, plan, partition_predicate("dt", dt), "elsewhere").await.expect("write").version
 }
 
@@ -180,8 +188,14 @@ async fn a_rebuild_read_before_a_compaction_conflicts_with_it() {
     let ctx = crate::session();
     let plan = ctx.sql("SELECT CAST(9 AS BIGINT) AS n, DATE '2026-09-09' AS dt").await.expect("plan");
     let meta = metadata(None, "rebuild");
-    let target =
-        Target { location: &location, name: "a.t", partition_column: Some("dt"), metadata: &meta, read_version };
+    let target = Target {
+        location: &location,
+        name: "a.t",
+        partition_column: Some("dt"),
+        metadata: &meta,
+        read_version,
+        loaded: &LoadedTables::default(),
+    };
     let stale = replace_all(&ctx.state(), target, plan.logical_plan().clone()).await;
     assert!(stale.as_ref().is_err_and(Error::is_conflict), "{stale:?}");
     let read_version = crate::state::latest_version(&location).await.expect("version");

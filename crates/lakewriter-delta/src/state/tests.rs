@@ -2,6 +2,7 @@
 
 use super::log::{LogFile, parse_log_file};
 use super::*;
+use crate::table::LoadedTables;
 use crate::{CommitMetadata, Target, replace_where};
 use chrono::NaiveDate;
 use lakewriter_compute::partition_predicate;
@@ -40,7 +41,14 @@ async fn write(
         .clone();
     let meta = metadata(job, dt, code, inputs);
     let read_version = latest_version(location).await?;
-    let target = Target { location, name: "t", partition_column: Some("dt"), metadata: &meta, read_version };
+    let target = Target {
+        location,
+        name: "t",
+        partition_column: Some("dt"),
+        metadata: &meta,
+        read_version,
+        loaded: &LoadedTables::default(),
+    };
     Ok(replace_where(&ctx.state(), target, plan, partition_predicate("dt", dt), "rows elsewhere").await?.version)
 }
 

@@ -2,8 +2,6 @@
 //! clean-up, finding a run's commit by run id, reading back delta-rs's metrics, and what a
 //! delta-rs error means (a conflict, a failed data check, anything else).
 
-use std::path::PathBuf;
-
 use deltalake::kernel::transaction::CommitProperties;
 use deltalake::{DeltaTable, DeltaTableError};
 use lakewriter_storage::Location;
@@ -62,8 +60,8 @@ where
     Fut: std::future::IntoFuture<Output = Result<Option<DeltaTable>>>,
 {
     let read_version = target.read_version;
-    let (table, created_dir): (DeltaTable, Option<PathBuf>) =
-        table::open_for_write(target.location, read_version).await?;
+    let table::ForWrite { table, base, created } =
+        table::open_for_write(target.location, read_version, target.loaded).await?;
     if table.version() != read_version {
         return Err(changed_meanwhile(target, "another writer created the table"));
     }
@@ -71,11 +69,14 @@ where
     crate::phase("writing", target.name, &target.metadata.partition);
     let result = match write(table, props).await {
         Ok(None) => Ok(None),
-        Ok(Some(table)) => finish(target, read_version, Ok(table)).await.map(Some),
+        Ok(Some(table)) => {
+            target.loaded.keep(target.location, &table, base);
+            finish(target, read_version, Ok(table)).await.map(Some)
+        }
         Err(error) => finish(target, read_version, Err(error)).await.map(Some),
     };
     if result.is_err()
-        && let Some(dir) = created_dir
+        && let Some(dir) = created
     {
         remove_empty_dirs(&dir);
     }

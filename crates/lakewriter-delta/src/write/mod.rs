@@ -80,6 +80,9 @@ pub struct Target<'a> {
     /// fails this commit as a conflict instead of being overwritten by an older result. A table
     /// created since a run read none is such a commit too.
     pub read_version: Option<u64>,
+    /// The tables this command's writes loaded before: a write brings one forward instead of
+    /// reading the table's log again.
+    pub loaded: &'a crate::table::LoadedTables,
 }
 
 /// The outcome of an `append` that may have been committed before.

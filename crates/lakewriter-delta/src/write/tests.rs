@@ -7,6 +7,7 @@ use lakewriter_compute::partition_predicate;
 use lakewriter_core::{PartitionKey, stable_hash};
 use lakewriter_storage::Location;
 
+use crate::table::LoadedTables;
 use crate::{CommitMetadata, Error, Target, replace_where};
 
 fn day(d: u32) -> NaiveDate {
@@ -27,6 +28,17 @@ async fn overwrite_over(
     select: &str,
     read_version: Option<u64>,
 ) -> crate::Result<u64> {
+    overwrite_with(location, dt, select, read_version, &LoadedTables::default()).await
+}
+
+/// [`overwrite_over`], bringing forward a table of `loaded` where it holds one.
+async fn overwrite_with(
+    location: &Location,
+    dt: NaiveDate,
+    select: &str,
+    read_version: Option<u64>,
+    loaded: &LoadedTables,
+) -> crate::Result<u64> {
     let ctx = crate::session();
     let plan = ctx.sql(select).await.expect("plan").logical_plan().clone();
     let metadata = CommitMetadata {
@@ -41,7 +53,8 @@ async fn overwrite_over(
         run_id: format!("run-{select}"),
         forced: false,
     };
-    let target = Target { location, name: "a.t", partition_column: Some("dt"), metadata: &metadata, read_version };
+    let target =
+        Target { location, name: "a.t", partition_column: Some("dt"), metadata: &metadata, read_version, loaded };
     let predicate = partition_predicate("dt", dt);
     Ok(replace_where(&ctx.state(), target, plan, predicate, &format!("rows whose `dt` is not {dt}")).await?.version)
 }
@@ -102,4 +115,31 @@ async fn a_write_conflicts_with_a_commit_of_its_partition_since_the_version_it_r
     let late = overwrite_over(&new, day(1), &rows(2, 1), None).await;
     assert!(late.as_ref().is_err_and(Error::is_conflict), "{late:?}");
     assert_eq!(crate::state::latest_version(&new).await.expect("version"), Some(0));
+}
+
+/// A write brings forward the table its command loaded for an earlier write — over every commit
+/// since, another writer's included — and leaves what a write reading the table afresh leaves.
+#[tokio::test]
+async fn a_write_brings_a_kept_table_forward_over_another_writer_s_commits() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let url = url::Url::from_directory_path(dir.path().join("t")).expect("url");
+    let location = Location::new(url, HashMap::new(), |_| None).expect("location");
+    let rows = |n: u32| format!("SELECT CAST({n} AS BIGINT) AS n, DATE '2026-09-01' AS dt");
+    let loaded = LoadedTables::default();
+
+    assert_eq!(overwrite_with(&location, day(1), &rows(1), None, &loaded).await.expect("create"), 0);
+    assert_eq!(overwrite_with(&location, day(1), &rows(2), Some(0), &loaded).await.expect("rewrite"), 1);
+    assert_eq!(loaded.versions(&location), [0, 1], "each write keeps the table it committed");
+    // Another writer, which loads the table afresh, rewrites the same partition.
+    assert_eq!(overwrite_over(&location, day(1), &rows(3), Some(1)).await.expect("the other writer"), 2);
+
+    let version = overwrite_with(&location, day(1), &rows(4), Some(2), &loaded).await.expect("over the kept table");
+    assert_eq!(version, 3);
+    assert_eq!(loaded.versions(&location), [0, 1, 3]);
+    let ctx = crate::session();
+    let table = crate::table::provider(&location).await.expect("the table");
+    let batches =
+        ctx.read_table(table).expect("scan").select_columns(&["n"]).expect("n").collect().await.expect("rows");
+    let text = datafusion::arrow::util::pretty::pretty_format_batches(&batches).expect("text").to_string();
+    assert_eq!(text.lines().filter(|l| l.starts_with("| ") && !l.contains(" n ")).collect::<Vec<_>>(), ["| 4 |"]);
 }

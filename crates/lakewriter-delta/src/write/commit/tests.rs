@@ -1,6 +1,7 @@
 //! Unit tests of `write::commit`: clean-up of a failed first write, run ids, metrics, error classes.
 
 use super::*;
+use crate::table::LoadedTables;
 
 #[test]
 fn a_failed_first_write_removes_empty_folders_and_never_a_file() {
@@ -61,8 +62,14 @@ fn delta_errors_are_classified_by_their_variants() {
         run_id: "r".into(),
         forced: false,
     };
-    let target =
-        Target { location: &location, name: "a.t", partition_column: None, metadata: &metadata, read_version: None };
+    let target = Target {
+        location: &location,
+        name: "a.t",
+        partition_column: None,
+        metadata: &metadata,
+        read_version: None,
+        loaded: &LoadedTables::default(),
+    };
     let kind = |error| match write_error(&target, error) {
         Error::Conflict { .. } => "conflict",
         Error::Invalid { .. } => "invalid",
