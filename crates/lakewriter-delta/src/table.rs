@@ -115,6 +115,23 @@ impl LoadedTables {
         }
     }
 
+    /// The table at `location` as of `version`, and the version it was last read from the log at:
+    /// a kept one brought forward, or else read afresh and kept.
+    pub(crate) async fn table_at(&self, location: &Location, version: u64) -> Result<(DeltaTable, u64)> {
+        if let Some(found) = self.at(location, version).await {
+            return Ok(found);
+        }
+        let table = open_at(location, version).await?;
+        self.keep(location, &table, version);
+        Ok((table, version))
+    }
+
+    /// A DataFusion table provider over version `version` of the table at `location` (see
+    /// [`LoadedTables::table_at`]): the write that follows over the same version reuses the table.
+    pub async fn provider_at(&self, location: &Location, version: u64) -> Result<Arc<dyn TableProvider>> {
+        provider_of(location, &self.table_at(location, version).await?.0).await
+    }
+
     /// The versions of the tables kept for `location`, oldest first.
     #[cfg(test)]
     pub(crate) fn versions(&self, location: &Location) -> Vec<u64> {
@@ -141,25 +158,23 @@ pub(crate) struct ForWrite {
     pub created: Option<std::path::PathBuf>,
 }
 
-/// A handle to write to `location`: the table there as of `version` (a kept one brought forward
-/// where `loaded` has one), or, without a version, the table there now or a new one (creating a
-/// local folder for it). A local open is tried twice: another first writer that failed may remove
+/// A handle to write to `location`: the table there as of `version` (see
+/// [`LoadedTables::table_at`]), or, without a version, the table there now or a new one (creating
+/// a local folder for it). A local open is tried twice: another first writer that failed may remove
 /// the new, still empty folder between its creation here and its use.
 pub(crate) async fn open_for_write(
     location: &Location,
     version: Option<u64>,
     loaded: &LoadedTables,
 ) -> Result<ForWrite> {
-    if let Some(version) = version
-        && let Some((table, base)) = loaded.at(location, version).await
-    {
+    if let Some(version) = version {
+        let (table, base) = loaded.table_at(location, version).await?;
         return Ok(ForWrite { table, base, created: None });
     }
     let created = missing_local_dir(location)?;
-    let base = version.unwrap_or(0);
     if !location.is_local() {
-        let table = load(location, location.url().clone(), version).await?;
-        return Ok(ForWrite { table, base, created });
+        let table = load(location, location.url().clone(), None).await?;
+        return Ok(ForWrite { table, base: 0, created });
     }
     let open = || async {
         if let Some(dir) = &created {
@@ -169,13 +184,13 @@ pub(crate) async fn open_for_write(
         }
         let url = deltalake::ensure_table_uri(location.url().as_str())
             .map_err(|source| Error::Open { url: location.url().clone(), source: Box::new(source) })?;
-        load(location, url, version).await
+        load(location, url, None).await
     };
     let table = match open().await {
         Ok(table) => table,
         Err(_) => open().await?,
     };
-    Ok(ForWrite { table, base, created })
+    Ok(ForWrite { table, base: 0, created })
 }
 
 /// The current version of the table at `location`, `None` where no table exists yet.

@@ -109,7 +109,7 @@ impl Runner {
         let source = keyed::prepare(ctx, plan, spec).await?;
         // Classified against the version the write reads and commits over.
         let provider = match target.read_version {
-            Some(version) => Some(lakewriter_delta::table::provider_at(target.location, version).await?),
+            Some(version) => Some(target.loaded.provider_at(target.location, version).await?),
             None => None,
         };
         let counts = keyed::classify(ctx, &source, provider, spec).await?;

@@ -18,7 +18,7 @@ use lakewriter_core::PartitionKey;
 use lakewriter_storage::Location;
 use serde::Serialize;
 
-use crate::{Error, Result, state, table};
+use crate::{Error, Result, state};
 use commit::{attempt, attempt_or_skip, finish, properties, write_error};
 
 pub(crate) use commit::CommitMetrics;
@@ -232,7 +232,7 @@ pub async fn record_state(target: Target<'_>, result: &datafusion::arrow::dataty
     let open_err = |source| Error::Open { url: url.clone(), source: Box::new(source) };
     let Some(read_version) = target.read_version else { return Err(Error::NotATable { url: url.clone() }) };
     let props = properties(target.metadata, target.location, false)?.with_max_retries(0);
-    let mut table = table::open_at(target.location, read_version).await?;
+    let (mut table, _) = target.loaded.table_at(target.location, read_version).await?;
     check_schema(&table, result, target.name)?;
     let snapshot = table.snapshot().map_err(open_err)?;
     let operation = DeltaOperation::Write { mode: SaveMode::Append, partition_by: None, predicate: None };
