@@ -189,9 +189,10 @@ pub async fn compact(
                 return Ok(planned);
             }
             Err(error) => {
-                if let Some(version) = find_commit(&table, read_version, run_id).await {
-                    tracing::warn!(table = name, version, error = %error, "this compaction's commit is in the log although its commit failed after it");
-                    planned.version = Some(version);
+                if let Some(found) = find_commit(&table, read_version, run_id).await {
+                    tracing::warn!(table = name, version = found.version, error = %error, "this compaction's commit is in the log although its commit failed after it");
+                    planned.version = Some(found.version);
+                    (planned.files_added, planned.bytes_added) = (found.files_added, found.bytes_added);
                     return Ok(planned);
                 }
                 if !is_conflict(&error) || retries + 1 >= ATTEMPTS {
@@ -323,9 +324,19 @@ pub(super) fn is_conflict(error: &DeltaTableError) -> bool {
     )
 }
 
-/// The version of this compaction's commit (its `run_id`) after `read_version`, if the log has
-/// it: a commit whose answer was lost, and retried into a conflict with itself.
-async fn find_commit(table: &DeltaTable, read_version: u64, run_id: &str) -> Option<u64> {
+/// A compaction's commit found in the log by its run id.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) struct FoundCommit {
+    pub version: u64,
+    /// The files the commit added, and their bytes.
+    pub files_added: u64,
+    pub bytes_added: u64,
+}
+
+/// This compaction's commit (its `run_id`) after `read_version`, if the log has it: a commit whose
+/// answer was lost, and retried into a conflict with itself. Its counts come from its `add`
+/// actions, as a commit whose answer arrived takes them from the files it wrote.
+pub(super) async fn find_commit(table: &DeltaTable, read_version: u64, run_id: &str) -> Option<FoundCommit> {
     let store = table.log_store();
     let latest = store.get_latest_version(read_version + 1).await.ok()?;
     for version in (read_version + 1..=latest).rev() {
@@ -334,7 +345,10 @@ async fn find_commit(table: &DeltaTable, read_version: u64, run_id: &str) -> Opt
             action.pointer("/commitInfo/lakewriter/run_id").and_then(serde_json::Value::as_str) == Some(run_id)
         });
         if ours {
-            return Some(version);
+            let sizes: Vec<u64> = crate::state::actions(&bytes)
+                .filter_map(|action| action.get("add").map(|add| add["size"].as_u64().unwrap_or(0)))
+                .collect();
+            return Some(FoundCommit { version, files_added: sizes.len() as u64, bytes_added: sizes.iter().sum() });
         }
     }
     None

@@ -119,6 +119,13 @@ async fn compaction_rewrites_the_partitions_with_several_small_files_in_one_comm
         (Some(4), 3, 1, 0)
     );
     assert_eq!(compacted.partitions, before.to_compact);
+    // Found again by its run id, as a commit whose answer was lost is, it counts the same.
+    let table = crate::table::open_at(&location, 3).await.expect("the version it read");
+    let found = compact::find_commit(&table, 3, "run-1").await.expect("its commit");
+    let counts = compact::FoundCommit { version: 4, files_added: 1, bytes_added: compacted.bytes_added };
+    assert_eq!(found, counts);
+    assert!(compacted.bytes_added > 0);
+    assert_eq!(compact::find_commit(&table, 3, "another run").await, None);
 
     assert_eq!(digest(&location).await, rows, "the same rows");
     let after =
