@@ -18,6 +18,7 @@ mod maintain;
 mod maintain_races;
 mod overwrite_partition;
 mod pause;
+mod pipeline;
 mod project_file;
 mod races;
 mod raw;

@@ -100,8 +100,11 @@ pub enum Command {
     /// Apply a job's write twice to a scratch copy of its target and check that the second
     /// application changed nothing.
     Verify(VerifyArgs),
-    /// Run a job for every date of a range, each an independent idempotent run.
+    /// Run a job for every date of a range, each an independent idempotent run; with
+    /// --downstream or --all, the jobs that read its target too, in dependency order.
     Backfill(BackfillArgs),
+    /// Show the jobs in dependency order: a job depends on the jobs whose targets its SQL reads.
+    Graph,
     /// Show which partitions of a job are fresh, stale (inputs or code changed since their last
     /// write) or missing, from the state each write recorded in the table's own log.
     Status(StatusArgs),
@@ -151,7 +154,15 @@ pub struct VerifyArgs {
 #[derive(Debug, Args)]
 pub struct BackfillArgs {
     /// The job, as named in the project file.
-    pub job: String,
+    #[arg(required_unless_present = "all", conflicts_with = "all")]
+    pub job: Option<String>,
+    /// Then every job below JOB (reading its target, or a table read from it), each over the
+    /// same range, in dependency order; a job whose upstream job failed is not run.
+    #[arg(long, requires = "job")]
+    pub downstream: bool,
+    /// Every job of the project, in dependency order (as --downstream).
+    #[arg(long)]
+    pub all: bool,
     /// First date, YYYY-MM-DD.
     #[arg(long, value_parser = date, value_name = "DATE")]
     pub from: NaiveDate,

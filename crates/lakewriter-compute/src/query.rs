@@ -44,6 +44,19 @@ pub async fn plan_sql(ctx: &SessionContext, sql: &str) -> Result<LogicalPlan> {
     Ok(df.into_unoptimized_plan())
 }
 
+/// The tables `sql` reads, as `(schema, table)`: DataFusion's own resolution of the statement's
+/// table references — the list its planner looks the tables up by — without planning it, so that
+/// it works before any of them exists. Common table expressions are not tables; a name without a
+/// schema has `None`.
+pub fn table_references(ctx: &SessionContext, sql: &str) -> Result<Vec<(Option<String>, String)>> {
+    let state = ctx.state();
+    let dialect = state.config().options().sql_parser.dialect;
+    let err = |source| Error::Sql { source: Box::new(source) };
+    let statement = state.sql_to_statement(sql, &dialect).map_err(err)?;
+    let references = state.resolve_table_references(&statement).map_err(err)?;
+    Ok(references.into_iter().map(|r| (r.schema().map(str::to_owned), r.table().to_owned())).collect())
+}
+
 /// Plans `sql` with `$dt` bound to `dt` as a typed `DATE` value (`None`: a run without a date, in
 /// which `$dt` is an error). Only a query is accepted (see [`read_only`]).
 pub async fn plan_partition(ctx: &SessionContext, sql: &str, dt: Option<NaiveDate>) -> Result<PartitionQuery> {

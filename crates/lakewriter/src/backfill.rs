@@ -48,8 +48,18 @@ impl Runner {
         Ok(days)
     }
 
+    /// Whether `job`, which has no date partitions (`rebuild`), is one `only` selects: always for
+    /// [`Only::All`], else by the state of its one partition.
+    pub async fn rebuild_selected(&self, job: &PreparedJob<'_>, only: Only) -> Result<bool> {
+        if only == Only::All {
+            return Ok(true);
+        }
+        Ok(self.status(job, None).await?.partitions.iter().any(|p| only.selects(p)))
+    }
+
     /// Runs `job` for every day of `days`, at most `parallel` partitions at once (default
-    /// [`default_parallelism`]), each query on its share of the cores, and calls `observe` as each
+    /// [`default_parallelism`]; one where the job reads its own target), each query on its share
+    /// of the cores, and calls `observe` as each
     /// finishes. A failed day does not stop
     /// the others. Where the target table does not exist yet, days run one at a time until one
     /// commit has created it, so that parallel writers never race to create a table. Returns the
@@ -61,7 +71,14 @@ impl Runner {
         parallel: Option<usize>,
         mut observe: impl FnMut(&PartitionReport),
     ) -> Vec<PartitionReport> {
-        let parallel = parallel.unwrap_or_else(|| default_parallelism(job.spec.write.mode())).max(1);
+        let parallel = if job.reads_own_target {
+            if parallel.is_some_and(|p| p > 1) {
+                tracing::warn!(job = %job.spec.name, "the job reads its own target: its days run one at a time, in date order");
+            }
+            1
+        } else {
+            parallel.unwrap_or_else(|| default_parallelism(job.spec.write.mode())).max(1)
+        };
         self.share_cores(parallel);
         let mut days = days.into_iter();
         let mut reports = Vec::new();

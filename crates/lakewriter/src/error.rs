@@ -34,6 +34,11 @@ pub enum Error {
     #[error("cannot open Delta table {table}")]
     OpenTable { table: String, source: Box<lakewriter_delta::Error> },
 
+    #[error(
+        "{table} has no Delta table yet: it is the target of job `{job}`, which has not written it; run that job first, or backfill it with --downstream"
+    )]
+    NoTableYet { table: String, job: String },
+
     #[error("cannot read the partition state of {table}")]
     State { table: String, source: Box<lakewriter_delta::Error> },
 
@@ -49,6 +54,12 @@ pub enum Error {
     #[error("{0}")]
     Usage(String),
 
+    #[error("job `{job}`: cannot read which tables its SQL names")]
+    GraphSql { job: String, source: Box<lakewriter_compute::Error> },
+
+    #[error("jobs read each other's targets in a cycle: {cycle} (each job reads the target of the one before it)")]
+    Cycle { cycle: String },
+
     #[error("verify copies the target to a local scratch folder; {url} is not local")]
     VerifyNotLocal { url: url::Url },
 
@@ -62,7 +73,12 @@ impl Error {
     #[must_use]
     pub fn is_usage(&self) -> bool {
         match self {
-            Self::Config(_) | Self::ReadProject { .. } | Self::SqlFile { .. } | Self::Usage(_) => true,
+            Self::Config(_)
+            | Self::ReadProject { .. }
+            | Self::SqlFile { .. }
+            | Self::Usage(_)
+            | Self::GraphSql { .. }
+            | Self::Cycle { .. } => true,
             Self::ProjectStorage { error: source, .. } | Self::Storage(source) => source.is_config(),
             _ => false,
         }

@@ -12,6 +12,7 @@ mod attempt;
 mod backfill;
 mod catalog;
 mod error;
+mod graph;
 mod lint;
 mod maintain;
 mod prepared;
@@ -24,6 +25,7 @@ mod workspace;
 
 pub use backfill::{Selection, default_parallelism};
 pub use error::{Error, Result, RunError, error_chain};
+pub use graph::{GraphJob, JobGraph};
 pub use lakewriter_compute::{Finding, KeyedCounts, Rule, Severity};
 pub use lakewriter_core::maintain::{Step, format_duration, format_size, parse_duration, parse_size};
 pub use lakewriter_core::{

@@ -17,6 +17,9 @@ pub struct PreparedJob<'a> {
     pub sql: String,
     /// [`JobSpec::code_fingerprint`] of `sql`.
     pub code: String,
+    /// Its SQL reads its own target (e.g. the day before): a backfill runs its days one at a
+    /// time, in date order, each reading the days before it as committed.
+    pub reads_own_target: bool,
 }
 
 impl PreparedJob<'_> {

@@ -3,7 +3,7 @@
 //! and `lint` are each in their own module, as `impl Runner` blocks.
 
 use std::collections::BTreeMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use chrono::NaiveDate;
@@ -24,7 +24,8 @@ pub struct Runner {
     /// The determinism findings of each job checked so far (see `crate::lint`).
     pub(crate) linted: Mutex<BTreeMap<String, Vec<Finding>>>,
     /// The tables this command's writes loaded, for its next writes to bring forward.
-    pub(crate) loaded: lakewriter_delta::table::LoadedTables,
+    /// The catalog reads Delta tables through them too.
+    pub(crate) loaded: Arc<lakewriter_delta::table::LoadedTables>,
 }
 
 impl Runner {
@@ -33,9 +34,18 @@ impl Runner {
         let ctx = lakewriter_delta::session();
         let store = workspace.root.object_store().map_err(Error::from)?;
         ctx.register_object_store(&workspace.root.store_url(), store);
-        let targets = workspace.project.jobs.values().map(|job| &job.target).collect();
-        crate::catalog::register(&ctx, &workspace.root, &targets).await?;
-        Ok(Self { workspace, ctx, linted: Mutex::default(), loaded: lakewriter_delta::table::LoadedTables::default() })
+        let targets = workspace
+            .project
+            .jobs
+            .values()
+            .map(|job| {
+                let location = workspace.table_location(&job.target)?;
+                Ok(crate::catalog::Target { table: job.target.clone(), location, job: job.name.clone() })
+            })
+            .collect::<Result<_>>()?;
+        let loaded = Arc::default();
+        crate::catalog::register(&ctx, &workspace.root, targets, &loaded).await?;
+        Ok(Self { workspace, ctx, linted: Mutex::default(), loaded })
     }
 
     #[must_use]
@@ -64,11 +74,18 @@ impl Runner {
     pub fn prepare(&self, name: &str) -> Result<PreparedJob<'_>> {
         let spec = self.workspace.job(name)?;
         let sql = self.workspace.sql(spec)?;
+        // SQL that cannot be parsed fails each run's planning, which says why.
+        let reads_own_target = lakewriter_compute::table_references(&self.ctx, &sql).is_ok_and(|tables| {
+            tables
+                .iter()
+                .any(|(schema, table)| schema.as_deref() == Some(spec.target.schema()) && table == spec.target.table())
+        });
         Ok(PreparedJob {
             spec,
             location: self.workspace.table_location(&spec.target)?,
             code: spec.code_fingerprint(&sql),
             sql,
+            reads_own_target,
         })
     }
 

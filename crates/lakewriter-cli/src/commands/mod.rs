@@ -4,6 +4,7 @@
 mod backfill;
 mod demo;
 mod digest;
+mod graph;
 mod lint;
 mod maintain;
 mod plan;
@@ -78,6 +79,7 @@ async fn dispatch(cli: Cli) -> Result<ExitCode> {
     match cli.command {
         Command::Run(args) => run::run(global, &printer, args).await,
         Command::Backfill(args) => backfill::backfill(global, &mut printer, args).await,
+        Command::Graph => graph::graph(global, &printer).await,
         Command::Status(args) => status::status(global, &printer, args).await,
         Command::Plan(args) => plan::plan(global, &printer, args).await,
         Command::Verify(args) => verify::verify(global, &printer, args).await,

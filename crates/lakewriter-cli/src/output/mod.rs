@@ -1,6 +1,7 @@
 //! Rendering: data and JSON Lines on stdout; logs, progress and errors on stderr.
 
 mod demo;
+mod graph;
 mod maintain;
 mod status;
 

@@ -1,0 +1,227 @@
+//! The job graph: a job depends on the jobs whose targets its SQL reads, found from the tables
+//! the SQL names (no `ref()` syntax). Raw datasets, and tables no job writes, are its roots.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::Serialize;
+
+use crate::{Error, Result, Runner};
+
+/// One job of the graph.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct GraphJob {
+    pub job: String,
+    /// Its target, `schema.table`.
+    pub target: String,
+    /// Every table its SQL reads, `schema.table` (a name without a schema as written), sorted.
+    pub reads: Vec<String>,
+    /// The jobs whose targets it reads, itself aside, sorted.
+    pub upstream: Vec<String>,
+    /// The jobs that read its target, itself aside, sorted.
+    pub downstream: Vec<String>,
+    /// It reads its own target (e.g. the day before): its days run one at a time, in date order.
+    pub reads_own_target: bool,
+}
+
+impl GraphJob {
+    /// Why this job cannot run where the jobs `failed` failed and the jobs `not_run` were not
+    /// run: its first upstream job among them. `None`: it can run.
+    #[must_use]
+    pub fn blocked_by(&self, failed: &BTreeSet<&str>, not_run: &BTreeSet<&str>) -> Option<String> {
+        self.upstream.iter().find_map(|up| {
+            let up = up.as_str();
+            if failed.contains(up) {
+                Some(format!("its upstream job {up} failed"))
+            } else {
+                not_run.contains(up).then(|| format!("its upstream job {up} was not run"))
+            }
+        })
+    }
+}
+
+/// The project's jobs in dependency order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JobGraph {
+    /// Every job after the jobs it reads; jobs that do not depend on each other by name.
+    pub jobs: Vec<GraphJob>,
+}
+
+impl JobGraph {
+    /// The graph of `jobs`, each `(name, target, tables its SQL reads)`. A cycle (two jobs or
+    /// more reading each other's targets) is an error naming it.
+    pub fn new(jobs: impl IntoIterator<Item = (String, String, BTreeSet<String>)>) -> Result<Self> {
+        let jobs: BTreeMap<String, (String, BTreeSet<String>)> =
+            jobs.into_iter().map(|(name, target, reads)| (name, (target, reads))).collect();
+        let writer: BTreeMap<&str, &str> =
+            jobs.iter().map(|(name, (target, _))| (target.as_str(), name.as_str())).collect();
+        let upstream: BTreeMap<&str, BTreeSet<&str>> = jobs
+            .iter()
+            .map(|(name, (_, reads))| {
+                let ups = reads.iter().filter_map(|t| writer.get(t.as_str()).copied()).filter(|u| u != name);
+                (name.as_str(), ups.collect())
+            })
+            .collect();
+        let order = topological(&upstream)?;
+        let graph = order
+            .into_iter()
+            .map(|name| {
+                let (target, reads) = &jobs[name];
+                GraphJob {
+                    job: name.to_owned(),
+                    target: target.clone(),
+                    reads: reads.iter().cloned().collect(),
+                    upstream: upstream[name].iter().map(|u| (*u).to_owned()).collect(),
+                    downstream: upstream
+                        .iter()
+                        .filter(|(_, ups)| ups.contains(name))
+                        .map(|(d, _)| (*d).to_owned())
+                        .collect(),
+                    reads_own_target: reads.contains(target),
+                }
+            })
+            .collect();
+        Ok(Self { jobs: graph })
+    }
+
+    /// The job named `name`.
+    #[must_use]
+    pub fn job(&self, name: &str) -> Option<&GraphJob> {
+        self.jobs.iter().find(|j| j.job == name)
+    }
+
+    /// `name` and every job below it (reading its target, or a table read from it, and so on), in
+    /// dependency order.
+    #[must_use]
+    pub fn with_downstream(&self, name: &str) -> Vec<&GraphJob> {
+        let mut below = BTreeSet::from([name]);
+        // In dependency order, a job's upstream jobs come before it.
+        self.jobs
+            .iter()
+            .filter(|j| {
+                let selected = j.job == name || j.upstream.iter().any(|u| below.contains(u.as_str()));
+                if selected {
+                    below.insert(&j.job);
+                }
+                selected
+            })
+            .collect()
+    }
+}
+
+/// `upstream`'s jobs, each after all of its upstream jobs; of jobs ready at once, by name. A cycle
+/// is an error naming it.
+fn topological<'a>(upstream: &BTreeMap<&'a str, BTreeSet<&'a str>>) -> Result<Vec<&'a str>> {
+    let mut order = Vec::with_capacity(upstream.len());
+    let mut placed = BTreeSet::new();
+    while order.len() < upstream.len() {
+        let ready: Vec<&str> = upstream
+            .iter()
+            .filter(|(job, ups)| !placed.contains(*job) && ups.iter().all(|u| placed.contains(u)))
+            .map(|(job, _)| *job)
+            .collect();
+        if ready.is_empty() {
+            return Err(Error::Cycle { cycle: cycle(upstream, &placed).join(" → ") });
+        }
+        placed.extend(ready.iter().copied());
+        order.extend(ready);
+    }
+    Ok(order)
+}
+
+/// A cycle among the jobs not `placed`, each reading the next one's target, the first job
+/// repeated at the end. Every job left has an upstream job left, so walking upstream from any of
+/// them meets a job twice.
+fn cycle<'a>(upstream: &BTreeMap<&'a str, BTreeSet<&'a str>>, placed: &BTreeSet<&'a str>) -> Vec<&'a str> {
+    let left = |job: &str| upstream[job].iter().copied().find(|u| !placed.contains(u));
+    let mut path: Vec<&str> = upstream.keys().copied().filter(|j| !placed.contains(j)).take(1).collect();
+    while let Some(next) = path.last().and_then(|j| left(j)) {
+        if let Some(start) = path.iter().position(|j| *j == next) {
+            let mut cycle = path.split_off(start);
+            cycle.push(next);
+            // Written in reading order: a job, then a job that reads its target.
+            cycle.reverse();
+            return cycle;
+        }
+        path.push(next);
+    }
+    path
+}
+
+impl Runner {
+    /// The graph of the project's jobs, from the tables each job's SQL names.
+    pub fn graph(&self) -> Result<JobGraph> {
+        let project = &self.workspace().project;
+        let mut jobs = Vec::with_capacity(project.jobs.len());
+        for spec in project.jobs.values() {
+            let sql = self.workspace().sql(spec)?;
+            let references = lakewriter_compute::table_references(self.session(), &sql)
+                .map_err(|source| Error::GraphSql { job: spec.name.clone(), source: Box::new(source) })?;
+            let reads = references
+                .into_iter()
+                .map(|(schema, table)| schema.map_or_else(|| table.clone(), |s| format!("{s}.{table}")))
+                .collect();
+            jobs.push((spec.name.clone(), spec.target.to_string(), reads));
+        }
+        JobGraph::new(jobs)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn graph(jobs: &[(&str, &str, &[&str])]) -> Result<JobGraph> {
+        JobGraph::new(jobs.iter().map(|(name, target, reads)| {
+            ((*name).to_owned(), (*target).to_owned(), reads.iter().map(|r| (*r).to_owned()).collect())
+        }))
+    }
+
+    fn names<'a>(jobs: impl IntoIterator<Item = &'a GraphJob>) -> Vec<&'a str> {
+        jobs.into_iter().map(|j| j.job.as_str()).collect()
+    }
+
+    #[test]
+    fn jobs_come_after_the_jobs_whose_targets_they_read() {
+        let g = graph(&[
+            ("report", "r.report", &["a.weekly", "a.daily"]),
+            ("weekly", "a.weekly", &["a.daily"]),
+            ("daily", "a.daily", &["raw.orders"]),
+            ("customers", "c.customers", &["raw.changes", "c.customers"]),
+        ])
+        .expect("no cycle");
+        assert_eq!(names(&g.jobs), ["customers", "daily", "weekly", "report"]);
+        let weekly = g.job("weekly").expect("weekly");
+        assert_eq!((weekly.upstream.clone(), weekly.downstream.clone()), (vec!["daily".into()], vec!["report".into()]));
+        assert!(g.job("customers").expect("customers").reads_own_target);
+        assert!(g.job("customers").expect("customers").upstream.is_empty(), "a job is not its own upstream");
+        assert_eq!(names(g.with_downstream("daily")), ["daily", "weekly", "report"]);
+        assert_eq!(names(g.with_downstream("weekly")), ["weekly", "report"]);
+        assert_eq!(names(g.with_downstream("customers")), ["customers"]);
+        let report = g.job("report").expect("report");
+        assert_eq!(report.blocked_by(&BTreeSet::new(), &BTreeSet::new()), None);
+        assert_eq!(weekly.blocked_by(&BTreeSet::from(["report", "customers"]), &BTreeSet::new()), None, "not upstream");
+        assert_eq!(
+            report.blocked_by(&BTreeSet::from(["daily"]), &BTreeSet::from(["weekly"])),
+            Some("its upstream job daily failed".into())
+        );
+        assert_eq!(
+            report.blocked_by(&BTreeSet::new(), &BTreeSet::from(["weekly"])),
+            Some("its upstream job weekly was not run".into())
+        );
+    }
+
+    #[test]
+    fn a_cycle_is_an_error_that_names_it() {
+        let err = graph(&[
+            ("a", "s.a", &["s.c"]),
+            ("b", "s.b", &["s.a"]),
+            ("c", "s.c", &["s.b"]),
+            ("d", "s.d", &["s.a", "raw.x"]),
+            ("e", "s.e", &["raw.x"]),
+        ])
+        .expect_err("a cycle");
+        let text = err.to_string();
+        assert!(text.contains("a → b → c → a"), "{text}");
+        assert!(err.is_usage());
+    }
+}
