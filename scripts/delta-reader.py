@@ -9,6 +9,8 @@
     delta-reader.py checkpoint-every N URI     sets delta.checkpointInterval (a metadata commit)
     delta-reader.py set-property KEY VALUE URI sets a table property (a metadata commit, with no
                                               checkpoint or log clean-up after it)
+    delta-reader.py delete PREDICATE URI       deletes the rows PREDICATE (SQL) matches: an edit by
+                                              hand, by another writer; prints the rows deleted
 
 URIs are local paths or s3:// URLs; S3 options come from the standard AWS_* environment.
 """
@@ -88,6 +90,9 @@ def main(argv):
 
         hooks = PostCommitHookProperties(create_checkpoint=False, cleanup_expired_logs=False)
         table(args[2]).alter.set_table_properties({args[0]: args[1]}, post_commithook_properties=hooks)
+    elif command == "delete":
+        metrics = table(args[1]).delete(args[0])
+        print(json.dumps(metrics.get("num_deleted_rows")))
     else:
         sys.exit(f"unknown command {command}")
 

@@ -23,6 +23,7 @@ mod project_file;
 mod races;
 mod raw;
 mod reader;
+mod reproduce;
 mod s3;
 mod schema_change;
 mod state;

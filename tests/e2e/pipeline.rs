@@ -11,7 +11,7 @@ use crate::support::{Lake, Run, day, days, distinct_customers};
 
 /// `daily_orders` (raw orders of a day), `weekly_revenue` (a 7-day window over it) and
 /// `weekly_summary` (one day of `weekly_revenue`): two levels below the raw layer.
-const PIPELINE: &str = r#"root = "lake"
+pub(crate) const PIPELINE: &str = r#"root = "lake"
 
 [jobs.daily_orders]
 target = "analytics.daily_orders"
@@ -53,14 +53,14 @@ sql = "SELECT op, COUNT(*) AS changes, $dt AS dt FROM raw.customers_batch WHERE 
 "#;
 
 /// The demo's raw layer (September 2026) with `project` as the project file.
-fn lake(project: &str) -> Lake {
+pub(crate) fn lake(project: &str) -> Lake {
     let lake = Lake::demo();
     lake.set_project_text(project);
     lake
 }
 
 /// Every JSON line of `run`'s stdout.
-fn json_lines(run: &Run) -> Vec<Value> {
+pub(crate) fn json_lines(run: &Run) -> Vec<Value> {
     run.stdout.lines().map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON: {l}: {e}"))).collect()
 }
 

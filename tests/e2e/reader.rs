@@ -77,4 +77,11 @@ impl<'a> Reader<'a> {
     pub fn set_property(&self, key: &str, value: &str, uri: &str) {
         self.run(&["set-property", key, value, uri]);
     }
+
+    /// Deletes the rows `predicate` (SQL) matches from the table at `uri`, as an edit by hand
+    /// with another writer; returns how many it deleted.
+    pub fn delete(&self, predicate: &str, uri: &str) -> u64 {
+        let out = self.run(&["delete", predicate, uri]);
+        serde_json::from_str(out.trim()).unwrap_or_else(|e| panic!("the reader's JSON: {out}: {e}"))
+    }
 }

@@ -105,6 +105,13 @@ pub enum Command {
     Backfill(BackfillArgs),
     /// Show the jobs in dependency order: a job depends on the jobs whose targets its SQL reads.
     Graph,
+    /// Rebuild jobs' tables from the raw layer into another lakehouse root, in dependency order:
+    /// the raw layer is read from the project's root, and only ROOT2 is written.
+    Reproduce(ReproduceArgs),
+    /// Compare each partition of jobs' live tables with a reproduction under another root (see
+    /// `reproduce`), or made in a scratch folder: equal, differs (with the rows), missing here or
+    /// missing there. Exits 1 on any difference.
+    Audit(AuditArgs),
     /// Show which partitions of a job are fresh, stale (inputs or code changed since their last
     /// write) or missing, from the state each write recorded in the table's own log.
     Status(StatusArgs),
@@ -181,6 +188,51 @@ pub struct BackfillArgs {
     /// written, or code or inputs changed since), or missing (never written).
     #[arg(long, value_enum, default_value_t = OnlyChoice::All, value_name = "WHICH")]
     pub only: OnlyChoice,
+}
+
+#[derive(Debug, Args)]
+pub struct ReproduceArgs {
+    /// The jobs to rebuild (with every job above them, whose tables they read).
+    #[arg(required_unless_present = "all", conflicts_with = "all")]
+    pub jobs: Vec<String>,
+    /// Every job of the project.
+    #[arg(long)]
+    pub all: bool,
+    /// First date [default: the first partition each job wrote in the project's root].
+    #[arg(long, value_parser = date, value_name = "DATE", requires = "to")]
+    pub from: Option<NaiveDate>,
+    /// Last date, inclusive [default: the last partition each job wrote].
+    #[arg(long, value_parser = date, value_name = "DATE", requires = "from")]
+    pub to: Option<NaiveDate>,
+    /// The lakehouse root to rebuild into: a folder or s3://bucket/prefix, apart from the project's.
+    #[arg(long, value_name = "ROOT2")]
+    pub into: String,
+    /// As for backfill.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=256))]
+    pub parallel: Option<u16>,
+}
+
+#[derive(Debug, Args)]
+pub struct AuditArgs {
+    /// The jobs whose tables to compare.
+    #[arg(required_unless_present = "all", conflicts_with = "all")]
+    pub jobs: Vec<String>,
+    /// Every job of the project.
+    #[arg(long)]
+    pub all: bool,
+    /// First date [default: every partition of either table].
+    #[arg(long, value_parser = date, value_name = "DATE", requires = "to")]
+    pub from: Option<NaiveDate>,
+    /// Last date, inclusive.
+    #[arg(long, value_parser = date, value_name = "DATE", requires = "from")]
+    pub to: Option<NaiveDate>,
+    /// The root of the reproduction to compare with (made by `lakewriter reproduce --into`).
+    #[arg(long, value_name = "ROOT2", required_unless_present = "scratch", conflicts_with = "scratch")]
+    pub against: Option<String>,
+    /// Reproduce the jobs (and the jobs above them) into a temporary local folder first, and
+    /// compare with that; the folder is removed afterwards.
+    #[arg(long)]
+    pub scratch: bool,
 }
 
 #[derive(Debug, Args)]

@@ -112,7 +112,7 @@ fn plan_err(source: datafusion::error::DataFusionError) -> Error {
 }
 
 /// Up to `limit` rows of `batches`, each as `col=value, …` over `columns`.
-fn describe_rows(batches: &[RecordBatch], columns: &[String], limit: usize) -> Vec<String> {
+pub(crate) fn describe_rows(batches: &[RecordBatch], columns: &[String], limit: usize) -> Vec<String> {
     let options = FormatOptions::default().with_null("NULL");
     let mut out = Vec::new();
     for batch in batches {

@@ -29,4 +29,4 @@ pub use date::{date_literal, partition_predicate};
 pub use error::{Error, Result};
 pub use keyed::{KeyedCounts, KeyedSource, KeyedSpec};
 pub use lint::{Finding, Rule, Severity, lint};
-pub use query::{PartitionQuery, condition, diff, plan_partition, plan_sql, table_references};
+pub use query::{PartitionQuery, RowDiff, condition, diff, plan_partition, plan_sql, table_references};

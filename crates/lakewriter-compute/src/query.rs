@@ -5,7 +5,6 @@ use std::sync::Arc;
 
 use chrono::NaiveDate;
 use datafusion::arrow::datatypes::Schema;
-use datafusion::catalog::TableProvider;
 use datafusion::common::tree_node::{Transformed, TreeNode};
 use datafusion::common::{DFSchema, ParamValues};
 use datafusion::datasource::physical_plan::FileScanConfig;
@@ -13,7 +12,7 @@ use datafusion::datasource::source::DataSourceExec;
 use datafusion::execution::context::SQLOptions;
 use datafusion::logical_expr::LogicalPlan;
 use datafusion::physical_plan::ExecutionPlan;
-use datafusion::prelude::{Expr, SessionContext};
+use datafusion::prelude::{DataFrame, Expr, SessionContext};
 use lakewriter_core::InputFile;
 
 use crate::{Error, Result, date_literal};
@@ -158,33 +157,44 @@ pub fn condition(ctx: &SessionContext, sql: &str, schema: &Schema, dt: Option<Na
     Ok(bound)
 }
 
-/// Rows of `after` that are not in `before`, and rows of `before` that are not in `after`,
-/// counted as multisets (a row twice in `after` and once in `before` is one row added).
-pub async fn diff(
-    ctx: &SessionContext,
-    before: Arc<dyn TableProvider>,
-    after: Arc<dyn TableProvider>,
-) -> Result<(u64, u64)> {
+/// How two sets of rows differ, counted as multisets.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RowDiff {
+    /// Rows of `after` not in `before` (a row twice in `after` and once in `before` is one).
+    pub added: u64,
+    /// Rows of `before` not in `after`.
+    pub removed: u64,
+    /// A few of the added rows, each as `column=value, …`.
+    pub added_examples: Vec<String>,
+    /// A few of the removed rows.
+    pub removed_examples: Vec<String>,
+}
+
+/// How the rows of `after` differ from those of `before` (same columns), with up to `examples`
+/// rows of each side. Memory holds the distinct rows of both, with their counts.
+pub async fn diff(before: DataFrame, after: DataFrame, examples: usize) -> Result<RowDiff> {
     use datafusion::functions_aggregate::expr_fn::sum;
     use datafusion::prelude::{col, lit, when};
     let err = |source| Error::Diff { source: Box::new(source) };
-    let side = |provider, in_before: i64| -> Result<datafusion::prelude::DataFrame> {
-        ctx.read_table(provider)
-            .and_then(|df| df.with_column("__lw_before", lit(in_before)))
-            .and_then(|df| df.with_column("__lw_after", lit(1 - in_before)))
-            .map_err(err)
+    let side = |df: DataFrame, in_before: i64| {
+        df.with_column("__lw_before", lit(in_before)).and_then(|df| df.with_column("__lw_after", lit(1 - in_before)))
     };
-    let a = side(before, 1)?;
-    let columns: Vec<Expr> =
-        a.schema().fields().iter().filter(|f| !f.name().starts_with("__lw_")).map(|f| col(f.name().as_str())).collect();
+    let a = side(before, 1).map_err(err)?;
+    let names: Vec<String> =
+        a.schema().fields().iter().map(|f| f.name().clone()).filter(|n| !n.starts_with("__lw_")).collect();
+    let columns: Vec<Expr> = names.iter().map(|n| col(n.as_str())).collect();
     let counted = a
-        .union(side(after, 0)?)
+        .union(side(after, 0).map_err(err)?)
         .and_then(|df| {
             df.aggregate(columns, vec![sum(col("__lw_before")).alias("b"), sum(col("__lw_after")).alias("a")])
         })
+        .map_err(err)?
+        .cache()
+        .await
         .map_err(err)?;
     let excess = |x: &str, y: &str| when(col(x).gt(col(y)), col(x) - col(y)).otherwise(lit(0_i64));
     let totals = counted
+        .clone()
         .aggregate(
             vec![],
             vec![
@@ -196,8 +206,26 @@ pub async fn diff(
         .collect()
         .await
         .map_err(err)?;
-    let value = |name: &str| first_u64(&totals, name);
-    Ok((value("added"), value("removed")))
+    let (added_examples, removed_examples) = if examples == 0 {
+        (Vec::new(), Vec::new())
+    } else {
+        (sample(&counted, "a", "b", &names, examples).await?, sample(&counted, "b", "a", &names, examples).await?)
+    };
+    Ok(RowDiff {
+        added: first_u64(&totals, "added"),
+        removed: first_u64(&totals, "removed"),
+        added_examples,
+        removed_examples,
+    })
+}
+
+/// Up to `examples` rows of `counted` (distinct rows with their counts `a` and `b`) whose count
+/// `x` exceeds `y`, over the columns `names`.
+async fn sample(counted: &DataFrame, x: &str, y: &str, names: &[String], examples: usize) -> Result<Vec<String>> {
+    use datafusion::prelude::col;
+    let err = |source| Error::Diff { source: Box::new(source) };
+    let rows = counted.clone().filter(col(x).gt(col(y))).and_then(|df| df.limit(0, Some(examples))).map_err(err)?;
+    Ok(crate::keyed::describe_rows(&rows.collect().await.map_err(err)?, names, examples))
 }
 
 /// The first value of the `Int64` column `name` of a one-row aggregate result (0 where NULL).

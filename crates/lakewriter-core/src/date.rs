@@ -52,6 +52,12 @@ impl DateRange {
         Ok(range)
     }
 
+    /// Whether `date` is one of the range's days.
+    #[must_use]
+    pub fn contains(&self, date: NaiveDate) -> bool {
+        (self.from..=self.to).contains(&date)
+    }
+
     #[must_use]
     pub fn from(&self) -> NaiveDate {
         self.from

@@ -27,7 +27,7 @@ pub mod write;
 mod error;
 mod s3;
 
-pub use digest::{Digest, digest};
+pub use digest::{Digest, digest, partition_digests};
 pub use error::{Error, Result};
 pub use write::{
     AppendOutcome, CommitMetadata, Committed, MergeSpec, Target, append_once, merge, record_state, replace_all,

@@ -63,6 +63,9 @@ pub enum Error {
     #[error("verify copies the target to a local scratch folder; {url} is not local")]
     VerifyNotLocal { url: url::Url },
 
+    #[error("the reproduction in a scratch folder failed: {first}")]
+    Reproduction { first: String },
+
     #[error("cannot copy {} to a scratch folder", from.display())]
     Scratch { from: PathBuf, source: std::io::Error },
 }

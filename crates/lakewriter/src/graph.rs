@@ -108,6 +108,29 @@ impl JobGraph {
     }
 }
 
+impl JobGraph {
+    /// `names` and every job above them (whose target they read, and so on), in dependency order.
+    #[must_use]
+    pub fn with_upstream(&self, names: &[&str]) -> Vec<&GraphJob> {
+        let mut above: BTreeSet<&str> = names.iter().copied().collect();
+        // In reverse dependency order, a job's downstream jobs come before it.
+        let mut jobs: Vec<&GraphJob> = self
+            .jobs
+            .iter()
+            .rev()
+            .filter(|j| {
+                let selected = above.contains(j.job.as_str());
+                if selected {
+                    above.extend(j.upstream.iter().map(String::as_str));
+                }
+                selected
+            })
+            .collect();
+        jobs.reverse();
+        jobs
+    }
+}
+
 /// `upstream`'s jobs, each after all of its upstream jobs; of jobs ready at once, by name. A cycle
 /// is an error naming it.
 fn topological<'a>(upstream: &BTreeMap<&'a str, BTreeSet<&'a str>>) -> Result<Vec<&'a str>> {
@@ -197,6 +220,8 @@ mod tests {
         assert_eq!(names(g.with_downstream("daily")), ["daily", "weekly", "report"]);
         assert_eq!(names(g.with_downstream("weekly")), ["weekly", "report"]);
         assert_eq!(names(g.with_downstream("customers")), ["customers"]);
+        assert_eq!(names(g.with_upstream(&["report"])), ["daily", "weekly", "report"]);
+        assert_eq!(names(g.with_upstream(&["weekly", "customers"])), ["customers", "daily", "weekly"]);
         let report = g.job("report").expect("report");
         assert_eq!(report.blocked_by(&BTreeSet::new(), &BTreeSet::new()), None);
         assert_eq!(weekly.blocked_by(&BTreeSet::from(["report", "customers"]), &BTreeSet::new()), None, "not upstream");

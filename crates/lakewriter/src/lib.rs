@@ -9,20 +9,24 @@
 //! Nothing here prints: the CLI renders the reports.
 
 mod attempt;
+mod audit;
 mod backfill;
 mod catalog;
 mod error;
 mod graph;
 mod lint;
 mod maintain;
+mod pipeline;
 mod prepared;
 mod report;
+mod reproduce;
 mod run;
 mod runner;
 mod status;
 mod verify;
 mod workspace;
 
+pub use audit::{AuditSummary, PartitionAudit, Verdict};
 pub use backfill::{Selection, default_parallelism};
 pub use error::{Error, Result, RunError, error_chain};
 pub use graph::{GraphJob, JobGraph};
@@ -34,8 +38,10 @@ pub use lakewriter_core::{
 pub use lakewriter_delta::Digest;
 pub use lakewriter_delta::maintain::{Layout, PartitionFiles};
 pub use maintain::{MaintainOptions, MaintainSummary, StepReport, StepStatus};
+pub use pipeline::{PipelineObserver, PipelineOutcome};
 pub use prepared::{PreparedJob, PreparedRun, WritePlan};
 pub use report::{PartitionReport, RunStatus, Summary, VerifyReport};
+pub use reproduce::Reproduced;
 pub use runner::Runner;
 pub use status::{
     CHECKPOINT_AFTER, Freshness, JobStatus, LogLength, Only, PartitionStatus, PlannedPartition, StaleReason,

@@ -20,6 +20,9 @@ use crate::{Error, PreparedJob, Result, Workspace, error_chain};
 /// each partition in the same session.
 pub struct Runner {
     workspace: Workspace,
+    /// Where the tables that are no job's target are read: the workspace's root, except in a
+    /// reproduction.
+    inputs: Location,
     ctx: SessionContext,
     /// The determinism findings of each job checked so far (see `crate::lint`).
     pub(crate) linted: Mutex<BTreeMap<String, Vec<Finding>>>,
@@ -31,9 +34,19 @@ pub struct Runner {
 impl Runner {
     /// Opens the catalog of `workspace`'s lakehouse root.
     pub async fn open(workspace: Workspace) -> Result<Self> {
+        let inputs = workspace.root.clone();
+        Self::open_with_inputs(workspace, inputs).await
+    }
+
+    /// A runner whose jobs write their targets under `workspace`'s root and read every other
+    /// table — the raw layer, Delta tables no job writes — from `inputs`: the runner of a
+    /// reproduction, where the jobs' targets are read (by the jobs below them) where they are
+    /// reproduced.
+    pub async fn open_with_inputs(workspace: Workspace, inputs: Location) -> Result<Self> {
         let ctx = lakewriter_delta::session();
-        let store = workspace.root.object_store().map_err(Error::from)?;
-        ctx.register_object_store(&workspace.root.store_url(), store);
+        for root in [&inputs, &workspace.root] {
+            ctx.register_object_store(&root.store_url(), root.object_store().map_err(Error::from)?);
+        }
         let targets = workspace
             .project
             .jobs
@@ -44,8 +57,8 @@ impl Runner {
             })
             .collect::<Result<_>>()?;
         let loaded = Arc::default();
-        crate::catalog::register(&ctx, &workspace.root, targets, &loaded).await?;
-        Ok(Self { workspace, ctx, linted: Mutex::default(), loaded })
+        crate::catalog::register(&ctx, &inputs, targets, &loaded).await?;
+        Ok(Self { workspace, inputs, ctx, linted: Mutex::default(), loaded })
     }
 
     #[must_use]
@@ -92,12 +105,15 @@ impl Runner {
     /// Plans `sql` for `dt`; input paths below the lakehouse root become relative to it.
     pub(crate) async fn plan(&self, sql: &str, dt: Option<NaiveDate>) -> lakewriter_compute::Result<PartitionQuery> {
         let mut query = lakewriter_compute::plan_partition(&self.ctx, sql, dt).await?;
-        let url_path = self.workspace.root.url().path();
-        let root = object_store::path::Path::from_url_path(url_path)
-            .map_or_else(|_| url_path.trim_matches('/').to_owned(), |p| p.to_string());
-        let root = format!("{root}/");
+        let prefix = |root: &Location| {
+            let url_path = root.url().path();
+            let path = object_store::path::Path::from_url_path(url_path)
+                .map_or_else(|_| url_path.trim_matches('/').to_owned(), |p| p.to_string());
+            format!("{path}/")
+        };
+        let roots = [prefix(&self.inputs), prefix(&self.workspace.root)];
         for file in &mut query.files {
-            if let Some(relative) = file.path.strip_prefix(&root) {
+            if let Some(relative) = roots.iter().find_map(|root| file.path.strip_prefix(root.as_str())) {
                 file.path = relative.to_owned();
             }
         }

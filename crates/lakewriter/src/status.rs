@@ -86,7 +86,7 @@ impl Runner {
 }
 
 /// The first to the last date partition recorded in `state`.
-fn written_range(state: &JobState) -> Option<DateRange> {
+pub(crate) fn written_range(state: &JobState) -> Option<DateRange> {
     let mut dates = state.partitions.keys().filter_map(PartitionKey::date);
     let first = dates.next()?;
     let (from, to) = dates.fold((first, first), |(from, to), d| (from.min(d), to.max(d)));

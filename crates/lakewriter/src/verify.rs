@@ -53,9 +53,14 @@ impl Runner {
         let open = |v| lakewriter_delta::table::provider_at(location, v);
         let digest_error = |source| Error::Digest { table: table.to_owned(), source: Box::new(source) };
         let (before, after) = (open(before).await.map_err(digest_error)?, open(after).await.map_err(digest_error)?);
-        lakewriter_compute::diff(self.session(), before, after)
-            .await
-            .map_err(|source| Error::Diff { table: table.to_owned(), source: Box::new(source) })
+        let diff_error = |source| Error::Diff { table: table.to_owned(), source: Box::new(source) };
+        let read = |provider| {
+            self.session()
+                .read_table(provider)
+                .map_err(|e| diff_error(lakewriter_compute::Error::Diff { source: Box::new(e) }))
+        };
+        let diff = lakewriter_compute::diff(read(before)?, read(after)?, 0).await.map_err(diff_error)?;
+        Ok((diff.added, diff.removed))
     }
 }
 

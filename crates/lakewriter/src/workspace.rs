@@ -28,18 +28,17 @@ impl Workspace {
             std::path::absolute(&path).map_err(|source| Error::ReadProject { path: path.clone(), source })?;
         let project = Project::parse(&text, &path)?;
         let url = match root {
-            Some(root) => {
-                let cwd =
-                    std::env::current_dir().map_err(|source| Error::ReadProject { path: path.clone(), source })?;
-                lakewriter_core::root_url(root, &cwd).map_err(|message| Error::Usage(format!("--root: {message}")))?
-            }
+            Some(root) => root_url(root, "--root")?,
             None => project.root_url(absolute.parent().unwrap_or(Path::new("/")))?,
         };
-        let storage_err = |error| Error::ProjectStorage { file: path.clone(), error };
-        let env = |key: &str| std::env::var(key).ok();
-        let options = lakewriter_storage::resolve_options(&project.storage, env).map_err(storage_err)?;
-        let root = Location::new(url, options, env).map_err(storage_err)?;
+        let root = located(&project, url)?;
         Ok(Self { project, root })
+    }
+
+    /// The same project over the lakehouse root `root` (a path relative to the current folder, or
+    /// a URL), with the same storage options; `flag` names where `root` came from, for errors.
+    pub fn with_root(&self, root: &str, flag: &str) -> Result<Self> {
+        Ok(Self { project: self.project.clone(), root: located(&self.project, root_url(root, flag)?)? })
     }
 
     pub fn job(&self, name: &str) -> Result<&JobSpec> {
@@ -64,4 +63,18 @@ impl Workspace {
             .join(&table.relative_dir())
             .map_err(|error| Error::ProjectStorage { file: self.project.file.clone(), error })
     }
+}
+
+/// `root` as a URL: a path relative to the current folder, or a URL.
+fn root_url(root: &str, flag: &str) -> Result<url::Url> {
+    let cwd = std::env::current_dir().map_err(|e| Error::Usage(format!("{flag}: {e}")))?;
+    lakewriter_core::root_url(root, &cwd).map_err(|message| Error::Usage(format!("{flag}: {message}")))
+}
+
+/// The root `url` with `project`'s storage options.
+fn located(project: &Project, url: url::Url) -> Result<Location> {
+    let storage_err = |error| Error::ProjectStorage { file: project.file.clone(), error };
+    let env = |key: &str| std::env::var(key).ok();
+    let options = lakewriter_storage::resolve_options(&project.storage, env).map_err(storage_err)?;
+    Location::new(url, options, env).map_err(storage_err)
 }

@@ -2,12 +2,15 @@
 //! [--shard I/N] [--only …]`.
 
 use std::collections::BTreeSet;
+use std::io;
 use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::Result;
 use chrono::NaiveDate;
-use lakewriter::{DateRange, GraphJob, Only, PartitionReport, PreparedJob, Runner, Selection, Summary, elapsed_ms};
+use lakewriter::{
+    DateRange, GraphJob, JobGraph, Only, PartitionReport, PipelineObserver, PreparedJob, Runner, Summary, elapsed_ms,
+};
 
 use crate::cli::{BackfillArgs, Global};
 use crate::output::Printer;
@@ -15,99 +18,93 @@ use crate::output::Printer;
 pub async fn backfill(global: &Global, printer: &mut Printer, args: BackfillArgs) -> Result<ExitCode> {
     let range = DateRange::new(args.from, args.to).map_err(lakewriter::Error::from)?;
     let runner = super::open_runner(global).await?;
-    let selection = Selection { range, shard: args.shard, only: Only::from(args.only) };
+    let selection = (Only::from(args.only), args.shard);
     let parallel = args.parallel.map(usize::from);
-    match (&args.job, args.downstream || args.all) {
-        (Some(name), false) => {
+    let graph = match &args.job {
+        // One job: the rest of the project (its other jobs' SQL) plays no part.
+        Some(name) if !args.downstream => {
             let job = runner.prepare(name)?;
-            Ok(backfill_job(&runner, printer, &job, selection, parallel).await?.1)
+            job.require_partitions("backfill")?;
+            let (name, target) = (job.spec.name.clone(), job.spec.target.to_string());
+            JobGraph::new([(name, target, BTreeSet::new())])?
         }
-        (name, _) => {
-            let graph = runner.graph()?;
-            let jobs = match name {
-                Some(name) => graph.with_downstream(&runner.workspace().job(name)?.name),
-                None => graph.jobs.iter().collect(),
-            };
-            pipeline(&runner, printer, &jobs, selection, parallel).await
-        }
-    }
+        _ => runner.graph()?,
+    };
+    let jobs = match &args.job {
+        Some(name) => graph.with_downstream(&runner.workspace().job(name)?.name),
+        None => graph.jobs.iter().collect(),
+    };
+    let jobs: Vec<_> = jobs.into_iter().map(|job| (job, Some(range))).collect();
+    pipeline(&runner, printer, &jobs, selection, parallel).await
 }
 
-/// Backfills `jobs` one after the other, in the (dependency) order given, each over `selection`:
-/// a job's days run after every day of the jobs above it has committed, and its `--only`
-/// selection is made then, so that it sees what they rewrote. A job with an upstream job that
-/// failed or was not run is not run. Exit 1 where a partition failed or a job was not run.
-async fn pipeline(
+/// Runs `jobs` in order as [`Runner::pipeline`] does, printing each job's partitions and summary,
+/// and the jobs not run. Exit 1 where a partition failed or a job was not run.
+pub async fn pipeline(
     runner: &Runner,
     printer: &mut Printer,
-    jobs: &[&GraphJob],
-    selection: Selection,
+    jobs: &[(&GraphJob, Option<DateRange>)],
+    selection: (Only, Option<(u32, u32)>),
     parallel: Option<usize>,
 ) -> Result<ExitCode> {
-    let mut failed = BTreeSet::new();
-    let mut not_run = BTreeSet::new();
-    for graph_job in jobs {
-        let name = graph_job.job.as_str();
-        let blocked = graph_job.blocked_by(&failed, &not_run);
-        if let Some(reason) = blocked {
-            printer.not_run(name, &reason)?;
-            not_run.insert(name);
-            continue;
+    let mut shown = Shown { printer, error: None };
+    let outcome = runner.pipeline(jobs, selection, parallel, &mut shown).await;
+    if let Some(e) = shown.error {
+        return Err(e.into());
+    }
+    Ok(if outcome.is_ok() { ExitCode::SUCCESS } else { ExitCode::from(super::FAILED) })
+}
+
+/// A pipeline's events on the [`Printer`]; the first output error is kept and ends the command.
+struct Shown<'p> {
+    printer: &'p mut Printer,
+    error: Option<io::Error>,
+}
+
+impl Shown<'_> {
+    fn keep(&mut self, result: io::Result<()>) {
+        if let Err(e) = result {
+            self.error.get_or_insert(e);
         }
-        let outcome = match runner.prepare(name) {
-            Ok(job) if job.spec.write.needs_partition() => {
-                backfill_job(runner, printer, &job, selection, parallel).await.map(|(reports, _)| reports)
-            }
-            Ok(job) => rebuild(runner, printer, &job, selection.only).await,
-            Err(e) => Err(e.into()),
+    }
+}
+
+impl PipelineObserver for Shown<'_> {
+    fn job_started(&mut self, job: &PreparedJob<'_>, days: usize) {
+        self.printer.start_progress(days, &job.spec.name);
+    }
+
+    fn partition_done(&mut self, report: &PartitionReport) {
+        let result = self.printer.partition_done(report);
+        self.keep(result);
+    }
+
+    fn job_done(&mut self, _job: &PreparedJob<'_>, reports: &[PartitionReport], summary: &Summary) {
+        self.printer.finish_progress();
+        let result = super::finish(self.printer, reports, summary).map(|_| ());
+        self.keep(result.map_err(io::Error::other));
+    }
+
+    fn nothing_to_run(&mut self, job: &PreparedJob<'_>, only: Only, range: Option<DateRange>) {
+        let (name, which) = (&job.spec.name, only.as_str());
+        let text = match range.filter(|_| job.spec.write.needs_partition()) {
+            Some(range) => format!("{name}: nothing to run: no {which} partition in {}..{}", range.from(), range.to()),
+            None => format!("{name}: nothing to run: the table is not {which}"),
         };
-        match outcome {
-            Ok(reports) if reports.iter().all(PartitionReport::is_ok) => {}
-            Ok(_) => {
-                failed.insert(name);
-            }
-            Err(e) => {
-                Printer::error(&format!("{name}: {}", lakewriter::error_chain(e.as_ref())));
-                failed.insert(name);
-            }
+        if only != Only::All {
+            let result = self.printer.say(&text);
+            self.keep(result);
         }
     }
-    Ok(if failed.is_empty() && not_run.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(super::FAILED) })
-}
 
-/// One job's backfill: its days of `selection`, run and printed.
-async fn backfill_job(
-    runner: &Runner,
-    printer: &mut Printer,
-    job: &PreparedJob<'_>,
-    selection: Selection,
-    parallel: Option<usize>,
-) -> Result<(Vec<PartitionReport>, ExitCode)> {
-    let days = runner.select(job, selection).await?;
-    if days.is_empty() && selection.only != Only::All {
-        let (name, only, range) = (&job.spec.name, selection.only.as_str(), selection.range);
-        printer.say(&format!("{name}: nothing to run: no {only} partition in {}..{}", range.from(), range.to()))?;
+    fn not_run(&mut self, job: &str, reason: &str) {
+        let result = self.printer.not_run(job, reason);
+        self.keep(result);
     }
-    run_days(runner, printer, job, days, parallel).await
-}
 
-/// A `rebuild` job in a pipeline: run once where `only` selects it.
-async fn rebuild(
-    runner: &Runner,
-    printer: &Printer,
-    job: &PreparedJob<'_>,
-    only: Only,
-) -> Result<Vec<PartitionReport>> {
-    if !runner.rebuild_selected(job, only).await? {
-        printer.say(&format!("{}: nothing to run: the table is not {}", job.spec.name, only.as_str()))?;
-        return Ok(Vec::new());
+    fn job_failed(&mut self, job: &str, error: &lakewriter::Error) {
+        Printer::error(&format!("{job}: {}", lakewriter::error_chain(error)));
     }
-    let started = Instant::now();
-    let report = runner.run_prepared(&job.partition_run(None, false)?).await;
-    printer.partition_done(&report)?;
-    let reports = vec![report];
-    super::finish(printer, &reports, &Summary::of(&job.spec.name, &reports, elapsed_ms(started)))?;
-    Ok(reports)
 }
 
 /// Runs `days` of `job` with a progress bar, prints its partitions and summary; returns the

@@ -1,6 +1,7 @@
 //! Each subcommand in its own module: load, call the library, render through the [`Printer`],
 //! choose the exit code. This module builds the one runtime and maps errors to exit codes.
 
+mod audit;
 mod backfill;
 mod demo;
 mod digest;
@@ -8,6 +9,7 @@ mod graph;
 mod lint;
 mod maintain;
 mod plan;
+mod reproduce;
 mod run;
 mod status;
 mod verify;
@@ -80,6 +82,8 @@ async fn dispatch(cli: Cli) -> Result<ExitCode> {
         Command::Run(args) => run::run(global, &printer, args).await,
         Command::Backfill(args) => backfill::backfill(global, &mut printer, args).await,
         Command::Graph => graph::graph(global, &printer).await,
+        Command::Audit(args) => audit::audit(global, &printer, args).await,
+        Command::Reproduce(args) => reproduce::reproduce(global, &mut printer, args).await,
         Command::Status(args) => status::status(global, &printer, args).await,
         Command::Plan(args) => plan::plan(global, &printer, args).await,
         Command::Verify(args) => verify::verify(global, &printer, args).await,

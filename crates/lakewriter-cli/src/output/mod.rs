@@ -1,5 +1,6 @@
 //! Rendering: data and JSON Lines on stdout; logs, progress and errors on stderr.
 
+mod audit;
 mod demo;
 mod graph;
 mod maintain;

@@ -1,0 +1,48 @@
+//! `lakewriter reproduce (JOB… | --all) [--from D1 --to D2] --into ROOT2`: the jobs' tables rebuilt
+//! from the raw layer under another root, in dependency order.
+
+use std::process::ExitCode;
+
+use anyhow::Result;
+use lakewriter::{DateRange, Only, Runner};
+
+use crate::cli::{Global, ReproduceArgs};
+use crate::output::Printer;
+
+pub async fn reproduce(global: &Global, printer: &mut Printer, args: ReproduceArgs) -> Result<ExitCode> {
+    let range = match (args.from, args.to) {
+        (Some(from), Some(to)) => Some(DateRange::new(from, to).map_err(lakewriter::Error::from)?),
+        _ => None,
+    };
+    let live = super::open_runner(global).await?;
+    let into = live.workspace().with_root(&args.into, "--into")?;
+    apart(live.workspace().root.url().as_str(), into.root.url().as_str())?;
+    let graph = live.graph()?;
+    let selected: Vec<&str> = args.jobs.iter().map(String::as_str).collect();
+    for name in &selected {
+        live.workspace().job(name)?;
+    }
+    let plan = live.reproduction(&graph, &selected, range).await?;
+    printer.say(&format!(
+        "reproducing into {} from the raw layer of {}",
+        into.root.url(),
+        live.workspace().root.url()
+    ))?;
+    let runner = Runner::open_with_inputs(into, live.workspace().root.clone()).await?;
+    let jobs: Vec<_> = plan.iter().map(|r| (r.job, r.range)).collect();
+    let parallel = args.parallel.map(usize::from);
+    super::backfill::pipeline(&runner, printer, &jobs, (Only::All, None), parallel).await
+}
+
+/// Refuses a reproduction root that is the project's root, or inside it, or holds it: the
+/// reproduction would write into the live lakehouse, or be read as part of it.
+fn apart(live: &str, into: &str) -> Result<()> {
+    let (a, b) = (live, into);
+    if a.starts_with(b) || b.starts_with(a) {
+        return Err(lakewriter::Error::Usage(format!(
+            "--into {b}: the reproduction's root must be apart from the project's root {a} (neither inside the other)"
+        ))
+        .into());
+    }
+    Ok(())
+}

@@ -1,0 +1,56 @@
+//! `lakewriter audit`: a line per partition, the rows of one that differs, and the counts.
+
+use std::fmt::Write as _;
+use std::io;
+
+use lakewriter::{AuditSummary, PartitionAudit, Verdict};
+
+use super::{Printer, json_line, line, plural, tagged_line};
+
+impl Printer {
+    /// `  JOB  PARTITION  VERDICT`, with the rows added and removed of a partition that differs
+    /// and a few of each (`+` added, `-` removed); or its JSON line.
+    pub fn partition_audit(&self, audit: &PartitionAudit) -> io::Result<()> {
+        if self.json {
+            return json_line(audit);
+        }
+        let verdict = match audit.verdict {
+            Verdict::Equal => self.paint("equal", "32"),
+            Verdict::Differs => self.paint("differs", "31;1"),
+            Verdict::MissingHere => self.paint("missing here", "33"),
+            Verdict::MissingThere => self.paint("missing there", "33"),
+        };
+        let mut text = format!("  {}  {}  {verdict}", audit.job, audit.partition);
+        if let (Some(added), Some(removed)) = (audit.rows_added, audit.rows_removed) {
+            let rows = if added == 1 { "row" } else { "rows" };
+            let _ = write!(text, ": {added} {rows} added, {removed} removed");
+        }
+        if audit.code_changed {
+            text.push_str(" (written with other code than the job's current code)");
+        }
+        line(&text)?;
+        for row in &audit.added_examples {
+            line(&format!("      + {row}"))?;
+        }
+        for row in &audit.removed_examples {
+            line(&format!("      - {row}"))?;
+        }
+        Ok(())
+    }
+
+    /// `audit: …` with the counts, or `{"summary": …}`.
+    pub fn audit_summary(&self, summary: &AuditSummary) -> io::Result<()> {
+        if self.json {
+            return tagged_line("summary", summary);
+        }
+        line(&format!(
+            "audit: {}, {}: {} equal, {} differ, {} missing here, {} missing there",
+            plural(summary.jobs, "job"),
+            plural(summary.partitions, "partition"),
+            summary.equal,
+            summary.differs,
+            summary.missing_here,
+            summary.missing_there
+        ))
+    }
+}

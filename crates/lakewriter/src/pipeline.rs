@@ -1,0 +1,150 @@
+//! Running several jobs in dependency order (`backfill --downstream`, `--all`, `reproduce`): each
+//! job after every day of the jobs above it has committed; a failure stops only what is below it.
+
+use std::collections::BTreeSet;
+use std::time::Instant;
+
+use chrono::NaiveDate;
+use lakewriter_core::DateRange;
+
+use crate::{Error, GraphJob, Only, PartitionReport, PreparedJob, Runner, Selection, Summary, elapsed_ms};
+
+/// What a pipeline tells as it goes: the CLI prints it, a scratch reproduction ignores it.
+pub trait PipelineObserver {
+    /// `job` is about to run `days` partitions (one for a job without date partitions).
+    fn job_started(&mut self, job: &PreparedJob<'_>, days: usize);
+    /// A partition of the running job finished.
+    fn partition_done(&mut self, report: &PartitionReport);
+    /// `job` ran: its reports in date order and its summary.
+    fn job_done(&mut self, job: &PreparedJob<'_>, reports: &[PartitionReport], summary: &Summary);
+    /// `only` selected no partition of `job` (in `range`, for a job with date partitions).
+    fn nothing_to_run(&mut self, job: &PreparedJob<'_>, only: Only, range: Option<DateRange>);
+    /// `job` was not run, and why.
+    fn not_run(&mut self, job: &str, reason: &str);
+    /// `job` could not start (its partitions could not be selected).
+    fn job_failed(&mut self, job: &str, error: &Error);
+}
+
+/// The jobs of a pipeline that failed (a partition, or the job) or were not run.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PipelineOutcome {
+    pub failed: BTreeSet<String>,
+    pub not_run: BTreeSet<String>,
+}
+
+impl PipelineOutcome {
+    #[must_use]
+    pub fn is_ok(&self) -> bool {
+        self.failed.is_empty() && self.not_run.is_empty()
+    }
+}
+
+impl Runner {
+    /// Runs `jobs` one after the other, in the (dependency) order given, each over its range
+    /// (`None`: a job with date partitions is not run), the days `only` and `shard` select: a
+    /// job's days run after every day of the jobs above it has committed, and its `--only`
+    /// selection is made then, so that it sees what they rewrote. A job with an upstream job that
+    /// failed or was not run is not run.
+    pub async fn pipeline(
+        &self,
+        jobs: &[(&GraphJob, Option<DateRange>)],
+        (only, shard): (Only, Option<(u32, u32)>),
+        parallel: Option<usize>,
+        observer: &mut impl PipelineObserver,
+    ) -> PipelineOutcome {
+        let mut outcome = PipelineOutcome::default();
+        for (graph_job, range) in jobs {
+            let name = graph_job.job.as_str();
+            let failed: BTreeSet<&str> = outcome.failed.iter().map(String::as_str).collect();
+            let not_run: BTreeSet<&str> = outcome.not_run.iter().map(String::as_str).collect();
+            if let Some(reason) = graph_job.blocked_by(&failed, &not_run) {
+                observer.not_run(name, &reason);
+                outcome.not_run.insert(name.to_owned());
+                continue;
+            }
+            let job = match self.prepare(name) {
+                Ok(job) => job,
+                Err(e) => {
+                    observer.job_failed(name, &e);
+                    outcome.failed.insert(name.to_owned());
+                    continue;
+                }
+            };
+            let work = match (job.spec.write.needs_partition(), range) {
+                (false, _) => {
+                    self.rebuild_selected(&job, only).await.map(|run| if run { Work::Whole } else { Work::Nothing })
+                }
+                (true, Some(range)) => self
+                    .select(&job, Selection { range: *range, shard, only })
+                    .await
+                    .map(|days| if days.is_empty() { Work::Nothing } else { Work::Days(days) }),
+                (true, None) => {
+                    observer.not_run(name, "it has written no partition, and no range was given (--from, --to)");
+                    outcome.not_run.insert(name.to_owned());
+                    continue;
+                }
+            };
+            let reports = match work {
+                Ok(work) => self.run_job(&job, work, *range, only, parallel, observer).await,
+                Err(e) => {
+                    observer.job_failed(name, &e);
+                    outcome.failed.insert(name.to_owned());
+                    continue;
+                }
+            };
+            if !reports.iter().all(PartitionReport::is_ok) {
+                outcome.failed.insert(name.to_owned());
+            }
+        }
+        outcome
+    }
+
+    /// One job of a pipeline: its `work`, told to `observer`.
+    async fn run_job(
+        &self,
+        job: &PreparedJob<'_>,
+        work: Work,
+        range: Option<DateRange>,
+        only: Only,
+        parallel: Option<usize>,
+        observer: &mut impl PipelineObserver,
+    ) -> Vec<PartitionReport> {
+        let started = Instant::now();
+        let reports = match work {
+            Work::Nothing => {
+                observer.nothing_to_run(job, only, range);
+                Vec::new()
+            }
+            Work::Days(days) => {
+                observer.job_started(job, days.len());
+                self.backfill(job, days, parallel, |r| observer.partition_done(r)).await
+            }
+            Work::Whole => {
+                observer.job_started(job, 1);
+                let report = match job.partition_run(None, false) {
+                    Ok(run) => self.run_prepared(&run).await,
+                    Err(e) => PartitionReport::not_started(
+                        &lakewriter_core::PartitionRun::whole(&job.spec.name),
+                        Some(job.spec),
+                        started,
+                        &e,
+                    ),
+                };
+                observer.partition_done(&report);
+                vec![report]
+            }
+        };
+        observer.job_done(job, &reports, &Summary::of(&job.spec.name, &reports, elapsed_ms(started)));
+        reports
+    }
+}
+
+/// What a pipeline runs of one job.
+enum Work {
+    /// These days.
+    Days(Vec<NaiveDate>),
+    /// Its one run (a job without date partitions).
+    Whole,
+    /// Nothing: `--only` selected nothing.
+    Nothing,
+}
