@@ -12,6 +12,18 @@ fn rerun_digests<'a>(run: &'a Run, job: &str) -> Vec<&'a str> {
     run.stdout.lines().skip(rerun + 1).take(2).collect()
 }
 
+/// The rows of `analytics.weekly_revenue`: for each day of September, the customers with an
+/// order in the 7 days up to it (September's days only).
+fn weekly_revenue_rows() -> u64 {
+    days("2026-09-01", "2026-09-30")
+        .map(|dt| {
+            let first = (dt - chrono::Duration::days(6)).max(day("2026-09-01"));
+            let week: Vec<_> = days(&first.to_string(), &dt.to_string()).map(lakewriter_datagen::orders_for).collect();
+            distinct_customers(&week)
+        })
+        .sum()
+}
+
 /// The rows of `core.customers`: a row (or a tombstone) for every customer a September batch
 /// changed.
 fn september_customers() -> u64 {
@@ -36,10 +48,16 @@ fn the_demo_writes_thirty_partitions_and_a_rerun_changes_nothing_and_can_run_aga
         "  merged: 56 inserted, 467 updated, 30 deleted (tombstones), 0 unchanged, 328 duplicate source rows dropped",
     );
     run.assert_line("rerun    customers dt=2026-09-10 -> nothing to change: no new table version");
-    assert_eq!(run.stdout.matches("  unchanged: running the day again left the very same rows\n").count(), 2);
+    run.assert_line_starts(&format!(
+        "weekly_revenue: 30 partitions, 30 ok, 0 failed, {} rows written, table version 29, ",
+        weekly_revenue_rows()
+    ));
+    run.assert_line("rerun    weekly_revenue dt=2026-09-20 -> committed table version 30 (40 rows)");
+    assert_eq!(run.stdout.matches("  unchanged: running the day again left the very same rows\n").count(), 3);
     let tables = [
         ("daily_orders", "analytics.daily_orders", daily_orders_rows("2026-09-01", "2026-09-30"), 30),
         ("customers", "core.customers", september_customers(), 29),
+        ("weekly_revenue", "analytics.weekly_revenue", weekly_revenue_rows(), 30),
     ];
     for (job, table, rows, rerun_version) in tables {
         let table = lake.digest(table, None);
@@ -64,7 +82,8 @@ fn the_demo_writes_thirty_partitions_and_a_rerun_changes_nothing_and_can_run_aga
     again.assert_line(
         "  merged: 0 inserted, 0 updated, 0 deleted (tombstones), 553 unchanged, 328 duplicate source rows dropped",
     );
-    assert_eq!(again.stdout.matches("  unchanged: running the day again left the very same rows\n").count(), 2);
+    again.assert_line_starts("weekly_revenue: 30 partitions, 30 ok, 0 failed, ");
+    assert_eq!(again.stdout.matches("  unchanged: running the day again left the very same rows\n").count(), 3);
 
     // `digest` prints what `--json digest` holds.
     let digest = lake.digest("analytics.daily_orders", None);
@@ -179,7 +198,14 @@ fn the_demo_json_output_is_json_lines_job_by_job() {
     assert_rerun_of_customers(&customers.rerun);
     assert_eq!(lake.digest("core.customers", None).digest, "003b414d518d1c5e88436a4f61f2e458");
     assert_eq!(customers.verdict, unchanged("dt=2026-09-10", "003b414d518d1c5e88436a4f61f2e458"));
-    assert!(lines.is_empty(), "lines after the customers job: {lines:?}");
+
+    // The job that reads daily_orders' table runs after it, over the same days.
+    let weekly = DemoLines::take(&mut lines, "weekly_revenue");
+    assert_eq!(weekly.summary(), september_summary("weekly_revenue", weekly_revenue_rows()));
+    assert_eq!((weekly.rerun.partition.as_str(), weekly.rerun.table_version), ("dt=2026-09-20", Some(30)));
+    let digest = lake.digest("analytics.weekly_revenue", None).digest;
+    assert_eq!(weekly.verdict, unchanged("dt=2026-09-20", &digest));
+    assert!(lines.is_empty(), "lines after the weekly_revenue job: {lines:?}");
 }
 
 /// The rerun of `customers` for 2026-09-10: every key of the day's batch is known, nothing is

@@ -86,7 +86,10 @@ fn warnings_are_json_lines_with_their_rule_ids_and_logged_once_per_run() {
             ),
         ]
     );
-    assert_eq!(*summary, serde_json::json!({"summary": {"jobs": 1, "errors": 0, "warnings": 3, "unchecked": 0}}));
+    assert_eq!(
+        *summary,
+        serde_json::json!({"summary": {"jobs": 1, "errors": 0, "warnings": 3, "unchecked": 0, "waiting": 0}})
+    );
 
     // A job with one warning runs; the warning is logged once for the whole backfill.
     // ROW_NUMBER is unsigned; the table stores it as a long (Delta has no unsigned types), and
@@ -116,11 +119,28 @@ fn warnings_are_json_lines_with_their_rule_ids_and_logged_once_per_run() {
 #[test]
 fn the_demo_project_lints_clean() {
     let lake = Lake::demo();
+    // weekly_revenue reads daily_orders' table, which a fresh project does not have yet.
     let run = lake.cli(&["lint"]);
     run.assert_code(0);
-    assert_eq!(run.stdout, "lint: 2 jobs checked, 0 errors, 0 warnings\n", "{}", run.stderr);
+    assert_eq!(
+        run.stdout,
+        "lint: 3 jobs checked, 0 errors, 0 warnings, 1 waiting for the tables it reads (see above)\n"
+    );
+    assert!(
+        run.stderr.starts_with("note: weekly_revenue: checked once the tables it reads exist: ")
+            && run.stderr.contains("analytics.daily_orders has no Delta table yet"),
+        "{}",
+        run.stderr
+    );
+    lake.cli(&["backfill", "daily_orders", "--from", "2026-09-01", "--to", "2026-09-01"]).assert_code(0);
+    let run = lake.cli(&["lint"]);
+    run.assert_code(0);
+    assert_eq!(run.stdout, "lint: 3 jobs checked, 0 errors, 0 warnings\n", "{}", run.stderr);
     let run = lake.cli(&["lint", "no_such_job"]);
     run.assert_code(2);
     let file = lake.project_file().display().to_string();
-    assert_eq!(run.stderr, format!("error: {file}: no job `no_such_job`; jobs here: customers, daily_orders\n"));
+    assert_eq!(
+        run.stderr,
+        format!("error: {file}: no job `no_such_job`; jobs here: customers, daily_orders, weekly_revenue\n")
+    );
 }

@@ -123,7 +123,7 @@ fn the_demo_runs_on_s3_with_one_setting_and_reruns_change_nothing() {
     );
     run.assert_line_starts("daily_orders: 30 partitions, 30 ok, 0 failed, 1123 rows written, table version 29, ");
     run.assert_line_starts("customers: 30 partitions, 30 ok, 0 failed, 553 rows written, table version 29, ");
-    assert_eq!(run.stdout.matches("  unchanged: running the day again left the very same rows\n").count(), 2);
+    assert_eq!(run.stdout.matches("  unchanged: running the day again left the very same rows\n").count(), 3);
     assert!(!s3.lake.root().exists(), "nothing was written locally");
 
     let local = local_reference(

@@ -18,6 +18,9 @@ pub const JOB: &str = "daily_orders";
 /// The sample dimension job (merge).
 pub const DIMENSION_JOB: &str = "customers";
 
+/// The sample job that reads a job: a 7-day window over [`JOB`]'s table.
+pub const WINDOW_JOB: &str = "weekly_revenue";
+
 /// The days of the sample raw layer: September 2026.
 #[must_use]
 pub fn days() -> DateRange {

@@ -71,6 +71,20 @@ pub enum Error {
 }
 
 impl Error {
+    /// True where a table this error's SQL reads is a job's target that has not been written yet
+    /// (see [`Error::NoTableYet`]), at any depth of its causes.
+    #[must_use]
+    pub fn waits_for_upstream(&self) -> bool {
+        let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(self);
+        while let Some(e) = cause {
+            if matches!(e.downcast_ref::<Self>(), Some(Self::NoTableYet { .. })) {
+                return true;
+            }
+            cause = e.source();
+        }
+        false
+    }
+
     /// True for errors in what the user wrote (project file, job names, dates, storage options):
     /// exit code 2. Everything else is a failure of a run or of storage: exit code 1.
     #[must_use]

@@ -38,7 +38,7 @@ async fn run_demo(global: &Global, printer: &mut Printer, dir: &Path, no_run: bo
     }
     let runner = Runner::open(workspace).await?;
     let mut all_good = true;
-    for (name, rerun_day) in [(demo::JOB, 15), (demo::DIMENSION_JOB, 10)] {
+    for (name, rerun_day) in [(demo::JOB, 15), (demo::DIMENSION_JOB, 10), (demo::WINDOW_JOB, 20)] {
         let job = runner.prepare(name)?;
         let rerun_day = demo::days().from() + chrono::Days::new(rerun_day - 1);
         all_good &= demo_job(&runner, printer, &job, rerun_day).await?;

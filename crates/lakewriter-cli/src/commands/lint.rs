@@ -9,7 +9,8 @@ use crate::cli::{Global, LintArgs};
 use crate::output::{LintCounts, Printer};
 
 /// Lints one job or all: each finding on stdout, then the counts. Exit 1 on an error finding or
-/// a job whose SQL cannot be planned (reported on stderr; the other jobs are still checked).
+/// a job whose SQL cannot be planned (reported on stderr; the other jobs are still checked). A
+/// job that reads a job's table not written yet is checked once it is (a note on stderr).
 pub async fn lint(global: &Global, printer: &Printer, args: LintArgs) -> Result<ExitCode> {
     let runner = super::open_runner(global).await?;
     let names: Vec<String> = match args.job {
@@ -27,6 +28,13 @@ pub async fn lint(global: &Global, printer: &Printer, args: LintArgs) -> Result<
                     }
                     printer.finding(finding)?;
                 }
+            }
+            Err(e) if e.waits_for_upstream() => {
+                counts.waiting += 1;
+                Printer::note(&format!(
+                    "{name}: checked once the tables it reads exist: {}",
+                    lakewriter::error_chain(&e)
+                ));
             }
             Err(e) => {
                 counts.unchecked += 1;

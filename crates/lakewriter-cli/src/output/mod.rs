@@ -43,6 +43,11 @@ impl Printer {
         eprintln!("error: {text}");
     }
 
+    /// `note: …` on stderr: something the user should know that is not a failure.
+    pub fn note(text: &str) {
+        eprintln!("note: {text}");
+    }
+
     /// A command's error on stderr: `error: …`, each cause, and a hint where a fix is known. A
     /// cause that the line before already ends with is left out: the store's and delta-rs's
     /// errors repeat their source in their own message.
@@ -225,11 +230,14 @@ impl Printer {
         if self.json {
             return tagged_line("summary", counts);
         }
-        let unchecked = if counts.unchecked > 0 {
+        let mut unchecked = if counts.unchecked > 0 {
             format!(", {} not checked (see above)", counts.unchecked)
         } else {
             String::new()
         };
+        if counts.waiting > 0 {
+            let _ = write!(unchecked, ", {} waiting for the tables it reads (see above)", counts.waiting);
+        }
         line(&format!(
             "lint: {} checked, {}, {}{unchecked}",
             plural(counts.jobs, "job"),
@@ -268,6 +276,8 @@ pub struct LintCounts {
     pub warnings: usize,
     /// Jobs that could not be checked: SQL that cannot be read or planned.
     pub unchecked: usize,
+    /// Jobs that read a job's table that does not exist yet: checked once it does.
+    pub waiting: usize,
 }
 
 /// A JSON line of one job's: `{"job": …, <the fields of line>}`.
