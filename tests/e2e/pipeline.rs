@@ -286,3 +286,53 @@ fn a_failed_partition_stops_only_the_jobs_below_it() {
     text.assert_code(1);
     text.assert_line("weekly_revenue: not run: its upstream job daily_orders failed");
 }
+
+/// A running total: each day adds its orders to the day before's total, read from the job's own
+/// target. Its first day has no day before to read, so it is written by the same job without the
+/// self-reference.
+const RUNNING: &str = r#"root = "lake"
+
+[jobs.running_orders]
+target = "analytics.running_orders"
+write = "overwrite_partition"
+partition_by = "dt"
+sql = """
+SELECT SUM(n) AS total, $dt AS dt FROM (
+  SELECT COUNT(*) AS n FROM raw.orders WHERE dt = $dt
+  UNION ALL
+  SELECT total AS n FROM analytics.running_orders WHERE dt = $dt - INTERVAL '1 day'
+)
+"""
+
+[jobs.running_from_raw]
+target = "analytics.running_from_raw"
+write = "overwrite_partition"
+partition_by = "dt"
+sql = "SELECT COUNT(*) AS total, $dt AS dt FROM raw.orders WHERE dt BETWEEN DATE '2026-09-01' AND $dt"
+"#;
+
+#[test]
+fn a_job_that_reads_its_own_target_runs_its_days_in_order_each_reading_the_one_before_as_committed() {
+    let seed = RUNNING.replacen("FROM analytics.running_orders WHERE", "FROM raw.orders WHERE false AND", 1);
+    let lake = lake(&seed.replacen("SELECT total AS n", "SELECT COUNT(*) AS n", 1));
+    lake.cli(&["run", "running_orders", "--dt", "2026-09-01"]).assert_code(0);
+    lake.set_project_text(RUNNING);
+    let graph = lake.cli(&["graph"]);
+    graph.assert_line(
+        "running_orders    → analytics.running_orders    reads analytics.running_orders (its own target), raw.orders",
+    );
+
+    let run =
+        lake.cli(&["backfill", "running_orders", "--from", "2026-09-02", "--to", "2026-09-12", "--parallel", "4"]);
+    run.assert_code(0);
+    assert!(
+        run.stderr.contains("the job reads its own target: its days run one at a time, in date order"),
+        "{}",
+        run.stderr
+    );
+    let range = ["--from", "2026-09-01", "--to", "2026-09-12"];
+    lake.cli(&[&["backfill", "running_from_raw"][..], &range].concat()).assert_code(0);
+    let (running, from_raw) =
+        (lake.digest("analytics.running_orders", None), lake.digest("analytics.running_from_raw", None));
+    assert_eq!((running.rows, running.digest), (12, from_raw.digest), "each day added to the committed day before");
+}
