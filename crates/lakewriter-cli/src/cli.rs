@@ -190,20 +190,29 @@ pub struct BackfillArgs {
     pub only: OnlyChoice,
 }
 
+/// Jobs by name or all, and an optional range of days: what `reproduce` and `audit` work on.
 #[derive(Debug, Args)]
-pub struct ReproduceArgs {
-    /// The jobs to rebuild (with every job above them, whose tables they read).
+pub struct JobsAndDays {
+    /// The jobs, as named in the project file.
     #[arg(required_unless_present = "all", conflicts_with = "all")]
-    pub jobs: Vec<String>,
+    pub names: Vec<String>,
     /// Every job of the project.
     #[arg(long)]
     pub all: bool,
-    /// First date [default: the first partition each job wrote in the project's root].
+    /// First date [default: every partition].
     #[arg(long, value_parser = date, value_name = "DATE", requires = "to")]
     pub from: Option<NaiveDate>,
-    /// Last date, inclusive [default: the last partition each job wrote].
+    /// Last date, inclusive.
     #[arg(long, value_parser = date, value_name = "DATE", requires = "from")]
     pub to: Option<NaiveDate>,
+}
+
+#[derive(Debug, Args)]
+pub struct ReproduceArgs {
+    /// The jobs to rebuild (with every job above them, whose tables they read) and their days
+    /// [default: the days each job wrote in the project's root].
+    #[command(flatten)]
+    pub jobs: JobsAndDays,
     /// The lakehouse root to rebuild into: a folder or s3://bucket/prefix, apart from the project's.
     #[arg(long, value_name = "ROOT2")]
     pub into: String,
@@ -214,18 +223,8 @@ pub struct ReproduceArgs {
 
 #[derive(Debug, Args)]
 pub struct AuditArgs {
-    /// The jobs whose tables to compare.
-    #[arg(required_unless_present = "all", conflicts_with = "all")]
-    pub jobs: Vec<String>,
-    /// Every job of the project.
-    #[arg(long)]
-    pub all: bool,
-    /// First date [default: every partition of either table].
-    #[arg(long, value_parser = date, value_name = "DATE", requires = "to")]
-    pub from: Option<NaiveDate>,
-    /// Last date, inclusive.
-    #[arg(long, value_parser = date, value_name = "DATE", requires = "from")]
-    pub to: Option<NaiveDate>,
+    #[command(flatten)]
+    pub jobs: JobsAndDays,
     /// The root of the reproduction to compare with (made by `lakewriter reproduce --into`).
     #[arg(long, value_name = "ROOT2", required_unless_present = "scratch", conflicts_with = "scratch")]
     pub against: Option<String>,

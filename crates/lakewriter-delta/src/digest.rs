@@ -63,16 +63,23 @@ pub async fn digest(location: &Location, partition: Option<ScalarValue>) -> Resu
 }
 
 /// The digest of each partition of the table at `location`, by the value of its one partition
-/// column (as text, e.g. `2026-09-30`), in one scan: memory holds a sum per partition, never its
-/// rows. `None` where there is no table. Each equals [`digest`] of that partition.
-pub async fn partition_digests(location: &Location) -> Result<Option<BTreeMap<String, Digest>>> {
+/// column (as text, e.g. `2026-09-30`), in one scan — of the partitions from `between.0` to
+/// `between.1` where given: memory holds a sum per partition, never its rows. `None` where there
+/// is no table. Each equals [`digest`] of that partition.
+pub async fn partition_digests(
+    location: &Location,
+    between: Option<(ScalarValue, ScalarValue)>,
+) -> Result<Option<BTreeMap<String, Digest>>> {
     let url = location.url();
     let err = |e: Box<dyn std::error::Error + Send + Sync>| Error::Read { url: url.clone(), source: e };
     let Some(table) = table::open_if_exists(location).await? else { return Ok(None) };
     let version = table.version().unwrap_or_default();
     let column = partition_column(&table, location)?;
     let provider = table.table_provider().await.map_err(|e| err(e.into()))?;
-    let df = crate::session().read_table(provider).map_err(|e| err(e.into()))?;
+    let mut df = crate::session().read_table(provider).map_err(|e| err(e.into()))?;
+    if let Some((low, high)) = between {
+        df = df.filter(col(Column::from_name(&column)).between(lit(low), lit(high))).map_err(|e| err(e.into()))?;
+    }
     let mut sums = Sums::new(&df, Some(&column)).map_err(err)?;
     let mut stream = df.execute_stream().await.map_err(|e| err(e.into()))?;
     while let Some(batch) = stream.try_next().await.map_err(|e| err(e.into()))? {

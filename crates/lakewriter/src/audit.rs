@@ -121,8 +121,8 @@ impl Runner {
         let read_err = |source| Error::Digest { table: table.clone(), source: Box::new(source) };
         let column = job.spec.partition_by.as_deref();
         let partitioned = column.is_some();
-        let here = digests(&job.location, partitioned).await.map_err(read_err)?;
-        let there_digests = digests(&there_location, partitioned).await.map_err(read_err)?;
+        let here = digests(&job.location, partitioned, range).await.map_err(read_err)?;
+        let there_digests = digests(&there_location, partitioned, range).await.map_err(read_err)?;
         let recorded = self.recorded(job, LogScope::Whole).await?.unwrap_or_default();
         let keys: BTreeSet<Option<NaiveDate>> = here.keys().chain(there_digests.keys()).copied().collect();
         let mut audits = Vec::new();
@@ -169,14 +169,17 @@ impl Runner {
     }
 }
 
-/// The digest of each day of the table at `location` (one scan), or, not `partitioned`, of the
-/// whole table under the key `None`; empty where there is no table.
+/// The digest of each day of the table at `location` (one scan, of `range`'s days where given),
+/// or, not `partitioned`, of the whole table under the key `None`; empty where there is no table.
 async fn digests(
     location: &Location,
     partitioned: bool,
+    range: Option<DateRange>,
 ) -> lakewriter_delta::Result<BTreeMap<Option<NaiveDate>, Digest>> {
     if partitioned {
-        let found = lakewriter_delta::partition_digests(location).await?.unwrap_or_default();
+        let literal = lakewriter_compute::date_literal;
+        let between = range.map(|r| (literal(r.from()), literal(r.to())));
+        let found = lakewriter_delta::partition_digests(location, between).await?.unwrap_or_default();
         return Ok(found.into_iter().filter_map(|(k, d)| Some((Some(k.parse::<NaiveDate>().ok()?), d))).collect());
     }
     if lakewriter_delta::table::version(location).await?.is_none() {

@@ -4,27 +4,24 @@
 use std::process::ExitCode;
 
 use anyhow::Result;
-use lakewriter::{AuditSummary, DateRange};
+use lakewriter::AuditSummary;
 
 use crate::cli::{AuditArgs, Global};
 use crate::output::Printer;
 
 pub async fn audit(global: &Global, printer: &Printer, args: AuditArgs) -> Result<ExitCode> {
-    let range = match (args.from, args.to) {
-        (Some(from), Some(to)) => Some(DateRange::new(from, to).map_err(lakewriter::Error::from)?),
-        _ => None,
-    };
+    let range = super::optional_range(&args.jobs)?;
     let live = super::open_runner(global).await?;
     let graph = live.graph()?;
-    let names: Vec<String> = if args.all {
+    let names: Vec<String> = if args.jobs.all {
         graph.jobs.iter().map(|j| j.job.clone()).collect()
     } else {
-        args.jobs.iter().map(|name| Ok(live.workspace().job(name)?.name.clone())).collect::<Result<_>>()?
+        args.jobs.names.iter().map(|name| Ok(live.workspace().job(name)?.name.clone())).collect::<Result<_>>()?
     };
     let (_scratch, there) = if let Some(root) = &args.against {
         (None, live.workspace().with_root(root, "--against")?)
     } else {
-        let selected: Vec<&str> = if args.all { Vec::new() } else { names.iter().map(String::as_str).collect() };
+        let selected: Vec<&str> = if args.jobs.all { Vec::new() } else { names.iter().map(String::as_str).collect() };
         let (scratch, there) = live.reproduce_in_scratch(&graph, &selected, range).await?;
         (Some(scratch), there)
     };

@@ -4,21 +4,18 @@
 use std::process::ExitCode;
 
 use anyhow::Result;
-use lakewriter::{DateRange, Only, Runner};
+use lakewriter::{Only, Runner};
 
 use crate::cli::{Global, ReproduceArgs};
 use crate::output::Printer;
 
 pub async fn reproduce(global: &Global, printer: &mut Printer, args: ReproduceArgs) -> Result<ExitCode> {
-    let range = match (args.from, args.to) {
-        (Some(from), Some(to)) => Some(DateRange::new(from, to).map_err(lakewriter::Error::from)?),
-        _ => None,
-    };
+    let range = super::optional_range(&args.jobs)?;
     let live = super::open_runner(global).await?;
     let into = live.workspace().with_root(&args.into, "--into")?;
     apart(live.workspace().root.url().as_str(), into.root.url().as_str())?;
     let graph = live.graph()?;
-    let selected: Vec<&str> = args.jobs.iter().map(String::as_str).collect();
+    let selected: Vec<&str> = args.jobs.names.iter().map(String::as_str).collect();
     for name in &selected {
         live.workspace().job(name)?;
     }

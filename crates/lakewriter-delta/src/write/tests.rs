@@ -143,3 +143,30 @@ async fn a_write_brings_a_kept_table_forward_over_another_writer_s_commits() {
     let text = datafusion::arrow::util::pretty::pretty_format_batches(&batches).expect("text").to_string();
     assert_eq!(text.lines().filter(|l| l.starts_with("| ") && !l.contains(" n ")).collect::<Vec<_>>(), ["| 4 |"]);
 }
+
+/// The digests of every partition, made in one scan, are each partition's own digest; a range
+/// keeps the partitions in it, and a missing table has none.
+#[tokio::test]
+async fn partition_digests_in_one_scan_equal_each_partition_s_digest() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let url = url::Url::from_directory_path(dir.path().join("t")).expect("url");
+    let location = Location::new(url, HashMap::new(), |_| None).expect("location");
+    assert_eq!(crate::partition_digests(&location, None).await.expect("no table"), None);
+    for d in 1..=3 {
+        let select = format!(
+            "SELECT * FROM (VALUES (CAST({d} AS BIGINT)), (7)) AS v(n) CROSS JOIN (SELECT DATE '2026-09-0{d}' AS dt)"
+        );
+        overwrite(&location, day(d), &select).await.expect("write");
+    }
+    let all = crate::partition_digests(&location, None).await.expect("digests").expect("a table");
+    assert_eq!(all.keys().collect::<Vec<_>>(), ["2026-09-01", "2026-09-02", "2026-09-03"]);
+    for (d, key) in [(1, "2026-09-01"), (2, "2026-09-02"), (3, "2026-09-03")] {
+        let one = crate::digest(&location, Some(lakewriter_compute::date_literal(day(d)))).await.expect("digest");
+        assert_eq!(all[key], one, "{key}");
+        assert_eq!(one.rows, 2);
+    }
+    assert_ne!(all["2026-09-01"].digest, all["2026-09-02"].digest);
+    let between = Some((lakewriter_compute::date_literal(day(2)), lakewriter_compute::date_literal(day(3))));
+    let some = crate::partition_digests(&location, between).await.expect("digests").expect("a table");
+    assert_eq!(some.keys().collect::<Vec<_>>(), ["2026-09-02", "2026-09-03"]);
+}
