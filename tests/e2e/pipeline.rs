@@ -127,7 +127,21 @@ fn weekly_rows(dt: &str, late: Option<&str>) -> u64 {
 
 #[test]
 fn graph_orders_jobs_after_the_jobs_they_read_and_names_a_cycle() {
-    let lake = lake(&format!("{PIPELINE}{CHANGES}"));
+    graph_and_cycle(&lake(&format!("{PIPELINE}{CHANGES}")));
+}
+
+#[test]
+fn graph_downstream_and_all_on_s3() {
+    let s3 = S3::new("graph");
+    s3.lake.prepare_demo();
+    s3.lake.set_project_text(&format!("{PIPELINE}{CHANGES}"));
+    downstream_and_all(&s3.lake);
+    s3.lake.set_project_text(&format!("{PIPELINE}{CHANGES}"));
+    graph_and_cycle(&s3.lake);
+}
+
+/// The graph of [`PIPELINE`] and [`CHANGES`] in `lake`, then a cycle.
+fn graph_and_cycle(lake: &Lake) {
     // Before any table exists: the graph comes from the SQL alone.
     let run = lake.cli(&["--json", "graph"]);
     run.assert_code(0);
@@ -163,7 +177,11 @@ fn graph_orders_jobs_after_the_jobs_they_read_and_names_a_cycle() {
 
 #[test]
 fn downstream_and_all_run_each_job_after_the_jobs_it_reads() {
-    let lake = lake(&format!("{PIPELINE}{CHANGES}"));
+    downstream_and_all(&lake(&format!("{PIPELINE}{CHANGES}")));
+}
+
+/// `--downstream` and `--all` in `lake`, whose project is [`PIPELINE`] and [`CHANGES`].
+fn downstream_and_all(lake: &Lake) {
     // A job below another reads nothing until that one has written: alone, it fails, naming why.
     let alone = lake.cli(&["backfill", "weekly_revenue", "--from", "2026-09-01", "--to", "2026-09-01"]);
     alone.assert_code(1);
