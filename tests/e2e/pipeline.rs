@@ -196,11 +196,11 @@ fn downstream_and_all(lake: &Lake) {
     run.assert_code(0);
     assert_eq!(job_order(&run), ["daily_orders", "weekly_revenue", "weekly_summary"], "customer_changes is not below");
     assert_eq!(ran(&run).len(), 30);
-    let weekly = status(&lake, "weekly_revenue", "2026-09-01", "2026-09-10");
+    let weekly = status(lake, "weekly_revenue", "2026-09-01", "2026-09-10");
     for dt in dates("2026-09-01", "2026-09-10") {
         assert_eq!(weekly[&dt].2, Some(weekly_rows(&dt, None)), "weekly_revenue {dt} read all 7 days as committed");
     }
-    let summary = status(&lake, "weekly_summary", "2026-09-01", "2026-09-10");
+    let summary = status(lake, "weekly_summary", "2026-09-01", "2026-09-10");
     assert!(summary.values().all(|(state, _, rows)| state == "fresh" && *rows == Some(1)), "{summary:?}");
 
     let all = lake.cli(&["--json", "backfill", "--all", "--from", "2026-09-08", "--to", "2026-09-12"]);
