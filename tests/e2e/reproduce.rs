@@ -30,6 +30,13 @@ fn not_equal(lines: &[Value]) -> Vec<(String, String, String)> {
         .collect()
 }
 
+/// The table version of `job`'s target, from `status --json`'s summary.
+fn status(lake: &Lake, job: &str) -> Value {
+    let run = lake.cli(&["--json", "status", job]);
+    run.assert_code(0);
+    json_lines(&run).pop().expect("a summary")["summary"]["table_version"].clone()
+}
+
 /// The first customer with an order on `dt`: a row of `daily_orders` for that day.
 fn a_customer(dt: &str) -> i64 {
     let orders = lakewriter_datagen::orders_for(day(dt));
@@ -43,8 +50,11 @@ fn reproduce_and_audit(lake: &Lake, root2: &str, root3: &str, table_uri: &dyn Fn
     let range = ["--from", "2026-09-01", "--to", "2026-09-10"];
     lake.cli(&[&["backfill", "--all"][..], &range].concat()).assert_code(0);
 
+    let logs = |lake: &Lake| ["daily_orders", "weekly_revenue", "weekly_summary"].map(|j| status(lake, j));
+    let live = logs(lake);
     let reproduce = lake.cli(&["--json", "reproduce", "--all", "--into", root2]);
     reproduce.assert_code(0);
+    assert_eq!(logs(lake), live, "the live tables were not written");
     let (lines, summary) = audit(lake, &["--all", "--against", root2], 0);
     assert_eq!(
         summary,
@@ -112,8 +122,15 @@ fn a_reproduction_audits_equal_and_an_edit_by_hand_and_a_code_edit_are_found() {
     reproduce_and_audit(&lake, root2, root3, &|table| root.join(table).display().to_string());
     assert!(std::path::Path::new(root2).join("analytics/weekly_revenue/_delta_log").exists());
 
-    // The project's own root, or a root inside it, is refused: a reproduction never writes there.
-    for into in [lake.root().display().to_string(), lake.root().join("x").display().to_string()] {
+    // The project's own root, a root inside it or holding it, also by `..` or through a link, is
+    // refused: a reproduction never writes there.
+    let link = lake.path().join("link");
+    std::os::unix::fs::symlink(lake.root(), &link).expect("a link to the root");
+    let dotted = lake.root().join("../lake").display().to_string();
+    let (root, inside, link) =
+        (lake.root().display().to_string(), lake.root().join("x").display().to_string(), link.display().to_string());
+    let holding = lake.path().display().to_string();
+    for into in [root, inside, dotted, link, holding] {
         let run = lake.cli(&["reproduce", "--all", "--into", &into]);
         run.assert_code(2);
         assert!(run.stderr.contains("the reproduction's root must be apart from the project's root"), "{}", run.stderr);

@@ -182,7 +182,7 @@ pub struct BackfillArgs {
     pub parallel: Option<u16>,
     /// Only shard I of N (0 ≤ I < N): the days whose day number mod N is I. N workers given
     /// 0/N … N-1/N cover the range exactly once between them.
-    #[arg(long, value_name = "I/N", value_parser = shard)]
+    #[arg(long, value_name = "I/N", value_parser = shard, conflicts_with_all = ["all", "downstream"])]
     pub shard: Option<(u32, u32)>,
     /// Which partitions of the range to run: all (a rerun is always safe), stale (never
     /// written, or code or inputs changed since), or missing (never written).

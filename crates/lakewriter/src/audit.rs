@@ -45,6 +45,8 @@ pub struct PartitionAudit {
     /// The live partition was written with other code than the job's current code, which the
     /// reproduction ran: a difference it explains.
     pub code_changed: bool,
+    /// The two tables' columns differ (names, types or order): no rows were compared.
+    pub schema_changed: bool,
 }
 
 /// The closing line of an audit.
@@ -100,6 +102,7 @@ impl PartitionAudit {
             added_examples: Vec::new(),
             removed_examples: Vec::new(),
             code_changed: false,
+            schema_changed: false,
         }
     }
 }
@@ -128,12 +131,23 @@ impl Runner {
         let mut audits = Vec::new();
         for dt in keys.into_iter().filter(|dt| range.is_none_or(|r| dt.is_none_or(|d| r.contains(d)))) {
             let partition = job.partition(dt);
-            let code_changed = recorded.partitions.get(&partition).is_some_and(|r| !r.code_matches(&job.code));
+            // A whole table (no partition column) was written by runs of every date it records.
+            let code_changed = match dt {
+                Some(_) => recorded.partitions.get(&partition).is_some_and(|r| !r.code_matches(&job.code)),
+                None => recorded.partitions.values().any(|r| !r.code_matches(&job.code)),
+            };
             let mut audit = PartitionAudit::compare(job, partition, here.get(&dt), there_digests.get(&dt));
             audit.code_changed = code_changed;
             if audit.verdict == Verdict::Differs {
                 let read = |location| self.partition_frame(location, &table, column, dt);
-                let diff = lakewriter_compute::diff(read(&job.location).await?, read(&there_location).await?, EXAMPLES)
+                let (before, after) = (read(&job.location).await?, read(&there_location).await?);
+                if before.schema().as_arrow() != after.schema().as_arrow() {
+                    // A code edit that changed the columns: the rows cannot be compared.
+                    audit.schema_changed = true;
+                    audits.push(audit);
+                    continue;
+                }
+                let diff = lakewriter_compute::diff(before, after, EXAMPLES)
                     .await
                     .map_err(|source| Error::Diff { table: table.clone(), source: Box::new(source) })?;
                 audit.rows_added = Some(diff.added);

@@ -32,7 +32,9 @@ pub fn default_parallelism(mode: WriteMode) -> usize {
 
 impl Runner {
     /// The days of `selection` to run for `job`, in date order: the range (or its shard), and
-    /// for `--only stale` or `--only missing` the days whose status `only` selects.
+    /// for `--only stale` or `--only missing` the days whose status `only` selects — for a job
+    /// that reads its own target, `--only stale` selects every day from the first stale one on,
+    /// since rewriting a day changes what the next one reads.
     pub async fn select(&self, job: &PreparedJob<'_>, selection: Selection) -> Result<Vec<NaiveDate>> {
         job.require_partitions("backfill")?;
         let mut days: Vec<NaiveDate> = match selection.shard {
@@ -43,7 +45,11 @@ impl Runner {
             let status = self.status(job, Some(selection.range)).await?;
             let selected: BTreeSet<NaiveDate> =
                 status.partitions.iter().filter(|p| selection.only.selects(p)).filter_map(|p| p.dt).collect();
-            days.retain(|d| selected.contains(d));
+            match selected.first() {
+                // Each day reads the one before it: rewriting a day makes every later day stale.
+                Some(first) if job.reads_own_target && selection.only == Only::Stale => days.retain(|d| d >= first),
+                _ => days.retain(|d| selected.contains(d)),
+            }
         }
         Ok(days)
     }

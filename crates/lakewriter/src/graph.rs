@@ -52,12 +52,15 @@ impl JobGraph {
     pub fn new(jobs: impl IntoIterator<Item = (String, String, BTreeSet<String>)>) -> Result<Self> {
         let jobs: BTreeMap<String, (String, BTreeSet<String>)> =
             jobs.into_iter().map(|(name, target, reads)| (name, (target, reads))).collect();
-        let writer: BTreeMap<&str, &str> =
-            jobs.iter().map(|(name, (target, _))| (target.as_str(), name.as_str())).collect();
+        // Two jobs may write one table (each its own partitions): a reader depends on both.
+        let mut writers: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+        for (name, (target, _)) in &jobs {
+            writers.entry(target.as_str()).or_default().push(name.as_str());
+        }
         let upstream: BTreeMap<&str, BTreeSet<&str>> = jobs
             .iter()
             .map(|(name, (_, reads))| {
-                let ups = reads.iter().filter_map(|t| writer.get(t.as_str()).copied()).filter(|u| u != name);
+                let ups = reads.iter().filter_map(|t| writers.get(t.as_str())).flatten().copied().filter(|u| u != name);
                 (name.as_str(), ups.collect())
             })
             .collect();

@@ -38,8 +38,12 @@ impl Runner {
             }
             let written =
                 self.recorded(&prepared, LogScope::Whole).await?.and_then(|s| crate::status::written_range(&s));
-            let read_below = jobs.iter().any(|j| j.upstream.contains(&job.job));
+            // A table without a partition column (a merge target) holds every day it merged:
+            // reproduced over part of them, it would differ whatever the range compared.
+            let whole = prepared.spec.partition_by.is_none() && written.is_some();
+            let read_below = whole || jobs.iter().any(|j| j.upstream.contains(&job.job));
             let range = match (read_below, range, written) {
+                (true, _, Some(written)) if whole => Some(written),
                 (false, Some(range), _) | (true, Some(range), None) => Some(range),
                 (true, Some(range), Some(written)) => span(written.from().min(range.from()), range.to()),
                 (_, None, written) => written,

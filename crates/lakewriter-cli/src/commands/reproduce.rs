@@ -32,14 +32,38 @@ pub async fn reproduce(global: &Global, printer: &mut Printer, args: ReproduceAr
 }
 
 /// Refuses a reproduction root that is the project's root, or inside it, or holds it: the
-/// reproduction would write into the live lakehouse, or be read as part of it.
+/// reproduction would write into the live lakehouse, or be read as part of it. Roots are compared
+/// as resolved: `..` removed, a local path through its symbolic links, `s3a://` as `s3://`.
 fn apart(live: &str, into: &str) -> Result<()> {
-    let (a, b) = (live, into);
-    if a.starts_with(b) || b.starts_with(a) {
+    let (a, b) = (resolved(live), resolved(into));
+    if a.starts_with(&b) || b.starts_with(&a) {
         return Err(lakewriter::Error::Usage(format!(
-            "--into {b}: the reproduction's root must be apart from the project's root {a} (neither inside the other)"
+            "--into {into}: the reproduction's root must be apart from the project's root {live} (neither inside the other)"
         ))
         .into());
     }
     Ok(())
+}
+
+/// A root URL's scheme and path segments, resolved (see [`apart`]).
+fn resolved(root: &str) -> Vec<String> {
+    // `.` and `..` segments are resolved already (`lakewriter_core::root_url`).
+    let (scheme, rest) = root.split_once("://").unwrap_or(("", root));
+    let scheme = if scheme == "s3a" { "s3" } else { scheme };
+    let mut path = std::path::PathBuf::from(rest.strip_prefix('/').map_or(rest.to_owned(), |p| format!("/{p}")));
+    if scheme == "file" {
+        // The nearest folder that exists, through its links, then the rest as written.
+        let mut tail = Vec::new();
+        let mut head = path.clone();
+        while !head.exists() && head.pop() {
+            tail.push(path.components().nth(head.components().count()).map(|c| c.as_os_str().to_owned()));
+        }
+        if let Ok(real) = head.canonicalize() {
+            path = tail.into_iter().rev().flatten().fold(real, |p, c| p.join(c));
+        }
+    }
+    std::iter::once(scheme.to_owned())
+        .chain(path.components().map(|c| c.as_os_str().to_string_lossy().into_owned()))
+        .filter(|c| !c.is_empty() && c != "/")
+        .collect()
 }

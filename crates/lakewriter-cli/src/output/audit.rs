@@ -25,6 +25,9 @@ impl Printer {
             let rows = if added == 1 { "row" } else { "rows" };
             let _ = write!(text, ": {added} {rows} added, {removed} removed");
         }
+        if audit.schema_changed {
+            text.push_str(": the columns differ");
+        }
         if audit.code_changed {
             text.push_str(" (written with other code than the job's current code)");
         }

@@ -194,7 +194,10 @@ pub fn root_url(root: &str, base_dir: &Path) -> Result<Url, String> {
         Url::parse(root).map_err(|e| format!("`{root}` is not a valid URL: {e}"))?
     } else {
         let path = base_dir.join(root);
-        Url::from_directory_path(&path).map_err(|()| format!("`{}` is not an absolute folder", path.display()))?
+        let url =
+            Url::from_directory_path(&path).map_err(|()| format!("`{}` is not an absolute folder", path.display()))?;
+        // Parsed again, `.` and `..` segments are resolved.
+        Url::parse(url.as_str()).map_err(|e| format!("`{root}` is not a valid folder: {e}"))?
     };
     if !url.path().ends_with('/') {
         url.set_path(&format!("{}/", url.path()));
