@@ -27,9 +27,8 @@ impl GraphJob {
     /// Why this job cannot run where the jobs `failed` failed and the jobs `not_run` were not
     /// run: its first upstream job among them. `None`: it can run.
     #[must_use]
-    pub fn blocked_by(&self, failed: &BTreeSet<&str>, not_run: &BTreeSet<&str>) -> Option<String> {
+    pub fn blocked_by(&self, failed: &BTreeSet<String>, not_run: &BTreeSet<String>) -> Option<String> {
         self.upstream.iter().find_map(|up| {
-            let up = up.as_str();
             if failed.contains(up) {
                 Some(format!("its upstream job {up} failed"))
             } else {
@@ -180,15 +179,21 @@ impl Runner {
         let mut jobs = Vec::with_capacity(project.jobs.len());
         for spec in project.jobs.values() {
             let sql = self.workspace().sql(spec)?;
-            let references = lakewriter_compute::table_references(self.session(), &sql)
+            let reads = self
+                .tables_read(&sql)
                 .map_err(|source| Error::GraphSql { job: spec.name.clone(), source: Box::new(source) })?;
-            let reads = references
-                .into_iter()
-                .map(|(schema, table)| schema.map_or_else(|| table.clone(), |s| format!("{s}.{table}")))
-                .collect();
             jobs.push((spec.name.clone(), spec.target.to_string(), reads));
         }
         JobGraph::new(jobs)
+    }
+
+    /// The tables `sql` reads, as `schema.table` (a name without a schema as written).
+    pub(crate) fn tables_read(&self, sql: &str) -> lakewriter_compute::Result<BTreeSet<String>> {
+        let references = lakewriter_compute::table_references(self.session(), sql)?;
+        Ok(references
+            .into_iter()
+            .map(|(schema, table)| schema.map_or_else(|| table.clone(), |s| format!("{s}.{table}")))
+            .collect())
     }
 }
 
@@ -200,6 +205,10 @@ mod tests {
         JobGraph::new(jobs.iter().map(|(name, target, reads)| {
             ((*name).to_owned(), (*target).to_owned(), reads.iter().map(|r| (*r).to_owned()).collect())
         }))
+    }
+
+    fn set(names: &[&str]) -> BTreeSet<String> {
+        names.iter().map(|n| (*n).to_owned()).collect()
     }
 
     fn names<'a>(jobs: impl IntoIterator<Item = &'a GraphJob>) -> Vec<&'a str> {
@@ -227,13 +236,13 @@ mod tests {
         assert_eq!(names(g.with_upstream(&["weekly", "customers"])), ["customers", "daily", "weekly"]);
         let report = g.job("report").expect("report");
         assert_eq!(report.blocked_by(&BTreeSet::new(), &BTreeSet::new()), None);
-        assert_eq!(weekly.blocked_by(&BTreeSet::from(["report", "customers"]), &BTreeSet::new()), None, "not upstream");
+        assert_eq!(weekly.blocked_by(&set(&["report", "customers"]), &BTreeSet::new()), None, "not upstream");
         assert_eq!(
-            report.blocked_by(&BTreeSet::from(["daily"]), &BTreeSet::from(["weekly"])),
+            report.blocked_by(&set(&["daily"]), &set(&["weekly"])),
             Some("its upstream job daily failed".into())
         );
         assert_eq!(
-            report.blocked_by(&BTreeSet::new(), &BTreeSet::from(["weekly"])),
+            report.blocked_by(&BTreeSet::new(), &set(&["weekly"])),
             Some("its upstream job weekly was not run".into())
         );
     }

@@ -55,9 +55,7 @@ impl Runner {
         let mut outcome = PipelineOutcome::default();
         for (graph_job, range) in jobs {
             let name = graph_job.job.as_str();
-            let failed: BTreeSet<&str> = outcome.failed.iter().map(String::as_str).collect();
-            let not_run: BTreeSet<&str> = outcome.not_run.iter().map(String::as_str).collect();
-            if let Some(reason) = graph_job.blocked_by(&failed, &not_run) {
+            if let Some(reason) = graph_job.blocked_by(&outcome.failed, &outcome.not_run) {
                 observer.not_run(name, &reason);
                 outcome.not_run.insert(name.to_owned());
                 continue;

@@ -88,11 +88,7 @@ impl Runner {
         let spec = self.workspace.job(name)?;
         let sql = self.workspace.sql(spec)?;
         // SQL that cannot be parsed fails each run's planning, which says why.
-        let reads_own_target = lakewriter_compute::table_references(&self.ctx, &sql).is_ok_and(|tables| {
-            tables
-                .iter()
-                .any(|(schema, table)| schema.as_deref() == Some(spec.target.schema()) && table == spec.target.table())
-        });
+        let reads_own_target = self.tables_read(&sql).is_ok_and(|tables| tables.contains(&spec.target.to_string()));
         Ok(PreparedJob {
             spec,
             location: self.workspace.table_location(&spec.target)?,

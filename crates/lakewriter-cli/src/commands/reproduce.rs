@@ -50,16 +50,14 @@ fn resolved(root: &str) -> Vec<String> {
     // `.` and `..` segments are resolved already (`lakewriter_core::root_url`).
     let (scheme, rest) = root.split_once("://").unwrap_or(("", root));
     let scheme = if scheme == "s3a" { "s3" } else { scheme };
-    let mut path = std::path::PathBuf::from(rest.strip_prefix('/').map_or(rest.to_owned(), |p| format!("/{p}")));
+    let mut path = std::path::PathBuf::from(rest);
     if scheme == "file" {
         // The nearest folder that exists, through its links, then the rest as written.
-        let mut tail = Vec::new();
-        let mut head = path.clone();
-        while !head.exists() && head.pop() {
-            tail.push(path.components().nth(head.components().count()).map(|c| c.as_os_str().to_owned()));
-        }
-        if let Ok(real) = head.canonicalize() {
-            path = tail.into_iter().rev().flatten().fold(real, |p, c| p.join(c));
+        let existing = path.ancestors().find(|a| a.exists()).map(std::path::Path::to_path_buf);
+        if let Some((real, tail)) =
+            existing.and_then(|a| Some((a.canonicalize().ok()?, path.strip_prefix(&a).ok()?.to_path_buf())))
+        {
+            path = real.join(tail);
         }
     }
     std::iter::once(scheme.to_owned())
