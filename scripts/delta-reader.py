@@ -9,6 +9,9 @@
     delta-reader.py checkpoint-every N URI     sets delta.checkpointInterval (a metadata commit)
     delta-reader.py set-property KEY VALUE URI sets a table property (a metadata commit, with no
                                               checkpoint or log clean-up after it)
+    delta-reader.py rows URI                   the table's rows as JSON objects, sorted
+    delta-reader.py tree URI                   every file and folder below URI (a lakehouse
+                                              root): path, size, modification time, SHA-256
     delta-reader.py delete PREDICATE URI       deletes the rows PREDICATE (SQL) matches: an edit by
                                               hand, by another writer; prints the rows deleted
 
@@ -73,11 +76,38 @@ def read(spec):
     return {"uri": uri, "version": dt.version(), "rows": len(rows), "distinct_rows": len(set(rows)), "files": files, "digest": digest}
 
 
+def rows(uri):
+    """The table's rows, each as JSON with sorted keys (values JSON has no type for as text)."""
+    return sorted(json.dumps(row, sort_keys=True, default=str) for row in table(uri).to_pyarrow_table().to_pylist())
+
+
+def tree(uri):
+    """Every file and folder below uri, Delta or not: its path, size, modification time and
+    SHA-256 (a folder's is "folder")."""
+    from pyarrow import fs
+
+    filesystem_, root = filesystem(uri)
+    found = filesystem_.get_file_info(fs.FileSelector(root, recursive=True, allow_not_found=True))
+    entries = []
+    for f in sorted(found, key=lambda f: f.path):
+        if f.type == fs.FileType.File:
+            with filesystem_.open_input_stream(f.path) as stream:
+                sha = hashlib.sha256(stream.read()).hexdigest()
+        else:
+            sha = "folder"
+        entries.append([f.path.split(root + "/", 1)[-1], f.size or 0, str(f.mtime), sha])
+    return entries
+
+
 def main(argv):
     command, args = argv[0], argv[1:]
     if command == "read":
         for spec in args:
             print(json.dumps(read(spec)), flush=True)
+    elif command == "rows":
+        print(json.dumps(rows(args[0])))
+    elif command == "tree":
+        print(json.dumps(tree(args[0])))
     elif command == "unreferenced":
         print(json.dumps(unreferenced(args[0])))
     elif command == "vacuum":

@@ -4,11 +4,14 @@
 mod support;
 
 mod bad_input;
+mod checks;
+mod checks_modes;
 mod cli_errors;
 mod concurrent;
 mod crash;
 mod demo;
 mod digest;
+mod dry_run;
 mod failures;
 mod fault_proxy;
 mod figures;

@@ -84,4 +84,19 @@ impl<'a> Reader<'a> {
         let out = self.run(&["delete", predicate, uri]);
         serde_json::from_str(out.trim()).unwrap_or_else(|e| panic!("the reader's JSON: {out}: {e}"))
     }
+
+    /// The rows of the table at `uri`, each as a JSON object (dates, decimals and times as text).
+    pub fn rows(&self, uri: &str) -> Vec<serde_json::Map<String, serde_json::Value>> {
+        let out = self.run(&["rows", uri]);
+        let rows: Vec<String> =
+            serde_json::from_str(out.trim()).unwrap_or_else(|e| panic!("the reader's JSON: {out}: {e}"));
+        rows.iter().map(|r| serde_json::from_str(r).expect("a row object")).collect()
+    }
+
+    /// Every file below `uri` (a lakehouse root), Delta or not, with its size, modification time
+    /// and SHA-256: equal before and after only where nothing was written, moved or touched.
+    pub fn tree(&self, uri: &str) -> Vec<(String, u64, String, String)> {
+        let out = self.run(&["tree", uri]);
+        serde_json::from_str(out.trim()).unwrap_or_else(|e| panic!("the reader's JSON: {out}: {e}"))
+    }
 }

@@ -158,6 +158,22 @@ pub struct Report {
     /// Attempts beyond the first, after conflicts with concurrent commits.
     pub retries: u32,
     pub error: Option<String>,
+    /// The job's checks on the partition's result (`[]` for a job without checks).
+    #[serde(default)]
+    pub checks: Vec<CheckOutcome>,
+}
+
+/// One check's outcome in a partition report.
+#[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
+pub struct CheckOutcome {
+    pub name: String,
+    pub passed: bool,
+    pub failing_rows: u64,
+    /// `error` (a failure blocks the commit) or `warn`.
+    pub severity: String,
+    pub detail: Option<String>,
+    #[serde(default)]
+    pub examples: Vec<String>,
 }
 
 #[derive(Debug, Deserialize, PartialEq, Eq)]

@@ -147,6 +147,21 @@ pub struct RunArgs {
     /// `append` only: append again although this partition was appended before (duplicates).
     #[arg(long)]
     pub force: bool,
+    #[command(flatten)]
+    pub dry_run: DryRunArgs,
+}
+
+/// `--dry-run [--show N]`, of `run` and `backfill`.
+#[derive(Debug, Args)]
+pub struct DryRunArgs {
+    /// Compute each partition and evaluate its checks, show the rows its commit would add and
+    /// remove (for merge and append_dedup: the rows it would insert, update and delete), and
+    /// commit nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// With --dry-run: show up to N example rows of those added and of those removed.
+    #[arg(long, value_name = "N", requires = "dry_run", default_value_t = 0)]
+    pub show: usize,
 }
 
 #[derive(Debug, Args)]
@@ -188,6 +203,8 @@ pub struct BackfillArgs {
     /// written, or code or inputs changed since), or missing (never written).
     #[arg(long, value_enum, default_value_t = OnlyChoice::All, value_name = "WHICH")]
     pub only: OnlyChoice,
+    #[command(flatten)]
+    pub dry_run: DryRunArgs,
 }
 
 /// Jobs by name or all, and an optional range of days: what `reproduce` and `audit` work on.

@@ -56,6 +56,12 @@ pub enum Error {
     #[error("cannot compare the two table versions")]
     Diff { source: Box<DataFusionError> },
 
+    #[error("cannot evaluate the job's checks")]
+    Checks { source: Box<DataFusionError> },
+
+    #[error("check `{check}`: {problem}")]
+    BadCheck { check: String, problem: String },
+
     #[error("cannot plan the job's SQL for {param}")]
     Plan { param: String, source: Box<DataFusionError> },
 }

@@ -75,7 +75,7 @@ impl KeyedSource {
 }
 
 /// `batches` as a DataFrame of `schema`: `read_batches` would give no rows no columns either.
-fn frame(ctx: &SessionContext, schema: &SchemaRef, batches: Vec<RecordBatch>) -> Result<DataFrame> {
+pub(crate) fn frame(ctx: &SessionContext, schema: &SchemaRef, batches: Vec<RecordBatch>) -> Result<DataFrame> {
     let table = MemTable::try_new(schema.clone(), vec![batches]).map_err(plan_err)?;
     ctx.read_table(Arc::new(table)).map_err(plan_err)
 }

@@ -8,6 +8,7 @@
 //!   read-only, and lists the raw files its physical plan scans; binds `$dt` in conditions;
 //! - [`lint`]: the determinism checks over a job's logical plan (clock and random functions,
 //!   orders that are not total, scans of all history, a partition column that is not `$dt`);
+//! - [`checks`]: a job's data checks, evaluated on its result held in memory;
 //! - [`keyed`]: validates, deduplicates and classifies the keyed sources of `merge` and
 //!   `append_dedup`;
 //! - [`date_literal`] and [`partition_predicate`]: a logical date as a `DATE` value, and as the
@@ -16,6 +17,7 @@
 //! It does not import deltalake: the caller supplies the session and registers Delta tables.
 
 pub mod catalog;
+pub mod checks;
 pub mod keyed;
 pub mod lint;
 pub mod query;
@@ -25,6 +27,7 @@ mod date;
 mod error;
 
 pub use catalog::{TableEntry, TableKind};
+pub use checks::Materialized;
 pub use date::{date_literal, partition_predicate};
 pub use error::{Error, Result};
 pub use keyed::{KeyedCounts, KeyedSource, KeyedSpec};

@@ -20,7 +20,10 @@ mod unit;
 pub use date::{DateRange, days_since_epoch, parse_date};
 pub use error::{Error, Result};
 pub use partition::PartitionKey;
-pub use project::{JobSpec, OnDuplicateKeys, Project, SourceSpec, SqlSource, WriteMode, WriteSpec, root_url};
+pub use project::{
+    Check, CheckKind, CheckOutcome, CheckSeverity, CheckValue, Checks, JobSpec, OnDuplicateKeys, Project, SourceSpec,
+    SqlSource, WriteMode, WriteSpec, root_url,
+};
 pub use table_ref::TableRef;
 pub use unit::{InputFile, PartitionRun, input_fingerprint};
 

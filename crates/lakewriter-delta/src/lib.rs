@@ -30,8 +30,8 @@ mod s3;
 pub use digest::{Digest, digest, partition_digests};
 pub use error::{Error, Result};
 pub use write::{
-    AppendOutcome, CommitMetadata, Committed, MergeSpec, Target, append_once, merge, record_state, replace_all,
-    replace_where,
+    AppendOutcome, CheckRecord, CommitMetadata, Committed, MergeSpec, Target, append_once, merge, record_state,
+    replace_all, replace_where,
 };
 
 use datafusion::prelude::SessionContext;

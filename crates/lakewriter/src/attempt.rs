@@ -1,17 +1,18 @@
-//! One attempt at a partition: plan, check, fingerprint, then the write its [`WritePlan`] names —
-//! one Delta commit, or none.
+//! One attempt at a partition: plan, check the plan, fingerprint, compute, check the result, then
+//! the write its [`WritePlan`] names — one Delta commit, or none (always none in a dry run).
 
-use datafusion::logical_expr::LogicalPlan;
-use lakewriter_compute::{KeyedSpec, keyed};
-use lakewriter_core::{InputFile, input_fingerprint, stable_hash};
+use lakewriter_compute::{KeyedSource, KeyedSpec};
+use lakewriter_core::{CheckOutcome, InputFile, input_fingerprint, stable_hash};
 use lakewriter_delta::state::{LogScope, Recorded};
-use lakewriter_delta::{AppendOutcome, CommitMetadata, Committed, MergeSpec, Target};
+use lakewriter_delta::{AppendOutcome, CheckRecord, CommitMetadata, Committed, MergeSpec, Target};
 
+use crate::result::Computed;
 use crate::{PartitionReport, PreparedRun, RunError, RunStatus, Runner, WritePlan};
 
 impl Runner {
     /// Reads the table's version, plans `run`, checks its plan (determinism, storable types),
-    /// fingerprints its inputs and writes over that version. `previous` is the partition's
+    /// fingerprints its inputs, computes and checks its result (see `crate::result`) and writes
+    /// over that version — in a dry run, compares instead of writing. `previous` is the partition's
     /// recorded state, which tells whether it was fresh. The report is filled in as the attempt
     /// goes; an error leaves nothing committed.
     ///
@@ -37,7 +38,20 @@ impl Runner {
         report.fresh_before = Some(fresh);
         report.files_scanned = Some(query.files.len());
         report.input_fingerprint = Some(inputs.clone());
-        let metadata = commit_metadata(run, run_id, &query.files, inputs);
+        let computed = self.compute(run, query.plan).await?;
+        let compares = self.dry_run.is_some() || job.spec.checks.compares();
+        let replaced =
+            if compares { self.replaced(run, &job.location, read_version, &computed.schema()).await? } else { None };
+        let blocked = self.check(run, &computed, replaced.as_ref(), report).await?;
+        if self.dry_run.is_some() {
+            let table = (&job.location, read_version);
+            self.preview(run, computed, replaced, table, previous, report).await?;
+            return if blocked.is_empty() { Ok(()) } else { Err(RunError::Checks { failed: blocked }) };
+        }
+        if !blocked.is_empty() {
+            return Err(RunError::Checks { failed: blocked });
+        }
+        let metadata = commit_metadata(run, run_id, &query.files, inputs, &report.checks);
         let target = Target {
             location: &job.location,
             name: &table,
@@ -46,7 +60,7 @@ impl Runner {
             read_version,
             loaded: &self.loaded,
         };
-        if let Some(committed) = self.write(run, target, query.plan, fresh, report).await? {
+        if let Some(committed) = self.write(run, target, computed, fresh, report).await? {
             if matches!(run.write, WritePlan::Append { force: true }) && previous.is_some() {
                 let note = "--force: appended again; rows appended before for this partition are now duplicated";
                 report.note = Some(note.into());
@@ -61,24 +75,24 @@ impl Runner {
         &self,
         run: &PreparedRun<'_>,
         target: Target<'_>,
-        plan: LogicalPlan,
+        computed: Computed,
         fresh: bool,
         report: &mut PartitionReport,
     ) -> Result<Option<Committed>, RunError> {
         let state = self.session().state();
+        let plan = match computed {
+            Computed::Keyed(source) => match &run.write {
+                WritePlan::Keyed(spec) => return self.write_keyed(target, source, spec, fresh, report).await,
+                _ => unreachable!("a keyed source is computed for a keyed write only"),
+            },
+            Computed::Held(held) => held.dataframe(self.session())?.into_unoptimized_plan(),
+            Computed::Streamed(plan) => plan,
+        };
         let committed = match &run.write {
-            WritePlan::OverwritePartition { column, dt } => {
-                let predicate = lakewriter_compute::partition_predicate(column, *dt);
-                let slice = format!("rows whose `{column}` is not {dt}");
-                lakewriter_delta::replace_where(&state, target, plan, predicate, &slice).await?
-            }
-            WritePlan::DeleteInsert { predicate, dt } => {
-                // The predicate is on the target's columns; on a first write, the result's.
-                let table = lakewriter_delta::table::arrow_schema(target.location).await?;
-                let schema = table.as_deref().unwrap_or_else(|| plan.schema().as_arrow());
-                let condition = lakewriter_compute::condition(self.session(), predicate, schema, Some(*dt))?;
-                let slice = format!("rows that do not satisfy the predicate `{predicate}` ($dt = {dt})");
-                lakewriter_delta::replace_where(&state, target, plan, condition, &slice).await?
+            WritePlan::OverwritePartition { .. } | WritePlan::DeleteInsert { .. } => {
+                let slice = self.slice(run, target.location, plan.schema().as_arrow()).await?;
+                let (predicate, outside) = slice.expect("an overwrite and a delete+insert replace a slice");
+                lakewriter_delta::replace_where(&state, target, plan, predicate, &outside).await?
             }
             WritePlan::Rebuild => lakewriter_delta::replace_all(&state, target, plan).await?,
             WritePlan::Append { force } => match lakewriter_delta::append_once(&state, target, plan, *force).await? {
@@ -88,7 +102,7 @@ impl Runner {
                 }
                 AppendOutcome::Committed(committed) => committed,
             },
-            WritePlan::Keyed(spec) => return self.write_keyed(target, plan, spec, fresh, report).await,
+            WritePlan::Keyed(_) => unreachable!("a keyed write's result is a keyed source"),
         };
         Ok(Some(committed))
     }
@@ -100,19 +114,14 @@ impl Runner {
     async fn write_keyed(
         &self,
         target: Target<'_>,
-        plan: LogicalPlan,
+        source: KeyedSource,
         spec: &KeyedSpec<'_>,
         fresh: bool,
         report: &mut PartitionReport,
     ) -> Result<Option<Committed>, RunError> {
         let ctx = self.session();
-        let source = keyed::prepare(ctx, plan, spec).await?;
         // Classified against the version the write reads and commits over.
-        let provider = match target.read_version {
-            Some(version) => Some(target.loaded.provider_at(target.location, version).await?),
-            None => None,
-        };
-        let counts = keyed::classify(ctx, &source, provider, spec).await?;
+        let counts = self.classify(&source, spec, target.location, target.read_version).await?;
         report.changes = Some(counts);
         if !counts.changes_anything() {
             // A concurrent run may have recorded this very state since this run read it.
@@ -132,7 +141,13 @@ impl Runner {
 }
 
 /// The `lakewriter` metadata of `run`'s commit: what it was computed from, and by which run.
-fn commit_metadata(run: &PreparedRun<'_>, run_id: &str, files: &[InputFile], inputs: String) -> CommitMetadata {
+fn commit_metadata(
+    run: &PreparedRun<'_>,
+    run_id: &str,
+    files: &[InputFile],
+    inputs: String,
+    checks: &[CheckOutcome],
+) -> CommitMetadata {
     let job = run.job;
     CommitMetadata {
         job: job.spec.name.clone(),
@@ -145,6 +160,7 @@ fn commit_metadata(run: &PreparedRun<'_>, run_id: &str, files: &[InputFile], inp
         inputs: (files.len() <= CommitMetadata::MAX_LISTED_INPUTS).then(|| files.to_vec()),
         run_id: run_id.to_owned(),
         forced: run.unit.force,
+        checks: checks.iter().map(CheckRecord::from).collect(),
     }
 }
 

@@ -107,7 +107,8 @@ impl Runner {
             for dt in days.by_ref() {
                 let report = run(dt).await;
                 observe(&report);
-                let created = report.committed;
+                // A dry run creates nothing, and so races nothing.
+                let created = report.committed || self.dry_run.is_some();
                 reports.push(report);
                 if created {
                     break;

@@ -66,6 +66,9 @@ pub enum Error {
     #[error("the reproduction in a scratch folder failed: {first}")]
     Reproduction { first: String },
 
+    #[error("{table}: the result has {rows} {outside}: a run would fail and commit nothing")]
+    WouldWriteOutside { table: String, rows: usize, outside: String },
+
     #[error("cannot copy {} to a scratch folder", from.display())]
     Scratch { from: PathBuf, source: std::io::Error },
 }
@@ -118,6 +121,10 @@ pub enum RunError {
     /// state, the write and its commit.
     #[error(transparent)]
     Write(#[from] lakewriter_delta::Error),
+
+    /// Blocking checks failed on the result: nothing was committed.
+    #[error("{}", failed.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "))]
+    Checks { failed: Vec<lakewriter_core::CheckOutcome> },
 }
 
 impl RunError {

@@ -20,6 +20,7 @@ mod pipeline;
 mod prepared;
 mod report;
 mod reproduce;
+mod result;
 mod run;
 mod runner;
 mod status;
@@ -33,14 +34,15 @@ pub use graph::{GraphJob, JobGraph};
 pub use lakewriter_compute::{Finding, KeyedCounts, Rule, Severity};
 pub use lakewriter_core::maintain::{Step, format_duration, format_size, parse_duration, parse_size};
 pub use lakewriter_core::{
-    DateRange, JobSpec, PartitionKey, PartitionRun, Project, TableRef, WriteMode, WriteSpec, parse_date,
+    CheckOutcome, CheckSeverity, DateRange, JobSpec, PartitionKey, PartitionRun, Project, TableRef, WriteMode,
+    WriteSpec, parse_date,
 };
 pub use lakewriter_delta::Digest;
 pub use lakewriter_delta::maintain::{Layout, PartitionFiles};
 pub use maintain::{MaintainOptions, MaintainSummary, StepReport, StepStatus};
 pub use pipeline::{PipelineObserver, PipelineOutcome};
 pub use prepared::{PreparedJob, PreparedRun, WritePlan};
-pub use report::{PartitionReport, RunStatus, Summary, VerifyReport};
+pub use report::{DryRun, PartitionReport, RunStatus, Summary, VerifyReport};
 pub use reproduce::Reproduced;
 pub use runner::Runner;
 pub use status::{

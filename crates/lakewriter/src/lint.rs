@@ -7,12 +7,22 @@ use crate::{Error, PreparedJob, Result, Runner};
 
 impl Runner {
     /// Checks `job`'s SQL, planned in this runner's catalog with `$dt` unbound, for what would
-    /// make its runs differ: see [`lakewriter_compute::lint`].
+    /// make its runs differ (see [`lakewriter_compute::lint`]), and its data checks for a column
+    /// its result does not have or a condition that is not one (rule `check`, an error).
     pub async fn lint(&self, job: &PreparedJob<'_>) -> Result<Vec<Finding>> {
         let plan = lakewriter_compute::plan_sql(self.session(), &job.sql)
             .await
             .map_err(|source| Error::Lint { job: job.spec.name.clone(), source: Box::new(source) })?;
-        Ok(lakewriter_compute::lint(&plan, job.spec, &self.workspace().project.sources))
+        let mut findings = lakewriter_compute::lint(&plan, job.spec, &self.workspace().project.sources);
+        let problems = lakewriter_compute::checks::problems(self.session(), plan.schema(), &job.spec.checks);
+        findings.extend(problems.into_iter().map(|(check, message)| Finding {
+            severity: Severity::Error,
+            rule: Rule::Check,
+            job: job.spec.name.clone(),
+            message: format!("`{check}`: {message}"),
+            construct: check,
+        }));
+        Ok(findings)
     }
 
     /// Before a run of `job` writes: an error finding fails the run (nothing committed), and
@@ -44,7 +54,8 @@ impl Runner {
     /// The findings of `job`, from its unbound plan, or else from `bound` without the partition rule.
     async fn findings(&self, job: &PreparedJob<'_>, bound: &LogicalPlan) -> Vec<Finding> {
         match self.lint(job).await {
-            Ok(findings) => findings,
+            // A run refuses its own bad checks, with their error, before it computes.
+            Ok(findings) => findings.into_iter().filter(|f| f.rule != Rule::Check).collect(),
             Err(e) => {
                 tracing::debug!(job = %job.spec.name, error = %crate::error_chain(&e), "checking the plan with $dt bound");
                 let mut findings = lakewriter_compute::lint(bound, job.spec, &self.workspace().project.sources);

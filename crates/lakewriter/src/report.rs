@@ -1,6 +1,6 @@
 use chrono::NaiveDate;
 use lakewriter_compute::KeyedCounts;
-use lakewriter_core::PartitionKey;
+use lakewriter_core::{CheckOutcome, PartitionKey};
 use serde::Serialize;
 
 /// How one partition run ended.
@@ -43,6 +43,13 @@ pub struct PartitionReport {
     pub fresh_before: Option<bool>,
     /// `merge` and `append_dedup`: what happened to each source row.
     pub changes: Option<KeyedCounts>,
+    /// The job's checks on this partition's result: by kind (not_null, unique, accepted_values,
+    /// row_count, expect, change_vs_previous), each kind's as listed (accepted_values by column
+    /// name). Empty for a job without checks, or a run that failed before they were evaluated.
+    pub checks: Vec<CheckOutcome>,
+    /// `--dry-run`: what committing the result would change. Nothing was committed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dry_run: Option<DryRun>,
     /// Attempts beyond the first, after conflicts with concurrent commits.
     pub retries: u32,
     /// Identifies this run in logs and in the commit's metadata.
@@ -82,6 +89,8 @@ impl PartitionReport {
             input_fingerprint: None,
             fresh_before: None,
             changes: None,
+            checks: Vec::new(),
+            dry_run: None,
             retries: 0,
             run_id: String::new(),
             duration_ms: 0,
@@ -89,6 +98,26 @@ impl PartitionReport {
             error: None,
         }
     }
+}
+
+/// What a dry run found committing a partition's result would change. For `merge` and
+/// `append_dedup` the rows inserted, updated, deleted and unchanged are the report's `changes`;
+/// a merge's rows added and removed are not counted (its changes are by key), and neither gives
+/// example rows.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct DryRun {
+    /// Whether the commit would change the partition's rows at all.
+    pub changes: bool,
+    /// Rows the partition would hold that it does not hold now (as many times as they would be
+    /// added: rows are compared as a multiset).
+    pub rows_added: Option<u64>,
+    /// Rows it holds now that it would no longer hold.
+    pub rows_removed: Option<u64>,
+    /// Up to `--show N` rows of each, as `column=value, …`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub added_examples: Vec<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub removed_examples: Vec<String>,
 }
 
 /// The closing line of a run or backfill.
@@ -102,6 +131,9 @@ pub struct Summary {
     pub rows_written: u64,
     pub table_version: Option<u64>,
     pub duration_ms: u64,
+    /// A dry run: how many of its partitions a run would change (nothing was committed).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub would_change: Option<usize>,
 }
 
 impl Summary {
@@ -117,6 +149,10 @@ impl Summary {
             rows_written: reports.iter().filter_map(|r| r.rows_written).sum(),
             table_version: reports.iter().filter_map(|r| r.table_version).max(),
             duration_ms,
+            would_change: reports
+                .iter()
+                .any(|r| r.dry_run.is_some())
+                .then(|| reports.iter().filter(|r| r.dry_run.as_ref().is_some_and(|d| d.changes)).count()),
         }
     }
 }

@@ -60,7 +60,10 @@ impl Runner {
                     continue;
                 }
                 Err(e) => {
+                    // What the attempt found besides the failure: its checks, a dry run's diff.
+                    let (checks, dry_run) = (std::mem::take(&mut report.checks), report.dry_run.take());
                     report = PartitionReport::of_job(run.job.spec, run.unit.dt);
+                    (report.checks, report.dry_run) = (checks, dry_run);
                     report.fail(&run.unit, &e);
                 }
                 Ok(()) => {

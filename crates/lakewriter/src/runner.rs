@@ -29,6 +29,9 @@ pub struct Runner {
     /// The tables this command's writes loaded, for its next writes to bring forward.
     /// The catalog reads Delta tables through them too.
     pub(crate) loaded: Arc<lakewriter_delta::table::LoadedTables>,
+    /// `Some(show)` in a dry run: each partition is computed and checked, and compared with what
+    /// it would replace (`show` example rows of each side), and nothing is committed.
+    pub(crate) dry_run: Option<usize>,
 }
 
 impl Runner {
@@ -58,7 +61,16 @@ impl Runner {
             .collect::<Result<_>>()?;
         let loaded = Arc::default();
         crate::catalog::register(&ctx, &inputs, targets, &loaded).await?;
-        Ok(Self { workspace, inputs, ctx, linted: Mutex::default(), loaded })
+        Ok(Self { workspace, inputs, ctx, linted: Mutex::default(), loaded, dry_run: None })
+    }
+
+    /// This runner, in a dry run: every partition it runs is computed, checked and compared with
+    /// the rows its write would replace (up to `show` example rows of each side), and nothing is
+    /// committed or written anywhere.
+    #[must_use]
+    pub fn dry_run(mut self, show: usize) -> Self {
+        self.dry_run = Some(show);
+        self
     }
 
     #[must_use]

@@ -1,5 +1,5 @@
 //! `lakewriter backfill (JOB [--downstream] | --all) --from D1 --to D2 [--parallel N]
-//! [--shard I/N] [--only …]`.
+//! [--shard I/N] [--only …] [--dry-run [--show N]]`.
 
 use std::collections::BTreeSet;
 use std::io;
@@ -17,7 +17,7 @@ use crate::output::Printer;
 
 pub async fn backfill(global: &Global, printer: &mut Printer, args: BackfillArgs) -> Result<ExitCode> {
     let range = DateRange::new(args.from, args.to).map_err(lakewriter::Error::from)?;
-    let runner = super::open_runner(global).await?;
+    let runner = super::open_writer(global, &args.dry_run).await?;
     let selection = (Only::from(args.only), args.shard);
     let parallel = args.parallel.map(usize::from);
     let graph = match &args.job {

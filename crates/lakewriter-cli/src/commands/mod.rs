@@ -108,6 +108,12 @@ async fn open_runner(global: &Global) -> Result<Runner> {
     Runner::open(workspace).await.with_context(|| format!("lakehouse root {root}"))
 }
 
+/// The runner of a `run` or `backfill`: in a dry run with `--dry-run`.
+async fn open_writer(global: &Global, dry_run: &crate::cli::DryRunArgs) -> Result<Runner> {
+    let runner = open_runner(global).await?;
+    Ok(if dry_run.dry_run { runner.dry_run(dry_run.show) } else { runner })
+}
+
 /// Prints the reports (text mode), the summary and each failed partition's error on stderr;
 /// exit 1 where a partition failed.
 fn finish(printer: &Printer, reports: &[PartitionReport], summary: &Summary) -> Result<ExitCode> {

@@ -1,4 +1,5 @@
-//! `lakewriter run JOB [--dt D] [--force]`: one partition, one commit.
+//! `lakewriter run JOB [--dt D] [--force] [--dry-run [--show N]]`: one partition, one commit
+//! (none in a dry run).
 
 use std::process::ExitCode;
 use std::time::Instant;
@@ -10,7 +11,7 @@ use crate::cli::{Global, RunArgs};
 use crate::output::Printer;
 
 pub async fn run(global: &Global, printer: &Printer, args: RunArgs) -> Result<ExitCode> {
-    let runner = super::open_runner(global).await?;
+    let runner = super::open_writer(global, &args.dry_run).await?;
     let job = runner.prepare(&args.partition.job)?;
     let run = job.partition_run(args.partition.dt, args.force)?;
     let started = Instant::now();

@@ -1,6 +1,7 @@
 //! Rendering: data and JSON Lines on stdout; logs, progress and errors on stderr.
 
 mod audit;
+mod checks;
 mod demo;
 mod graph;
 mod maintain;
@@ -124,6 +125,9 @@ impl Printer {
         }
         for r in reports {
             line(&self.partition_line(r))?;
+            for detail in self.details(r) {
+                line(&detail)?;
+            }
         }
         Ok(())
     }
@@ -147,6 +151,7 @@ impl Printer {
                     r.note.as_deref().unwrap_or("")
                 )
             }
+            RunStatus::Ok if r.dry_run.is_some() => self.dry_run_line(r),
             RunStatus::Ok => {
                 let rows = r.rows_written.unwrap_or(0);
                 let mut text = format!(
@@ -249,6 +254,9 @@ impl Printer {
     pub fn summary(&self, summary: &Summary) -> io::Result<()> {
         if self.json {
             return tagged_line("summary", summary);
+        }
+        if let Some(changing) = summary.would_change {
+            return self.dry_run_summary(summary, changing);
         }
         let failed = if summary.failed > 0 {
             self.paint(&format!("{} failed", summary.failed), "31;1")

@@ -29,6 +29,8 @@ pub enum Rule {
     OrderNotTotal,
     UnboundedScan,
     OutsidePartition,
+    /// A data check that cannot apply to the job's result (`[jobs.NAME.checks]`).
+    Check,
 }
 
 impl Rule {
@@ -39,6 +41,7 @@ impl Rule {
             Self::OrderNotTotal => "order_not_total",
             Self::UnboundedScan => "unbounded_scan",
             Self::OutsidePartition => "outside_partition",
+            Self::Check => "check",
         }
     }
 }

@@ -4,6 +4,7 @@
 //! source is an error that names the file, the job and the key. Nothing here reads files; the
 //! caller passes the text and resolves `sql_file`.
 
+mod checks;
 mod parse;
 
 use std::collections::BTreeMap;
@@ -14,6 +15,8 @@ use serde::Deserialize;
 use url::Url;
 
 use crate::{Error, Result, TableRef};
+
+pub use checks::{Check, CheckKind, CheckOutcome, CheckSeverity, CheckValue, Checks};
 
 /// The `write` key of a job: how its result is committed to its target.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -107,7 +110,7 @@ pub enum SqlSource {
 }
 
 /// One job of the project, validated.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct JobSpec {
     pub name: String,
     pub target: TableRef,
@@ -119,12 +122,15 @@ pub struct JobSpec {
     /// `allow_nondeterministic = true`: the job may call clock-dependent or random functions
     /// (`now()`, `random()`, …); the determinism check then lets it run.
     pub allow_nondeterministic: bool,
+    /// `[jobs.NAME.checks]`: what each result must satisfy before it is committed.
+    pub checks: Checks,
 }
 
 impl JobSpec {
     /// A hash of what decides the job's output besides its inputs: the SQL text with runs of
     /// white space folded, and the write settings. Editing either changes it.
-    /// `allow_nondeterministic` is left out: it permits a run, it does not change its output.
+    /// `allow_nondeterministic` and the checks are left out: they permit or stop a commit, they
+    /// do not change what it writes.
     #[must_use]
     pub fn code_fingerprint(&self, sql: &str) -> String {
         let sql: Vec<&str> = sql.split_whitespace().collect();
@@ -141,7 +147,7 @@ impl JobSpec {
 }
 
 /// A parsed project file.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Project {
     /// The project file this was read from.
     pub file: PathBuf,

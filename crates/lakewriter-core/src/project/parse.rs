@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
+use super::checks::RawChecks;
 use super::{JobSpec, OnDuplicateKeys, Project, SourceSpec, SqlSource, WriteMode, WriteSpec};
 use crate::{Error, Result, TableRef};
 
@@ -41,6 +42,7 @@ struct RawJob {
     predicate: Option<String>,
     #[serde(default)]
     allow_nondeterministic: bool,
+    checks: Option<RawChecks>,
 }
 
 impl RawJob {
@@ -159,8 +161,10 @@ impl Project {
                 return Err(job_err(format!("key `partition_by`: `{col}` is not a column name")));
             }
             let allow_nondeterministic = job.allow_nondeterministic;
+            let checks = job.checks.take().unwrap_or_default().checks(job.write, is_column).map_err(job_err)?;
             let write = job.write_spec().map_err(job_err)?;
-            jobs.insert(name.clone(), JobSpec { name, target, write, partition_by, sql, allow_nondeterministic });
+            let job = JobSpec { name: name.clone(), target, write, partition_by, sql, allow_nondeterministic, checks };
+            jobs.insert(name, job);
         }
         let mut sources = BTreeMap::new();
         for (name, value) in raw.sources {

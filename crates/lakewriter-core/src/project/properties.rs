@@ -6,7 +6,7 @@ use std::path::Path;
 use proptest::prelude::*;
 use toml::{Table, Value};
 
-use super::{JobSpec, OnDuplicateKeys, Project, SqlSource, WriteSpec};
+use super::{Checks, JobSpec, OnDuplicateKeys, Project, SqlSource, WriteSpec};
 use crate::Error;
 
 const FILE: &str = "/p/lakewriter.toml";
@@ -76,7 +76,7 @@ prop_compose! {
             _ => partition_by,
         };
         let target = crate::TableRef::new(&schema, &table).expect("identifiers");
-        JobSpec { name: name.clone(), target, write, partition_by, sql: SqlSource::Inline(sql), allow_nondeterministic }
+        JobSpec { name: name.clone(), target, write, partition_by, sql: SqlSource::Inline(sql), allow_nondeterministic, checks: Checks::default() }
     }
 }
 

@@ -38,6 +38,7 @@ fn metadata(dt: Option<NaiveDate>, write: &str) -> CommitMetadata {
         inputs: None,
         run_id: format!("run-{dt:?}"),
         forced: false,
+        checks: Vec::new(),
     }
 }
 

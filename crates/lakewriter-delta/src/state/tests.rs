@@ -20,6 +20,7 @@ fn metadata(job: &str, dt: NaiveDate, code: &str, inputs: &str) -> CommitMetadat
         inputs: None,
         run_id: format!("{job}-{dt}"),
         forced: false,
+        checks: Vec::new(),
     }
 }
 

@@ -47,6 +47,29 @@ pub struct CommitMetadata {
     /// An `append --force`: rows appended again on purpose.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub forced: bool,
+    /// The job's checks on the result this commit writes.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub checks: Vec<CheckRecord>,
+}
+
+/// A check's outcome as a commit records it.
+#[derive(Debug, Clone, Serialize)]
+pub struct CheckRecord {
+    pub name: String,
+    pub passed: bool,
+    pub failing_rows: u64,
+    pub severity: lakewriter_core::CheckSeverity,
+}
+
+impl From<&lakewriter_core::CheckOutcome> for CheckRecord {
+    fn from(outcome: &lakewriter_core::CheckOutcome) -> Self {
+        Self {
+            name: outcome.name.clone(),
+            passed: outcome.passed,
+            failing_rows: outcome.failing_rows,
+            severity: outcome.severity,
+        }
+    }
 }
 
 impl CommitMetadata {

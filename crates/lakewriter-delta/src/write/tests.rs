@@ -52,6 +52,7 @@ async fn overwrite_with(
         inputs: None,
         run_id: format!("run-{select}"),
         forced: false,
+        checks: Vec::new(),
     };
     let target =
         Target { location, name: "a.t", partition_column: Some("dt"), metadata: &metadata, read_version, loaded };

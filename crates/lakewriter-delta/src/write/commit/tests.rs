@@ -61,6 +61,7 @@ fn delta_errors_are_classified_by_their_variants() {
         inputs: None,
         run_id: "r".into(),
         forced: false,
+        checks: Vec::new(),
     };
     let target = Target {
         location: &location,

@@ -1,0 +1,244 @@
+//! A partition's result between its compute and its write: held in memory where checks or a dry
+//! run look at it, checked, and compared with the rows it would replace.
+
+use datafusion::arrow::datatypes::Schema;
+use datafusion::logical_expr::LogicalPlan;
+use datafusion::prelude::{DataFrame, Expr};
+use lakewriter_compute::checks::{self, Materialized};
+use lakewriter_compute::{KeyedSource, KeyedSpec, RowDiff, keyed};
+use lakewriter_core::{CheckOutcome, CheckSeverity};
+use lakewriter_delta::state::Recorded;
+use lakewriter_storage::Location;
+
+use crate::{DryRun, PartitionReport, PreparedRun, RunError, Runner, WritePlan};
+
+/// A partition's computed result.
+pub(crate) enum Computed {
+    /// Not held: streamed into the write (a job without checks, outside a dry run).
+    Streamed(LogicalPlan),
+    /// Computed once and held, to be checked and compared, then written.
+    Held(Materialized),
+    /// A `merge` or `append_dedup` source, validated and deduplicated (always held).
+    Keyed(KeyedSource),
+}
+
+impl Computed {
+    /// The result's columns.
+    pub(crate) fn schema(&self) -> Schema {
+        match self {
+            Self::Streamed(plan) => plan.schema().as_arrow().clone(),
+            Self::Held(held) => held.schema.as_ref().clone(),
+            Self::Keyed(source) => source.schema.as_ref().clone(),
+        }
+    }
+
+    fn held(&self) -> Option<Materialized> {
+        match self {
+            Self::Streamed(_) => None,
+            Self::Held(held) => Some(held.clone()),
+            Self::Keyed(source) => {
+                Some(Materialized { schema: source.schema.clone(), batches: source.batches.clone() })
+            }
+        }
+    }
+}
+
+impl Runner {
+    /// Computes `plan` as `run`'s write needs it: a keyed source, the rows held for checks and a
+    /// dry run, or else the plan itself. Check definitions that cannot apply to the result are
+    /// refused before anything is computed.
+    pub(crate) async fn compute(&self, run: &PreparedRun<'_>, plan: LogicalPlan) -> Result<Computed, RunError> {
+        let ctx = self.session();
+        let checks = &run.job.spec.checks;
+        if let Some((check, problem)) = checks::problems(ctx, plan.schema(), checks).into_iter().next() {
+            return Err(lakewriter_compute::Error::BadCheck { check, problem }.into());
+        }
+        if let WritePlan::Keyed(spec) = &run.write {
+            return Ok(Computed::Keyed(keyed::prepare(ctx, plan, spec).await?));
+        }
+        if checks.checks.is_empty() && self.dry_run.is_none() {
+            return Ok(Computed::Streamed(plan));
+        }
+        Ok(Computed::Held(Materialized::collect(DataFrame::new(ctx.state(), plan)).await?))
+    }
+
+    /// The rows `run`'s write replaces, as a filter, and the rows outside it in words (for the
+    /// error of a result that has any): its partition, or the rows its predicate selects — on the
+    /// table's columns, on a first write the result's (`schema`). `None` for the writes that
+    /// replace the whole table (`rebuild`) or no rows.
+    pub(crate) async fn slice(
+        &self,
+        run: &PreparedRun<'_>,
+        location: &Location,
+        schema: &Schema,
+    ) -> Result<Option<(Expr, String)>, RunError> {
+        Ok(match &run.write {
+            WritePlan::OverwritePartition { column, dt } => Some((
+                lakewriter_compute::partition_predicate(column, *dt),
+                format!("rows whose `{column}` is not {dt}"),
+            )),
+            WritePlan::DeleteInsert { predicate, dt } => {
+                let table = lakewriter_delta::table::arrow_schema(location).await?;
+                let schema = table.as_deref().unwrap_or(schema);
+                let condition = lakewriter_compute::condition(self.session(), predicate, schema, Some(*dt))?;
+                Some((condition, format!("rows that do not satisfy the predicate `{predicate}` ($dt = {dt})")))
+            }
+            WritePlan::Rebuild | WritePlan::Append { .. } | WritePlan::Keyed(_) => None,
+        })
+    }
+
+    /// The rows of the table at `read_version` that `run`'s write replaces (see [`Self::slice`];
+    /// `rebuild`: the whole table). `None` where there is no table yet, and for the writes that
+    /// replace no rows (`append`, `merge`, `append_dedup`).
+    pub(crate) async fn replaced(
+        &self,
+        run: &PreparedRun<'_>,
+        location: &Location,
+        read_version: Option<u64>,
+        schema: &Schema,
+    ) -> Result<Option<DataFrame>, RunError> {
+        let Some(version) = read_version else { return Ok(None) };
+        if matches!(run.write, WritePlan::Append { .. } | WritePlan::Keyed(_)) {
+            return Ok(None);
+        }
+        let provider = self.loaded.provider_at(location, version).await?;
+        let table = self.session().read_table(provider).map_err(diff_err)?;
+        Ok(Some(match self.slice(run, location, schema).await? {
+            Some((filter, _)) => table.filter(filter).map_err(diff_err)?,
+            None => table,
+        }))
+    }
+
+    /// Evaluates the job's checks on `computed` into `report.checks`, and logs the warnings that
+    /// failed. Returns the blocking checks that failed.
+    pub(crate) async fn check(
+        &self,
+        run: &PreparedRun<'_>,
+        computed: &Computed,
+        replaced: Option<&DataFrame>,
+        report: &mut PartitionReport,
+    ) -> Result<Vec<CheckOutcome>, RunError> {
+        let checks = &run.job.spec.checks;
+        let Some(held) = computed.held().filter(|_| !checks.checks.is_empty()) else { return Ok(Vec::new()) };
+        let replaced_rows = match replaced.filter(|_| checks.compares()) {
+            Some(df) => Some(df.clone().count().await.map_err(diff_err)? as u64),
+            None => None,
+        };
+        let outcomes = checks::evaluate(self.session(), &held, checks, replaced_rows, run.unit.dt).await?;
+        for warning in outcomes.iter().filter(|o| !o.passed && o.severity == CheckSeverity::Warn) {
+            tracing::warn!(partition = %run.unit, "{warning} (a warning: the commit goes ahead)");
+        }
+        let blocking = outcomes.iter().filter(|o| !o.passed && o.severity == CheckSeverity::Error).cloned().collect();
+        report.checks = outcomes;
+        Ok(blocking)
+    }
+
+    /// What committing `computed` would do, into `report.dry_run` (and `report.changes` for a
+    /// keyed write): the rows it would add and remove against `replaced`, with up to `show`
+    /// examples of each. `previous` is the partition's recorded state (an `append` recorded
+    /// before would append nothing).
+    pub(crate) async fn preview(
+        &self,
+        run: &PreparedRun<'_>,
+        computed: Computed,
+        replaced: Option<DataFrame>,
+        (location, read_version): (&Location, Option<u64>),
+        previous: Option<&Recorded>,
+        report: &mut PartitionReport,
+    ) -> Result<(), RunError> {
+        let show = self.dry_run.unwrap_or(0);
+        let ctx = self.session();
+        let dry = match (computed, &run.write) {
+            (Computed::Keyed(source), WritePlan::Keyed(spec)) => {
+                let counts = self.classify(&source, spec, location, read_version).await?;
+                report.changes = Some(counts);
+                // An `append_dedup` adds its new keys' rows whole; a merge's changes are counted by key.
+                let (rows_added, rows_removed) =
+                    if spec.newer_by.is_none() { (Some(counts.inserted), Some(0)) } else { (None, None) };
+                DryRun { changes: counts.changes_anything(), rows_added, rows_removed, ..DryRun::default() }
+            }
+            (_, WritePlan::Append { force: false }) if previous.is_some() => {
+                report.note = Some("already appended: a run would append nothing".into());
+                DryRun { rows_added: Some(0), rows_removed: Some(0), ..DryRun::default() }
+            }
+            (computed, _) => {
+                let after = computed.held().ok_or_else(|| RunError::from(diff_err(not_held())))?.dataframe(ctx)?;
+                self.refuse_rows_outside(run, location, &after).await?;
+                let before = match replaced {
+                    Some(before) => {
+                        let differences = lakewriter_delta::schema::differences(
+                            before.schema().as_arrow(),
+                            after.schema().as_arrow(),
+                        );
+                        if !differences.is_empty() {
+                            let table = run.job.spec.target.to_string();
+                            return Err(lakewriter_delta::Error::SchemaMismatch { table, differences }.into());
+                        }
+                        before.select_columns(&names(&after)).map_err(diff_err)?
+                    }
+                    None => after.clone().limit(0, Some(0)).map_err(diff_err)?,
+                };
+                let RowDiff { added, removed, added_examples, removed_examples } =
+                    lakewriter_compute::diff(before, after, show).await?;
+                let changes = added + removed > 0;
+                DryRun {
+                    changes,
+                    rows_added: Some(added),
+                    rows_removed: Some(removed),
+                    added_examples,
+                    removed_examples,
+                }
+            }
+        };
+        report.dry_run = Some(dry);
+        report.status = crate::RunStatus::Ok;
+        report.table_version = read_version;
+        Ok(())
+    }
+
+    /// A dry run's stand-in for the write's own check: rows of `after` outside the slice the
+    /// write replaces would fail the run.
+    async fn refuse_rows_outside(
+        &self,
+        run: &PreparedRun<'_>,
+        location: &Location,
+        after: &DataFrame,
+    ) -> Result<(), RunError> {
+        let Some((slice, outside)) = self.slice(run, location, after.schema().as_arrow()).await? else { return Ok(()) };
+        let rows =
+            after.clone().filter(datafusion::prelude::not(slice.clone()).or(slice.is_null())).map_err(diff_err)?;
+        let rows = rows.count().await.map_err(diff_err)?;
+        if rows == 0 {
+            return Ok(());
+        }
+        let table = run.job.spec.target.to_string();
+        Err(crate::Error::WouldWriteOutside { table, rows, outside }.into())
+    }
+
+    /// What applying `source` to the table at `read_version` does, row by row.
+    pub(crate) async fn classify(
+        &self,
+        source: &KeyedSource,
+        spec: &KeyedSpec<'_>,
+        location: &Location,
+        read_version: Option<u64>,
+    ) -> Result<lakewriter_compute::KeyedCounts, RunError> {
+        let provider = match read_version {
+            Some(version) => Some(self.loaded.provider_at(location, version).await?),
+            None => None,
+        };
+        Ok(keyed::classify(self.session(), source, provider, spec).await?)
+    }
+}
+
+fn names(df: &DataFrame) -> Vec<&str> {
+    df.schema().fields().iter().map(|f| f.name().as_str()).collect()
+}
+
+fn not_held() -> datafusion::error::DataFusionError {
+    datafusion::error::DataFusionError::Internal("a dry run's result is held".into())
+}
+
+fn diff_err(source: datafusion::error::DataFusionError) -> lakewriter_compute::Error {
+    lakewriter_compute::Error::Diff { source: Box::new(source) }
+}
