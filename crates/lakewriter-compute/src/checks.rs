@@ -4,48 +4,18 @@
 //! one aggregate counts the failing rows of every row-level check and the rows, each `unique`
 //! column set is one grouping, and failing checks then read up to five examples.
 
-use std::sync::Arc;
-
 use chrono::NaiveDate;
-use datafusion::arrow::array::RecordBatch;
-use datafusion::arrow::datatypes::{DataType, SchemaRef};
-use datafusion::common::{Column, DFSchema};
+use datafusion::arrow::datatypes::DataType;
+use datafusion::common::tree_node::{TreeNode, TreeNodeRecursion};
+use datafusion::common::{Column, DFSchema, ScalarValue};
 use datafusion::functions_aggregate::expr_fn::{count, sum};
 use datafusion::prelude::{DataFrame, Expr, SessionContext, lit, when};
 use lakewriter_core::{Check, CheckKind, CheckOutcome, CheckValue, Checks};
 
-use crate::{Error, Result};
+use crate::{Error, Materialized, Result};
 
 /// Examples a failing check reports.
 pub const EXAMPLES: usize = 5;
-
-/// A job's result held in memory: computed once, then checked, compared and written.
-#[derive(Debug, Clone)]
-pub struct Materialized {
-    pub schema: SchemaRef,
-    pub batches: Vec<RecordBatch>,
-}
-
-impl Materialized {
-    /// Runs `df` and keeps its rows.
-    pub async fn collect(df: DataFrame) -> Result<Self> {
-        let planned: SchemaRef = Arc::new(df.schema().as_arrow().clone());
-        let batches = df.collect().await.map_err(check_err)?;
-        // The batches' own schema where there are any (the plan's may differ in nullability).
-        let schema = batches.first().map_or(planned, RecordBatch::schema);
-        Ok(Self { schema, batches })
-    }
-
-    /// The rows as a DataFrame (of the schema also where there is no row).
-    pub fn dataframe(&self, ctx: &SessionContext) -> Result<DataFrame> {
-        crate::keyed::frame(ctx, &self.schema, self.batches.clone())
-    }
-
-    #[must_use]
-    pub fn rows(&self) -> u64 {
-        self.batches.iter().map(|b| b.num_rows() as u64).sum()
-    }
-}
 
 fn check_err(source: datafusion::error::DataFusionError) -> Error {
     Error::Checks { source: Box::new(source) }
@@ -56,7 +26,8 @@ fn column(name: &str) -> Expr {
 }
 
 /// What is wrong with each check of `checks` against a result of `schema`: a column it does not
-/// have, a condition that does not parse or is not a condition. Empty where all are sound.
+/// have, an accepted value that is not of the column's type, a condition that does not parse, is
+/// not a condition on one row, or is not a condition at all. Empty where all are sound.
 #[must_use]
 pub fn problems(ctx: &SessionContext, schema: &DFSchema, checks: &Checks) -> Vec<(String, String)> {
     let names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
@@ -67,7 +38,10 @@ pub fn problems(ctx: &SessionContext, schema: &DFSchema, checks: &Checks) -> Vec
     let mut found = Vec::new();
     for check in &checks.checks {
         let problem = match &check.kind {
-            CheckKind::NotNull(c) | CheckKind::AcceptedValues { column: c, .. } => missing(c),
+            CheckKind::NotNull(c) => missing(c),
+            CheckKind::AcceptedValues { column: c, values } => {
+                missing(c).or_else(|| typed_values(schema, c, values).err())
+            }
             CheckKind::Unique(columns) => columns.iter().find_map(missing),
             CheckKind::Expect(condition) => condition_problem(ctx, schema, condition),
             CheckKind::RowCount { .. } | CheckKind::ChangeVsPrevious { .. } => None,
@@ -79,14 +53,51 @@ pub fn problems(ctx: &SessionContext, schema: &DFSchema, checks: &Checks) -> Vec
     found
 }
 
-/// Why `condition` is not a SQL condition on `schema`'s columns, if it is not one.
+/// `values` as literals of `column`'s type in `schema`, or which one is not of that type.
+fn typed_values(schema: &DFSchema, column: &str, values: &[CheckValue]) -> std::result::Result<Vec<Expr>, String> {
+    let field = schema.field_with_unqualified_name(column).map_err(|e| e.strip_backtrace())?;
+    values
+        .iter()
+        .map(|v| {
+            let value = match v {
+                CheckValue::Bool(b) => ScalarValue::from(*b),
+                CheckValue::Int(i) => ScalarValue::from(*i),
+                CheckValue::Float(x) => ScalarValue::from(*x),
+                CheckValue::Text(s) => ScalarValue::from(s.as_str()),
+            };
+            let typed = value.cast_to(field.data_type()).ok().filter(|t| !t.is_null());
+            typed
+                .map(|t| Expr::Literal(t, None))
+                .ok_or_else(|| format!("the value {v} is not a {} (the type of `{column}`)", field.data_type()))
+        })
+        .collect()
+}
+
+/// Why `condition` is not a condition on one row of `schema`, if it is not one. A condition
+/// whose type cannot be told before `$dt` is bound is taken as one.
 fn condition_problem(ctx: &SessionContext, schema: &DFSchema, condition: &str) -> Option<String> {
-    match ctx.parse_sql_expr(condition, schema) {
+    let expr = match ctx.parse_sql_expr(condition, schema) {
+        Err(e) => return Some(format!("not a valid condition on the result's columns: {}", e.strip_backtrace())),
+        Ok(expr) => expr,
+    };
+    let mut per_group = false;
+    let mut placeholder = false;
+    let _ = expr.apply(|e| {
+        per_group |= matches!(e, Expr::AggregateFunction(_) | Expr::WindowFunction(_));
+        placeholder |= matches!(e, Expr::Placeholder(_));
+        Ok(TreeNodeRecursion::Continue)
+    });
+    if per_group {
+        return Some(
+            "not a condition on one row: it uses an aggregate or window function (use row_count, or a job of its own)"
+                .into(),
+        );
+    }
+    match datafusion::logical_expr::ExprSchemable::get_type(&expr, schema) {
+        Ok(DataType::Boolean | DataType::Null) => None,
+        Err(_) if placeholder => None,
         Err(e) => Some(format!("not a valid condition on the result's columns: {}", e.strip_backtrace())),
-        Ok(expr) => match datafusion::logical_expr::ExprSchemable::get_type(&expr, schema) {
-            Ok(DataType::Boolean | DataType::Null) | Err(_) => None,
-            Ok(other) => Some(format!("not a condition: its value is of type {other}, not a boolean")),
-        },
+        Ok(other) => Some(format!("not a condition: its value is of type {other}, not a boolean")),
     }
 }
 
@@ -100,11 +111,11 @@ pub async fn evaluate(
     replaced: Option<u64>,
     dt: Option<NaiveDate>,
 ) -> Result<Vec<CheckOutcome>> {
-    let df = result.dataframe(ctx)?;
+    let df = result.dataframe(ctx).map_err(check_err)?;
     if let Some((check, problem)) = problems(ctx, df.schema(), checks).into_iter().next() {
         return Err(Error::BadCheck { check, problem });
     }
-    let rows = result.rows();
+    let rows = result.rows() as u64;
     let conditions = checks.checks.iter().map(|c| failing(ctx, &df, c, dt)).collect::<Result<Vec<_>>>()?;
     let counts = failing_counts(&df, &conditions).await?;
     let mut outcomes = Vec::with_capacity(checks.checks.len());
@@ -145,7 +156,8 @@ fn failing(ctx: &SessionContext, df: &DataFrame, check: &Check, dt: Option<Naive
     Ok(match &check.kind {
         CheckKind::NotNull(c) => Some(column(c).is_null()),
         CheckKind::AcceptedValues { column: c, values } => {
-            let list = values.iter().map(value).collect();
+            let list = typed_values(df.schema(), c, values)
+                .map_err(|problem| Error::BadCheck { check: check.name(), problem })?;
             Some(column(c).is_not_null().and(column(c).in_list(list, true)))
         }
         CheckKind::Expect(condition) => {
@@ -153,15 +165,6 @@ fn failing(ctx: &SessionContext, df: &DataFrame, check: &Check, dt: Option<Naive
         }
         CheckKind::Unique(_) | CheckKind::RowCount { .. } | CheckKind::ChangeVsPrevious { .. } => None,
     })
-}
-
-fn value(v: &CheckValue) -> Expr {
-    match v {
-        CheckValue::Bool(b) => lit(*b),
-        CheckValue::Int(i) => lit(*i),
-        CheckValue::Float(x) => lit(*x),
-        CheckValue::Text(s) => lit(s.as_str()),
-    }
 }
 
 /// The rows failing each condition (0 where there is none), in one scan.

@@ -56,6 +56,10 @@ pub enum Error {
     #[error("cannot compare the two table versions")]
     Diff { source: Box<DataFusionError> },
 
+    /// Running the job's query to hold its result (for checks or a dry run) failed.
+    #[error("cannot compute the job's result")]
+    Result { source: Box<DataFusionError> },
+
     #[error("cannot evaluate the job's checks")]
     Checks { source: Box<DataFusionError> },
 

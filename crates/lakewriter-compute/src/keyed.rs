@@ -8,7 +8,7 @@ use std::sync::Arc;
 use datafusion::arrow::array::RecordBatch;
 use datafusion::arrow::datatypes::SchemaRef;
 use datafusion::arrow::util::display::{ArrayFormatter, FormatOptions};
-use datafusion::catalog::{MemTable, TableProvider};
+use datafusion::catalog::TableProvider;
 use datafusion::common::{Column, JoinType, TableReference};
 use datafusion::functions_aggregate::expr_fn::{count, sum};
 use datafusion::functions_window::expr_fn::row_number;
@@ -19,7 +19,7 @@ use datafusion::prelude::{DataFrame, Expr, SessionContext, coalesce, col, lit, w
 
 use lakewriter_core::{OnDuplicateKeys, WriteSpec};
 
-use crate::{Error, Result};
+use crate::{Error, Materialized, Result};
 
 /// The tombstone column a `merge` with `delete_when` adds to its target.
 pub const DELETED: &str = "_deleted";
@@ -59,10 +59,8 @@ impl<'a> KeyedSpec<'a> {
 /// A validated, deduplicated keyed source.
 #[derive(Debug, Clone)]
 pub struct KeyedSource {
-    pub schema: SchemaRef,
     /// One row per key.
-    pub batches: Vec<RecordBatch>,
-    pub rows: usize,
+    pub held: Materialized,
     /// Source rows dropped because another row of the same key won.
     pub duplicates_dropped: usize,
 }
@@ -70,14 +68,8 @@ pub struct KeyedSource {
 impl KeyedSource {
     /// The source's rows as a DataFrame (of its schema also where it has no row).
     pub fn dataframe(&self, ctx: &SessionContext) -> Result<DataFrame> {
-        frame(ctx, &self.schema, self.batches.clone())
+        self.held.dataframe(ctx).map_err(plan_err)
     }
-}
-
-/// `batches` as a DataFrame of `schema`: `read_batches` would give no rows no columns either.
-pub(crate) fn frame(ctx: &SessionContext, schema: &SchemaRef, batches: Vec<RecordBatch>) -> Result<DataFrame> {
-    let table = MemTable::try_new(schema.clone(), vec![batches]).map_err(plan_err)?;
-    ctx.read_table(Arc::new(table)).map_err(plan_err)
 }
 
 /// What applying a keyed source to its target will do, row by row.
@@ -142,12 +134,9 @@ async fn count_rows(df: DataFrame) -> Result<usize> {
 /// file or thread order.
 pub async fn prepare(ctx: &SessionContext, plan: LogicalPlan, spec: &KeyedSpec<'_>) -> Result<KeyedSource> {
     let df = with_tombstone(DataFrame::new(ctx.state(), plan), spec)?;
-    let planned: SchemaRef = Arc::new(df.schema().as_arrow().clone());
-    let batches = df.collect().await.map_err(plan_err)?;
-    // The batches' own schema where there are any (the plan's may differ in nullability).
-    let schema = batches.first().map_or(planned, RecordBatch::schema);
-    let rows: usize = batches.iter().map(RecordBatch::num_rows).sum();
-    let source = frame(ctx, &schema, batches)?;
+    let all = Materialized::collect(df).await.map_err(plan_err)?;
+    let (schema, rows) = (all.schema.clone(), all.rows());
+    let source = all.dataframe(ctx).map_err(plan_err)?;
     refuse_null_keys(&source, spec).await?;
     let key_exprs: Vec<Expr> = spec.key.iter().map(|k| col(k.as_str())).collect();
     refuse_duplicate_keys(&source, spec, &key_exprs).await?;
@@ -166,9 +155,9 @@ pub async fn prepare(ctx: &SessionContext, plan: LogicalPlan, spec: &KeyedSpec<'
         .map_err(plan_err)?
         .drop_columns(&[ROW_NUMBER])
         .map_err(plan_err)?;
-    let batches = winners.collect().await.map_err(plan_err)?;
-    let kept: usize = batches.iter().map(RecordBatch::num_rows).sum();
-    Ok(KeyedSource { schema, batches, rows: kept, duplicates_dropped: rows - kept })
+    let held = Materialized::collect(winners).await.map_err(plan_err)?;
+    let duplicates_dropped = rows - held.rows();
+    Ok(KeyedSource { held, duplicates_dropped })
 }
 
 /// `df` with the tombstone flag of `delete_when` added, after checking that the key and
@@ -260,7 +249,7 @@ pub async fn classify(
     let is_delete = if spec.delete_when.is_some() { column(Some("s"), DELETED) } else { lit(false) };
     let Some(target) = target else {
         let deleted = count_rows(s.filter(is_delete).map_err(plan_err)?).await? as u64;
-        counts.inserted = source.rows as u64 - deleted;
+        counts.inserted = source.held.rows() as u64 - deleted;
         counts.deleted = deleted;
         return Ok(counts);
     };

@@ -25,11 +25,12 @@ pub mod raw;
 
 mod date;
 mod error;
+mod held;
 
 pub use catalog::{TableEntry, TableKind};
-pub use checks::Materialized;
 pub use date::{date_literal, partition_predicate};
 pub use error::{Error, Result};
+pub use held::Materialized;
 pub use keyed::{KeyedCounts, KeyedSource, KeyedSpec};
 pub use lint::{Finding, Rule, Severity, lint};
 pub use query::{PartitionQuery, RowDiff, condition, diff, plan_partition, plan_sql, table_references};

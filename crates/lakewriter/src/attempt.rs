@@ -7,7 +7,7 @@ use lakewriter_delta::state::{LogScope, Recorded};
 use lakewriter_delta::{AppendOutcome, CheckRecord, CommitMetadata, Committed, MergeSpec, Target};
 
 use crate::result::Computed;
-use crate::{PartitionReport, PreparedRun, RunError, RunStatus, Runner, WritePlan};
+use crate::{DryRun, PartitionReport, PreparedRun, RunError, RunStatus, Runner, WritePlan};
 
 impl Runner {
     /// Reads the table's version, plans `run`, checks its plan (determinism, storable types),
@@ -38,6 +38,13 @@ impl Runner {
         report.fresh_before = Some(fresh);
         report.files_scanned = Some(query.files.len());
         report.input_fingerprint = Some(inputs.clone());
+        if let (WritePlan::Append { force: false }, Some(_), Some(version)) = (&run.write, previous, read_version) {
+            // Appended before (the state the write would find): nothing to compute.
+            report.skipped(version);
+            report.dry_run =
+                self.dry_run.map(|_| DryRun { rows_added: Some(0), rows_removed: Some(0), ..DryRun::default() });
+            return Ok(());
+        }
         let computed = self.compute(run, query.plan).await?;
         let compares = self.dry_run.is_some() || job.spec.checks.compares();
         let replaced =
@@ -45,7 +52,7 @@ impl Runner {
         let blocked = self.check(run, &computed, replaced.as_ref(), report).await?;
         if self.dry_run.is_some() {
             let table = (&job.location, read_version);
-            self.preview(run, computed, replaced, table, previous, report).await?;
+            self.preview(run, computed, replaced, table, fresh, report).await?;
             return if blocked.is_empty() { Ok(()) } else { Err(RunError::Checks { failed: blocked }) };
         }
         if !blocked.is_empty() {
@@ -85,7 +92,9 @@ impl Runner {
                 WritePlan::Keyed(spec) => return self.write_keyed(target, source, spec, fresh, report).await,
                 _ => unreachable!("a keyed source is computed for a keyed write only"),
             },
-            Computed::Held(held) => held.dataframe(self.session())?.into_unoptimized_plan(),
+            Computed::Held(held) => {
+                held.dataframe(self.session()).map_err(crate::result::result_err)?.into_unoptimized_plan()
+            }
             Computed::Streamed(plan) => plan,
         };
         let committed = match &run.write {
@@ -127,7 +136,7 @@ impl Runner {
             // A concurrent run may have recorded this very state since this run read it.
             let fresh = fresh || recorded_fresh(target.metadata, target.location).await;
             if !fresh && target.read_version.is_some() {
-                let committed = lakewriter_delta::record_state(target, &source.schema).await?;
+                let committed = lakewriter_delta::record_state(target, &source.held.schema).await?;
                 report.note = Some("no row to change: committed only the partition's new state".into());
                 return Ok(Some(committed));
             }

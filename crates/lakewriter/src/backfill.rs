@@ -103,12 +103,12 @@ impl Runner {
                 }
             }
         };
-        if !exists {
+        // A dry run creates nothing, and so races nothing.
+        if !exists && self.dry_run.is_none() {
             for dt in days.by_ref() {
                 let report = run(dt).await;
                 observe(&report);
-                // A dry run creates nothing, and so races nothing.
-                let created = report.committed || self.dry_run.is_some();
+                let created = report.committed;
                 reports.push(report);
                 if created {
                     break;

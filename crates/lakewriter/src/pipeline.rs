@@ -132,7 +132,11 @@ impl Runner {
                 vec![report]
             }
         };
-        observer.job_done(job, &reports, &Summary::of(&job.spec.name, &reports, elapsed_ms(started)));
+        observer.job_done(
+            job,
+            &reports,
+            &Summary::of(&job.spec.name, &reports, elapsed_ms(started), self.dry_run.is_some()),
+        );
         reports
     }
 }

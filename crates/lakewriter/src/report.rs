@@ -138,7 +138,9 @@ pub struct Summary {
 
 impl Summary {
     #[must_use]
-    pub fn of(job: &str, reports: &[PartitionReport], duration_ms: u64) -> Self {
+    /// The summary of `reports`; with `dry_run`, of a dry run: `would_change` counts the
+    /// partitions whose dry run succeeded and found a change.
+    pub fn of(job: &str, reports: &[PartitionReport], duration_ms: u64, dry_run: bool) -> Self {
         let count = |status| reports.iter().filter(|r| r.status == status).count();
         Self {
             job: job.to_owned(),
@@ -149,10 +151,8 @@ impl Summary {
             rows_written: reports.iter().filter_map(|r| r.rows_written).sum(),
             table_version: reports.iter().filter_map(|r| r.table_version).max(),
             duration_ms,
-            would_change: reports
-                .iter()
-                .any(|r| r.dry_run.is_some())
-                .then(|| reports.iter().filter(|r| r.dry_run.as_ref().is_some_and(|d| d.changes)).count()),
+            would_change: dry_run
+                .then(|| reports.iter().filter(|r| r.is_ok() && r.dry_run.as_ref().is_some_and(|d| d.changes)).count()),
         }
     }
 }

@@ -4,10 +4,9 @@
 use datafusion::arrow::datatypes::Schema;
 use datafusion::logical_expr::LogicalPlan;
 use datafusion::prelude::{DataFrame, Expr};
-use lakewriter_compute::checks::{self, Materialized};
-use lakewriter_compute::{KeyedSource, KeyedSpec, RowDiff, keyed};
+use lakewriter_compute::{KeyedSource, KeyedSpec, RowDiff, diff, keyed};
+use lakewriter_compute::{Materialized, checks};
 use lakewriter_core::{CheckOutcome, CheckSeverity};
-use lakewriter_delta::state::Recorded;
 use lakewriter_storage::Location;
 
 use crate::{DryRun, PartitionReport, PreparedRun, RunError, Runner, WritePlan};
@@ -28,7 +27,7 @@ impl Computed {
         match self {
             Self::Streamed(plan) => plan.schema().as_arrow().clone(),
             Self::Held(held) => held.schema.as_ref().clone(),
-            Self::Keyed(source) => source.schema.as_ref().clone(),
+            Self::Keyed(source) => source.held.schema.as_ref().clone(),
         }
     }
 
@@ -36,9 +35,7 @@ impl Computed {
         match self {
             Self::Streamed(_) => None,
             Self::Held(held) => Some(held.clone()),
-            Self::Keyed(source) => {
-                Some(Materialized { schema: source.schema.clone(), batches: source.batches.clone() })
-            }
+            Self::Keyed(source) => Some(source.held.clone()),
         }
     }
 }
@@ -59,7 +56,8 @@ impl Runner {
         if checks.checks.is_empty() && self.dry_run.is_none() {
             return Ok(Computed::Streamed(plan));
         }
-        Ok(Computed::Held(Materialized::collect(DataFrame::new(ctx.state(), plan)).await?))
+        let held = Materialized::collect(DataFrame::new(ctx.state(), plan)).await.map_err(result_err)?;
+        Ok(Computed::Held(held))
     }
 
     /// The rows `run`'s write replaces, as a filter, and the rows outside it in words (for the
@@ -121,7 +119,10 @@ impl Runner {
         let checks = &run.job.spec.checks;
         let Some(held) = computed.held().filter(|_| !checks.checks.is_empty()) else { return Ok(Vec::new()) };
         let replaced_rows = match replaced.filter(|_| checks.compares()) {
-            Some(df) => Some(df.clone().count().await.map_err(diff_err)? as u64),
+            Some(df) => {
+                Some(df.clone().count().await.map_err(|e| lakewriter_compute::Error::Checks { source: Box::new(e) })?
+                    as u64)
+            }
             None => None,
         };
         let outcomes = checks::evaluate(self.session(), &held, checks, replaced_rows, run.unit.dt).await?;
@@ -135,60 +136,39 @@ impl Runner {
 
     /// What committing `computed` would do, into `report.dry_run` (and `report.changes` for a
     /// keyed write): the rows it would add and remove against `replaced`, with up to `show`
-    /// examples of each. `previous` is the partition's recorded state (an `append` recorded
-    /// before would append nothing).
+    /// examples of each, after the checks of the write itself (columns, rows outside the slice).
+    /// `fresh`: the partition's recorded state is already this run's.
     pub(crate) async fn preview(
         &self,
         run: &PreparedRun<'_>,
         computed: Computed,
         replaced: Option<DataFrame>,
         (location, read_version): (&Location, Option<u64>),
-        previous: Option<&Recorded>,
+        fresh: bool,
         report: &mut PartitionReport,
     ) -> Result<(), RunError> {
-        let show = self.dry_run.unwrap_or(0);
-        let ctx = self.session();
         let dry = match (computed, &run.write) {
             (Computed::Keyed(source), WritePlan::Keyed(spec)) => {
+                self.refuse_other_columns(run, location, &source.held.schema).await?;
                 let counts = self.classify(&source, spec, location, read_version).await?;
                 report.changes = Some(counts);
+                if !counts.changes_anything() && !fresh && read_version.is_some() {
+                    report.note = Some("no row to change: a run would commit only the partition's new state".into());
+                }
                 // An `append_dedup` adds its new keys' rows whole; a merge's changes are counted by key.
                 let (rows_added, rows_removed) =
                     if spec.newer_by.is_none() { (Some(counts.inserted), Some(0)) } else { (None, None) };
                 DryRun { changes: counts.changes_anything(), rows_added, rows_removed, ..DryRun::default() }
             }
-            (_, WritePlan::Append { force: false }) if previous.is_some() => {
-                report.note = Some("already appended: a run would append nothing".into());
-                DryRun { rows_added: Some(0), rows_removed: Some(0), ..DryRun::default() }
-            }
-            (computed, _) => {
-                let after = computed.held().ok_or_else(|| RunError::from(diff_err(not_held())))?.dataframe(ctx)?;
-                self.refuse_rows_outside(run, location, &after).await?;
-                let before = match replaced {
-                    Some(before) => {
-                        let differences = lakewriter_delta::schema::differences(
-                            before.schema().as_arrow(),
-                            after.schema().as_arrow(),
-                        );
-                        if !differences.is_empty() {
-                            let table = run.job.spec.target.to_string();
-                            return Err(lakewriter_delta::Error::SchemaMismatch { table, differences }.into());
-                        }
-                        before.select_columns(&names(&after)).map_err(diff_err)?
-                    }
-                    None => after.clone().limit(0, Some(0)).map_err(diff_err)?,
-                };
-                let RowDiff { added, removed, added_examples, removed_examples } =
-                    lakewriter_compute::diff(before, after, show).await?;
-                let changes = added + removed > 0;
-                DryRun {
-                    changes,
-                    rows_added: Some(added),
-                    rows_removed: Some(removed),
-                    added_examples,
-                    removed_examples,
+            (Computed::Held(held), _) => {
+                let after = held.dataframe(self.session()).map_err(result_err)?;
+                if !matches!(run.write, WritePlan::Rebuild) {
+                    self.refuse_other_columns(run, location, &held.schema).await?;
                 }
+                self.refuse_rows_outside(run, location, &after).await?;
+                self.row_diff(replaced, after, report).await?
             }
+            (Computed::Streamed(_) | Computed::Keyed(_), _) => unreachable!("a dry run holds its result"),
         };
         report.dry_run = Some(dry);
         report.status = crate::RunStatus::Ok;
@@ -196,8 +176,60 @@ impl Runner {
         Ok(())
     }
 
-    /// A dry run's stand-in for the write's own check: rows of `after` outside the slice the
-    /// write replaces would fail the run.
+    /// The rows `after` adds to and removes from `replaced` (none yet: `None`). Where the columns
+    /// differ (a `rebuild` may change them), every row is replaced.
+    async fn row_diff(
+        &self,
+        replaced: Option<DataFrame>,
+        after: DataFrame,
+        report: &mut PartitionReport,
+    ) -> Result<DryRun, RunError> {
+        let show = self.dry_run.unwrap_or(0);
+        let empty = after.clone().limit(0, Some(0)).map_err(diff_err)?;
+        let before = replaced.unwrap_or(empty);
+        let same_columns = lakewriter_delta::schema::differences(before.schema().as_arrow(), after.schema().as_arrow());
+        let RowDiff { added, removed, added_examples, removed_examples } = if same_columns.is_empty() {
+            let before = before.select_columns(&names(&after)).map_err(diff_err)?;
+            lakewriter_compute::diff(before, after, show).await?
+        } else {
+            report.note = Some(format!("the columns change ({}): every row is replaced", same_columns.join("; ")));
+            let empty_before = before.clone().limit(0, Some(0)).map_err(diff_err)?;
+            let empty_after = after.clone().limit(0, Some(0)).map_err(diff_err)?;
+            let (add, remove) = (diff(empty_after, after, show).await?, diff(before, empty_before, show).await?);
+            RowDiff {
+                added: add.added,
+                removed: remove.removed,
+                added_examples: add.added_examples,
+                removed_examples: remove.removed_examples,
+            }
+        };
+        Ok(DryRun {
+            changes: added + removed > 0,
+            rows_added: Some(added),
+            rows_removed: Some(removed),
+            added_examples,
+            removed_examples,
+        })
+    }
+
+    /// A dry run's stand-in for the write's own column check: a result whose columns differ
+    /// from the table's would fail the run (but for a `rebuild`, which replaces them).
+    async fn refuse_other_columns(
+        &self,
+        run: &PreparedRun<'_>,
+        location: &Location,
+        result: &Schema,
+    ) -> Result<(), RunError> {
+        let Some(columns) = lakewriter_delta::table::arrow_schema(location).await? else { return Ok(()) };
+        let differences = lakewriter_delta::schema::differences(&columns, result);
+        if differences.is_empty() {
+            return Ok(());
+        }
+        Err(lakewriter_delta::Error::SchemaMismatch { table: run.job.spec.target.to_string(), differences }.into())
+    }
+
+    /// A dry run's stand-in for the write's own check of its slice: rows of `after` outside the
+    /// slice the write replaces would fail the run.
     async fn refuse_rows_outside(
         &self,
         run: &PreparedRun<'_>,
@@ -211,8 +243,7 @@ impl Runner {
         if rows == 0 {
             return Ok(());
         }
-        let table = run.job.spec.target.to_string();
-        Err(crate::Error::WouldWriteOutside { table, rows, outside }.into())
+        Err(crate::Error::WouldWriteOutside { table: run.job.spec.target.to_string(), rows, outside }.into())
     }
 
     /// What applying `source` to the table at `read_version` does, row by row.
@@ -235,8 +266,8 @@ fn names(df: &DataFrame) -> Vec<&str> {
     df.schema().fields().iter().map(|f| f.name().as_str()).collect()
 }
 
-fn not_held() -> datafusion::error::DataFusionError {
-    datafusion::error::DataFusionError::Internal("a dry run's result is held".into())
+pub(crate) fn result_err(source: datafusion::error::DataFusionError) -> lakewriter_compute::Error {
+    lakewriter_compute::Error::Result { source: Box::new(source) }
 }
 
 fn diff_err(source: datafusion::error::DataFusionError) -> lakewriter_compute::Error {

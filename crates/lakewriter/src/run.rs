@@ -61,9 +61,9 @@ impl Runner {
                 }
                 Err(e) => {
                     // What the attempt found besides the failure: its checks, a dry run's diff.
-                    let (checks, dry_run) = (std::mem::take(&mut report.checks), report.dry_run.take());
+                    let found = (std::mem::take(&mut report.checks), report.dry_run.take(), report.changes);
                     report = PartitionReport::of_job(run.job.spec, run.unit.dt);
-                    (report.checks, report.dry_run) = (checks, dry_run);
+                    (report.checks, report.dry_run, report.changes) = found;
                     report.fail(&run.unit, &e);
                 }
                 Ok(()) => {

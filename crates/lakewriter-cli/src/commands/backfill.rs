@@ -130,6 +130,6 @@ pub async fn run_days(
     if let Some(e) = emit_error {
         return Err(e.into());
     }
-    let code = super::finish(printer, &reports, &Summary::of(&job.spec.name, &reports, elapsed_ms(started)))?;
+    let code = super::finish(printer, &reports, &Summary::of(&job.spec.name, &reports, elapsed_ms(started), false))?;
     Ok((reports, code))
 }

@@ -18,5 +18,9 @@ pub async fn run(global: &Global, printer: &Printer, args: RunArgs) -> Result<Ex
     let report = runner.run_prepared(&run).await;
     printer.partition_done(&report)?;
     let reports = [report];
-    super::finish(printer, &reports, &Summary::of(&args.partition.job, &reports, elapsed_ms(started)))
+    super::finish(
+        printer,
+        &reports,
+        &Summary::of(&args.partition.job, &reports, elapsed_ms(started), args.dry_run.dry_run),
+    )
 }

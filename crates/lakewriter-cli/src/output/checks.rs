@@ -1,5 +1,6 @@
 //! A partition's checks and a dry run's diff, as text lines under its partition line.
 
+use std::fmt::Write as _;
 use std::time::Duration;
 
 use lakewriter::{CheckSeverity, PartitionReport, Summary};
@@ -10,6 +11,7 @@ impl Printer {
     /// A dry run's partition line: what a run would change.
     pub(super) fn dry_run_line(&self, r: &PartitionReport) -> String {
         let would = match (&r.dry_run, &r.changes) {
+            (Some(d), Some(c)) if !d.changes => format!("would change nothing ({} unchanged)", c.unchanged),
             (_, Some(c)) => format!(
                 "would change: {} inserted, {} updated, {} deleted, {} unchanged",
                 c.inserted, c.updated, c.deleted, c.unchanged
@@ -20,6 +22,10 @@ impl Printer {
             _ => "would change nothing".to_owned(),
         };
         let mut text = format!("  {}  {}  {would}", r.partition, self.paint("dry run", "36"));
+        if !r.checks.is_empty() {
+            let passed = r.checks.iter().filter(|c| c.passed).count();
+            let _ = write!(text, "  (checks: {passed} of {} passed)", r.checks.len());
+        }
         if let Some(note) = &r.note {
             text.push_str("  ");
             text.push_str(note);

@@ -15,8 +15,8 @@ fn checks(write: &str, checks: &str) -> Checks {
 
 const OVERWRITE: &str = "write = \"overwrite_partition\"\npartition_by = \"dt\"";
 
-async fn result(ctx: &SessionContext, sql: &str) -> Materialized {
-    Materialized::collect(ctx.sql(sql).await.expect("sql")).await.expect("rows")
+async fn result(ctx: &SessionContext, sql: &str) -> crate::Materialized {
+    crate::Materialized::collect(ctx.sql(sql).await.expect("sql")).await.expect("rows")
 }
 
 const ROWS: &str = "SELECT * FROM (VALUES (1, 'open', 10), (2, 'paid', NULL), (2, 'lost', -5), (NULL, 'paid', 3)) \
@@ -80,12 +80,28 @@ async fn bad_definitions_are_named_before_anything_is_evaluated() {
     let ctx = SessionContext::new();
     let rows = result(&ctx, ROWS).await;
     let df = rows.dataframe(&ctx).expect("frame");
-    let bad = checks(OVERWRITE, "not_null = [\"customer\"]\nexpect = [\"revenue >=\", \"revenue + 1\", \"nope > 1\"]");
+    let bad = checks(
+        OVERWRITE,
+        "not_null = [\"customer\"]\naccepted_values = { revenue = [1, \"many\"] }\n\
+         expect = [\"revenue >=\", \"revenue + 1\", \"nope > 1\", \"sum(revenue) > 0\"]",
+    );
     let found = problems(&ctx, df.schema(), &bad);
     let names: Vec<&str> = found.iter().map(|(n, _)| n.as_str()).collect();
-    assert_eq!(names, ["not_null(customer)", "expect(revenue >=)", "expect(revenue + 1)", "expect(nope > 1)"]);
+    assert_eq!(
+        names,
+        [
+            "not_null(customer)",
+            "accepted_values(revenue)",
+            "expect(revenue >=)",
+            "expect(revenue + 1)",
+            "expect(nope > 1)",
+            "expect(sum(revenue) > 0)"
+        ]
+    );
+    assert_eq!(found[1].1, "the value 'many' is not a Int64 (the type of `revenue`)");
+    assert!(found[5].1.starts_with("not a condition on one row: it uses an aggregate"), "{}", found[5].1);
     assert_eq!(found[0].1, "the result has no column `customer`; its columns: customer_id, status, revenue");
-    assert!(found[2].1.starts_with("not a condition: its value is of type Int64"), "{}", found[2].1);
+    assert!(found[3].1.starts_with("not a condition: its value is of type Int64"), "{}", found[3].1);
     let error = evaluate(&ctx, &rows, &bad, None, None).await.expect_err("a bad check").to_string();
     assert!(error.starts_with("check `not_null(customer)`: the result has no column"), "{error}");
 }
@@ -105,6 +121,8 @@ fn the_project_file_refuses_what_cannot_be_checked() {
     assert!(error.contains("checks.warn: `unique` names no check of this job (its checks: not_null(a))"), "{error}");
     let error = parse(OVERWRITE, "row_count = { min = 5, max = 1 }");
     assert!(error.contains("checks.row_count: min (5) is greater than max (1)"), "{error}");
+    let error = parse("write = \"rebuild\"", "expect = [\"dt = $dt\"]");
+    assert!(error.contains("checks.expect: `dt = $dt` uses $dt, which a rebuild"), "{error}");
     let error = parse(OVERWRITE, "not_nul = [\"a\"]");
     assert!(error.contains("unknown field `not_nul`"), "{error}");
 }

@@ -60,7 +60,7 @@ fn target(rows: &[(i64, i64)]) -> Arc<dyn TableProvider> {
 /// The rows a prepared source kept, by id: (version, is a delete, amount).
 fn kept(source: &KeyedSource) -> BTreeMap<i64, (i64, bool, String)> {
     let mut out = BTreeMap::new();
-    for batch in &source.batches {
+    for batch in source.held.batches() {
         let column = |name: &str| batch.column_by_name(name).unwrap();
         let (ids, versions) = (column("id"), column("version"));
         let (ids, versions) = (ids.as_primitive::<Int64Type>(), versions.as_primitive::<Int64Type>());
@@ -94,7 +94,7 @@ async fn rows_are_inserts_updates_deletes_or_unchanged() {
     )
     .await
     .unwrap();
-    assert_eq!((source.rows, source.duplicates_dropped), (7, 0));
+    assert_eq!((source.held.rows(), source.duplicates_dropped), (7, 0));
     let existing = [(1, 10), (2, 10), (3, 10), (4, 10), (5, 10)];
     let counts = classify(&ctx, &source, Some(target(&existing)), &spec).await.unwrap();
     let expected = KeyedCounts { inserted: 1, updated: 1, deleted: 2, unchanged: 3, duplicates_dropped: 0 };
@@ -131,7 +131,7 @@ async fn duplicate_keys_keep_the_greatest_version_and_on_a_tie_the_delete() {
     )
     .await
     .unwrap();
-    assert_eq!((source.rows, source.duplicates_dropped), (4, 5));
+    assert_eq!((source.held.rows(), source.duplicates_dropped), (4, 5));
     let expected = BTreeMap::from([
         (1, (3, false, "b".to_owned())),
         (2, (5, true, "x".to_owned())),
@@ -152,7 +152,7 @@ async fn without_a_target_every_row_is_an_insert() {
     let spec = append_dedup(&key);
     let batch = rows(&[(1, 1, "I", "a"), (2, 1, "I", "b"), (2, 2, "I", "c"), (3, 1, "I", "d")]);
     let source = prepared(&ctx, &batch, &spec).await.unwrap();
-    assert_eq!((source.rows, source.duplicates_dropped), (3, 1));
+    assert_eq!((source.held.rows(), source.duplicates_dropped), (3, 1));
     let counts = classify(&ctx, &source, None, &spec).await.unwrap();
     assert_eq!(counts, KeyedCounts { inserted: 3, duplicates_dropped: 1, ..KeyedCounts::default() });
 
@@ -207,9 +207,9 @@ async fn a_source_with_no_row_keeps_its_columns_and_changes_nothing() {
     // A scan that reads no file yields no batch at all, as this filter does.
     let plan = ctx.read_batch(batch).unwrap().filter(lit(false)).unwrap().into_unoptimized_plan();
     let source = prepare(&ctx, plan, &spec).await.unwrap();
-    let names: Vec<&str> = source.schema.fields().iter().map(|f| f.name().as_str()).collect();
+    let names: Vec<&str> = source.held.schema.fields().iter().map(|f| f.name().as_str()).collect();
     assert_eq!(names, ["id", "version", "op", "amount", DELETED]);
-    assert_eq!((source.rows, source.duplicates_dropped), (0, 0));
+    assert_eq!((source.held.rows(), source.duplicates_dropped), (0, 0));
     let counts = classify(&ctx, &source, Some(target(&[(1, 1)])), &spec).await.unwrap();
     assert_eq!(counts, KeyedCounts::default());
     assert_eq!(source.dataframe(&ctx).unwrap().count().await.unwrap(), 0);

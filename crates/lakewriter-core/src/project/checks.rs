@@ -209,6 +209,11 @@ impl RawChecks {
             if condition.trim().is_empty() {
                 return Err("checks.expect: an empty condition".into());
             }
+            if mode == WriteMode::Rebuild && condition.contains("$dt") {
+                return Err(format!(
+                    "checks.expect: `{condition}` uses $dt, which a rebuild (run without a date) has no value for"
+                ));
+            }
             kinds.push(CheckKind::Expect(condition));
         }
         if let Some(RawChange { max_row_count_change_pct: pct }) = self.change_vs_previous {
