@@ -216,11 +216,3 @@ pub(crate) async fn open_at(location: &Location, version: u64) -> Result<DeltaTa
 pub async fn provider_at(location: &Location, version: u64) -> Result<Arc<dyn TableProvider>> {
     provider_of(location, &open_at(location, version).await?).await
 }
-
-/// The table's Arrow schema, `None` where no table exists yet.
-pub async fn arrow_schema(location: &Location) -> Result<Option<datafusion::arrow::datatypes::SchemaRef>> {
-    let Some(table) = open_if_exists(location).await? else { return Ok(None) };
-    let state =
-        table.snapshot().map_err(|source| Error::Open { url: location.url().clone(), source: Box::new(source) })?;
-    Ok(Some(state.snapshot().arrow_schema()))
-}

@@ -99,7 +99,8 @@ impl Runner {
         };
         let committed = match &run.write {
             WritePlan::OverwritePartition { .. } | WritePlan::DeleteInsert { .. } => {
-                let slice = self.slice(run, target.location, plan.schema().as_arrow()).await?;
+                let table = (target.location, target.read_version);
+                let slice = self.slice(run, table, plan.schema().as_arrow()).await?;
                 let (predicate, outside) = slice.expect("an overwrite and a delete+insert replace a slice");
                 lakewriter_delta::replace_where(&state, target, plan, predicate, &outside).await?
             }

@@ -1,7 +1,7 @@
 //! A partition's result between its compute and its write: held in memory where checks or a dry
 //! run look at it, checked, and compared with the rows it would replace.
 
-use datafusion::arrow::datatypes::Schema;
+use datafusion::arrow::datatypes::{Schema, SchemaRef};
 use datafusion::logical_expr::LogicalPlan;
 use datafusion::prelude::{DataFrame, Expr};
 use lakewriter_compute::{KeyedSource, KeyedSpec, RowDiff, diff, keyed};
@@ -67,7 +67,7 @@ impl Runner {
     pub(crate) async fn slice(
         &self,
         run: &PreparedRun<'_>,
-        location: &Location,
+        table: (&Location, Option<u64>),
         schema: &Schema,
     ) -> Result<Option<(Expr, String)>, RunError> {
         Ok(match &run.write {
@@ -76,12 +76,24 @@ impl Runner {
                 format!("rows whose `{column}` is not {dt}"),
             )),
             WritePlan::DeleteInsert { predicate, dt } => {
-                let table = lakewriter_delta::table::arrow_schema(location).await?;
-                let schema = table.as_deref().unwrap_or(schema);
+                let columns = self.columns_at(table).await?;
+                let schema = columns.as_deref().unwrap_or(schema);
                 let condition = lakewriter_compute::condition(self.session(), predicate, schema, Some(*dt))?;
                 Some((condition, format!("rows that do not satisfy the predicate `{predicate}` ($dt = {dt})")))
             }
             WritePlan::Rebuild | WritePlan::Append { .. } | WritePlan::Keyed(_) => None,
+        })
+    }
+
+    /// The columns of the table at `read_version` (the version the run read), `None` where there
+    /// was no table.
+    async fn columns_at(
+        &self,
+        (location, read_version): (&Location, Option<u64>),
+    ) -> Result<Option<SchemaRef>, RunError> {
+        Ok(match read_version {
+            Some(version) => Some(self.loaded.provider_at(location, version).await?.schema()),
+            None => None,
         })
     }
 
@@ -101,14 +113,14 @@ impl Runner {
         }
         let provider = self.loaded.provider_at(location, version).await?;
         let table = self.session().read_table(provider).map_err(diff_err)?;
-        Ok(Some(match self.slice(run, location, schema).await? {
+        Ok(Some(match self.slice(run, (location, read_version), schema).await? {
             Some((filter, _)) => table.filter(filter).map_err(diff_err)?,
             None => table,
         }))
     }
 
-    /// Evaluates the job's checks on `computed` into `report.checks`, and logs the warnings that
-    /// failed. Returns the blocking checks that failed.
+    /// Evaluates the job's checks on `computed` into `report.checks`. Returns the blocking checks
+    /// that failed.
     pub(crate) async fn check(
         &self,
         run: &PreparedRun<'_>,
@@ -126,9 +138,6 @@ impl Runner {
             None => None,
         };
         let outcomes = checks::evaluate(self.session(), &held, checks, replaced_rows, run.unit.dt).await?;
-        for warning in outcomes.iter().filter(|o| !o.passed && o.severity == CheckSeverity::Warn) {
-            tracing::warn!(partition = %run.unit, "{warning} (a warning: the commit goes ahead)");
-        }
         let blocking = outcomes.iter().filter(|o| !o.passed && o.severity == CheckSeverity::Error).cloned().collect();
         report.checks = outcomes;
         Ok(blocking)
@@ -149,7 +158,7 @@ impl Runner {
     ) -> Result<(), RunError> {
         let dry = match (computed, &run.write) {
             (Computed::Keyed(source), WritePlan::Keyed(spec)) => {
-                self.refuse_other_columns(run, location, &source.held.schema).await?;
+                self.refuse_other_columns(run, (location, read_version), &source.held.schema).await?;
                 let counts = self.classify(&source, spec, location, read_version).await?;
                 report.changes = Some(counts);
                 if !counts.changes_anything() && !fresh && read_version.is_some() {
@@ -163,9 +172,9 @@ impl Runner {
             (Computed::Held(held), _) => {
                 let after = held.dataframe(self.session()).map_err(result_err)?;
                 if !matches!(run.write, WritePlan::Rebuild) {
-                    self.refuse_other_columns(run, location, &held.schema).await?;
+                    self.refuse_other_columns(run, (location, read_version), &held.schema).await?;
                 }
-                self.refuse_rows_outside(run, location, &after).await?;
+                self.refuse_rows_outside(run, (location, read_version), &after).await?;
                 self.row_diff(replaced, after, report).await?
             }
             (Computed::Streamed(_) | Computed::Keyed(_), _) => unreachable!("a dry run holds its result"),
@@ -217,10 +226,10 @@ impl Runner {
     async fn refuse_other_columns(
         &self,
         run: &PreparedRun<'_>,
-        location: &Location,
+        table: (&Location, Option<u64>),
         result: &Schema,
     ) -> Result<(), RunError> {
-        let Some(columns) = lakewriter_delta::table::arrow_schema(location).await? else { return Ok(()) };
+        let Some(columns) = self.columns_at(table).await? else { return Ok(()) };
         let differences = lakewriter_delta::schema::differences(&columns, result);
         if differences.is_empty() {
             return Ok(());
@@ -233,10 +242,10 @@ impl Runner {
     async fn refuse_rows_outside(
         &self,
         run: &PreparedRun<'_>,
-        location: &Location,
+        table: (&Location, Option<u64>),
         after: &DataFrame,
     ) -> Result<(), RunError> {
-        let Some((slice, outside)) = self.slice(run, location, after.schema().as_arrow()).await? else { return Ok(()) };
+        let Some((slice, outside)) = self.slice(run, table, after.schema().as_arrow()).await? else { return Ok(()) };
         let rows =
             after.clone().filter(datafusion::prelude::not(slice.clone()).or(slice.is_null())).map_err(diff_err)?;
         let rows = rows.count().await.map_err(diff_err)?;

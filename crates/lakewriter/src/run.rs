@@ -3,7 +3,7 @@
 
 use std::time::{Duration, Instant};
 
-use lakewriter_core::{JobSpec, PartitionKey, PartitionRun, stable_hash};
+use lakewriter_core::{CheckSeverity, JobSpec, PartitionKey, PartitionRun, stable_hash};
 use lakewriter_delta::state::Recorded;
 
 use crate::{PartitionReport, PreparedRun, Runner, elapsed_ms, error_chain};
@@ -67,6 +67,9 @@ impl Runner {
                     report.fail(&run.unit, &e);
                 }
                 Ok(()) => {
+                    for warning in report.checks.iter().filter(|c| !c.passed && c.severity == CheckSeverity::Warn) {
+                        tracing::warn!(partition = %run.unit, "{warning} (a warning: it does not stop the commit)");
+                    }
                     tracing::info!(partition = %run.unit, status = ?report.status, rows = ?report.rows_written, version = ?report.table_version, "done");
                 }
             }
