@@ -183,11 +183,12 @@ async fn failing_counts(df: &DataFrame, conditions: &[Option<Expr>]) -> Result<V
     Ok((0..conditions.len()).map(|i| crate::query::first_u64(&batches, &format!("f{i}"))).collect())
 }
 
-/// Up to [`EXAMPLES`] rows matching `condition`, each as `column=value, …`.
+/// Up to [`EXAMPLES`] rows matching `condition`, the first in column order, each as
+/// `column=value, …`.
 async fn examples(df: &DataFrame, condition: Expr) -> Result<Vec<String>> {
     let names: Vec<String> = df.schema().fields().iter().map(|f| f.name().clone()).collect();
-    let rows = df.clone().filter(condition).and_then(|d| d.limit(0, Some(EXAMPLES))).map_err(check_err)?;
-    Ok(crate::keyed::describe_rows(&rows.collect().await.map_err(check_err)?, &names, EXAMPLES))
+    let rows = df.clone().filter(condition).map_err(check_err)?;
+    crate::keyed::first_rows(rows, &names, EXAMPLES).await.map_err(check_err)
 }
 
 /// Rows whose `columns` (none NULL) another row shares, and up to [`EXAMPLES`] such keys with
@@ -214,8 +215,9 @@ async fn duplicates(df: &DataFrame, columns: &[String]) -> Result<(u64, Vec<Stri
     }
     let mut shown = columns.to_vec();
     shown.push("__lw_rows".into());
-    let batches = groups.limit(0, Some(EXAMPLES)).map_err(check_err)?.collect().await.map_err(check_err)?;
-    let examples = crate::keyed::describe_rows(&batches, &shown, EXAMPLES)
+    let examples = crate::keyed::first_rows(groups, &shown, EXAMPLES)
+        .await
+        .map_err(check_err)?
         .into_iter()
         .map(|e| e.replace("__lw_rows=", "rows="))
         .collect();

@@ -124,6 +124,26 @@ pub(crate) fn describe_rows(batches: &[RecordBatch], columns: &[String], limit: 
     out
 }
 
+/// Up to `limit` rows of `df` over `columns` (see [`describe_rows`]), the first in the order of
+/// those columns (each ascending, NULLs last), so that the same rows are shown each time; in the
+/// order they come where the columns cannot be sorted.
+pub(crate) async fn first_rows(
+    df: DataFrame,
+    columns: &[String],
+    limit: usize,
+) -> datafusion::error::Result<Vec<String>> {
+    let order: Vec<SortExpr> = columns.iter().map(|c| column(None, c).sort(true, false)).collect();
+    let sorted = match df.clone().sort(order).and_then(|d| d.limit(0, Some(limit))) {
+        Ok(sorted) => sorted.collect().await,
+        Err(e) => Err(e),
+    };
+    let batches = match sorted {
+        Ok(batches) => batches,
+        Err(_) => df.limit(0, Some(limit))?.collect().await?,
+    };
+    Ok(describe_rows(&batches, columns, limit))
+}
+
 async fn count_rows(df: DataFrame) -> Result<usize> {
     df.count().await.map_err(plan_err)
 }

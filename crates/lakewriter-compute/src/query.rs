@@ -224,8 +224,8 @@ pub async fn diff(before: DataFrame, after: DataFrame, examples: usize) -> Resul
 async fn sample(counted: &DataFrame, x: &str, y: &str, names: &[String], examples: usize) -> Result<Vec<String>> {
     use datafusion::prelude::col;
     let err = |source| Error::Diff { source: Box::new(source) };
-    let rows = counted.clone().filter(col(x).gt(col(y))).and_then(|df| df.limit(0, Some(examples))).map_err(err)?;
-    Ok(crate::keyed::describe_rows(&rows.collect().await.map_err(err)?, names, examples))
+    let rows = counted.clone().filter(col(x).gt(col(y))).map_err(err)?;
+    crate::keyed::first_rows(rows, names, examples).await.map_err(err)
 }
 
 /// The first value of the `Int64` column `name` of a one-row aggregate result (0 where NULL).
