@@ -17,10 +17,12 @@ pub struct Materialized {
 }
 
 impl Materialized {
-    /// Runs `df` and keeps its rows.
+    /// Runs `df` and keeps its rows. The query runs in a task of its own: polled inside the
+    /// caller's task (one of a backfill's partitions in flight, all polled by one task), a query
+    /// of one partition would share that task's thread with every other day's.
     pub async fn collect(df: DataFrame) -> Result<Self> {
         let planned: SchemaRef = Arc::new(df.schema().as_arrow().clone());
-        let mut partitions = df.collect_partitioned().await?;
+        let mut partitions = spawned(df.collect_partitioned()).await?;
         if partitions.is_empty() {
             partitions.push(Vec::new());
         }
@@ -43,5 +45,14 @@ impl Materialized {
     #[must_use]
     pub fn rows(&self) -> usize {
         self.batches().map(RecordBatch::num_rows).sum()
+    }
+}
+
+/// Runs `work` in a task of its own on the runtime's threads (see [`Materialized::collect`]). A
+/// panic in it is the caller's; a task is only cancelled as the runtime shuts down.
+pub async fn spawned<T: Send + 'static>(work: impl std::future::Future<Output = T> + Send + 'static) -> T {
+    match tokio::spawn(work).await {
+        Ok(output) => output,
+        Err(e) => std::panic::resume_unwind(e.try_into_panic().unwrap_or_else(|e| Box::new(e.to_string()))),
     }
 }

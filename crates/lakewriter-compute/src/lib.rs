@@ -30,7 +30,7 @@ mod held;
 pub use catalog::{TableEntry, TableKind};
 pub use date::{date_literal, partition_predicate};
 pub use error::{Error, Result};
-pub use held::Materialized;
+pub use held::{Materialized, spawned};
 pub use keyed::{KeyedCounts, KeyedSource, KeyedSpec};
 pub use lint::{Finding, Rule, Severity, lint};
 pub use query::{PartitionQuery, RowDiff, condition, diff, plan_partition, plan_sql, table_references};

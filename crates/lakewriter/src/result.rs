@@ -4,7 +4,7 @@
 use datafusion::arrow::datatypes::{Schema, SchemaRef};
 use datafusion::logical_expr::LogicalPlan;
 use datafusion::prelude::{DataFrame, Expr};
-use lakewriter_compute::{KeyedSource, KeyedSpec, RowDiff, diff, keyed};
+use lakewriter_compute::{KeyedSource, KeyedSpec, RowDiff, diff, keyed, spawned};
 use lakewriter_compute::{Materialized, checks};
 use lakewriter_core::{CheckOutcome, CheckSeverity};
 use lakewriter_storage::Location;
@@ -137,7 +137,9 @@ impl Runner {
             }
             None => None,
         };
-        let outcomes = checks::evaluate(self.session(), &held, checks, replaced_rows, run.unit.dt).await?;
+        // In a task of its own, as the compute (see `Materialized::collect`).
+        let (ctx, owned, dt) = (self.session().clone(), checks.clone(), run.unit.dt);
+        let outcomes = spawned(async move { checks::evaluate(&ctx, &held, &owned, replaced_rows, dt).await }).await?;
         let blocking = outcomes.iter().filter(|o| !o.passed && o.severity == CheckSeverity::Error).cloned().collect();
         report.checks = outcomes;
         Ok(blocking)
@@ -199,12 +201,13 @@ impl Runner {
         let same_columns = lakewriter_delta::schema::differences(before.schema().as_arrow(), after.schema().as_arrow());
         let RowDiff { added, removed, added_examples, removed_examples } = if same_columns.is_empty() {
             let before = before.select_columns(&names(&after)).map_err(diff_err)?;
-            lakewriter_compute::diff(before, after, show).await?
+            spawned(diff(before, after, show)).await?
         } else {
             report.note = Some(format!("the columns change ({}): every row is replaced", same_columns.join("; ")));
             let empty_before = before.clone().limit(0, Some(0)).map_err(diff_err)?;
             let empty_after = after.clone().limit(0, Some(0)).map_err(diff_err)?;
-            let (add, remove) = (diff(empty_after, after, show).await?, diff(before, empty_before, show).await?);
+            let (add, remove) =
+                (spawned(diff(empty_after, after, show)).await?, spawned(diff(before, empty_before, show)).await?);
             RowDiff {
                 added: add.added,
                 removed: remove.removed,
