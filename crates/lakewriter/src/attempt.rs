@@ -47,8 +47,7 @@ impl Runner {
         }
         let computed = self.compute(run, query.plan).await?;
         let compares = self.dry_run.is_some() || job.spec.checks.compares();
-        let replaced =
-            if compares { self.replaced(run, &job.location, read_version, &computed.schema()).await? } else { None };
+        let replaced = if compares { self.replaced(run, &job.location, read_version).await? } else { None };
         let blocked = self.check(run, &computed, replaced.as_ref(), report).await?;
         if self.dry_run.is_some() {
             let table = (&job.location, read_version);

@@ -22,15 +22,6 @@ pub(crate) enum Computed {
 }
 
 impl Computed {
-    /// The result's columns.
-    pub(crate) fn schema(&self) -> Schema {
-        match self {
-            Self::Streamed(plan) => plan.schema().as_arrow().clone(),
-            Self::Held(held) => held.schema.as_ref().clone(),
-            Self::Keyed(source) => source.held.schema.as_ref().clone(),
-        }
-    }
-
     fn held(&self) -> Option<Materialized> {
         match self {
             Self::Streamed(_) => None,
@@ -105,15 +96,15 @@ impl Runner {
         run: &PreparedRun<'_>,
         location: &Location,
         read_version: Option<u64>,
-        schema: &Schema,
     ) -> Result<Option<DataFrame>, RunError> {
         let Some(version) = read_version else { return Ok(None) };
         if matches!(run.write, WritePlan::Append { .. } | WritePlan::Keyed(_)) {
             return Ok(None);
         }
         let provider = self.loaded.provider_at(location, version).await?;
+        let columns = provider.schema();
         let table = self.session().read_table(provider).map_err(diff_err)?;
-        Ok(Some(match self.slice(run, (location, read_version), schema).await? {
+        Ok(Some(match self.slice(run, (location, read_version), &columns).await? {
             Some((filter, _)) => table.filter(filter).map_err(diff_err)?,
             None => table,
         }))
