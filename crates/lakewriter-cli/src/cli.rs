@@ -123,6 +123,11 @@ pub enum Command {
     /// that are not total, scans of all history, a partition column that is not $dt (warnings).
     /// Exits 1 on an error.
     Lint(LintArgs),
+    /// Run Spark-style SQL against the lakehouse: INSERT OVERWRITE … PARTITION, INSERT INTO,
+    /// MERGE INTO, DELETE and UPDATE on Delta tables (each one commit, or none where it changes
+    /// nothing), SELECT and EXPLAIN. Statements separated by `;` run in order; the first failure
+    /// stops the rest.
+    Sql(SqlArgs),
     /// Print the content digest of a table (independent of files, row order and version).
     Digest(DigestArgs),
     /// Table maintenance: compact the partitions holding several small files, write a checkpoint,
@@ -300,6 +305,23 @@ pub struct DemoArgs {
 pub struct LintArgs {
     /// The job, as named in the project file [default: every job].
     pub job: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct SqlArgs {
+    /// A file of SQL statements separated by `;`.
+    #[arg(required_unless_present = "execute", conflicts_with = "execute")]
+    pub file: Option<PathBuf>,
+    /// The SQL to run (one statement, or several separated by `;`), instead of a file.
+    #[arg(short = 'e', long = "execute", value_name = "SQL")]
+    pub execute: Option<String>,
+    /// The value of `$dt` in the statements, YYYY-MM-DD.
+    #[arg(long, value_parser = date, value_name = "DATE")]
+    pub dt: Option<NaiveDate>,
+    /// Let an INSERT OVERWRITE without a PARTITION clause replace a whole partitioned table
+    /// [default: it replaces the partitions its result holds].
+    #[arg(long)]
+    pub replace_all: bool,
 }
 
 #[derive(Debug, Args)]

@@ -66,6 +66,13 @@ pub enum Error {
     #[error("check `{check}`: {problem}")]
     BadCheck { check: String, problem: String },
 
+    /// SQL text that is no statement lakewriter runs, or a clause it does not run.
+    #[error("{problem}")]
+    Statement { problem: String },
+
+    #[error("`{expression}` is not a valid expression here")]
+    Expression { expression: String, source: Box<DataFusionError> },
+
     #[error("cannot plan the job's SQL for {param}")]
     Plan { param: String, source: Box<DataFusionError> },
 }

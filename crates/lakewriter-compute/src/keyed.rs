@@ -127,11 +127,7 @@ pub(crate) fn describe_rows(batches: &[RecordBatch], columns: &[String], limit: 
 /// Up to `limit` rows of `df` over `columns` (see [`describe_rows`]), the first in the order of
 /// those columns (each ascending, NULLs last), so that the same rows are shown each time; in the
 /// order they come where the columns cannot be sorted.
-pub(crate) async fn first_rows(
-    df: DataFrame,
-    columns: &[String],
-    limit: usize,
-) -> datafusion::error::Result<Vec<String>> {
+pub async fn first_rows(df: DataFrame, columns: &[String], limit: usize) -> datafusion::error::Result<Vec<String>> {
     let order: Vec<SortExpr> = columns.iter().map(|c| column(None, c).sort(true, false)).collect();
     let sorted = match df.clone().sort(order).and_then(|d| d.limit(0, Some(limit))) {
         Ok(sorted) => sorted.collect().await,

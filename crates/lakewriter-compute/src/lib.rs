@@ -9,6 +9,9 @@
 //! - [`lint`]: the determinism checks over a job's logical plan (clock and random functions,
 //!   orders that are not total, scans of all history, a partition column that is not `$dt`);
 //! - [`checks`]: a job's data checks, evaluated on its result held in memory;
+//! - [`statement`]: Spark-style statements (`INSERT OVERWRITE … PARTITION`, `INSERT INTO`,
+//!   `MERGE INTO`, `DELETE`, `UPDATE`) and queries, read and classified; their expressions
+//!   planned with `$dt` bound;
 //! - [`keyed`]: validates, deduplicates and classifies the keyed sources of `merge` and
 //!   `append_dedup`;
 //! - [`date_literal`] and [`partition_predicate`]: a logical date as a `DATE` value, and as the
@@ -22,6 +25,7 @@ pub mod keyed;
 pub mod lint;
 pub mod query;
 pub mod raw;
+pub mod statement;
 
 mod date;
 mod error;

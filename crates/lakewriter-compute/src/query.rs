@@ -5,7 +5,6 @@ use std::sync::Arc;
 
 use chrono::NaiveDate;
 use datafusion::arrow::datatypes::Schema;
-use datafusion::common::tree_node::{Transformed, TreeNode};
 use datafusion::common::{DFSchema, ParamValues};
 use datafusion::datasource::physical_plan::FileScanConfig;
 use datafusion::datasource::source::DataSourceExec;
@@ -26,7 +25,7 @@ pub struct PartitionQuery {
     pub files: Vec<InputFile>,
 }
 
-fn dt_param(dt: NaiveDate) -> ParamValues {
+pub(crate) fn dt_param(dt: NaiveDate) -> ParamValues {
     ParamValues::Map(HashMap::from([("dt".to_owned(), date_literal(dt).into())]))
 }
 
@@ -137,24 +136,11 @@ fn input_file(meta: &object_store::ObjectMeta, local: bool) -> InputFile {
 
 /// Parses `sql`, a condition over the columns of `schema`, with `$dt` bound to `dt`.
 pub fn condition(ctx: &SessionContext, sql: &str, schema: &Schema, dt: Option<NaiveDate>) -> Result<Expr> {
-    let err = |source| Error::Predicate { source: Box::new(source) };
-    let schema = DFSchema::try_from(schema.clone()).map_err(err)?;
-    let expr = ctx.parse_sql_expr(sql, &schema).map_err(err)?;
-    let bound = match dt {
-        Some(dt) => {
-            let params = dt_param(dt);
-            expr.transform(|e| match e {
-                Expr::Placeholder(p) => {
-                    params.get_placeholders_with_values(&p.id).map(|v| Transformed::yes(Expr::Literal(v.value, None)))
-                }
-                other => Ok(Transformed::no(other)),
-            })
-            .map_err(err)?
-            .data
-        }
-        None => expr,
-    };
-    Ok(bound)
+    let schema = DFSchema::try_from(schema.clone()).map_err(|source| Error::Predicate { source: Box::new(source) })?;
+    crate::statement::expression(ctx, sql, &schema, dt).map_err(|e| match e {
+        Error::Expression { source, .. } => Error::Predicate { source },
+        other => other,
+    })
 }
 
 /// How two sets of rows differ, counted as multisets.

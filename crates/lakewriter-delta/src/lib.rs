@@ -30,8 +30,8 @@ mod s3;
 pub use digest::{Digest, digest, partition_digests};
 pub use error::{Error, Result};
 pub use write::{
-    AppendOutcome, CheckRecord, CommitMetadata, Committed, MergeSpec, Target, append_once, merge, record_state,
-    replace_all, replace_where,
+    AppendOutcome, CheckRecord, Clause, CommitMetadata, Committed, MergeCounts, MergeSpec, MergeStatement, Target,
+    append, append_once, delete, merge, merge_clauses, record_state, replace_all, replace_where, update,
 };
 
 use datafusion::prelude::SessionContext;

@@ -62,6 +62,26 @@ pub(crate) async fn open_existing(location: &Location) -> Result<DeltaTable> {
     open_if_exists(location).await?.ok_or_else(|| Error::NotATable { url: location.url().clone() })
 }
 
+/// A table's columns and partition columns.
+#[derive(Debug, Clone)]
+pub struct Shape {
+    pub schema: datafusion::arrow::datatypes::SchemaRef,
+    pub partition_columns: Vec<String>,
+}
+
+impl LoadedTables {
+    /// The columns and partition columns of the table at `location` as of `version`.
+    pub async fn shape(&self, location: &Location, version: u64) -> Result<Shape> {
+        let (table, _) = self.table_at(location, version).await?;
+        let state =
+            table.snapshot().map_err(|source| Error::Open { url: location.url().clone(), source: Box::new(source) })?;
+        Ok(Shape {
+            schema: state.snapshot().arrow_schema(),
+            partition_columns: state.metadata().partition_columns().to_vec(),
+        })
+    }
+}
+
 /// Tables a command's writes have loaded, kept for its next write of the same table: that write
 /// brings a kept table forward to the version it read, replaying only the commits made since,
 /// instead of reading the table's checkpoint and every commit after it again. A backfill's

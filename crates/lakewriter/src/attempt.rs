@@ -61,7 +61,7 @@ impl Runner {
         let target = Target {
             location: &job.location,
             name: &table,
-            partition_column: job.spec.partition_by.as_deref(),
+            partition_columns: job.spec.partition_by.as_slice(),
             metadata: &metadata,
             read_version,
             loaded: &self.loaded,

@@ -1,7 +1,7 @@
 //! The lakehouse catalog: each `<root>/<schema>/` folder is a DataFusion schema whose tables open
 //! on first use, so a command pays only for the tables its SQL names.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
 use datafusion::catalog::{SchemaProvider, TableProvider};
@@ -114,7 +114,7 @@ pub(crate) struct Target {
 }
 
 /// Registers in `ctx` every table found under `root`, and every job's target (found or not yet),
-/// to be opened on first use. A folder that is a job's target is a Delta table or nothing:
+/// to be opened on first use; returns the raw datasets. A folder that is a job's target is a Delta table or nothing:
 /// without a Delta log it holds, at most, the files of a first write that failed, never a raw
 /// dataset.
 pub(crate) async fn register(
@@ -122,18 +122,22 @@ pub(crate) async fn register(
     root: &Location,
     targets: Vec<Target>,
     loaded: &Arc<LoadedTables>,
-) -> Result<()> {
+) -> Result<BTreeSet<TableRef>> {
     let found = catalog::discover(ctx, root.url()).await.map_err(|source| Error::Catalog { source })?;
     let mut schemas: BTreeMap<String, BTreeMap<String, Table>> = BTreeMap::new();
     let mut add = |name: &TableRef, table| {
         schemas.entry(name.schema().to_owned()).or_default().insert(name.table().to_owned(), table);
     };
+    let mut raw = BTreeSet::new();
     for entry in found {
         if targets.iter().any(|t| t.table == entry.name) {
             continue;
         }
         match entry.kind {
-            TableKind::Raw => add(&entry.name.clone(), Table::Raw(entry)),
+            TableKind::Raw => {
+                raw.insert(entry.name.clone());
+                add(&entry.name.clone(), Table::Raw(entry));
+            }
             TableKind::Delta => {
                 let location = root.join(&entry.name.relative_dir())?;
                 add(&entry.name, Table::Delta { table: entry.name.clone(), location, job: None });
@@ -157,5 +161,5 @@ pub(crate) async fn register(
         };
         catalog::register_schema(ctx, &name, Arc::new(schema)).map_err(|source| Error::Catalog { source })?;
     }
-    Ok(())
+    Ok(raw)
 }

@@ -69,11 +69,33 @@ pub enum Error {
     #[error("{table}: the result has {rows} {outside}: a run would fail and commit nothing")]
     WouldWriteOutside { table: String, rows: usize, outside: String },
 
+    /// A statement of `lakewriter sql` that cannot be read or planned: its SQL, a clause
+    /// lakewriter does not run, an expression.
+    #[error(transparent)]
+    Statement(Box<lakewriter_compute::Error>),
+
+    /// A statement's write failed; nothing was committed unless the error says otherwise.
+    #[error(transparent)]
+    StatementWrite(Box<lakewriter_delta::Error>),
+
+    #[error(
+        "MERGE INTO {table}: {rows} target row(s) match more than one source row, and a MERGE changes each target row at most once (as in Spark); deduplicate the source (e.g. ROW_NUMBER() … WHERE rn = 1); nothing was committed. E.g. {examples}"
+    )]
+    MergeDuplicates { table: String, rows: usize, examples: String },
+
     #[error("cannot copy {} to a scratch folder", from.display())]
     Scratch { from: PathBuf, source: std::io::Error },
 }
 
 impl Error {
+    pub(crate) fn statement(source: lakewriter_compute::Error) -> Self {
+        Self::Statement(Box::new(source))
+    }
+
+    pub(crate) fn write(source: lakewriter_delta::Error) -> Self {
+        Self::StatementWrite(Box::new(source))
+    }
+
     /// True where a table this error's SQL reads is a job's target that has not been written yet
     /// (see [`Error::NoTableYet`]), at any depth of its causes.
     #[must_use]
@@ -99,6 +121,12 @@ impl Error {
             | Self::Usage(_)
             | Self::GraphSql { .. }
             | Self::Cycle { .. } => true,
+            Self::Statement(source) => {
+                matches!(
+                    **source,
+                    lakewriter_compute::Error::Statement { .. } | lakewriter_compute::Error::Expression { .. }
+                )
+            }
             Self::ProjectStorage { error: source, .. } | Self::Storage(source) => source.is_config(),
             _ => false,
         }

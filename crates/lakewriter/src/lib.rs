@@ -23,6 +23,7 @@ mod reproduce;
 mod result;
 mod run;
 mod runner;
+mod sql;
 mod status;
 mod verify;
 mod workspace;
@@ -31,6 +32,7 @@ pub use audit::{AuditSummary, PartitionAudit, Verdict};
 pub use backfill::{Selection, default_parallelism};
 pub use error::{Error, Result, RunError, error_chain};
 pub use graph::{GraphJob, JobGraph};
+pub use lakewriter_compute::statement::Parsed as ParsedStatement;
 pub use lakewriter_compute::{Finding, KeyedCounts, Rule, Severity};
 pub use lakewriter_core::maintain::{Step, format_duration, format_size, parse_duration, parse_size};
 pub use lakewriter_core::{
@@ -38,6 +40,7 @@ pub use lakewriter_core::{
     WriteSpec, parse_date,
 };
 pub use lakewriter_delta::Digest;
+pub use lakewriter_delta::MergeCounts;
 pub use lakewriter_delta::maintain::{Layout, PartitionFiles};
 pub use maintain::{MaintainOptions, MaintainSummary, StepReport, StepStatus};
 pub use pipeline::{PipelineObserver, PipelineOutcome};
@@ -45,6 +48,7 @@ pub use prepared::{PreparedJob, PreparedRun, WritePlan};
 pub use report::{DryRun, PartitionReport, RunStatus, Summary, VerifyReport};
 pub use reproduce::Reproduced;
 pub use runner::Runner;
+pub use sql::{Executed, SqlOptions, StatementReport};
 pub use status::{
     CHECKPOINT_AFTER, Freshness, JobStatus, LogLength, Only, PartitionStatus, PlannedPartition, StaleReason,
 };

@@ -32,6 +32,8 @@ pub struct Runner {
     /// `Some(show)` in a dry run: each partition is computed and checked, and compared with what
     /// it would replace (`show` example rows of each side), and nothing is committed.
     pub(crate) dry_run: Option<usize>,
+    /// The raw datasets of the catalog, which nothing writes.
+    pub(crate) raw_tables: std::collections::BTreeSet<lakewriter_core::TableRef>,
 }
 
 impl Runner {
@@ -60,8 +62,8 @@ impl Runner {
             })
             .collect::<Result<_>>()?;
         let loaded = Arc::default();
-        crate::catalog::register(&ctx, &inputs, targets, &loaded).await?;
-        Ok(Self { workspace, inputs, ctx, linted: Mutex::default(), loaded, dry_run: None })
+        let raw_tables = crate::catalog::register(&ctx, &inputs, targets, &loaded).await?;
+        Ok(Self { workspace, inputs, ctx, linted: Mutex::default(), loaded, dry_run: None, raw_tables })
     }
 
     /// This runner, in a dry run: every partition it runs is computed, checked and compared with

@@ -11,6 +11,7 @@ mod maintain;
 mod plan;
 mod reproduce;
 mod run;
+mod sql;
 mod status;
 mod verify;
 
@@ -90,6 +91,7 @@ async fn dispatch(cli: Cli) -> Result<ExitCode> {
         Command::Lint(args) => lint::lint(global, &printer, args).await,
         Command::Demo(args) => demo::demo(global, &mut printer, args).await,
         Command::Digest(args) => digest::digest(global, &printer, args).await,
+        Command::Sql(args) => sql::sql(global, &printer, args).await,
         Command::Maintain(args) => maintain::maintain(global, &printer, args).await,
     }
 }

@@ -5,6 +5,7 @@ mod checks;
 mod demo;
 mod graph;
 mod maintain;
+mod sql;
 mod status;
 
 use std::fmt::Write as _;

@@ -44,11 +44,11 @@ fn metadata(dt: Option<NaiveDate>, write: &str) -> CommitMetadata {
 
 /// Overwrites partition `dt` with rows `ns`, as a run of job `j` does (recording its state).
 async fn overwrite(location: &Location, dt: NaiveDate, ns: &[i64]) -> u64 {
-    overwrite_in(location, dt, ns, Some("dt")).await
+    overwrite_in(location, dt, ns, &["dt".to_owned()]).await
 }
 
 /// [`overwrite`] into a table partitioned by `partition_column` (or not partitioned).
-async fn overwrite_in(location: &Location, dt: NaiveDate, ns: &[i64], partition_column: Option<&str>) -> u64 {
+async fn overwrite_in(location: &Location, dt: NaiveDate, ns: &[i64], partition_columns: &[String]) -> u64 {
     let ctx = crate::session();
     let values: Vec<String> = ns.iter().map(|n| format!("(CAST({n} AS BIGINT), DATE '{dt}')")).collect();
     let sql = format!("SELECT column1 AS n, column2 AS dt FROM (VALUES {})", values.join(", "));
@@ -58,7 +58,7 @@ async fn overwrite_in(location: &Location, dt: NaiveDate, ns: &[i64], partition_
     let target = Target {
         location,
         name: "a.t",
-        partition_column,
+        partition_columns,
         metadata: &meta,
         read_version,
         loaded: &LoadedTables::default(),
@@ -199,7 +199,7 @@ async fn a_rebuild_read_before_a_compaction_conflicts_with_it() {
     let target = Target {
         location: &location,
         name: "a.t",
-        partition_column: Some("dt"),
+        partition_columns: &["dt".to_owned()],
         metadata: &meta,
         read_version,
         loaded: &LoadedTables::default(),
@@ -256,10 +256,10 @@ async fn a_compaction_read_before_a_delete_insert_into_an_unpartitioned_table_co
     let dir = tempfile::tempdir().expect("temp dir");
     let location = location(&dir);
     for d in 1..=3 {
-        overwrite_in(&location, day(d), &[i64::from(d)], None).await;
+        overwrite_in(&location, day(d), &[i64::from(d)], &[]).await;
     }
     let stale = crate::table::open_existing(&location).await.expect("open");
-    overwrite_in(&location, day(2), &[2], None).await;
+    overwrite_in(&location, day(2), &[2], &[]).await;
     let rows = digest(&location).await;
     let conflict = compact::attempt_at(&stale, "a.t", "stale").await;
     let log = std::fs::read_to_string(dir.path().join("t/_delta_log/00000000000000000003.json")).expect("commit");

@@ -53,8 +53,12 @@ pub fn fingerprint_version(fingerprint: &str) -> i64 {
     i64::from_str_radix(head, 16).unwrap_or(0)
 }
 
-/// The application transactions that record `metadata`'s state, stamped `now`.
+/// The application transactions that record `metadata`'s state, stamped `now`; none for a
+/// statement's commit, which is no job's.
 pub(crate) fn transactions(metadata: &CommitMetadata, now: DateTime<Utc>) -> Vec<Transaction> {
+    if metadata.job.is_empty() {
+        return Vec::new();
+    }
     let at = Some(now.timestamp_millis());
     [(CODE, &metadata.code_fingerprint), (INPUTS, &metadata.input_fingerprint)]
         .into_iter()

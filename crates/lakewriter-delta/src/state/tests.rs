@@ -45,7 +45,7 @@ async fn write(
     let target = Target {
         location,
         name: "t",
-        partition_column: Some("dt"),
+        partition_columns: &["dt".to_owned()],
         metadata: &meta,
         read_version,
         loaded: &LoadedTables::default(),

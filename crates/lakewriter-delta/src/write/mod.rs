@@ -5,6 +5,7 @@
 
 mod commit;
 mod merge;
+mod statement;
 
 use std::sync::Arc;
 
@@ -23,11 +24,15 @@ use commit::{attempt, attempt_or_skip, finish, properties, write_error};
 
 pub(crate) use commit::CommitMetrics;
 pub use merge::{MergeSpec, merge};
+pub use statement::{Clause, MergeCounts, MergeStatement, append, delete, merge_clauses, update};
 
 /// What lakewriter records in the `commitInfo` of every commit it makes, under the key
 /// `lakewriter`. delta-rs adds `operationMetrics` (rows and files added and removed) beside it.
 #[derive(Debug, Clone, Serialize)]
 pub struct CommitMetadata {
+    /// The job that wrote; empty for a statement run by `lakewriter sql`, whose commit records
+    /// no partition state.
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub job: String,
     /// The logical partition, e.g. `dt=2026-09-30`, or `all`.
     pub partition: PartitionKey,
@@ -93,8 +98,8 @@ pub struct Target<'a> {
     pub location: &'a Location,
     /// The table's name, for messages.
     pub name: &'a str,
-    /// The partition column of a table this write creates.
-    pub partition_column: Option<&'a str>,
+    /// The partition columns of a table this write creates.
+    pub partition_columns: &'a [String],
     pub metadata: &'a CommitMetadata,
     /// The table version the run read before it planned (see [`crate::state::latest_version`]);
     /// `None` where there was no table. The write reads the table as of this version and commits
@@ -131,10 +136,7 @@ fn check_schema(table: &DeltaTable, result: &datafusion::arrow::datatypes::Schem
 
 fn builder(table: DeltaTable, session: &SessionState, plan: LogicalPlan, target: &Target<'_>) -> WriteBuilder {
     let builder = table.write(Vec::new()).with_input_plan(plan).with_session_state(Arc::new(session.clone()));
-    match target.partition_column {
-        Some(column) => builder.with_partition_columns([column]),
-        None => builder,
-    }
+    if target.partition_columns.is_empty() { builder } else { builder.with_partition_columns(target.partition_columns) }
 }
 
 /// Commits `plan`'s rows as the whole content of the slice `predicate` selects: one commit that

@@ -54,8 +54,15 @@ async fn overwrite_with(
         forced: false,
         checks: Vec::new(),
     };
-    let target =
-        Target { location, name: "a.t", partition_column: Some("dt"), metadata: &metadata, read_version, loaded };
+    let partition_columns = ["dt".to_owned()];
+    let target = Target {
+        location,
+        name: "a.t",
+        partition_columns: &partition_columns,
+        metadata: &metadata,
+        read_version,
+        loaded,
+    };
     let predicate = partition_predicate("dt", dt);
     Ok(replace_where(&ctx.state(), target, plan, predicate, &format!("rows whose `dt` is not {dt}")).await?.version)
 }

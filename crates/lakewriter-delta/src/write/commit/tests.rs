@@ -66,7 +66,7 @@ fn delta_errors_are_classified_by_their_variants() {
     let target = Target {
         location: &location,
         name: "a.t",
-        partition_column: None,
+        partition_columns: &[],
         metadata: &metadata,
         read_version: None,
         loaded: &LoadedTables::default(),

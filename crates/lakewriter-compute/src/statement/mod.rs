@@ -1,0 +1,202 @@
+//! Spark-style SQL statements — `INSERT OVERWRITE … PARTITION`, `INSERT INTO`, `MERGE INTO`,
+//! `DELETE`, `UPDATE` — and queries, read from SQL text and classified into what lakewriter
+//! runs. Expressions stay SQL text here; [`expression`] plans one against the columns it may
+//! name, with `$dt` bound. Anything else is an error naming the construct.
+
+mod classify;
+mod parse;
+
+use std::ops::ControlFlow;
+
+use chrono::NaiveDate;
+use datafusion::common::DFSchema;
+use datafusion::common::tree_node::{Transformed, TreeNode};
+use datafusion::prelude::{Expr, SessionContext};
+use datafusion::sql::sqlparser::ast::{Expr as AstExpr, Value, visit_expressions};
+use lakewriter_core::TableRef;
+
+use crate::{Error, Result};
+
+/// One statement of SQL text: as written (re-printed by the parser) and as classified.
+#[derive(Debug, Clone)]
+pub struct Parsed {
+    /// The statement's text, as the parser prints it back.
+    pub text: String,
+    pub statement: Statement,
+    /// Whether the statement names `$dt`.
+    pub uses_dt: bool,
+}
+
+/// What a statement does.
+#[derive(Debug, Clone)]
+pub enum Statement {
+    /// `SELECT`, `VALUES`, `WITH … SELECT` or `EXPLAIN`: read-only, planned as written.
+    Query {
+        sql: String,
+    },
+    Insert(Insert),
+    Merge(Merge),
+    /// `DELETE FROM table [WHERE predicate]`.
+    Delete {
+        table: TableRef,
+        predicate: Option<String>,
+    },
+    /// `UPDATE table [AS alias] SET column = value, … [WHERE predicate]`.
+    Update {
+        table: TableRef,
+        alias: Option<String>,
+        assignments: Vec<(String, String)>,
+        predicate: Option<String>,
+    },
+}
+
+/// `INSERT {OVERWRITE | INTO} [TABLE] table [(columns)] [PARTITION (…)] query`.
+#[derive(Debug, Clone)]
+pub struct Insert {
+    pub table: TableRef,
+    pub overwrite: bool,
+    /// The columns the query's columns go to, in order; empty: the table's own.
+    pub columns: Vec<String>,
+    /// The `PARTITION` clause: static columns with a value, dynamic ones without.
+    pub partition: Vec<PartitionColumn>,
+    /// The query, as SQL text.
+    pub query: String,
+}
+
+/// A column of an `INSERT`'s `PARTITION` clause.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PartitionColumn {
+    pub column: String,
+    /// `Some`: a static partition value (SQL text of a constant, or `$dt`); `None`: dynamic.
+    pub value: Option<String>,
+}
+
+/// `MERGE INTO target [AS alias] USING source [AS alias] ON condition WHEN …`.
+#[derive(Debug, Clone)]
+pub struct Merge {
+    pub target: TableRef,
+    /// The target's alias, or its table name.
+    pub target_alias: String,
+    pub source: MergeSource,
+    /// The source's alias, or a source table's name.
+    pub source_alias: String,
+    pub on: String,
+    pub clauses: Vec<MergeClause>,
+}
+
+/// A MERGE's source.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MergeSource {
+    Table(TableRef),
+    /// A query, as SQL text.
+    Query(String),
+}
+
+/// One `WHEN … THEN …` clause of a MERGE, in the order written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MergeClause {
+    pub when: When,
+    /// The clause's `AND` condition.
+    pub predicate: Option<String>,
+    pub action: MergeAction,
+}
+
+/// Which rows a MERGE clause is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum When {
+    /// `WHEN MATCHED`: target rows the ON condition pairs with a source row.
+    Matched,
+    /// `WHEN NOT MATCHED [BY TARGET]`: source rows matching no target row.
+    NotMatched,
+    /// `WHEN NOT MATCHED BY SOURCE`: target rows matching no source row.
+    NotMatchedBySource,
+}
+
+/// What a MERGE clause does.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MergeAction {
+    /// `UPDATE SET column = value, …`.
+    Update(Vec<(String, String)>),
+    /// `UPDATE SET *`: every target column from the source column of its name.
+    UpdateAll,
+    Delete,
+    /// `INSERT (columns) VALUES (values)`.
+    Insert {
+        columns: Vec<String>,
+        values: Vec<String>,
+    },
+    /// `INSERT *`: every target column from the source column of its name.
+    InsertAll,
+}
+
+impl Statement {
+    /// The Delta table the statement writes; `None` for a query.
+    #[must_use]
+    pub fn target(&self) -> Option<&TableRef> {
+        match self {
+            Self::Query { .. } => None,
+            Self::Insert(insert) => Some(&insert.table),
+            Self::Merge(merge) => Some(&merge.target),
+            Self::Delete { table, .. } | Self::Update { table, .. } => Some(table),
+        }
+    }
+
+    /// The statement's kind, as reports name it.
+    #[must_use]
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Self::Query { .. } => "query",
+            Self::Insert(Insert { overwrite: true, .. }) => "insert_overwrite",
+            Self::Insert(Insert { overwrite: false, .. }) => "insert_into",
+            Self::Merge(_) => "merge",
+            Self::Delete { .. } => "delete",
+            Self::Update { .. } => "update",
+        }
+    }
+}
+
+/// Reads `sql` — one statement, or several separated by `;` — into statements, in order.
+pub fn parse(ctx: &SessionContext, sql: &str) -> Result<Vec<Parsed>> {
+    let dialect = ctx.state().config().options().sql_parser.dialect.to_string();
+    let statements = parse::statements(sql, &dialect)?;
+    if statements.is_empty() {
+        return Err(Error::Statement { problem: "no SQL statement".to_owned() });
+    }
+    statements
+        .into_iter()
+        .map(|ast| {
+            let mut uses_dt = false;
+            let _ = visit_expressions(&ast, |e| {
+                if let AstExpr::Value(v) = e
+                    && matches!(&v.value, Value::Placeholder(p) if p == "$dt")
+                {
+                    uses_dt = true;
+                }
+                ControlFlow::<()>::Continue(())
+            });
+            let text = ast.to_string();
+            Ok(Parsed { statement: classify::statement(ast)?, text, uses_dt })
+        })
+        .collect()
+}
+
+/// Plans `sql`, an expression over the columns of `schema` (qualified or not), with `$dt` bound
+/// to `dt` as a `DATE` value.
+pub fn expression(ctx: &SessionContext, sql: &str, schema: &DFSchema, dt: Option<NaiveDate>) -> Result<Expr> {
+    let err = |source| Error::Expression { expression: sql.to_owned(), source: Box::new(source) };
+    let expr = ctx.parse_sql_expr(sql, schema).map_err(err)?;
+    let Some(dt) = dt else { return Ok(expr) };
+    let params = crate::query::dt_param(dt);
+    Ok(expr
+        .transform(|e| match e {
+            Expr::Placeholder(p) => {
+                params.get_placeholders_with_values(&p.id).map(|v| Transformed::yes(Expr::Literal(v.value, None)))
+            }
+            other => Ok(Transformed::no(other)),
+        })
+        .map_err(err)?
+        .data)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,136 @@
+use datafusion::prelude::SessionContext;
+use lakewriter_core::TableRef;
+
+use super::{Insert, MergeAction, MergeClause, MergeSource, PartitionColumn, Statement, When, parse};
+
+fn one(sql: &str) -> super::Parsed {
+    let mut parsed = parse(&SessionContext::new(), sql).expect("parses");
+    assert_eq!(parsed.len(), 1, "{sql}");
+    parsed.remove(0)
+}
+
+fn error(sql: &str) -> String {
+    parse(&SessionContext::new(), sql).expect_err(sql).to_string()
+}
+
+fn table(name: &str) -> TableRef {
+    TableRef::parse(name).expect("table")
+}
+
+#[test]
+fn a_static_partition_overwrite_keeps_its_partition_value_and_query() {
+    let parsed = one("INSERT OVERWRITE TABLE analytics.daily_orders PARTITION (dt = '2026-09-30') \
+         SELECT customer_id, COUNT(*) AS orders FROM raw.orders WHERE dt = '2026-09-30' GROUP BY customer_id");
+    let Statement::Insert(Insert { table: t, overwrite, columns, partition, query }) = parsed.statement else {
+        panic!("an insert")
+    };
+    assert_eq!(t, table("analytics.daily_orders"));
+    assert!(overwrite && columns.is_empty());
+    assert_eq!(partition, [PartitionColumn { column: "dt".into(), value: Some("'2026-09-30'".into()) }]);
+    assert!(query.starts_with("SELECT customer_id, COUNT(*) AS orders FROM raw.orders"), "{query}");
+    assert!(!parsed.uses_dt);
+}
+
+#[test]
+fn dynamic_partitions_columns_and_dt_are_read() {
+    let parsed = one("INSERT INTO analytics.t (a, b) PARTITION (dt = $dt, region) SELECT 1, 2, 'eu'");
+    let Statement::Insert(insert) = parsed.statement else { panic!("an insert") };
+    assert!(!insert.overwrite);
+    assert_eq!(insert.columns, ["a", "b"]);
+    assert_eq!(insert.partition[0].value.as_deref(), Some("$dt"));
+    assert_eq!(insert.partition[1], PartitionColumn { column: "region".into(), value: None });
+    assert!(parsed.uses_dt);
+}
+
+#[test]
+fn a_merge_keeps_every_clause_in_order_with_spark_stars() {
+    let parsed =
+        one("MERGE INTO analytics.customers t USING (SELECT * FROM raw.c WHERE dt = $dt) AS s ON t.id = s.id \
+         WHEN MATCHED AND s.u > t.u THEN UPDATE SET * \
+         WHEN MATCHED THEN DELETE \
+         WHEN NOT MATCHED BY SOURCE AND t.id > 5 THEN UPDATE SET tier = 'gone' \
+         WHEN NOT MATCHED BY SOURCE THEN DELETE \
+         WHEN NOT MATCHED AND s.id > 0 THEN INSERT (id, email) VALUES (s.id, s.email) \
+         WHEN NOT MATCHED BY TARGET THEN INSERT *");
+    let Statement::Merge(merge) = parsed.statement else { panic!("a merge") };
+    assert_eq!((merge.target, merge.target_alias.as_str()), (table("analytics.customers"), "t"));
+    assert!(matches!(&merge.source, MergeSource::Query(q) if q.contains("$dt")));
+    assert_eq!((merge.source_alias.as_str(), merge.on.as_str()), ("s", "t.id = s.id"));
+    let clause =
+        |when, predicate: Option<&str>, action| MergeClause { when, predicate: predicate.map(Into::into), action };
+    assert_eq!(
+        merge.clauses,
+        [
+            clause(When::Matched, Some("s.u > t.u"), MergeAction::UpdateAll),
+            clause(When::Matched, None, MergeAction::Delete),
+            clause(
+                When::NotMatchedBySource,
+                Some("t.id > 5"),
+                MergeAction::Update(vec![("tier".into(), "'gone'".into())])
+            ),
+            clause(When::NotMatchedBySource, None, MergeAction::Delete),
+            clause(
+                When::NotMatched,
+                Some("s.id > 0"),
+                MergeAction::Insert {
+                    columns: vec!["id".into(), "email".into()],
+                    values: vec!["s.id".into(), "s.email".into()]
+                }
+            ),
+            clause(When::NotMatched, None, MergeAction::InsertAll),
+        ]
+    );
+}
+
+#[test]
+fn a_star_in_a_string_or_a_query_is_left_alone() {
+    let parsed = one("MERGE INTO a.t USING a.s ON t.k = s.k WHEN MATCHED THEN UPDATE SET v = 'UPDATE SET *'");
+    let Statement::Merge(merge) = parsed.statement else { panic!("a merge") };
+    assert_eq!((merge.target_alias.as_str(), merge.source_alias.as_str()), ("t", "s"));
+    assert_eq!(merge.source, MergeSource::Table(table("a.s")));
+    assert_eq!(merge.clauses[0].action, MergeAction::Update(vec![("v".into(), "'UPDATE SET *'".into())]));
+    assert!(matches!(one("SELECT * FROM raw.orders").statement, Statement::Query { .. }));
+}
+
+#[test]
+fn several_statements_delete_update_and_explain() {
+    let parsed = parse(
+        &SessionContext::new(),
+        "DELETE FROM analytics.t WHERE dt = $dt; UPDATE analytics.t u SET v = v + 1, w = 'x' WHERE k = 3;\nEXPLAIN SELECT 1;",
+    )
+    .expect("parses");
+    assert_eq!(parsed.len(), 3);
+    assert!(matches!(&parsed[0].statement, Statement::Delete { predicate: Some(p), .. } if p == "dt = $dt"));
+    let Statement::Update { alias, assignments, predicate, .. } = &parsed[1].statement else { panic!("an update") };
+    assert_eq!(alias.as_deref(), Some("u"));
+    assert_eq!(assignments, &[("v".to_owned(), "v + 1".to_owned()), ("w".to_owned(), "'x'".to_owned())]);
+    assert_eq!(predicate.as_deref(), Some("k = 3"));
+    assert_eq!(parsed[2].statement.kind(), "query");
+}
+
+#[test]
+fn what_lakewriter_does_not_run_is_named() {
+    for (sql, expected) in [
+        ("CREATE TABLE analytics.x (a INT)", "CREATE TABLE is not supported"),
+        ("DROP TABLE analytics.x", "DROP TABLE is not supported"),
+        ("INSERT INTO orders SELECT 1", "name the table `orders` as schema.table"),
+        ("INSERT INTO a.t SELECT 1 RETURNING *", "INSERT … RETURNING is not supported"),
+        (
+            "MERGE INTO a.t USING (SELECT 1 AS k) ON t.k = k WHEN MATCHED THEN DELETE",
+            "give the MERGE's source query an alias",
+        ),
+        ("MERGE INTO a.t x USING a.u x ON x.k = x.k WHEN MATCHED THEN DELETE", "both called `x`"),
+        (
+            "MERGE INTO a.t USING a.s ON t.k = s.k WHEN NOT MATCHED THEN INSERT (k, v) VALUES (s.k)",
+            "names 2 column(s) and gives 1",
+        ),
+        ("UPDATE a.t SET v = 1 FROM a.s", "UPDATE … FROM is not supported"),
+        ("DELETE FROM a.t USING a.s WHERE t.k = s.k", "DELETE … USING is not supported"),
+        ("INSERT OVERWRITE a.t PARTITION (dt > 3) SELECT 1", "write `column = value` or `column`"),
+        ("SELEC 1", "cannot parse the SQL"),
+        ("", "no SQL statement"),
+    ] {
+        let message = error(sql);
+        assert!(message.contains(expected), "{sql}: {message}");
+    }
+}

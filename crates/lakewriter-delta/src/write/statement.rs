@@ -1,0 +1,188 @@
+//! The writes of SQL statements that no write mode makes: `INSERT INTO` (an append without a
+//! partition state), a `MERGE INTO` with its own clauses, `DELETE` and `UPDATE`. Each is one
+//! commit, or none where it changes nothing.
+
+use std::sync::Arc;
+
+use datafusion::common::Column;
+use datafusion::execution::SessionState;
+use datafusion::logical_expr::LogicalPlan;
+use datafusion::prelude::{DataFrame, Expr};
+use deltalake::DeltaTable;
+use deltalake::delta_datafusion::DeltaColumn;
+use deltalake::protocol::SaveMode;
+use serde::Serialize;
+
+use super::commit::{attempt, attempt_or_skip, write_error};
+use super::{Committed, Target, builder, check_schema};
+use crate::Result;
+
+/// Appends `plan`'s rows in one commit, creating the table where there is none. Unlike
+/// [`super::append_once`], nothing marks the rows appended: running it again appends them again.
+pub async fn append(session: &SessionState, target: Target<'_>, plan: LogicalPlan) -> Result<Committed> {
+    attempt(&target, |table, props| async {
+        check_schema(&table, plan.schema().as_arrow(), target.name)?;
+        builder(table, session, plan, &target)
+            .with_save_mode(SaveMode::Append)
+            .with_commit_properties(props)
+            .await
+            .map_err(|e| write_error(&target, e))
+    })
+    .await
+}
+
+/// A `MERGE INTO` as written: its condition and clauses over the target and source aliases.
+#[derive(Debug, Clone)]
+pub struct MergeStatement<'a> {
+    pub on: Expr,
+    pub target_alias: &'a str,
+    pub source_alias: &'a str,
+    /// In the order written; delta-rs applies the first clause of each kind whose condition holds.
+    pub clauses: Vec<Clause>,
+}
+
+/// One `WHEN … THEN …` clause. Assignments are `(target column, value)`.
+#[derive(Debug, Clone)]
+pub enum Clause {
+    MatchedUpdate { predicate: Option<Expr>, set: Vec<(String, Expr)> },
+    MatchedDelete { predicate: Option<Expr> },
+    NotMatchedInsert { predicate: Option<Expr>, set: Vec<(String, Expr)> },
+    NotMatchedBySourceUpdate { predicate: Option<Expr>, set: Vec<(String, Expr)> },
+    NotMatchedBySourceDelete { predicate: Option<Expr> },
+}
+
+/// The rows a statement changed, as delta-rs counted them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct MergeCounts {
+    pub inserted: u64,
+    pub updated: u64,
+    pub deleted: u64,
+}
+
+fn column(name: &str) -> DeltaColumn {
+    DeltaColumn::from(Column::new_unqualified(name))
+}
+
+fn count(n: usize) -> u64 {
+    u64::try_from(n).unwrap_or(u64::MAX)
+}
+
+/// Runs `merge` with `source` into the existing table: one commit, or none (`None`) where no
+/// clause changed a row. The commit may be rebased over commits to rows the merge did not read,
+/// as Delta's conflict rules allow.
+pub async fn merge_clauses(
+    session: &SessionState,
+    target: Target<'_>,
+    source: DataFrame,
+    merge: MergeStatement<'_>,
+) -> Result<(Option<Committed>, MergeCounts)> {
+    let mut counts = MergeCounts::default();
+    let committed = attempt_or_skip(&target, |table, props| async {
+        let read = table.version();
+        let err = |e| write_error(&target, e);
+        let mut builder = table
+            .merge(source, merge.on)
+            .with_source_alias(merge.source_alias)
+            .with_target_alias(merge.target_alias)
+            .with_session_state(Arc::new(session.clone()))
+            .with_commit_properties(props);
+        for clause in merge.clauses {
+            builder = match clause {
+                Clause::MatchedUpdate { predicate, set } => builder.when_matched_update(|u| {
+                    let u = match predicate {
+                        Some(p) => u.predicate(p),
+                        None => u,
+                    };
+                    set.into_iter().fold(u, |u, (c, v)| u.update(column(&c), v))
+                }),
+                Clause::MatchedDelete { predicate } => builder.when_matched_delete(|d| match predicate {
+                    Some(p) => d.predicate(p),
+                    None => d,
+                }),
+                Clause::NotMatchedInsert { predicate, set } => builder.when_not_matched_insert(|i| {
+                    let i = match predicate {
+                        Some(p) => i.predicate(p),
+                        None => i,
+                    };
+                    set.into_iter().fold(i, |i, (c, v)| i.set(column(&c), v))
+                }),
+                Clause::NotMatchedBySourceUpdate { predicate, set } => builder.when_not_matched_by_source_update(|u| {
+                    let u = match predicate {
+                        Some(p) => u.predicate(p),
+                        None => u,
+                    };
+                    set.into_iter().fold(u, |u, (c, v)| u.update(column(&c), v))
+                }),
+                Clause::NotMatchedBySourceDelete { predicate } => {
+                    builder.when_not_matched_by_source_delete(|d| match predicate {
+                        Some(p) => d.predicate(p),
+                        None => d,
+                    })
+                }
+            }
+            .map_err(err)?;
+        }
+        let (table, metrics) = builder.await.map_err(err)?;
+        counts = MergeCounts {
+            inserted: count(metrics.num_target_rows_inserted),
+            updated: count(metrics.num_target_rows_updated),
+            deleted: count(metrics.num_target_rows_deleted),
+        };
+        Ok(changed(table, read))
+    })
+    .await?;
+    Ok((committed, counts))
+}
+
+/// The table where the operation made a commit.
+fn changed(table: DeltaTable, read: Option<u64>) -> Option<DeltaTable> {
+    (table.version() != read).then_some(table)
+}
+
+/// Deletes the rows `predicate` selects (every row without one): one commit, or none where no row
+/// matched.
+pub async fn delete(
+    session: &SessionState,
+    target: Target<'_>,
+    predicate: Option<Expr>,
+) -> Result<(Option<Committed>, MergeCounts)> {
+    let mut counts = MergeCounts::default();
+    let committed = attempt_or_skip(&target, |table, props| async {
+        let read = table.version();
+        let delete = table.delete().with_session_state(Arc::new(session.clone())).with_commit_properties(props);
+        let delete = match predicate {
+            Some(p) => delete.with_predicate(p),
+            None => delete,
+        };
+        let (table, metrics) = delete.await.map_err(|e| write_error(&target, e))?;
+        counts.deleted = metrics.num_deleted_rows.map_or(0, count);
+        Ok(changed(table, read))
+    })
+    .await?;
+    Ok((committed, counts))
+}
+
+/// Sets `set` on the rows `predicate` selects (every row without one): one commit, or none where
+/// no row matched.
+pub async fn update(
+    session: &SessionState,
+    target: Target<'_>,
+    set: Vec<(String, Expr)>,
+    predicate: Option<Expr>,
+) -> Result<(Option<Committed>, MergeCounts)> {
+    let mut counts = MergeCounts::default();
+    let committed = attempt_or_skip(&target, |table, props| async {
+        let read = table.version();
+        let update = table.update().with_session_state(Arc::new(session.clone())).with_commit_properties(props);
+        let update = set.into_iter().fold(update, |u, (c, v)| u.with_update(column(&c), v));
+        let update = match predicate {
+            Some(p) => update.with_predicate(p),
+            None => update,
+        };
+        let (table, metrics) = update.await.map_err(|e| write_error(&target, e))?;
+        counts.updated = count(metrics.num_updated_rows);
+        Ok(changed(table, read))
+    })
+    .await?;
+    Ok((committed, counts))
+}

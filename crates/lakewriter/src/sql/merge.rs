@@ -1,0 +1,276 @@
+//! `MERGE INTO` as written: the source planned with `$dt` bound, every clause's expressions over
+//! the columns it may see (both sides when matched, the source's when not matched, the target's
+//! when not matched by source), the target rows several source rows match refused as in Spark,
+//! then delta-rs's merge: one commit, or none where nothing changes. Into a table that does not
+//! exist, the `WHEN NOT MATCHED` clauses alone decide the rows, and the write creates it.
+
+use chrono::NaiveDate;
+use datafusion::common::{Column, DFSchema, JoinType};
+use datafusion::functions_aggregate::expr_fn::count;
+use datafusion::prelude::{DataFrame, Expr, col, lit};
+use lakewriter_compute::statement::{Merge, MergeAction, MergeClause, MergeSource, When};
+use lakewriter_core::input_fingerprint;
+use lakewriter_delta::{Clause, MergeCounts, MergeStatement};
+
+use super::{StatementReport, Written};
+use crate::{Error, Result, Runner};
+
+/// Target rows that several source rows match, named in the error (Spark names none).
+const DUPLICATE_EXAMPLES: usize = 10;
+
+/// The columns a MERGE's expressions may name: the target's and the source's, each qualified by
+/// its alias.
+struct Sides {
+    target: DFSchema,
+    source: DFSchema,
+    both: DFSchema,
+}
+
+fn usage<T>(message: String) -> Result<T> {
+    Err(Error::Usage(message))
+}
+
+fn result_err(source: datafusion::error::DataFusionError) -> Error {
+    Error::statement(lakewriter_compute::Error::Result { source: Box::new(source) })
+}
+
+impl Runner {
+    pub(super) async fn merge_into(
+        &self,
+        merge: &Merge,
+        written: &mut Written<'_>,
+        dt: Option<NaiveDate>,
+        report: &mut StatementReport,
+    ) -> Result<()> {
+        let source_sql = match &merge.source {
+            MergeSource::Table(table) => format!("SELECT * FROM {table}"),
+            MergeSource::Query(query) => query.clone(),
+        };
+        let query = self.plan(&source_sql, dt).await.map_err(Error::statement)?;
+        written.metadata.input_fingerprint = input_fingerprint(&query.files);
+        let source = DataFrame::new(self.session().state(), query.plan);
+        let source_schema =
+            DFSchema::try_from_qualified_schema(merge.source_alias.as_str(), source.schema().as_arrow())
+                .map_err(result_err)?;
+        let Some(shape) = written.shape.clone() else {
+            return self.merge_into_new(merge, written, source, &source_schema, dt, report).await;
+        };
+        let target =
+            DFSchema::try_from_qualified_schema(merge.target_alias.as_str(), &shape.schema).map_err(result_err)?;
+        let both = target.join(&source_schema).map_err(result_err)?;
+        let sides = Sides { target, source: source_schema, both };
+        let on = self.expression(&merge.on, &sides.both, dt)?;
+        let clauses = merge.clauses.iter().map(|c| self.clause(c, &sides, written, dt)).collect::<Result<Vec<_>>>()?;
+        if merge
+            .clauses
+            .iter()
+            .any(|c| c.when == When::Matched && !(c.action == MergeAction::Delete && c.predicate.is_none()))
+        {
+            self.refuse_duplicate_matches(merge, written, &source, &on).await?;
+        }
+        let statement =
+            MergeStatement { on, target_alias: &merge.target_alias, source_alias: &merge.source_alias, clauses };
+        let target = written.target(self, &shape.partition_columns);
+        let (committed, counts) = lakewriter_delta::merge_clauses(&self.session().state(), target, source, statement)
+            .await
+            .map_err(Error::write)?;
+        report.changes = Some(counts);
+        report.finish(committed, "no row to change");
+        Ok(())
+    }
+
+    /// One clause with its expressions planned over the columns it may name.
+    fn clause(
+        &self,
+        clause: &MergeClause,
+        sides: &Sides,
+        written: &Written<'_>,
+        dt: Option<NaiveDate>,
+    ) -> Result<Clause> {
+        let schema = match clause.when {
+            When::Matched => &sides.both,
+            When::NotMatched => &sides.source,
+            When::NotMatchedBySource => &sides.target,
+        };
+        let predicate = clause.predicate.as_deref().map(|p| self.expression(p, schema, dt)).transpose()?;
+        let set = |pairs: &[(String, String)]| -> Result<Vec<(String, Expr)>> {
+            pairs
+                .iter()
+                .map(|(column, value)| {
+                    if sides.target.field_with_unqualified_name(column).is_err() {
+                        return usage(format!("{} has no column `{column}`", written.name));
+                    }
+                    Ok((column.clone(), self.expression(value, schema, dt)?))
+                })
+                .collect()
+        };
+        let all = || all_from_source(sides, written);
+        Ok(match (clause.when, &clause.action) {
+            (When::Matched, MergeAction::Update(pairs)) => Clause::MatchedUpdate { predicate, set: set(pairs)? },
+            (When::Matched, MergeAction::UpdateAll) => Clause::MatchedUpdate { predicate, set: all()? },
+            (When::Matched, MergeAction::Delete) => Clause::MatchedDelete { predicate },
+            (When::NotMatched, MergeAction::Insert { columns, values }) => {
+                let pairs: Vec<(String, String)> = columns.iter().cloned().zip(values.iter().cloned()).collect();
+                Clause::NotMatchedInsert { predicate, set: set(&pairs)? }
+            }
+            (When::NotMatched, MergeAction::InsertAll) => Clause::NotMatchedInsert { predicate, set: all()? },
+            (When::NotMatchedBySource, MergeAction::Update(pairs)) => {
+                Clause::NotMatchedBySourceUpdate { predicate, set: set(pairs)? }
+            }
+            (When::NotMatchedBySource, MergeAction::Delete) => Clause::NotMatchedBySourceDelete { predicate },
+            (when, action) => return usage(format!("{action:?} is not allowed in a WHEN {when:?} clause")),
+        })
+    }
+
+    /// Fails where a target row is matched by several source rows (a MERGE changes each target
+    /// row at most once), naming up to ten of them by the target columns the ON condition reads.
+    async fn refuse_duplicate_matches(
+        &self,
+        merge: &Merge,
+        written: &Written<'_>,
+        source: &DataFrame,
+        on: &Expr,
+    ) -> Result<()> {
+        let version = written.read_version.expect("an existing table");
+        let provider = self.loaded.provider_at(&written.location, version).await.map_err(Error::write)?;
+        let alias = merge.target_alias.as_str();
+        let mut keys: Vec<String> = on
+            .column_refs()
+            .into_iter()
+            .filter(|c| c.relation.as_ref().is_some_and(|r| r.table() == alias))
+            .map(|c| c.name.clone())
+            .collect();
+        keys.sort();
+        keys.dedup();
+        if keys.is_empty() {
+            return Ok(());
+        }
+        let qualified: Vec<Expr> = keys.iter().map(|k| Expr::Column(Column::new(Some(alias), k))).collect();
+        let names: Vec<&str> = keys.iter().map(String::as_str).collect();
+        let target =
+            self.session().read_table(provider).and_then(|df| df.select_columns(&names)).and_then(DataFrame::distinct);
+        let matched = target
+            .and_then(|t| t.alias(alias))
+            .and_then(|t| t.join_on(source.clone().alias(&merge.source_alias)?, JoinType::Inner, [on.clone()]))
+            .and_then(|j| j.aggregate(qualified.clone(), vec![count(lit(1)).alias("matching_source_rows")]))
+            .and_then(|a| a.filter(col("matching_source_rows").gt(lit(1_i64))))
+            .map_err(result_err)?
+            .cache()
+            .await
+            .map_err(result_err)?;
+        let rows = matched.clone().count().await.map_err(result_err)?;
+        if rows == 0 {
+            return Ok(());
+        }
+        let mut shown = names.clone();
+        shown.push("matching_source_rows");
+        let examples = lakewriter_compute::keyed::first_rows(
+            matched,
+            &shown.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>(),
+            DUPLICATE_EXAMPLES,
+        )
+        .await
+        .map_err(result_err)?;
+        Err(Error::MergeDuplicates { table: written.name.clone(), rows, examples: examples.join("; ") })
+    }
+
+    /// A MERGE into a table that does not exist: each source row goes to the first `WHEN NOT
+    /// MATCHED` clause whose condition holds; the table is created with those rows.
+    async fn merge_into_new(
+        &self,
+        merge: &Merge,
+        written: &Written<'_>,
+        source: DataFrame,
+        source_schema: &DFSchema,
+        dt: Option<NaiveDate>,
+        report: &mut StatementReport,
+    ) -> Result<()> {
+        let source = source.alias(&merge.source_alias).map_err(result_err)?;
+        let mut remaining: Option<Expr> = None;
+        let mut parts: Vec<DataFrame> = Vec::new();
+        let mut columns: Option<Vec<String>> = None;
+        for clause in merge.clauses.iter().filter(|c| c.when == When::NotMatched) {
+            let condition = match &clause.predicate {
+                Some(p) => self.expression(p, source_schema, dt)?,
+                None => lit(true),
+            };
+            let taken = match remaining.clone() {
+                Some(r) => r.and(condition.clone()),
+                None => condition.clone(),
+            };
+            remaining = Some(match remaining {
+                Some(r) => r.and(condition.is_not_true()),
+                None => condition.is_not_true(),
+            });
+            let set: Vec<(String, Expr)> = match &clause.action {
+                MergeAction::InsertAll => {
+                    source_schema.iter().map(|(q, f)| (f.name().clone(), Expr::Column(Column::from((q, f))))).collect()
+                }
+                MergeAction::Insert { columns, values } => columns
+                    .iter()
+                    .zip(values)
+                    .map(|(c, v)| Ok((c.clone(), self.expression(v, source_schema, dt)?)))
+                    .collect::<Result<_>>()?,
+                other => return usage(format!("{other:?} is not allowed in a WHEN NOT MATCHED clause")),
+            };
+            let names: Vec<String> = set.iter().map(|(c, _)| c.clone()).collect();
+            let order = columns.get_or_insert_with(|| names.clone());
+            same_columns(order, &names, written)?;
+            let exprs: Vec<Expr> = order
+                .iter()
+                .map(|c| set.iter().find(|(n, _)| n == c).expect("same columns").1.clone().alias(c))
+                .collect();
+            parts.push(source.clone().filter(taken).and_then(|df| df.select(exprs)).map_err(result_err)?);
+        }
+        let Some(rows) = parts.into_iter().reduce(|a, b| a.union(b).expect("same columns")) else {
+            report.note = Some(format!(
+                "{} has no table and the MERGE has no WHEN NOT MATCHED clause: nothing to insert, no table created",
+                written.name
+            ));
+            return Ok(());
+        };
+        let plan =
+            lakewriter_delta::schema::storable(rows.into_unoptimized_plan(), &written.name).map_err(Error::write)?;
+        let committed = lakewriter_delta::append(&self.session().state(), written.target(self, &[]), plan)
+            .await
+            .map_err(Error::write)?;
+        report.changes = Some(MergeCounts { inserted: committed.rows_written.unwrap_or(0), ..MergeCounts::default() });
+        report.committed(committed);
+        Ok(())
+    }
+}
+
+/// `UPDATE SET *` and `INSERT *`: every target column from the source column of its name.
+fn all_from_source(sides: &Sides, written: &Written<'_>) -> Result<Vec<(String, Expr)>> {
+    sides
+        .target
+        .fields()
+        .iter()
+        .map(|field| match sides.source.qualified_field_with_unqualified_name(field.name()) {
+            Ok((qualifier, source)) => Ok((field.name().clone(), Expr::Column(Column::from((qualifier, source))))),
+            Err(_) => usage(format!(
+                "UPDATE SET * / INSERT *: the source has no column `{}`, which {} has",
+                field.name(),
+                written.name
+            )),
+        })
+        .collect()
+}
+
+/// Refuses a `WHEN NOT MATCHED` clause that inserts other columns than the first one did: into a
+/// table that does not exist yet, the clauses decide its columns.
+fn same_columns(first: &[String], these: &[String], written: &Written<'_>) -> Result<()> {
+    let mut a = first.to_vec();
+    a.sort();
+    let mut b = these.to_vec();
+    b.sort();
+    if a == b {
+        return Ok(());
+    }
+    usage(format!(
+        "{} has no table yet, so its columns come from the WHEN NOT MATCHED clauses, which must insert the same columns: ({}) and ({})",
+        written.name,
+        first.join(", "),
+        these.join(", ")
+    ))
+}

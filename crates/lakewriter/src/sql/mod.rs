@@ -1,0 +1,269 @@
+//! `lakewriter sql`: Spark-style statements run against the lakehouse, each one Delta commit (or
+//! none where it changes nothing). `insert` maps an `INSERT` onto the table's columns and
+//! partitions; `merge` runs a `MERGE INTO` as written; queries, `DELETE` and `UPDATE` are here.
+
+mod insert;
+mod merge;
+
+use chrono::NaiveDate;
+use datafusion::arrow::array::RecordBatch;
+use datafusion::arrow::datatypes::SchemaRef;
+use datafusion::common::tree_node::{Transformed, TreeNode};
+use datafusion::common::{Column, DFSchema};
+use datafusion::prelude::Expr;
+use lakewriter_compute::statement::{Parsed, Statement};
+use lakewriter_core::{PartitionKey, TableRef, input_fingerprint, stable_hash};
+use lakewriter_delta::table::Shape;
+use lakewriter_delta::{CommitMetadata, Committed, MergeCounts, Target};
+use lakewriter_storage::Location;
+use serde::Serialize;
+
+use crate::{Error, Result, Runner};
+
+/// How statements run.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SqlOptions {
+    /// The value of `$dt`.
+    pub dt: Option<NaiveDate>,
+    /// Lets an `INSERT OVERWRITE` without a `PARTITION` clause replace a whole partitioned table
+    /// (otherwise it replaces the partitions its result holds).
+    pub replace_all: bool,
+}
+
+/// What a statement did.
+#[derive(Debug)]
+pub enum Executed {
+    /// A query's rows.
+    Rows { schema: SchemaRef, batches: Vec<RecordBatch> },
+    /// A write's report.
+    Written(StatementReport),
+}
+
+/// The outcome of a statement that writes a table.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct StatementReport {
+    /// The statement's kind: `insert_overwrite`, `insert_into`, `merge`, `delete`, `update`.
+    pub kind: &'static str,
+    pub table: String,
+    pub committed: bool,
+    /// The version this statement committed, or the version it found where it committed nothing.
+    pub table_version: Option<u64>,
+    /// Rows an `INSERT` wrote.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rows_written: Option<u64>,
+    /// Rows a `MERGE`, `DELETE` or `UPDATE` changed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub changes: Option<MergeCounts>,
+    /// The partitions an `INSERT OVERWRITE` replaced, as `column=value` (all of them joined by
+    /// `/`); empty where it replaced the whole table.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub partitions: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub files_added: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub files_removed: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    pub run_id: String,
+}
+
+impl StatementReport {
+    fn committed(&mut self, committed: Committed) {
+        self.committed = true;
+        self.table_version = Some(committed.version);
+        self.files_added = committed.files_added;
+        self.files_removed = committed.files_removed;
+        if self.changes.is_none() {
+            self.rows_written = committed.rows_written;
+        }
+    }
+}
+
+/// The table a statement writes, as found before it runs.
+pub(crate) struct Written<'a> {
+    pub table: &'a TableRef,
+    pub name: String,
+    pub location: Location,
+    /// The version the statement read; `None`: no table yet.
+    pub read_version: Option<u64>,
+    pub shape: Option<Shape>,
+    pub metadata: CommitMetadata,
+}
+
+impl Written<'_> {
+    pub(crate) fn target<'b>(&'b self, runner: &'b Runner, partition_columns: &'b [String]) -> Target<'b> {
+        Target {
+            location: &self.location,
+            name: &self.name,
+            partition_columns,
+            metadata: &self.metadata,
+            read_version: self.read_version,
+            loaded: &runner.loaded,
+        }
+    }
+
+    /// The table's columns, qualified by `alias` or its name.
+    fn schema(&self, alias: Option<&str>) -> Result<DFSchema> {
+        let shape = self.existing(&self.metadata.write.to_uppercase())?;
+        let qualifier = alias.unwrap_or(self.table.table());
+        DFSchema::try_from_qualified_schema(qualifier, &shape.schema)
+            .map_err(|source| Error::statement(lakewriter_compute::Error::Result { source: Box::new(source) }))
+    }
+
+    /// The table's shape, or an error for a statement that needs the table to exist.
+    pub(crate) fn existing(&self, what: &str) -> Result<&Shape> {
+        self.shape.as_ref().ok_or_else(|| Error::Usage(format!("{what}: {} has no Delta table", self.name)))
+    }
+}
+
+impl Runner {
+    /// Reads `sql` — one statement or several separated by `;` — into statements, in order.
+    pub fn parse_sql(&self, sql: &str) -> Result<Vec<Parsed>> {
+        lakewriter_compute::statement::parse(self.session(), sql).map_err(Error::statement)
+    }
+
+    /// Runs one statement: a query returns its rows; a write commits once (or not at all where it
+    /// changes nothing) and returns its report.
+    pub async fn execute(&self, parsed: &Parsed, options: SqlOptions) -> Result<Executed> {
+        if parsed.uses_dt && options.dt.is_none() {
+            return Err(Error::Usage("the statement uses $dt: give its value with --dt YYYY-MM-DD".into()));
+        }
+        let Some(table) = parsed.statement.target() else {
+            return self.query(parsed, options.dt).await;
+        };
+        let mut written = self.written(table, parsed, options.dt).await?;
+        let mut report = StatementReport {
+            kind: parsed.statement.kind(),
+            table: written.name.clone(),
+            table_version: written.read_version,
+            run_id: written.metadata.run_id.clone(),
+            ..StatementReport::default()
+        };
+        match &parsed.statement {
+            Statement::Insert(insert) => self.insert(insert, &mut written, options, &mut report).await?,
+            Statement::Merge(merge) => self.merge_into(merge, &mut written, options.dt, &mut report).await?,
+            Statement::Delete { predicate, .. } => {
+                written.existing("DELETE")?;
+                let predicate = self.predicate(predicate.as_deref(), &written, None, options.dt)?;
+                let target = written.target(self, &[]);
+                let (committed, counts) =
+                    lakewriter_delta::delete(&self.session().state(), target, predicate).await.map_err(Error::write)?;
+                report.changes = Some(counts);
+                report.finish(committed, "no row matched: nothing deleted");
+            }
+            Statement::Update { alias, assignments, predicate, .. } => {
+                written.existing("UPDATE")?;
+                let predicate = self.predicate(predicate.as_deref(), &written, alias.as_deref(), options.dt)?;
+                let set = self.assignments(assignments, &written, alias.as_deref(), options.dt)?;
+                let target = written.target(self, &[]);
+                let (committed, counts) = lakewriter_delta::update(&self.session().state(), target, set, predicate)
+                    .await
+                    .map_err(Error::write)?;
+                report.changes = Some(counts);
+                report.finish(committed, "no row matched: nothing updated");
+            }
+            Statement::Query { .. } => unreachable!("a query writes no table"),
+        }
+        Ok(Executed::Written(report))
+    }
+
+    async fn query(&self, parsed: &Parsed, dt: Option<NaiveDate>) -> Result<Executed> {
+        let Statement::Query { sql } = &parsed.statement else { unreachable!("a query") };
+        let query = self.plan(sql, dt).await.map_err(Error::statement)?;
+        let df = datafusion::prelude::DataFrame::new(self.session().state(), query.plan);
+        let held = lakewriter_compute::Materialized::collect(df)
+            .await
+            .map_err(|source| Error::statement(lakewriter_compute::Error::Result { source: Box::new(source) }))?;
+        Ok(Executed::Rows { schema: held.schema.clone(), batches: held.batches().cloned().collect() })
+    }
+
+    /// The table `table` as the statement finds it: never a raw dataset.
+    async fn written<'a>(&self, table: &'a TableRef, parsed: &Parsed, dt: Option<NaiveDate>) -> Result<Written<'a>> {
+        if self.raw_tables.contains(table) {
+            return Err(Error::Usage(format!(
+                "{table} is a raw dataset: lakewriter never writes the raw layer; write a table of another schema"
+            )));
+        }
+        if let Some(job) = self.workspace().project.jobs.values().find(|j| &j.target == table) {
+            tracing::warn!(%table, job = %job.name, "this table is a job's target: the statement's rows are not recorded in the job's partition state, so `status` does not see them (`audit` and `verify` do)");
+        }
+        let location = self.workspace().table_location(table)?;
+        let name = table.to_string();
+        let open_err = |source| Error::OpenTable { table: name.clone(), source: Box::new(source) };
+        let read_version = lakewriter_delta::state::latest_version(&location).await.map_err(open_err)?;
+        let shape = match read_version {
+            Some(v) => Some(self.loaded.shape(&location, v).await.map_err(open_err)?),
+            None => None,
+        };
+        let metadata = CommitMetadata {
+            job: String::new(),
+            partition: PartitionKey::of(None, dt),
+            write: parsed.statement.kind().to_owned(),
+            lakewriter_version: lakewriter_core::VERSION.to_owned(),
+            sql_hash: stable_hash(parsed.text.as_bytes()),
+            code_fingerprint: stable_hash(parsed.text.as_bytes()),
+            input_fingerprint: input_fingerprint(&[]),
+            inputs: None,
+            run_id: crate::run::new_run_id(&name),
+            forced: false,
+            checks: Vec::new(),
+        };
+        Ok(Written { table, name, location, read_version, shape, metadata })
+    }
+
+    /// A DELETE's or UPDATE's condition over the table's columns (qualified by its name or alias,
+    /// or not), with `$dt` bound; the qualifiers removed, as delta-rs reads columns by name.
+    fn predicate(
+        &self,
+        sql: Option<&str>,
+        written: &Written<'_>,
+        alias: Option<&str>,
+        dt: Option<NaiveDate>,
+    ) -> Result<Option<Expr>> {
+        let Some(sql) = sql else { return Ok(None) };
+        let schema = written.schema(alias)?;
+        Ok(Some(unqualified(self.expression(sql, &schema, dt)?)))
+    }
+
+    fn assignments(
+        &self,
+        assignments: &[(String, String)],
+        written: &Written<'_>,
+        alias: Option<&str>,
+        dt: Option<NaiveDate>,
+    ) -> Result<Vec<(String, Expr)>> {
+        let schema = written.schema(alias)?;
+        assignments
+            .iter()
+            .map(|(column, value)| {
+                if schema.field_with_unqualified_name(column).is_err() {
+                    return Err(Error::Usage(format!("SET {column}: {} has no column `{column}`", written.name)));
+                }
+                Ok((column.clone(), unqualified(self.expression(value, &schema, dt)?)))
+            })
+            .collect()
+    }
+
+    pub(crate) fn expression(&self, sql: &str, schema: &DFSchema, dt: Option<NaiveDate>) -> Result<Expr> {
+        lakewriter_compute::statement::expression(self.session(), sql, schema, dt).map_err(Error::statement)
+    }
+}
+
+impl StatementReport {
+    /// Records the outcome of a write that may have changed nothing (`nothing` says so).
+    fn finish(&mut self, committed: Option<Committed>, nothing: &str) {
+        match committed {
+            Some(committed) => self.committed(committed),
+            None => self.note = Some(nothing.to_owned()),
+        }
+    }
+}
+
+/// `expr` with its columns' qualifiers removed.
+fn unqualified(expr: Expr) -> Expr {
+    expr.transform(|e| match e {
+        Expr::Column(c) if c.relation.is_some() => Ok(Transformed::yes(Expr::Column(Column::new_unqualified(c.name)))),
+        other => Ok(Transformed::no(other)),
+    })
+    .map_or_else(|e| unreachable!("removing qualifiers cannot fail: {e}"), |t| t.data)
+}
