@@ -1,12 +1,13 @@
 //! One attempt at a partition: plan, check the plan, fingerprint, compute, check the result, then
 //! the write its [`WritePlan`] names — one Delta commit, or none (always none in a dry run).
 
-use lakewriter_compute::{KeyedSource, KeyedSpec};
+use lakewriter_compute::{KeyedCounts, KeyedSource, KeyedSpec};
 use lakewriter_core::{CheckOutcome, InputFile, input_fingerprint, stable_hash};
 use lakewriter_delta::state::{LogScope, Recorded};
 use lakewriter_delta::{AppendOutcome, CheckRecord, CommitMetadata, Committed, MergeSpec, Target};
 
 use crate::result::Computed;
+use crate::sql::JobStatement;
 use crate::{DryRun, PartitionReport, PreparedRun, RunError, RunStatus, Runner, WritePlan};
 
 impl Runner {
@@ -28,9 +29,12 @@ impl Runner {
     ) -> Result<(), RunError> {
         let job = run.job;
         let read_version = lakewriter_delta::state::latest_version(&job.location).await?;
-        let mut query = self.plan(&job.sql, run.unit.dt).await?;
+        let mut query = self.plan(&job.query, run.unit.dt).await?;
         self.check_determinism(job, &query.plan).await?;
         let table = job.spec.target.to_string();
+        if let Some(insert) = job.statement.as_ref().and_then(JobStatement::insert) {
+            query.plan = self.lay_out(insert, job, read_version, query.plan, run.unit.dt).await?;
+        }
         query.plan = lakewriter_delta::schema::storable(query.plan, &table)?;
         lakewriter_delta::phase("planned", &table, &run.partition);
         let inputs = input_fingerprint(&query.files);
@@ -44,6 +48,11 @@ impl Runner {
             report.dry_run =
                 self.dry_run.map(|_| DryRun { rows_added: Some(0), rows_removed: Some(0), ..DryRun::default() });
             return Ok(());
+        }
+        if self.dry_run.is_some() && matches!(run.write, WritePlan::Merge(_)) {
+            let message =
+                "a dry run of a job written as MERGE INTO is not supported: delta-rs merges only by committing";
+            return Err(RunError::Setup(crate::Error::Usage(message.into())));
         }
         let computed = self.compute(run, query.plan).await?;
         let compares = self.dry_run.is_some() || job.spec.checks.compares();
@@ -96,6 +105,10 @@ impl Runner {
             }
             Computed::Streamed(plan) => plan,
         };
+        if let WritePlan::Merge(merge) = &run.write {
+            let source = datafusion::prelude::DataFrame::new(state, plan);
+            return self.write_merge(target, merge, source, run.unit.dt, fresh, report).await;
+        }
         let committed = match &run.write {
             WritePlan::OverwritePartition { .. } | WritePlan::DeleteInsert { .. } => {
                 let table = (target.location, target.read_version);
@@ -112,6 +125,7 @@ impl Runner {
                 AppendOutcome::Committed(committed) => committed,
             },
             WritePlan::Keyed(_) => unreachable!("a keyed write's result is a keyed source"),
+            WritePlan::Merge(_) => unreachable!("a MERGE statement is written above"),
         };
         Ok(Some(committed))
     }
@@ -146,6 +160,64 @@ impl Runner {
         let df = source.dataframe(ctx)?;
         let merge = MergeSpec { key: spec.key, newer_by: spec.newer_by };
         Ok(Some(lakewriter_delta::merge(&ctx.state(), target, df, merge).await?))
+    }
+}
+
+impl Runner {
+    /// A job's INSERT: its query's rows laid out as the columns of the table at `read_version`.
+    async fn lay_out(
+        &self,
+        insert: &lakewriter_compute::statement::Insert,
+        job: &crate::PreparedJob<'_>,
+        read_version: Option<u64>,
+        plan: datafusion::logical_expr::LogicalPlan,
+        dt: Option<chrono::NaiveDate>,
+    ) -> Result<datafusion::logical_expr::LogicalPlan, RunError> {
+        let shape = match read_version {
+            Some(version) => Some(self.loaded.shape(&job.location, version).await?),
+            None => None,
+        };
+        let table = job.spec.target.to_string();
+        Ok(self.laid_out(insert, &table, shape.as_ref(), plan, dt).map_err(RunError::of)?.0)
+    }
+
+    /// A job's `MERGE INTO`: as written, into the table at the version the run read. A merge
+    /// that changes no row commits nothing (`None`) where the partition was `fresh`, and otherwise
+    /// only the partition's new state.
+    async fn write_merge(
+        &self,
+        target: Target<'_>,
+        merge: &lakewriter_compute::statement::Merge,
+        source: datafusion::prelude::DataFrame,
+        dt: Option<chrono::NaiveDate>,
+        fresh: bool,
+        report: &mut PartitionReport,
+    ) -> Result<Option<Committed>, RunError> {
+        let shape = match target.read_version {
+            Some(version) => Some(self.loaded.shape(target.location, version).await?),
+            None => None,
+        };
+        let schema = source.schema().as_arrow().clone();
+        let (committed, counts) =
+            self.merge_statement(merge, target, shape.as_ref(), source, dt).await.map_err(RunError::of)?;
+        report.changes = Some(KeyedCounts {
+            inserted: counts.inserted,
+            updated: counts.updated,
+            deleted: counts.deleted,
+            ..KeyedCounts::default()
+        });
+        if committed.is_some() {
+            return Ok(committed);
+        }
+        let fresh = fresh || recorded_fresh(target.metadata, target.location).await;
+        if !fresh && target.read_version.is_some() {
+            let table_schema = shape.map_or(schema, |s| s.schema.as_ref().clone());
+            let committed = lakewriter_delta::record_state(target, &table_schema).await?;
+            report.note = Some("no row to change: committed only the partition's new state".into());
+            return Ok(Some(committed));
+        }
+        report.nothing_to_change(target.read_version, fresh);
+        Ok(None)
     }
 }
 

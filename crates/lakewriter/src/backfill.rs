@@ -83,7 +83,7 @@ impl Runner {
             }
             1
         } else {
-            parallel.unwrap_or_else(|| default_parallelism(job.spec.write.mode())).max(1)
+            parallel.unwrap_or_else(|| default_parallelism(job.write_mode())).max(1)
         };
         self.share_cores(parallel);
         let mut days = days.into_iter();

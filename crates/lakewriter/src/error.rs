@@ -156,6 +156,16 @@ pub enum RunError {
 }
 
 impl RunError {
+    /// A statement's error as a run's: its write's and its SQL's errors as their own (a conflict
+    /// is then retried), anything else as the run's setup.
+    pub(crate) fn of(error: Error) -> Self {
+        match error {
+            Error::StatementWrite(write) => Self::Write(*write),
+            Error::Statement(compute) => Self::Compute(*compute),
+            other => Self::Setup(other),
+        }
+    }
+
     /// True where running the partition again may succeed: its commit conflicted with a
     /// concurrent one (see [`lakewriter_delta::Error::is_conflict`]).
     #[must_use]

@@ -178,7 +178,10 @@ impl Runner {
         let project = &self.workspace().project;
         let mut jobs = Vec::with_capacity(project.jobs.len());
         for spec in project.jobs.values() {
-            let sql = self.workspace().sql(spec)?;
+            let mut sql = self.workspace().sql(spec)?;
+            if spec.write == lakewriter_core::WriteSpec::Statement {
+                sql = crate::sql::JobStatement::read(spec, &sql)?.query();
+            }
             let reads = self
                 .tables_read(&sql)
                 .map_err(|source| Error::GraphSql { job: spec.name.clone(), source: Box::new(source) })?;

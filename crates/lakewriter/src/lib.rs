@@ -48,7 +48,7 @@ pub use prepared::{PreparedJob, PreparedRun, WritePlan};
 pub use report::{DryRun, PartitionReport, RunStatus, Summary, VerifyReport};
 pub use reproduce::Reproduced;
 pub use runner::Runner;
-pub use sql::{Executed, SqlOptions, StatementReport};
+pub use sql::{Executed, JobStatement, SqlOptions, StatementReport};
 pub use status::{
     CHECKPOINT_AFTER, Freshness, JobStatus, LogLength, Only, PartitionStatus, PlannedPartition, StaleReason,
 };

@@ -10,7 +10,7 @@ impl Runner {
     /// make its runs differ (see [`lakewriter_compute::lint`]), and its data checks for a column
     /// its result does not have or a condition that is not one (rule `check`, an error).
     pub async fn lint(&self, job: &PreparedJob<'_>) -> Result<Vec<Finding>> {
-        let plan = lakewriter_compute::plan_sql(self.session(), &job.sql)
+        let plan = lakewriter_compute::plan_sql(self.session(), &job.query)
             .await
             .map_err(|source| Error::Lint { job: job.spec.name.clone(), source: Box::new(source) })?;
         let mut findings = lakewriter_compute::lint(&plan, job.spec, &self.workspace().project.sources);

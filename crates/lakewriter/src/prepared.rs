@@ -3,9 +3,11 @@
 
 use chrono::NaiveDate;
 use lakewriter_compute::KeyedSpec;
+use lakewriter_compute::statement::Merge;
 use lakewriter_core::{JobSpec, PartitionKey, PartitionRun, WriteMode, WriteSpec};
 use lakewriter_storage::Location;
 
+use crate::sql::JobStatement;
 use crate::{Error, Result};
 
 /// A job resolved once per command: looked up, its table located, its SQL read and fingerprinted.
@@ -15,6 +17,10 @@ pub struct PreparedJob<'a> {
     /// Where the job's target table lives.
     pub location: Location,
     pub sql: String,
+    /// A job written as a statement: its statement, read once.
+    pub statement: Option<JobStatement>,
+    /// The SQL a run plans: `sql`, or a statement's query (an INSERT's) or source (a MERGE's).
+    pub query: String,
     /// [`JobSpec::code_fingerprint`] of `sql`.
     pub code: String,
     /// Its SQL reads its own target (e.g. the day before): a backfill runs its days one at a
@@ -36,8 +42,20 @@ impl PreparedJob<'_> {
             job: self,
             unit: PartitionRun { job: self.spec.name.clone(), dt, force },
             partition: self.partition(dt),
-            write: WritePlan::resolve(self.spec, dt, force)?,
+            write: WritePlan::resolve(self.spec, self.statement.as_ref(), dt, force)?,
         })
+    }
+
+    /// The write mode the job's runs make: its `write`, or for a job written as a statement the
+    /// mode its statement maps onto.
+    #[must_use]
+    pub fn write_mode(&self) -> WriteMode {
+        match &self.statement {
+            Some(JobStatement::Overwrite(_)) => WriteMode::OverwritePartition,
+            Some(JobStatement::Append(_)) => WriteMode::Append,
+            Some(JobStatement::Merge(_)) => WriteMode::Merge,
+            None => self.spec.write.mode(),
+        }
     }
 
     /// Fails with a usage error where the job has no date partitions for `command` to go through.
@@ -75,12 +93,20 @@ pub enum WritePlan<'a> {
     Append { force: bool },
     /// `merge` or `append_dedup`: a deduplicated, classified source merged on its key.
     Keyed(KeyedSpec<'a>),
+    /// A job's `MERGE INTO` statement, run as written.
+    Merge(&'a Merge),
 }
 
 impl<'a> WritePlan<'a> {
     /// Checks that `job` can run with (or without) the date `dt`, then that `force` applies to
     /// it, and resolves its write. Every error is a usage error naming the job and the fix.
-    pub fn resolve(job: &'a JobSpec, dt: Option<NaiveDate>, force: bool) -> Result<Self> {
+    /// A job written as a statement runs as its `statement` says.
+    pub fn resolve(
+        job: &'a JobSpec,
+        statement: Option<&'a JobStatement>,
+        dt: Option<NaiveDate>,
+        force: bool,
+    ) -> Result<Self> {
         let mode = job.write.mode();
         let needs_date = || {
             let why = if mode == WriteMode::Append {
@@ -102,6 +128,14 @@ impl<'a> WritePlan<'a> {
                     None => return Err(Error::Usage(format!("job `{}` ({mode}) has no merge key", job.name))),
                 }
             }
+            (WriteSpec::Statement, Some(dt)) => match statement {
+                Some(JobStatement::Overwrite(_)) => {
+                    Self::OverwritePartition { column: job.partition_by.as_deref().unwrap_or("dt"), dt }
+                }
+                Some(JobStatement::Append(_)) => Self::Append { force },
+                Some(JobStatement::Merge(merge)) => Self::Merge(merge),
+                None => return Err(Error::Usage(format!("job `{}`: its statement was not read", job.name))),
+            },
             (WriteSpec::Rebuild, None) => Self::Rebuild,
             (WriteSpec::Rebuild, Some(_)) => {
                 return Err(Error::Usage(format!(
@@ -111,7 +145,7 @@ impl<'a> WritePlan<'a> {
             }
             (_, None) => return Err(needs_date()),
         };
-        if force && mode != WriteMode::Append {
+        if force && !matches!(plan, Self::Append { .. }) {
             let name = &job.name;
             return Err(Error::Usage(format!("--force applies to write = \"append\" only; job `{name}` is {mode}")));
         }
@@ -146,26 +180,28 @@ mod tests {
         ];
         for write in modes {
             let job = job(write);
-            assert!(WritePlan::resolve(&job, day(), false).is_ok(), "{write} with a date");
-            let error = WritePlan::resolve(&job, None, false).expect_err("a dated mode without a date").to_string();
+            assert!(WritePlan::resolve(&job, None, day(), false).is_ok(), "{write} with a date");
+            let error =
+                WritePlan::resolve(&job, None, None, false).expect_err("a dated mode without a date").to_string();
             assert!(error.starts_with("job `j` (write = \""), "{error}");
             assert!(error.contains("runs for a date: pass --dt YYYY-MM-DD"), "{error}");
         }
-        let append = WritePlan::resolve(&job("write = \"append\""), None, false).expect_err("append needs a date");
+        let append =
+            WritePlan::resolve(&job("write = \"append\""), None, None, false).expect_err("append needs a date");
         assert!(append.to_string().ends_with("(an append without a partition could not be made exactly-once)"));
 
         let rebuild = job("write = \"rebuild\"");
-        assert!(matches!(WritePlan::resolve(&rebuild, None, false), Ok(WritePlan::Rebuild)));
-        let error = WritePlan::resolve(&rebuild, day(), false).expect_err("rebuild with a date").to_string();
+        assert!(matches!(WritePlan::resolve(&rebuild, None, None, false), Ok(WritePlan::Rebuild)));
+        let error = WritePlan::resolve(&rebuild, None, day(), false).expect_err("rebuild with a date").to_string();
         assert_eq!(error, "job `j` (write = \"rebuild\") rebuilds the whole table: run it without --dt");
     }
 
     #[test]
     fn force_is_for_appends_only_and_errors_are_usage() {
         let append = job("write = \"append\"");
-        assert!(matches!(WritePlan::resolve(&append, day(), true), Ok(WritePlan::Append { force: true })));
+        assert!(matches!(WritePlan::resolve(&append, None, day(), true), Ok(WritePlan::Append { force: true })));
         let merge = job("write = \"merge\"\nkey = [\"x\"]\nnewer_by = \"v\"");
-        let error = WritePlan::resolve(&merge, day(), true).expect_err("--force on a merge");
+        let error = WritePlan::resolve(&merge, None, day(), true).expect_err("--force on a merge");
         assert_eq!(error.to_string(), "--force applies to write = \"append\" only; job `j` is merge");
         assert!(error.is_usage());
     }
@@ -173,12 +209,12 @@ mod tests {
     #[test]
     fn plans_carry_what_their_write_needs() {
         let custom = job("write = \"overwrite_partition\"\npartition_by = \"order_date\"");
-        match WritePlan::resolve(&custom, day(), false) {
+        match WritePlan::resolve(&custom, None, day(), false) {
             Ok(WritePlan::OverwritePartition { column, dt }) => assert_eq!((column, Some(dt)), ("order_date", day())),
             other => panic!("expected an overwrite of order_date, got {other:?}"),
         }
         let keyed = job("write = \"append_dedup\"\nkey = [\"x\"]");
-        match WritePlan::resolve(&keyed, day(), false) {
+        match WritePlan::resolve(&keyed, None, day(), false) {
             Ok(WritePlan::Keyed(spec)) => assert_eq!((spec.key, spec.newer_by), (&["x".to_owned()][..], None)),
             other => panic!("expected a keyed write, got {other:?}"),
         }

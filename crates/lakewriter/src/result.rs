@@ -72,7 +72,7 @@ impl Runner {
                 let condition = lakewriter_compute::condition(self.session(), predicate, schema, Some(*dt))?;
                 Some((condition, format!("rows that do not satisfy the predicate `{predicate}` ($dt = {dt})")))
             }
-            WritePlan::Rebuild | WritePlan::Append { .. } | WritePlan::Keyed(_) => None,
+            WritePlan::Rebuild | WritePlan::Append { .. } | WritePlan::Keyed(_) | WritePlan::Merge(_) => None,
         })
     }
 
@@ -98,7 +98,7 @@ impl Runner {
         read_version: Option<u64>,
     ) -> Result<Option<DataFrame>, RunError> {
         let Some(version) = read_version else { return Ok(None) };
-        if matches!(run.write, WritePlan::Append { .. } | WritePlan::Keyed(_)) {
+        if matches!(run.write, WritePlan::Append { .. } | WritePlan::Keyed(_) | WritePlan::Merge(_)) {
             return Ok(None);
         }
         let provider = self.loaded.provider_at(location, version).await?;

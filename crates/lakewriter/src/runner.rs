@@ -101,13 +101,20 @@ impl Runner {
     pub fn prepare(&self, name: &str) -> Result<PreparedJob<'_>> {
         let spec = self.workspace.job(name)?;
         let sql = self.workspace.sql(spec)?;
+        let statement = match spec.write {
+            lakewriter_core::WriteSpec::Statement => Some(crate::sql::JobStatement::read(spec, &sql)?),
+            _ => None,
+        };
+        let query = statement.as_ref().map_or_else(|| sql.clone(), crate::sql::JobStatement::query);
         // SQL that cannot be parsed fails each run's planning, which says why.
-        let reads_own_target = self.tables_read(&sql).is_ok_and(|tables| tables.contains(&spec.target.to_string()));
+        let reads_own_target = self.tables_read(&query).is_ok_and(|tables| tables.contains(&spec.target.to_string()));
         Ok(PreparedJob {
             spec,
             location: self.workspace.table_location(&spec.target)?,
             code: spec.code_fingerprint(&sql),
             sql,
+            statement,
+            query,
             reads_own_target,
         })
     }

@@ -69,7 +69,7 @@ impl Runner {
     ) -> Result<PartitionStatus> {
         let partition = job.partition(dt);
         let recorded = state.partitions.get(&partition);
-        match self.plan(&job.sql, dt).await {
+        match self.plan(&job.query, dt).await {
             Ok(query) => {
                 let inputs = input_fingerprint(&query.files);
                 Ok(PartitionStatus::of(partition, dt, recorded, &job.code, Some(&inputs), query.files.len()))

@@ -1,6 +1,6 @@
 use std::path::{Path, PathBuf};
 
-use lakewriter_core::{JobSpec, Project, SqlSource, TableRef};
+use lakewriter_core::{JobSpec, Project, SqlSource, TableRef, WriteSpec};
 use lakewriter_storage::Location;
 
 use crate::{Error, Result};
@@ -26,7 +26,8 @@ impl Workspace {
             std::fs::read_to_string(&path).map_err(|source| Error::ReadProject { path: path.clone(), source })?;
         let absolute =
             std::path::absolute(&path).map_err(|source| Error::ReadProject { path: path.clone(), source })?;
-        let project = Project::parse(&text, &path)?;
+        let mut project = Project::parse(&text, &path)?;
+        statement_partitions(&mut project);
         let url = match root {
             Some(root) => root_url(root, "--root")?,
             None => project.root_url(absolute.parent().unwrap_or(Path::new("/")))?,
@@ -77,4 +78,22 @@ fn located(project: &Project, url: url::Url) -> Result<Location> {
     let env = |key: &str| std::env::var(key).ok();
     let options = lakewriter_storage::resolve_options(&project.storage, env).map_err(storage_err)?;
     Location::new(url, options, env).map_err(storage_err)
+}
+
+/// A job written as a statement is partitioned by its statement's `PARTITION (column = $dt)`
+/// where the project file sets no `partition_by`. A statement that cannot be read is left to the
+/// job's own commands, which say why.
+fn statement_partitions(project: &mut Project) {
+    for job in project.jobs.values_mut().filter(|j| j.write == WriteSpec::Statement && j.partition_by.is_none()) {
+        let sql = match &job.sql {
+            SqlSource::Inline(sql) => sql.clone(),
+            SqlSource::File(path) => match std::fs::read_to_string(path) {
+                Ok(sql) => sql,
+                Err(_) => continue,
+            },
+        };
+        if let Ok(statement) = crate::sql::JobStatement::read(job, &sql) {
+            job.partition_by = statement.partition_column().map(str::to_owned);
+        }
+    }
 }

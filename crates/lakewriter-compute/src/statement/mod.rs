@@ -157,8 +157,12 @@ impl Statement {
 
 /// Reads `sql` — one statement, or several separated by `;` — into statements, in order.
 pub fn parse(ctx: &SessionContext, sql: &str) -> Result<Vec<Parsed>> {
-    let dialect = ctx.state().config().options().sql_parser.dialect.to_string();
-    let statements = parse::statements(sql, &dialect)?;
+    parse_with_dialect(sql, ctx.state().config().options().sql_parser.dialect.as_ref())
+}
+
+/// [`parse`] in the SQL dialect `dialect` (DataFusion's names: `generic`, …).
+pub fn parse_with_dialect(sql: &str, dialect: &str) -> Result<Vec<Parsed>> {
+    let statements = parse::statements(sql, dialect)?;
     if statements.is_empty() {
         return Err(Error::Statement { problem: "no SQL statement".to_owned() });
     }

@@ -28,6 +28,9 @@ pub enum WriteMode {
     AppendDedup,
     Append,
     Rebuild,
+    /// No `write` key: the job's SQL is a statement (`INSERT OVERWRITE … PARTITION`,
+    /// `INSERT INTO`, `MERGE INTO`) that decides the write.
+    Statement,
 }
 
 impl WriteMode {
@@ -40,6 +43,7 @@ impl WriteMode {
             Self::AppendDedup => "append_dedup",
             Self::Append => "append",
             Self::Rebuild => "rebuild",
+            Self::Statement => "statement",
         }
     }
 }
@@ -79,6 +83,11 @@ pub enum WriteSpec {
     Append,
     /// Replace the whole table; runs without a partition.
     Rebuild,
+    /// The job's SQL is a statement that decides the write (read by the runner, which knows SQL):
+    /// `INSERT OVERWRITE t PARTITION (c = $dt) …` replaces the partition as
+    /// `overwrite_partition` does, `INSERT INTO t …` appends once per partition as `append`
+    /// does, `MERGE INTO t …` merges as written. It runs for a date.
+    Statement,
 }
 
 impl WriteSpec {
@@ -91,6 +100,7 @@ impl WriteSpec {
             Self::AppendDedup { .. } => WriteMode::AppendDedup,
             Self::Append => WriteMode::Append,
             Self::Rebuild => WriteMode::Rebuild,
+            Self::Statement => WriteMode::Statement,
         }
     }
 

@@ -31,7 +31,7 @@ struct RawProject {
 #[serde(deny_unknown_fields)]
 struct RawJob {
     target: String,
-    write: WriteMode,
+    write: Option<WriteMode>,
     partition_by: Option<String>,
     sql: Option<String>,
     sql_file: Option<PathBuf>,
@@ -60,18 +60,29 @@ impl RawJob {
         .collect()
     }
 
-    /// Builds the write spec, refusing missing settings and settings of another mode.
-    fn write_spec(self) -> Result<WriteSpec, String> {
-        let mode = self.write;
+    /// Refuses the settings of another mode than `mode`.
+    fn refuse_other_keys(&self, mode: WriteMode) -> Result<(), String> {
         let allowed: &[&str] = match mode {
             WriteMode::Merge => &["key", "newer_by", "on_duplicate_keys", "delete_when"],
             WriteMode::DeleteInsert => &["predicate"],
             WriteMode::AppendDedup => &["key"],
-            WriteMode::OverwritePartition | WriteMode::Append | WriteMode::Rebuild => &[],
+            WriteMode::OverwritePartition | WriteMode::Append | WriteMode::Rebuild | WriteMode::Statement => &[],
         };
         if let Some(extra) = self.mode_keys().into_iter().find(|k| !allowed.contains(k)) {
-            return Err(format!("key `{extra}` does not apply to write = \"{mode}\""));
+            return Err(match mode {
+                WriteMode::Statement => format!(
+                    "key `{extra}` needs a `write` mode; without one, the job's SQL is a statement (INSERT OVERWRITE, INSERT INTO, MERGE INTO) that decides the write"
+                ),
+                _ => format!("key `{extra}` does not apply to write = \"{mode}\""),
+            });
         }
+        Ok(())
+    }
+
+    /// Builds the write spec, refusing missing settings and settings of another mode.
+    fn write_spec(self) -> Result<WriteSpec, String> {
+        let mode = self.mode();
+        self.refuse_other_keys(mode)?;
         let missing = |key: &str| format!("missing key `{key}` (required by write = \"{mode}\")");
         let columns = |key: Option<Vec<String>>| -> Result<Vec<String>, String> {
             let key = key.ok_or_else(|| missing("key"))?;
@@ -118,7 +129,13 @@ impl RawJob {
             WriteMode::AppendDedup => WriteSpec::AppendDedup { key: columns(self.key)? },
             WriteMode::Append => WriteSpec::Append,
             WriteMode::Rebuild => WriteSpec::Rebuild,
+            WriteMode::Statement => WriteSpec::Statement,
         })
+    }
+
+    /// The `write` key; a job without one is written as a statement.
+    fn mode(&self) -> WriteMode {
+        self.write.unwrap_or(WriteMode::Statement)
     }
 }
 
@@ -161,7 +178,7 @@ impl Project {
                 return Err(job_err(format!("key `partition_by`: `{col}` is not a column name")));
             }
             let allow_nondeterministic = job.allow_nondeterministic;
-            let checks = job.checks.take().unwrap_or_default().checks(job.write, is_column).map_err(job_err)?;
+            let checks = job.checks.take().unwrap_or_default().checks(job.mode(), is_column).map_err(job_err)?;
             let write = job.write_spec().map_err(job_err)?;
             let job = JobSpec { name: name.clone(), target, write, partition_by, sql, allow_nondeterministic, checks };
             jobs.insert(name, job);

@@ -59,6 +59,7 @@ fn write_spec() -> impl Strategy<Value = WriteSpec> {
         columns().prop_map(|key| WriteSpec::AppendDedup { key }),
         Just(WriteSpec::Append),
         Just(WriteSpec::Rebuild),
+        Just(WriteSpec::Statement),
     ]
 }
 
@@ -124,7 +125,7 @@ fn job_table(job: &JobSpec) -> Table {
         }
         WriteSpec::DeleteInsert { predicate } => drop(t.insert("predicate".into(), predicate.clone().into())),
         WriteSpec::AppendDedup { key } => drop(t.insert("key".into(), strings(key))),
-        WriteSpec::OverwritePartition | WriteSpec::Append | WriteSpec::Rebuild => {}
+        WriteSpec::OverwritePartition | WriteSpec::Append | WriteSpec::Rebuild | WriteSpec::Statement => {}
     }
     if job.allow_nondeterministic {
         t.insert("allow_nondeterministic".into(), true.into());

@@ -15,12 +15,13 @@ use datafusion::logical_expr::{LogicalPlan, LogicalPlanBuilder};
 use datafusion::prelude::{DataFrame, Expr, col, lit};
 use lakewriter_compute::statement::Insert;
 use lakewriter_core::input_fingerprint;
+use lakewriter_delta::table::Shape;
 
 use super::{SqlOptions, StatementReport, Written};
 use crate::{Error, Result, Runner};
 
 /// Where an INSERT's rows go.
-struct Layout {
+pub(crate) struct Layout {
     /// The table's partition columns (a new table's: the `PARTITION` clause's).
     partition_columns: Vec<String>,
     /// Static partition values, each of its column's type.
@@ -45,10 +46,7 @@ impl Runner {
     ) -> Result<()> {
         let query = self.plan(&insert.query, options.dt).await.map_err(Error::statement)?;
         written.metadata.input_fingerprint = input_fingerprint(&query.files);
-        let layout = self.insert_layout(insert, written, &query.plan, options.dt)?;
-        let plan =
-            LogicalPlanBuilder::from(query.plan).project(layout.columns.clone()).and_then(LogicalPlanBuilder::build);
-        let plan = plan.map_err(|e| Error::statement(lakewriter_compute::Error::Result { source: Box::new(e) }))?;
+        let (plan, layout) = self.laid_out(insert, &written.name, written.shape.as_ref(), query.plan, options.dt)?;
         let plan = lakewriter_delta::schema::storable(plan, &written.name).map_err(Error::write)?;
         if let Some(shape) = &written.shape {
             let differences = lakewriter_delta::schema::differences(&shape.schema, plan.schema().as_arrow());
@@ -84,6 +82,21 @@ impl Runner {
         };
         report.committed(committed.map_err(Error::write)?);
         Ok(())
+    }
+
+    /// The query's rows laid out as the table's columns, in its order, with the static partition
+    /// values: what an INSERT writes into `table` (columns `shape` where it exists).
+    pub(crate) fn laid_out(
+        &self,
+        insert: &Insert,
+        table: &str,
+        shape: Option<&Shape>,
+        query: LogicalPlan,
+        dt: Option<NaiveDate>,
+    ) -> Result<(LogicalPlan, Layout)> {
+        let layout = self.insert_layout(insert, table, shape, &query, dt)?;
+        let plan = LogicalPlanBuilder::from(query).project(layout.columns.clone()).and_then(LogicalPlanBuilder::build);
+        Ok((plan.map_err(result_err)?, layout))
     }
 
     async fn hold(&self, plan: LogicalPlan) -> Result<lakewriter_compute::Materialized> {
@@ -122,16 +135,16 @@ impl Runner {
         Ok((balanced_or(filters), partitions))
     }
 
-    /// The columns, partition values and partitioning of `insert` into `written`.
+    /// The columns, partition values and partitioning of `insert` into `table`.
     fn insert_layout(
         &self,
         insert: &Insert,
-        written: &Written<'_>,
+        table: &str,
+        shape: Option<&Shape>,
         query: &LogicalPlan,
         dt: Option<NaiveDate>,
     ) -> Result<Layout> {
-        let table = &written.name;
-        let partition_columns = match &written.shape {
+        let partition_columns = match shape {
             Some(shape) => shape.partition_columns.clone(),
             None => insert.partition.iter().map(|p| p.column.clone()).collect(),
         };
@@ -144,8 +157,7 @@ impl Runner {
                 return usage(format!("PARTITION names `{}` twice", p.column));
             }
             if let Some(value) = &p.value {
-                let column_type =
-                    written.shape.as_ref().map(|s| s.schema.field_with_name(&p.column).map(|f| f.data_type().clone()));
+                let column_type = shape.map(|s| s.schema.field_with_name(&p.column).map(|f| f.data_type().clone()));
                 let column_type = column_type
                     .transpose()
                     .map_err(|_| Error::Usage(format!("{table} has no column `{}`", p.column)))?;
@@ -154,9 +166,9 @@ impl Runner {
         }
         let dynamic: Vec<String> =
             partition_columns.iter().filter(|c| !fixed.iter().any(|(f, _)| f == *c)).cloned().collect();
-        let from_query = expected_columns(insert, written, &fixed, query)?;
+        let from_query = expected_columns(insert, table, shape, &fixed, query)?;
         let fields: Vec<Expr> = query.schema().iter().map(|f| Expr::Column(Column::from(f))).collect();
-        let table_columns: Vec<(String, DataType)> = if let Some(shape) = &written.shape {
+        let table_columns: Vec<(String, DataType)> = if let Some(shape) = shape {
             shape.schema.fields().iter().map(|f| (f.name().clone(), f.data_type().clone())).collect()
         } else {
             if let Some(missing) = dynamic.iter().find(|c| !from_query.contains(c)) {
@@ -174,7 +186,7 @@ impl Runner {
                     lit(value.clone())
                 } else if let Some(i) = from_query.iter().position(|c| *c == name) {
                     let from = query.schema().field(i).data_type();
-                    if written.shape.is_some() && assignable(from, &data_type) {
+                    if shape.is_some() && assignable(from, &data_type) {
                         Expr::Cast(datafusion::logical_expr::Cast::new(Box::new(fields[i].clone()), data_type))
                     } else {
                         fields[i].clone()
@@ -233,11 +245,11 @@ impl Runner {
 /// columns other than the static partition columns, or (a new table) the query's own names.
 fn expected_columns(
     insert: &Insert,
-    written: &Written<'_>,
+    table: &str,
+    shape: Option<&Shape>,
     fixed: &[(String, ScalarValue)],
     query: &LogicalPlan,
 ) -> Result<Vec<String>> {
-    let table = &written.name;
     let names: Vec<String> = query.schema().fields().iter().map(|f| f.name().clone()).collect();
     let is_fixed = |c: &String| fixed.iter().any(|(f, _)| f == c);
     let expected: Vec<String> = if !insert.columns.is_empty() {
@@ -247,12 +259,12 @@ fn expected_columns(
                     "`{column}` has a value in the PARTITION clause: leave it out of the column list"
                 ));
             }
-            if written.shape.as_ref().is_some_and(|s| s.schema.field_with_name(column).is_err()) {
+            if shape.is_some_and(|s| s.schema.field_with_name(column).is_err()) {
                 return usage(format!("{table} has no column `{column}`"));
             }
         }
         insert.columns.clone()
-    } else if let Some(shape) = &written.shape {
+    } else if let Some(shape) = shape {
         shape.schema.fields().iter().map(|f| f.name().clone()).filter(|c| !is_fixed(c)).collect()
     } else {
         names.clone()

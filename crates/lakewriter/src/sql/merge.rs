@@ -10,13 +10,22 @@ use datafusion::functions_aggregate::expr_fn::count;
 use datafusion::prelude::{DataFrame, Expr, col, lit};
 use lakewriter_compute::statement::{Merge, MergeAction, MergeClause, MergeSource, When};
 use lakewriter_core::input_fingerprint;
-use lakewriter_delta::{Clause, MergeCounts, MergeStatement};
+use lakewriter_delta::table::Shape;
+use lakewriter_delta::{Clause, Committed, MergeCounts, MergeStatement, Target};
 
 use super::{StatementReport, Written};
 use crate::{Error, Result, Runner};
 
 /// Target rows that several source rows match, named in the error (Spark names none).
 const DUPLICATE_EXAMPLES: usize = 10;
+
+/// The SQL that gives a MERGE's source rows.
+pub(crate) fn source_sql(merge: &Merge) -> String {
+    match &merge.source {
+        MergeSource::Table(table) => format!("SELECT * FROM {table}"),
+        MergeSource::Query(query) => query.clone(),
+    }
+}
 
 /// The columns a MERGE's expressions may name: the target's and the source's, each qualified by
 /// its alias.
@@ -42,51 +51,55 @@ impl Runner {
         dt: Option<NaiveDate>,
         report: &mut StatementReport,
     ) -> Result<()> {
-        let source_sql = match &merge.source {
-            MergeSource::Table(table) => format!("SELECT * FROM {table}"),
-            MergeSource::Query(query) => query.clone(),
-        };
-        let query = self.plan(&source_sql, dt).await.map_err(Error::statement)?;
+        let query = self.plan(&source_sql(merge), dt).await.map_err(Error::statement)?;
         written.metadata.input_fingerprint = input_fingerprint(&query.files);
         let source = DataFrame::new(self.session().state(), query.plan);
-        let source_schema =
-            DFSchema::try_from_qualified_schema(merge.source_alias.as_str(), source.schema().as_arrow())
-                .map_err(result_err)?;
-        let Some(shape) = written.shape.clone() else {
-            return self.merge_into_new(merge, written, source, &source_schema, dt, report).await;
-        };
-        let target =
-            DFSchema::try_from_qualified_schema(merge.target_alias.as_str(), &shape.schema).map_err(result_err)?;
-        let both = target.join(&source_schema).map_err(result_err)?;
-        let sides = Sides { target, source: source_schema, both };
-        let on = self.expression(&merge.on, &sides.both, dt)?;
-        let clauses = merge.clauses.iter().map(|c| self.clause(c, &sides, written, dt)).collect::<Result<Vec<_>>>()?;
-        if merge
-            .clauses
-            .iter()
-            .any(|c| c.when == When::Matched && !(c.action == MergeAction::Delete && c.predicate.is_none()))
-        {
-            self.refuse_duplicate_matches(merge, written, &source, &on).await?;
-        }
-        let statement =
-            MergeStatement { on, target_alias: &merge.target_alias, source_alias: &merge.source_alias, clauses };
-        let target = written.target(self, &shape.partition_columns);
-        let (committed, counts) = lakewriter_delta::merge_clauses(&self.session().state(), target, source, statement)
-            .await
-            .map_err(Error::write)?;
+        let target = written.target(self, &[]);
+        let (committed, counts) = self.merge_statement(merge, target, written.shape.as_ref(), source, dt).await?;
         report.changes = Some(counts);
         report.finish(committed, "no row to change");
         Ok(())
     }
 
-    /// One clause with its expressions planned over the columns it may name.
-    fn clause(
+    /// Runs `merge` with the rows of `source` into `target`, whose columns are `shape` where the
+    /// table exists: one commit, or none (`None`) where no clause changes a row. A table that does
+    /// not exist is created (partitioned by `target.partition_columns`) with the rows of the
+    /// `WHEN NOT MATCHED` clauses.
+    pub(crate) async fn merge_statement(
         &self,
-        clause: &MergeClause,
-        sides: &Sides,
-        written: &Written<'_>,
+        merge: &Merge,
+        target: Target<'_>,
+        shape: Option<&Shape>,
+        source: DataFrame,
         dt: Option<NaiveDate>,
-    ) -> Result<Clause> {
+    ) -> Result<(Option<Committed>, MergeCounts)> {
+        let source_schema =
+            DFSchema::try_from_qualified_schema(merge.source_alias.as_str(), source.schema().as_arrow())
+                .map_err(result_err)?;
+        let Some(shape) = shape else {
+            return self.merge_into_new(merge, target, source, &source_schema, dt).await;
+        };
+        let target_schema =
+            DFSchema::try_from_qualified_schema(merge.target_alias.as_str(), &shape.schema).map_err(result_err)?;
+        let both = target_schema.join(&source_schema).map_err(result_err)?;
+        let sides = Sides { target: target_schema, source: source_schema, both };
+        let on = self.expression(&merge.on, &sides.both, dt)?;
+        let clauses =
+            merge.clauses.iter().map(|c| self.clause(c, &sides, target.name, dt)).collect::<Result<Vec<_>>>()?;
+        if merge
+            .clauses
+            .iter()
+            .any(|c| c.when == When::Matched && !(c.action == MergeAction::Delete && c.predicate.is_none()))
+        {
+            self.refuse_duplicate_matches(merge, target, &source, &on).await?;
+        }
+        let statement =
+            MergeStatement { on, target_alias: &merge.target_alias, source_alias: &merge.source_alias, clauses };
+        lakewriter_delta::merge_clauses(&self.session().state(), target, source, statement).await.map_err(Error::write)
+    }
+
+    /// One clause with its expressions planned over the columns it may name.
+    fn clause(&self, clause: &MergeClause, sides: &Sides, table: &str, dt: Option<NaiveDate>) -> Result<Clause> {
         let schema = match clause.when {
             When::Matched => &sides.both,
             When::NotMatched => &sides.source,
@@ -98,13 +111,13 @@ impl Runner {
                 .iter()
                 .map(|(column, value)| {
                     if sides.target.field_with_unqualified_name(column).is_err() {
-                        return usage(format!("{} has no column `{column}`", written.name));
+                        return usage(format!("{table} has no column `{column}`"));
                     }
                     Ok((column.clone(), self.expression(value, schema, dt)?))
                 })
                 .collect()
         };
-        let all = || all_from_source(sides, written);
+        let all = || all_from_source(sides, table);
         Ok(match (clause.when, &clause.action) {
             (When::Matched, MergeAction::Update(pairs)) => Clause::MatchedUpdate { predicate, set: set(pairs)? },
             (When::Matched, MergeAction::UpdateAll) => Clause::MatchedUpdate { predicate, set: all()? },
@@ -127,12 +140,12 @@ impl Runner {
     async fn refuse_duplicate_matches(
         &self,
         merge: &Merge,
-        written: &Written<'_>,
+        target: Target<'_>,
         source: &DataFrame,
         on: &Expr,
     ) -> Result<()> {
-        let version = written.read_version.expect("an existing table");
-        let provider = self.loaded.provider_at(&written.location, version).await.map_err(Error::write)?;
+        let version = target.read_version.expect("an existing table");
+        let provider = self.loaded.provider_at(target.location, version).await.map_err(Error::write)?;
         let alias = merge.target_alias.as_str();
         let mut keys: Vec<String> = on
             .column_refs()
@@ -147,9 +160,9 @@ impl Runner {
         }
         let qualified: Vec<Expr> = keys.iter().map(|k| Expr::Column(Column::new(Some(alias), k))).collect();
         let names: Vec<&str> = keys.iter().map(String::as_str).collect();
-        let target =
+        let rows =
             self.session().read_table(provider).and_then(|df| df.select_columns(&names)).and_then(DataFrame::distinct);
-        let matched = target
+        let matched = rows
             .and_then(|t| t.alias(alias))
             .and_then(|t| t.join_on(source.clone().alias(&merge.source_alias)?, JoinType::Inner, [on.clone()]))
             .and_then(|j| j.aggregate(qualified.clone(), vec![count(lit(1)).alias("matching_source_rows")]))
@@ -171,7 +184,7 @@ impl Runner {
         )
         .await
         .map_err(result_err)?;
-        Err(Error::MergeDuplicates { table: written.name.clone(), rows, examples: examples.join("; ") })
+        Err(Error::MergeDuplicates { table: target.name.to_owned(), rows, examples: examples.join("; ") })
     }
 
     /// A MERGE into a table that does not exist: each source row goes to the first `WHEN NOT
@@ -179,12 +192,11 @@ impl Runner {
     async fn merge_into_new(
         &self,
         merge: &Merge,
-        written: &Written<'_>,
+        target: Target<'_>,
         source: DataFrame,
         source_schema: &DFSchema,
         dt: Option<NaiveDate>,
-        report: &mut StatementReport,
-    ) -> Result<()> {
+    ) -> Result<(Option<Committed>, MergeCounts)> {
         let source = source.alias(&merge.source_alias).map_err(result_err)?;
         let mut remaining: Option<Expr> = None;
         let mut parts: Vec<DataFrame> = Vec::new();
@@ -215,7 +227,7 @@ impl Runner {
             };
             let names: Vec<String> = set.iter().map(|(c, _)| c.clone()).collect();
             let order = columns.get_or_insert_with(|| names.clone());
-            same_columns(order, &names, written)?;
+            same_columns(order, &names, target.name)?;
             let exprs: Vec<Expr> = order
                 .iter()
                 .map(|c| set.iter().find(|(n, _)| n == c).expect("same columns").1.clone().alias(c))
@@ -223,25 +235,21 @@ impl Runner {
             parts.push(source.clone().filter(taken).and_then(|df| df.select(exprs)).map_err(result_err)?);
         }
         let Some(rows) = parts.into_iter().reduce(|a, b| a.union(b).expect("same columns")) else {
-            report.note = Some(format!(
-                "{} has no table and the MERGE has no WHEN NOT MATCHED clause: nothing to insert, no table created",
-                written.name
+            return usage(format!(
+                "{} has no Delta table, and the MERGE has no WHEN NOT MATCHED clause to create it with",
+                target.name
             ));
-            return Ok(());
         };
         let plan =
-            lakewriter_delta::schema::storable(rows.into_unoptimized_plan(), &written.name).map_err(Error::write)?;
-        let committed = lakewriter_delta::append(&self.session().state(), written.target(self, &[]), plan)
-            .await
-            .map_err(Error::write)?;
-        report.changes = Some(MergeCounts { inserted: committed.rows_written.unwrap_or(0), ..MergeCounts::default() });
-        report.committed(committed);
-        Ok(())
+            lakewriter_delta::schema::storable(rows.into_unoptimized_plan(), target.name).map_err(Error::write)?;
+        let committed = lakewriter_delta::append(&self.session().state(), target, plan).await.map_err(Error::write)?;
+        let counts = MergeCounts { inserted: committed.rows_written.unwrap_or(0), ..MergeCounts::default() };
+        Ok((Some(committed), counts))
     }
 }
 
 /// `UPDATE SET *` and `INSERT *`: every target column from the source column of its name.
-fn all_from_source(sides: &Sides, written: &Written<'_>) -> Result<Vec<(String, Expr)>> {
+fn all_from_source(sides: &Sides, table: &str) -> Result<Vec<(String, Expr)>> {
     sides
         .target
         .fields()
@@ -249,9 +257,8 @@ fn all_from_source(sides: &Sides, written: &Written<'_>) -> Result<Vec<(String, 
         .map(|field| match sides.source.qualified_field_with_unqualified_name(field.name()) {
             Ok((qualifier, source)) => Ok((field.name().clone(), Expr::Column(Column::from((qualifier, source))))),
             Err(_) => usage(format!(
-                "UPDATE SET * / INSERT *: the source has no column `{}`, which {} has",
-                field.name(),
-                written.name
+                "UPDATE SET * / INSERT *: the source has no column `{}`, which {table} has",
+                field.name()
             )),
         })
         .collect()
@@ -259,7 +266,7 @@ fn all_from_source(sides: &Sides, written: &Written<'_>) -> Result<Vec<(String, 
 
 /// Refuses a `WHEN NOT MATCHED` clause that inserts other columns than the first one did: into a
 /// table that does not exist yet, the clauses decide its columns.
-fn same_columns(first: &[String], these: &[String], written: &Written<'_>) -> Result<()> {
+fn same_columns(first: &[String], these: &[String], table: &str) -> Result<()> {
     let mut a = first.to_vec();
     a.sort();
     let mut b = these.to_vec();
@@ -268,8 +275,7 @@ fn same_columns(first: &[String], these: &[String], written: &Written<'_>) -> Re
         return Ok(());
     }
     usage(format!(
-        "{} has no table yet, so its columns come from the WHEN NOT MATCHED clauses, which must insert the same columns: ({}) and ({})",
-        written.name,
+        "{table} has no table yet, so its columns come from the WHEN NOT MATCHED clauses, which must insert the same columns: ({}) and ({})",
         first.join(", "),
         these.join(", ")
     ))

@@ -3,7 +3,10 @@
 //! partitions; `merge` runs a `MERGE INTO` as written; queries, `DELETE` and `UPDATE` are here.
 
 mod insert;
+mod job;
 mod merge;
+
+pub use job::JobStatement;
 
 use chrono::NaiveDate;
 use datafusion::arrow::array::RecordBatch;

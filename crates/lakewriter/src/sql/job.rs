@@ -1,0 +1,103 @@
+//! Jobs written as a statement (no `write` key): the statement read once, checked against the
+//! job, and mapped onto the write it makes — `INSERT OVERWRITE t PARTITION (c = $dt) …` replaces
+//! the partition as `overwrite_partition` does, `INSERT INTO t …` appends once per partition as
+//! `append` does, `MERGE INTO t …` merges as written. Everything else a job has (partition state,
+//! `status`, `plan`, `backfill --only stale`, `verify`, `lint`) goes through the same paths as
+//! for a write mode, with the statement's query as the job's query.
+
+use lakewriter_compute::statement::{Insert, Merge, Statement};
+use lakewriter_core::JobSpec;
+
+use crate::{Error, Result};
+
+/// The statement of a job written as one.
+#[derive(Debug, Clone)]
+pub enum JobStatement {
+    /// `INSERT OVERWRITE t PARTITION (column = $dt) SELECT …`.
+    Overwrite(Insert),
+    /// `INSERT INTO t [PARTITION (column = $dt)] SELECT …`.
+    Append(Insert),
+    /// `MERGE INTO t USING … ON … WHEN …`.
+    Merge(Merge),
+}
+
+impl JobStatement {
+    /// Reads `job`'s SQL, `sql`, as its statement: one of the three forms above, writing the
+    /// job's target, for the job's partition column. Every refusal names the job and the fix.
+    pub(crate) fn read(job: &JobSpec, sql: &str) -> Result<Self> {
+        let refuse = |problem: String| Err(Error::Usage(format!("job `{}`: {problem}", job.name)));
+        let parsed = lakewriter_compute::statement::parse_with_dialect(sql, "generic")
+            .map_err(|e| Error::Usage(format!("job `{}`: {e}", job.name)))?;
+        let [parsed] = parsed.as_slice() else {
+            return refuse("its SQL holds several statements; a job's SQL is one statement".into());
+        };
+        if parsed.statement.target().is_some_and(|t| *t != job.target) {
+            let table = parsed.statement.target().map(ToString::to_string).unwrap_or_default();
+            return refuse(format!("its statement writes {table}, but its target is {}", job.target));
+        }
+        let statement = match &parsed.statement {
+            Statement::Insert(insert) if insert.overwrite => Self::Overwrite(insert.clone()),
+            Statement::Insert(insert) => Self::Append(insert.clone()),
+            Statement::Merge(merge) => Self::Merge(merge.clone()),
+            other => {
+                return refuse(format!(
+                    "its SQL is a {} statement; without a `write` mode, a job's SQL is INSERT OVERWRITE … PARTITION (column = $dt), INSERT INTO or MERGE INTO (or give it a `write` mode and a SELECT)",
+                    other.kind()
+                ));
+            }
+        };
+        let column = statement.partition_column();
+        let static_dt = |insert: &Insert| insert.partition.iter().all(|p| p.value.as_deref() == Some("$dt"));
+        match &statement {
+            Self::Overwrite(insert) if insert.partition.len() != 1 || !static_dt(insert) => {
+                return refuse(
+                    "a job's INSERT OVERWRITE replaces one partition, its run's: write PARTITION (column = $dt)".into(),
+                );
+            }
+            Self::Append(insert) if insert.partition.len() > 1 || !static_dt(insert) => {
+                return refuse(
+                    "a job's INSERT INTO names at most its run's partition: PARTITION (column = $dt)".into(),
+                );
+            }
+            Self::Merge(_) if !job.checks.checks.is_empty() => {
+                return refuse("checks are not supported for a job written as MERGE INTO".into());
+            }
+            _ => {}
+        }
+        if let (Some(column), Some(partition_by)) = (column, &job.partition_by)
+            && column != partition_by
+        {
+            return refuse(format!(
+                "its statement's partition column is `{column}`, but partition_by is `{partition_by}`"
+            ));
+        }
+        Ok(statement)
+    }
+
+    /// The SQL a run plans for its inputs and its rows: the INSERT's query or the MERGE's source.
+    #[must_use]
+    pub fn query(&self) -> String {
+        match self {
+            Self::Overwrite(insert) | Self::Append(insert) => insert.query.clone(),
+            Self::Merge(merge) => super::merge::source_sql(merge),
+        }
+    }
+
+    /// The partition column the statement names (`PARTITION (column = $dt)`).
+    #[must_use]
+    pub fn partition_column(&self) -> Option<&str> {
+        match self {
+            Self::Overwrite(insert) | Self::Append(insert) => insert.partition.first().map(|p| p.column.as_str()),
+            Self::Merge(_) => None,
+        }
+    }
+
+    /// The INSERT whose query's columns are laid out onto the table's.
+    #[must_use]
+    pub fn insert(&self) -> Option<&Insert> {
+        match self {
+            Self::Overwrite(insert) | Self::Append(insert) => Some(insert),
+            Self::Merge(_) => None,
+        }
+    }
+}
