@@ -92,6 +92,17 @@ impl Error {
         Self::Statement(Box::new(source))
     }
 
+    /// A statement's planning error: SQL that does not plan is the statement's fault (a usage
+    /// error), said without the job wording of a job's planning error.
+    pub(crate) fn statement_plan(source: lakewriter_compute::Error) -> Self {
+        match source {
+            lakewriter_compute::Error::Sql { source } => Self::statement(lakewriter_compute::Error::Statement {
+                problem: format!("the SQL is invalid: {source}"),
+            }),
+            other => Self::statement(other),
+        }
+    }
+
     pub(crate) fn write(source: lakewriter_delta::Error) -> Self {
         Self::StatementWrite(Box::new(source))
     }

@@ -52,18 +52,14 @@ impl Runner {
         for root in [&inputs, &workspace.root] {
             ctx.register_object_store(&root.store_url(), root.object_store().map_err(Error::from)?);
         }
-        let targets = workspace
-            .project
-            .jobs
-            .values()
-            .map(|job| {
-                let location = workspace.table_location(&job.target)?;
-                Ok(crate::catalog::Target { table: job.target.clone(), location, job: job.name.clone() })
-            })
-            .collect::<Result<_>>()?;
         let loaded = Arc::default();
-        let raw_tables = crate::catalog::register(&ctx, &inputs, targets, &loaded).await?;
+        let raw_tables = register_catalog(&ctx, &workspace, &inputs, &loaded).await?;
         Ok(Self { workspace, inputs, ctx, linted: Mutex::default(), loaded, dry_run: None, raw_tables })
+    }
+
+    /// Lists the lakehouse again: for a command that created a table and reads it next.
+    pub(crate) async fn refresh_catalog(&self) -> Result<()> {
+        register_catalog(&self.ctx, &self.workspace, &self.inputs, &self.loaded).await.map(drop)
     }
 
     /// This runner, in a dry run: every partition it runs is computed, checked and compared with
@@ -167,6 +163,26 @@ impl Runner {
             }
         }
     }
+}
+
+/// Registers the catalog of `inputs` (and the jobs' targets under `workspace`'s root) in `ctx`;
+/// returns the raw datasets.
+async fn register_catalog(
+    ctx: &SessionContext,
+    workspace: &Workspace,
+    inputs: &Location,
+    loaded: &Arc<lakewriter_delta::table::LoadedTables>,
+) -> Result<std::collections::BTreeSet<lakewriter_core::TableRef>> {
+    let targets = workspace
+        .project
+        .jobs
+        .values()
+        .map(|job| {
+            let location = workspace.table_location(&job.target)?;
+            Ok(crate::catalog::Target { table: job.target.clone(), location, job: job.name.clone() })
+        })
+        .collect::<Result<_>>()?;
+    crate::catalog::register(ctx, inputs, targets, loaded).await
 }
 
 #[cfg(test)]

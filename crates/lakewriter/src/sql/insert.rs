@@ -44,7 +44,7 @@ impl Runner {
         options: SqlOptions,
         report: &mut StatementReport,
     ) -> Result<()> {
-        let query = self.plan(&insert.query, options.dt).await.map_err(Error::statement)?;
+        let query = self.plan(&insert.query, options.dt).await.map_err(Error::statement_plan)?;
         written.metadata.input_fingerprint = input_fingerprint(&query.files);
         let (plan, layout) = self.laid_out(insert, &written.name, written.shape.as_ref(), query.plan, options.dt)?;
         let plan = lakewriter_delta::schema::storable(plan, &written.name).map_err(Error::write)?;

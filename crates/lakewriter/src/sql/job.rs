@@ -101,3 +101,58 @@ impl JobStatement {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::JobStatement;
+    use lakewriter_core::{JobSpec, Project};
+
+    fn job(extra: &str, sql: &str) -> JobSpec {
+        let toml = format!("root = \"lake\"\n[jobs.j]\ntarget = \"a.t\"\nsql = \"\"\"{sql}\"\"\"\n{extra}\n");
+        Project::parse(&toml, std::path::Path::new("/p/lakewriter.toml")).expect("project").jobs["j"].clone()
+    }
+
+    fn refusal(extra: &str, sql: &str) -> String {
+        let job = job(extra, sql);
+        JobStatement::read(&job, &sql).expect_err(sql).to_string()
+    }
+
+    #[test]
+    fn each_form_maps_onto_its_write_with_its_query_and_partition_column() {
+        let sql = "INSERT OVERWRITE TABLE a.t PARTITION (day = $dt) SELECT k, COUNT(*) AS n FROM raw.o WHERE dt = $dt GROUP BY k";
+        let statement = JobStatement::read(&job("", sql), sql).expect("an overwrite");
+        assert!(matches!(statement, JobStatement::Overwrite(_)));
+        assert_eq!(statement.partition_column(), Some("day"));
+        assert_eq!(statement.query(), "SELECT k, COUNT(*) AS n FROM raw.o WHERE dt = $dt GROUP BY k");
+        let sql = "INSERT INTO a.t SELECT k FROM raw.o WHERE dt = $dt";
+        let statement = JobStatement::read(&job("", sql), sql).expect("an append");
+        assert!(matches!(statement, JobStatement::Append(_)) && statement.partition_column().is_none());
+        let sql = "MERGE INTO a.t USING raw.s ON t.k = s.k WHEN NOT MATCHED THEN INSERT *";
+        let statement = JobStatement::read(&job("", sql), sql).expect("a merge");
+        assert!(matches!(statement, JobStatement::Merge(_)));
+        assert_eq!(statement.query(), "SELECT * FROM raw.s");
+    }
+
+    #[test]
+    fn what_a_job_cannot_be_written_as_is_refused_naming_the_job() {
+        for (extra, sql, expected) in [
+            ("", "DELETE FROM a.t WHERE dt = $dt", "its SQL is a delete statement; without a `write` mode"),
+            ("", "SELECT 1 AS x", "its SQL is a query statement"),
+            ("", "INSERT INTO a.other SELECT 1", "its statement writes a.other, but its target is a.t"),
+            ("", "INSERT OVERWRITE a.t PARTITION (dt) SELECT 1, $dt", "replaces one partition, its run's"),
+            ("", "INSERT OVERWRITE a.t SELECT 1", "replaces one partition, its run's"),
+            ("", "INSERT OVERWRITE a.t PARTITION (dt = '2026-09-30') SELECT 1", "replaces one partition"),
+            ("", "INSERT INTO a.t SELECT 1; INSERT INTO a.t SELECT 2", "several statements"),
+            ("partition_by = \"day\"", "INSERT OVERWRITE a.t PARTITION (dt = $dt) SELECT 1", "partition_by is `day`"),
+            (
+                "[jobs.j.checks]\nnot_null = [\"k\"]",
+                "MERGE INTO a.t USING raw.s ON t.k = s.k WHEN NOT MATCHED THEN INSERT *",
+                "checks are not supported for a job written as MERGE INTO",
+            ),
+        ] {
+            let message = refusal(extra, sql);
+            assert!(message.starts_with("job `j`: "), "{sql}: {message}");
+            assert!(message.contains(expected), "{sql}: {message}");
+        }
+    }
+}

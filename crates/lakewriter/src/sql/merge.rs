@@ -51,7 +51,7 @@ impl Runner {
         dt: Option<NaiveDate>,
         report: &mut StatementReport,
     ) -> Result<()> {
-        let query = self.plan(&source_sql(merge), dt).await.map_err(Error::statement)?;
+        let query = self.plan(&source_sql(merge), dt).await.map_err(Error::statement_plan)?;
         written.metadata.input_fingerprint = input_fingerprint(&query.files);
         let source = DataFrame::new(self.session().state(), query.plan);
         let target = written.target(self, &[]);

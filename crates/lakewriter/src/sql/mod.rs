@@ -167,12 +167,16 @@ impl Runner {
             }
             Statement::Query { .. } => unreachable!("a query writes no table"),
         }
+        if written.read_version.is_none() && report.committed {
+            // The statements after this one may read the table it created.
+            self.refresh_catalog().await?;
+        }
         Ok(Executed::Written(report))
     }
 
     async fn query(&self, parsed: &Parsed, dt: Option<NaiveDate>) -> Result<Executed> {
         let Statement::Query { sql } = &parsed.statement else { unreachable!("a query") };
-        let query = self.plan(sql, dt).await.map_err(Error::statement)?;
+        let query = self.plan(sql, dt).await.map_err(Error::statement_plan)?;
         let df = datafusion::prelude::DataFrame::new(self.session().state(), query.plan);
         let held = lakewriter_compute::Materialized::collect(df)
             .await
