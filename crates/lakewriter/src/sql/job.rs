@@ -114,7 +114,7 @@ mod tests {
 
     fn refusal(extra: &str, sql: &str) -> String {
         let job = job(extra, sql);
-        JobStatement::read(&job, &sql).expect_err(sql).to_string()
+        JobStatement::read(&job, sql).expect_err(sql).to_string()
     }
 
     #[test]
