@@ -14,7 +14,8 @@ impl Runner {
             .await
             .map_err(|source| Error::Lint { job: job.spec.name.clone(), source: Box::new(source) })?;
         let mut findings = lakewriter_compute::lint(&plan, job.spec, &self.workspace().project.sources);
-        let problems = lakewriter_compute::checks::problems(self.session(), plan.schema(), &job.spec.checks);
+        let schema = written_columns(job, plan.schema());
+        let problems = lakewriter_compute::checks::problems(self.session(), &schema, &job.spec.checks);
         findings.extend(problems.into_iter().map(|(check, message)| Finding {
             severity: Severity::Error,
             rule: Rule::Check,
@@ -64,4 +65,19 @@ impl Runner {
             }
         }
     }
+}
+
+/// The columns a job's result has: its query's, and for a job written as an INSERT the partition
+/// column its `PARTITION (c = $dt)` clause adds (a `DATE`).
+fn written_columns(job: &PreparedJob<'_>, query: &datafusion::common::DFSchemaRef) -> datafusion::common::DFSchema {
+    use datafusion::arrow::datatypes::{DataType, Field, Schema};
+    let query = query.as_ref().clone();
+    let Some(column) = job.statement.as_ref().and_then(crate::sql::JobStatement::partition_column) else {
+        return query;
+    };
+    if query.has_column_with_unqualified_name(column) {
+        return query;
+    }
+    let partition = Schema::new(vec![Field::new(column, DataType::Date32, false)]);
+    datafusion::common::DFSchema::try_from(partition).and_then(|p| query.join(&p)).unwrap_or(query)
 }
