@@ -9,7 +9,7 @@ use lakewriter_delta::state::Recorded;
 use crate::{PartitionReport, PreparedRun, Runner, elapsed_ms, error_chain};
 
 /// How often a partition whose commit conflicted with a concurrent one is planned and run again.
-const CONFLICT_ATTEMPTS: u32 = 8;
+pub(crate) const CONFLICT_ATTEMPTS: u32 = 8;
 
 impl Runner {
     /// Runs one partition into the job's target: plan, write, one commit (or none). Never panics
@@ -120,7 +120,7 @@ pub(crate) fn new_run_id(what: &impl std::fmt::Display) -> String {
 }
 
 /// Exponential backoff with jitter derived from the unit, so concurrent losers spread out.
-fn backoff(attempt: u32, unit: &PartitionRun) -> Duration {
+pub(crate) fn backoff(attempt: u32, unit: &impl std::fmt::Display) -> Duration {
     let base = 50u64 << attempt.min(6);
     let seed = stable_hash(format!("{unit}/{attempt}/{:?}", std::time::SystemTime::now()).as_bytes());
     let jitter = u64::from_str_radix(&seed[..4], 16).unwrap_or(0) % base;

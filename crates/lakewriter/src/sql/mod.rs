@@ -126,8 +126,24 @@ impl Runner {
     }
 
     /// Runs one statement: a query returns its rows; a write commits once (or not at all where it
-    /// changes nothing) and returns its report.
+    /// changes nothing) and returns its report. A write whose commit conflicts with a concurrent
+    /// one (nothing committed) is planned and run again, as a job's run is.
     pub async fn execute(&self, parsed: &Parsed, options: SqlOptions) -> Result<Executed> {
+        let mut attempt = 0;
+        loop {
+            match self.execute_once(parsed, options).await {
+                Err(Error::StatementWrite(e)) if e.is_conflict() && attempt + 1 < crate::run::CONFLICT_ATTEMPTS => {
+                    attempt += 1;
+                    let pause = crate::run::backoff(attempt, &parsed.text);
+                    tracing::info!(attempt, ?pause, "conflict with a concurrent commit; running the statement again");
+                    tokio::time::sleep(pause).await;
+                }
+                outcome => return outcome,
+            }
+        }
+    }
+
+    async fn execute_once(&self, parsed: &Parsed, options: SqlOptions) -> Result<Executed> {
         if parsed.uses_dt && options.dt.is_none() {
             return Err(Error::Usage("the statement uses $dt: give its value with --dt YYYY-MM-DD".into()));
         }
@@ -186,7 +202,13 @@ impl Runner {
 
     /// The table `table` as the statement finds it: never a raw dataset.
     async fn written<'a>(&self, table: &'a TableRef, parsed: &Parsed, dt: Option<NaiveDate>) -> Result<Written<'a>> {
-        if self.raw_tables.contains(table) {
+        let location = self.workspace().table_location(table)?;
+        let name = table.to_string();
+        let open_err = |source| Error::OpenTable { table: name.clone(), source: Box::new(source) };
+        // The table's log first: a table another process was creating when the catalog was
+        // listed (its data files written, its log not yet) is a Delta table by now.
+        let read_version = lakewriter_delta::state::latest_version(&location).await.map_err(open_err)?;
+        if read_version.is_none() && self.raw_tables.contains(table) {
             return Err(Error::Usage(format!(
                 "{table} is a raw dataset: lakewriter never writes the raw layer; write a table of another schema"
             )));
@@ -194,10 +216,6 @@ impl Runner {
         if let Some(job) = self.workspace().project.jobs.values().find(|j| &j.target == table) {
             tracing::warn!(%table, job = %job.name, "this table is a job's target: the statement's rows are not recorded in the job's partition state, so `status` does not see them (`audit` and `verify` do)");
         }
-        let location = self.workspace().table_location(table)?;
-        let name = table.to_string();
-        let open_err = |source| Error::OpenTable { table: name.clone(), source: Box::new(source) };
-        let read_version = lakewriter_delta::state::latest_version(&location).await.map_err(open_err)?;
         let shape = match read_version {
             Some(v) => Some(self.loaded.shape(&location, v).await.map_err(open_err)?),
             None => None,
