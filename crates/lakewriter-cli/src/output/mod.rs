@@ -161,7 +161,10 @@ impl Printer {
                     self.paint("ok     ", "32"),
                     r.duration_ms
                 );
-                if let Some(c) = &r.changes {
+                if let (Some(c), "statement") = (&r.changes, r.write.as_str()) {
+                    // A MERGE statement's counts are delta-rs's: no unchanged or dropped rows.
+                    let _ = write!(text, "  ({} inserted, {} updated, {} deleted)", c.inserted, c.updated, c.deleted);
+                } else if let Some(c) = &r.changes {
                     let _ = write!(
                         text,
                         "  ({} inserted, {} updated, {} deleted, {} unchanged, {} duplicates dropped)",
