@@ -4,7 +4,7 @@
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
-use lakewriter::{Executed, SqlOptions};
+use lakewriter::{Executed, Runner, SqlOptions};
 
 use crate::cli::{Global, SqlArgs};
 use crate::output::Printer;
@@ -20,6 +20,7 @@ pub async fn sql(global: &Global, printer: &Printer, args: SqlArgs) -> Result<Ex
     let runner = super::open_runner(global).await?;
     let statements = runner.parse_sql(&text)?;
     let options = SqlOptions { dt: args.dt, replace_all: args.replace_all };
+    Runner::require_dt(&statements, options)?;
     let total = statements.len();
     for (i, parsed) in statements.iter().enumerate() {
         let number = i + 1;

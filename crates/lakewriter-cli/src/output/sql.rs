@@ -66,7 +66,7 @@ impl Printer {
         text.push_str(&outcome);
         let mut details = Vec::new();
         if let Some(rows) = report.rows_written {
-            details.push(format!("{rows} rows written"));
+            details.push(format!("{rows} row{} written", if rows == 1 { "" } else { "s" }));
         }
         if let Some(c) = report.changes {
             details.push(format!("{} inserted, {} updated, {} deleted", c.inserted, c.updated, c.deleted));

@@ -178,7 +178,7 @@ pub fn parse_with_dialect(sql: &str, dialect: &str) -> Result<Vec<Parsed>> {
                 }
                 ControlFlow::<()>::Continue(())
             });
-            let text = ast.to_string();
+            let text = parse::as_written(&ast.to_string());
             Ok(Parsed { statement: classify::statement(ast)?, text, uses_dt })
         })
         .collect()

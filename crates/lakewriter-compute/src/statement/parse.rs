@@ -67,3 +67,11 @@ fn last_words(tokens: &[TokenWithSpan]) -> [Keyword; 2] {
     let last = words.next().unwrap_or(Keyword::NoKeyword);
     [words.next().unwrap_or(Keyword::NoKeyword), last]
 }
+
+/// A statement's text as the parser prints it, with Spark's `UPDATE SET *` and `INSERT *` as
+/// written (see [`spark_merge_stars`]).
+pub(super) fn as_written(printed: &str) -> String {
+    printed
+        .replace(&format!("UPDATE SET {ALL_COLUMNS} = {ALL_COLUMNS}"), "UPDATE SET *")
+        .replace("THEN INSERT ROW", "THEN INSERT *")
+}

@@ -52,6 +52,11 @@ fn a_merge_keeps_every_clause_in_order_with_spark_stars() {
          WHEN NOT MATCHED BY SOURCE THEN DELETE \
          WHEN NOT MATCHED AND s.id > 0 THEN INSERT (id, email) VALUES (s.id, s.email) \
          WHEN NOT MATCHED BY TARGET THEN INSERT *");
+    assert!(
+        parsed.text.contains("THEN UPDATE SET * WHEN MATCHED") && parsed.text.ends_with("THEN INSERT *"),
+        "{}",
+        parsed.text
+    );
     let Statement::Merge(merge) = parsed.statement else { panic!("a merge") };
     assert_eq!((merge.target, merge.target_alias.as_str()), (table("analytics.customers"), "t"));
     assert!(matches!(&merge.source, MergeSource::Query(q) if q.contains("$dt")));

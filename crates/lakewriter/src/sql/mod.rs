@@ -125,6 +125,19 @@ impl Runner {
         lakewriter_compute::statement::parse(self.session(), sql).map_err(Error::statement)
     }
 
+    /// Fails where a statement uses `$dt` and `options` give none: checked for every statement
+    /// before the first one runs.
+    pub fn require_dt(statements: &[Parsed], options: SqlOptions) -> Result<()> {
+        match statements.iter().position(|p| p.uses_dt) {
+            Some(i) if options.dt.is_none() => Err(Error::Usage(format!(
+                "statement {} of {} uses $dt: give its value with --dt YYYY-MM-DD",
+                i + 1,
+                statements.len()
+            ))),
+            _ => Ok(()),
+        }
+    }
+
     /// Runs one statement: a query returns its rows; a write commits once (or not at all where it
     /// changes nothing) and returns its report. A write whose commit conflicts with a concurrent
     /// one (nothing committed) is planned and run again, as a job's run is.
