@@ -40,9 +40,13 @@ impl JobStatement {
             Statement::Insert(insert) => Self::Append(insert.clone()),
             Statement::Merge(merge) => Self::Merge(merge.clone()),
             other => {
+                let what = match other {
+                    Statement::Delete { .. } => "a DELETE",
+                    Statement::Update { .. } => "an UPDATE",
+                    _ => "a query",
+                };
                 return refuse(format!(
-                    "its SQL is a {} statement; without a `write` mode, a job's SQL is INSERT OVERWRITE … PARTITION (column = $dt), INSERT INTO or MERGE INTO (or give it a `write` mode and a SELECT)",
-                    other.kind()
+                    "its SQL is {what}; without a `write` mode, a job's SQL is INSERT OVERWRITE … PARTITION (column = $dt), INSERT INTO or MERGE INTO (or give it a `write` mode and a SELECT)",
                 ));
             }
         };
@@ -136,8 +140,8 @@ mod tests {
     #[test]
     fn what_a_job_cannot_be_written_as_is_refused_naming_the_job() {
         for (extra, sql, expected) in [
-            ("", "DELETE FROM a.t WHERE dt = $dt", "its SQL is a delete statement; without a `write` mode"),
-            ("", "SELECT 1 AS x", "its SQL is a query statement"),
+            ("", "DELETE FROM a.t WHERE dt = $dt", "its SQL is a DELETE; without a `write` mode"),
+            ("", "SELECT 1 AS x", "its SQL is a query; without"),
             ("", "INSERT INTO a.other SELECT 1", "its statement writes a.other, but its target is a.t"),
             ("", "INSERT OVERWRITE a.t PARTITION (dt) SELECT 1, $dt", "replaces one partition, its run's"),
             ("", "INSERT OVERWRITE a.t SELECT 1", "replaces one partition, its run's"),
