@@ -21,7 +21,7 @@ fn configuration_errors_name_the_file_the_job_and_the_key() {
         (
             "[jobs.daily_orders]\ntarget = \"a.b\"\nwrite = \"upsert\"\npartition_by = \"dt\"\nsql = \"SELECT 1\"\n",
             "unknown variant `upsert`, expected one of `overwrite_partition`, `merge`, `delete_insert`, \
-             `append_dedup`, `append`, `rebuild`\nin `write`",
+             `append_dedup`, `append`, `rebuild`, `statement`\nin `write`",
         ),
     ];
     let mut figures = Figures::new("bad input: project file (a job's keys)", "cli_errors::configuration_errors");
