@@ -42,6 +42,17 @@ pub struct Global {
     /// When to colour the output (NO_COLOR is respected with `auto`).
     #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
     pub color: ColorChoice,
+
+    /// How logs are written on stderr: `text`, or `json` (one object per line, with the
+    /// job, partition and run id of the partition a line is about).
+    #[arg(long, global = true, value_enum, default_value_t = LogFormat::Text, env = "LAKEWRITER_LOG_FORMAT", value_name = "FORMAT")]
+    pub log_format: LogFormat,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LogFormat {
+    Text,
+    Json,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -36,13 +36,17 @@ impl Runner {
     /// Runs `run`, and runs it again — plan and write — while its commit conflicts with a
     /// concurrent one, up to [`CONFLICT_ATTEMPTS`] times. `previous` is the partition's recorded
     /// state; each retry reads it again, since the concurrent writer may have recorded it.
-    pub(crate) async fn run_with_retries(
-        &self,
-        run: &PreparedRun<'_>,
-        mut previous: Option<Recorded>,
-    ) -> PartitionReport {
-        let started = Instant::now();
+    /// Its logs are in a span `partition` with the job, the partition and the run id.
+    pub(crate) async fn run_with_retries(&self, run: &PreparedRun<'_>, previous: Option<Recorded>) -> PartitionReport {
+        use tracing::Instrument;
         let run_id = new_run_id(&run.unit);
+        let span =
+            tracing::info_span!("partition", job = %run.job.spec.name, partition = %run.partition, run_id = %run_id);
+        self.retrying(run, previous, run_id).instrument(span).await
+    }
+
+    async fn retrying(&self, run: &PreparedRun<'_>, mut previous: Option<Recorded>, run_id: String) -> PartitionReport {
+        let started = Instant::now();
         let mut attempt = 0;
         loop {
             if attempt > 0 {

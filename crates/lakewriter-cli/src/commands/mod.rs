@@ -23,7 +23,7 @@ use clap::Parser;
 use lakewriter::{PartitionReport, Runner, Summary, Workspace};
 use tracing_subscriber::EnvFilter;
 
-use crate::cli::{Cli, Command, Global};
+use crate::cli::{Cli, Command, Global, LogFormat};
 use crate::output::Printer;
 
 /// Exit codes: 0 all good, 1 a partition or check failed, 2 usage or configuration error.
@@ -55,13 +55,16 @@ fn init_logging(global: &Global) {
     let ansi = global.color.enabled(io::stderr().is_terminal());
     // Span openings are logged too: delta-rs opens `commit_with_retries` once a write's data files
     // are written, before its log entry is put (a phase the crash tests kill at; ARCHITECTURE.md).
-    tracing_subscriber::fmt()
+    let logs = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(io::stderr)
-        .with_ansi(ansi)
         .with_target(false)
-        .with_span_events(tracing_subscriber::fmt::format::FmtSpan::NEW)
-        .init();
+        .with_span_events(tracing_subscriber::fmt::format::FmtSpan::NEW);
+    match global.log_format {
+        LogFormat::Text => logs.with_ansi(ansi).init(),
+        // Each line carries the spans it is in: a partition's `job`, `partition` and `run_id`.
+        LogFormat::Json => logs.json().with_current_span(true).with_span_list(true).init(),
+    }
 }
 
 /// Prints `error: …`, the cause chain and a hint; returns the exit code for the error's kind.

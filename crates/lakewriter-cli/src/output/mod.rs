@@ -79,7 +79,7 @@ impl Printer {
         }
         if self.json {
             let partition = partition.map(|d| d.to_string());
-            return json_line(&DigestLine { table: table.to_string(), partition, digest });
+            return json_line(&Versioned::of(&DigestLine { table: table.to_string(), partition, digest }));
         }
         line(&format!("{}  {} rows  version {}", digest.digest, digest.rows, digest.version))
     }
@@ -190,7 +190,7 @@ impl Printer {
     /// The verdict of `lakewriter verify`: its JSON line, or each application and the verdict.
     pub fn verdict(&self, v: &VerifyReport) -> io::Result<()> {
         if self.json {
-            return json_line(v);
+            return json_line(&Versioned::of(v));
         }
         let runs: Vec<&PartitionReport> = std::iter::once(&v.first).chain(v.second.as_ref()).collect();
         for (n, r) in runs.iter().enumerate() {
@@ -300,8 +300,30 @@ struct JobLine<'a, T: Serialize> {
     line: &'a T,
 }
 
-/// `{"<tag>": value}` on its own line of stdout: how a command's closing line is told apart.
+/// The version of the JSON Lines events (`schema/events.schema.json`), in every command's closing
+/// line: a change that removes or renames a field, or changes its meaning, increments it.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// `value`'s fields and `schema_version`.
+#[derive(Serialize)]
+struct Versioned<'a, T: Serialize> {
+    #[serde(flatten)]
+    value: &'a T,
+    schema_version: u32,
+}
+
+impl<'a, T: Serialize> Versioned<'a, T> {
+    fn of(value: &'a T) -> Self {
+        Self { value, schema_version: SCHEMA_VERSION }
+    }
+}
+
+/// `{"<tag>": value}` on its own line of stdout: how a command's closing line is told apart. A
+/// `summary` or a `plan` carries the [`SCHEMA_VERSION`].
 fn tagged_line(tag: &str, value: &impl Serialize) -> io::Result<()> {
+    if matches!(tag, "summary" | "plan") {
+        return json_line(&std::collections::BTreeMap::from([(tag, Versioned::of(value))]));
+    }
     json_line(&std::collections::BTreeMap::from([(tag, value)]))
 }
 
