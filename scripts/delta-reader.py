@@ -14,6 +14,10 @@
                                               root): path, size, modification time, SHA-256
     delta-reader.py delete PREDICATE URI       deletes the rows PREDICATE (SQL) matches: an edit by
                                               hand, by another writer; prints the rows deleted
+    delta-reader.py protocol URI               the table's protocol: reader and writer versions and
+                                              table features
+    delta-reader.py add-feature NAME URI       enables a table feature (deltalake's TableFeatures
+                                              name, e.g. DeletionVectors), as another engine would
 
 URIs are local paths or s3:// URLs; S3 options come from the standard AWS_* environment.
 """
@@ -120,6 +124,18 @@ def main(argv):
 
         hooks = PostCommitHookProperties(create_checkpoint=False, cleanup_expired_logs=False)
         table(args[2]).alter.set_table_properties({args[0]: args[1]}, post_commithook_properties=hooks)
+    elif command == "protocol":
+        p = table(args[0]).protocol()
+        print(json.dumps({
+            "min_reader_version": p.min_reader_version,
+            "min_writer_version": p.min_writer_version,
+            "reader_features": sorted(p.reader_features or []),
+            "writer_features": sorted(p.writer_features or []),
+        }))
+    elif command == "add-feature":
+        from deltalake import TableFeatures
+
+        table(args[1]).alter.add_feature(getattr(TableFeatures, args[0]), allow_protocol_versions_increase=True)
     elif command == "delete":
         metrics = table(args[1]).delete(args[0])
         print(json.dumps(metrics.get("num_deleted_rows")))

@@ -23,6 +23,7 @@ mod overwrite_partition;
 mod pause;
 mod pipeline;
 mod project_file;
+mod protocol;
 mod races;
 mod raw;
 mod reader;

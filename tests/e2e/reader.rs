@@ -85,6 +85,18 @@ impl<'a> Reader<'a> {
         serde_json::from_str(out.trim()).unwrap_or_else(|e| panic!("the reader's JSON: {out}: {e}"))
     }
 
+    /// The table's protocol: `min_reader_version`, `min_writer_version`, `reader_features`,
+    /// `writer_features`.
+    pub fn protocol(&self, uri: &str) -> serde_json::Value {
+        let out = self.run(&["protocol", uri]);
+        serde_json::from_str(out.trim()).unwrap_or_else(|e| panic!("the reader's JSON: {out}: {e}"))
+    }
+
+    /// Enables the table feature `name` (deltalake's `TableFeatures` name), as another engine would.
+    pub fn add_feature(&self, name: &str, uri: &str) {
+        self.run(&["add-feature", name, uri]);
+    }
+
     /// The rows of the table at `uri`, each as a JSON object (dates, decimals and times as text).
     pub fn rows(&self, uri: &str) -> Vec<serde_json::Map<String, serde_json::Value>> {
         let out = self.run(&["rows", uri]);

@@ -26,6 +26,12 @@ pub enum Error {
     #[error("{table}: the result does not match the table's schema: {}; nothing was committed", differences.join("; "))]
     SchemaMismatch { table: String, differences: Vec<String> },
 
+    #[error(
+        "{table}: the table's protocol asks for {}, which lakewriter does not write with (another engine enabled it); nothing was written",
+        features.join(", ")
+    )]
+    UnsupportedFeatures { table: String, features: Vec<String> },
+
     #[error("{table}: Delta cannot store {}; nothing was written", columns.join("; "))]
     Unstorable { table: String, columns: Vec<String> },
 

@@ -19,6 +19,7 @@
 
 pub mod digest;
 pub mod maintain;
+pub mod protocol;
 pub mod schema;
 pub mod state;
 pub mod table;

@@ -65,6 +65,7 @@ where
     if table.version() != read_version {
         return Err(changed_meanwhile(target, "another writer created the table"));
     }
+    crate::protocol::check(&table, target.name)?;
     let props = properties(target.metadata, target.location, read_version.is_none())?;
     crate::phase("writing", target.name, &target.metadata.partition);
     let result = match write(table, props).await {

@@ -258,6 +258,7 @@ pub async fn record_state(target: Target<'_>, result: &datafusion::arrow::dataty
     let Some(read_version) = target.read_version else { return Err(Error::NotATable { url: url.clone() }) };
     let props = properties(target.metadata, target.location, false)?.with_max_retries(0);
     let (mut table, _) = target.loaded.table_at(target.location, read_version).await?;
+    crate::protocol::check(&table, target.name)?;
     check_schema(&table, result, target.name)?;
     let snapshot = table.snapshot().map_err(open_err)?;
     let operation = DeltaOperation::Write { mode: SaveMode::Append, partition_by: None, predicate: None };
