@@ -17,6 +17,7 @@ mod fault_proxy;
 mod figures;
 mod lint;
 mod local_faults;
+mod log_format;
 mod maintain;
 mod maintain_races;
 mod overwrite_partition;

@@ -46,7 +46,9 @@ pub fn main() -> ExitCode {
 fn init_logging(global: &Global) {
     let default = match (global.quiet, global.verbose) {
         (true, _) => "lakewriter=error",
-        (false, 0) => "lakewriter=warn",
+        // The CLI's own notes (`lakewriter::cli`, log lines only with --log-format json) show
+        // as they do in text.
+        (false, 0) => "lakewriter=warn,lakewriter::cli=info",
         (false, 1) => "warn,lakewriter=info",
         (false, 2) => "info,lakewriter=debug",
         (false, _) => "debug",
@@ -65,6 +67,7 @@ fn init_logging(global: &Global) {
         // Each line carries the spans it is in: a partition's `job`, `partition` and `run_id`.
         LogFormat::Json => logs.json().with_current_span(true).with_span_list(true).init(),
     }
+    Printer::set_json_logs(global.log_format == LogFormat::Json);
 }
 
 /// Prints `error: …`, the cause chain and a hint; returns the exit code for the error's kind.

@@ -21,6 +21,23 @@ use crate::cli::Global;
 
 pub use demo::Rerun;
 
+/// The `tracing` target of the CLI's own messages (errors, notes) as log lines.
+const LOG_TARGET: &str = "lakewriter::cli";
+
+static JSON_LOGS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+
+/// With `--log-format json`, the CLI's `error:` and `note:` lines are log lines too, so that
+/// stderr is JSON Lines and nothing else.
+impl Printer {
+    pub fn set_json_logs(on: bool) {
+        let _ = JSON_LOGS.set(on);
+    }
+}
+
+fn json_logs() -> bool {
+    JSON_LOGS.get().copied().unwrap_or(false)
+}
+
 pub struct Printer {
     json: bool,
     color: bool,
@@ -40,20 +57,34 @@ impl Printer {
         if self.json { Ok(()) } else { line(text) }
     }
 
-    /// `error: …` on stderr.
+    /// `error: …` on stderr (a log line of level ERROR with `--log-format json`).
     pub fn error(text: &str) {
-        eprintln!("error: {text}");
+        if json_logs() {
+            tracing::error!(target: LOG_TARGET, "{text}");
+        } else {
+            eprintln!("error: {text}");
+        }
     }
 
     /// `note: …` on stderr: something the user should know that is not a failure.
     pub fn note(text: &str) {
-        eprintln!("note: {text}");
+        if json_logs() {
+            tracing::info!(target: LOG_TARGET, note = true, "{text}");
+        } else {
+            eprintln!("note: {text}");
+        }
     }
 
     /// A command's error on stderr: `error: …`, each cause, and a hint where a fix is known. A
     /// cause that the line before already ends with is left out: the store's and delta-rs's
     /// errors repeat their source in their own message.
     pub fn error_chain(error: &anyhow::Error, hint: Option<&str>) {
+        if json_logs() {
+            let causes: Vec<String> = error.chain().skip(1).map(ToString::to_string).collect();
+            let caused_by = (!causes.is_empty()).then(|| causes.join("; "));
+            tracing::error!(target: LOG_TARGET, caused_by = caused_by.as_deref(), hint, "{error}");
+            return;
+        }
         let mut printed = error.to_string();
         eprintln!("error: {printed}");
         for cause in error.chain().skip(1).map(ToString::to_string) {
