@@ -15,6 +15,7 @@ mod dry_run;
 mod failures;
 mod fault_proxy;
 mod figures;
+mod init;
 mod lint;
 mod local_faults;
 mod log_format;

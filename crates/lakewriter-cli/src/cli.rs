@@ -139,6 +139,13 @@ pub enum Command {
     /// nothing), SELECT and EXPLAIN. Statements separated by `;` run in order; the first failure
     /// stops the rest.
     Sql(SqlArgs),
+    /// Write a new project into DIR: a commented lakewriter.toml with a sample job, and a raw
+    /// layer of one day of sample orders that the job reads. Never overwrites a project file.
+    Init(InitArgs),
+    /// Print a shell completion script for SHELL on stdout.
+    Completions(CompletionsArgs),
+    /// Print the manual page (roff) on stdout.
+    Man,
     /// Print the content digest of a table (independent of files, row order and version).
     Digest(DigestArgs),
     /// Table maintenance: compact the partitions holding several small files, write a checkpoint,
@@ -316,6 +323,20 @@ pub struct DemoArgs {
 pub struct LintArgs {
     /// The job, as named in the project file [default: every job].
     pub job: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct InitArgs {
+    /// The project's folder, created where it does not exist.
+    #[arg(default_value = ".")]
+    pub dir: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
 }
 
 #[derive(Debug, Args)]

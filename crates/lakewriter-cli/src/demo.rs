@@ -9,6 +9,22 @@ use lakewriter::{DateRange, Workspace};
 use object_store::path::Path as ObjectPath;
 use object_store::{ObjectStore as _, PutMode};
 
+/// The project file `lakewriter init` writes, `data/init/lakewriter.toml`.
+pub const INIT_TOML: &str = include_str!("../../../data/init/lakewriter.toml");
+
+/// The day of the raw orders `lakewriter init` writes.
+#[must_use]
+pub fn init_day() -> NaiveDate {
+    NaiveDate::from_ymd_opt(2026, 1, 1).unwrap_or_default()
+}
+
+/// Writes `lakewriter init`'s raw layer: one day of sample orders, `raw/orders/dt=2026-01-01/`.
+pub async fn write_init_raw(workspace: &Workspace) -> Result<RawFiles> {
+    let day = init_day();
+    let path = format!("raw/orders/dt={day}/part-00000.parquet");
+    put_new(workspace, [(path, lakewriter_datagen::orders_for(day))]).await
+}
+
 /// The sample project file, `data/demo/lakewriter.toml`.
 pub const PROJECT_TOML: &str = include_str!("../../../data/demo/lakewriter.toml");
 

@@ -6,6 +6,7 @@ mod backfill;
 mod demo;
 mod digest;
 mod graph;
+mod init;
 mod lint;
 mod maintain;
 mod plan;
@@ -98,6 +99,9 @@ async fn dispatch(cli: Cli) -> Result<ExitCode> {
         Command::Demo(args) => demo::demo(global, &mut printer, args).await,
         Command::Digest(args) => digest::digest(global, &printer, args).await,
         Command::Sql(args) => sql::sql(global, &printer, args).await,
+        Command::Init(args) => init::init(global, &printer, &args.dir).await,
+        Command::Completions(args) => init::completions(args.shell),
+        Command::Man => init::man(),
         Command::Maintain(args) => maintain::maintain(global, &printer, args).await,
     }
 }
