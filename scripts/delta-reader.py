@@ -14,6 +14,10 @@
                                               root): path, size, modification time, SHA-256
     delta-reader.py delete PREDICATE URI       deletes the rows PREDICATE (SQL) matches: an edit by
                                               hand, by another writer; prints the rows deleted
+    delta-reader.py interop URI < ROWS         the table read by delta-rs (deltalake), polars and a
+                                              pyarrow dataset through delta-rs, and ROWS (JSON Lines:
+                                              the rows lakewriter reads), each as its row count and
+                                              a digest of its rows in one canonical form
     delta-reader.py protocol URI               the table's protocol: reader and writer versions and
                                               table features
     delta-reader.py add-feature NAME URI       enables a table feature (deltalake's TableFeatures
@@ -80,6 +84,55 @@ def read(spec):
     return {"uri": uri, "version": dt.version(), "rows": len(rows), "distinct_rows": len(set(rows)), "files": files, "digest": digest}
 
 
+def canonical(value):
+    """A value as text, the same whichever reader gave it: decimals without trailing zeros,
+    timestamps in ISO form with `Z` for UTC, dates in ISO form, NULL left out (by the caller)."""
+    import datetime
+    import decimal
+
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, decimal.Decimal):
+        return format(value.normalize(), "f")
+    if isinstance(value, float):
+        return format(decimal.Decimal(repr(value)).normalize(), "f")
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, datetime.datetime):
+        return value.astimezone(datetime.timezone.utc).isoformat().replace("+00:00", "Z")
+    if isinstance(value, datetime.date):
+        return value.isoformat()
+    if isinstance(value, (list, tuple)):
+        return json.dumps([canonical(v) for v in value])
+    if isinstance(value, dict):
+        return json.dumps({k: canonical(v) for k, v in sorted(value.items()) if v is not None})
+    return str(value)
+
+
+def summary(rows):
+    """Row count and digest of `rows` (dicts), each row canonical and the rows sorted."""
+    lines = sorted(json.dumps({k: canonical(v) for k, v in row.items() if v is not None}, sort_keys=True) for row in rows)
+    return {"rows": len(lines), "digest": hashlib.sha256("\n".join(lines).encode()).hexdigest()}
+
+
+def interop(uri, lakewriter_rows):
+    """The table as each reader reads it, and as lakewriter read it (`lakewriter_rows`)."""
+    import decimal
+
+    import polars
+
+    dt = table(uri)
+    read = {
+        "deltalake": dt.to_pyarrow_table(),
+        "polars": polars.read_delta(uri, storage_options=options(uri)).to_arrow(),
+        "pyarrow_dataset": dt.to_pyarrow_dataset().to_table(),
+    }
+    out = {name: dict(summary(t.to_pylist()), columns=sorted(t.column_names)) for name, t in read.items()}
+    rows = [json.loads(line, parse_float=decimal.Decimal) for line in lakewriter_rows if line.strip()]
+    out["lakewriter"] = summary(rows)
+    return out
+
+
 def rows(uri):
     """The table's rows, each as JSON with sorted keys (values JSON has no type for as text)."""
     return sorted(json.dumps(row, sort_keys=True, default=str) for row in table(uri).to_pyarrow_table().to_pylist())
@@ -124,6 +177,8 @@ def main(argv):
 
         hooks = PostCommitHookProperties(create_checkpoint=False, cleanup_expired_logs=False)
         table(args[2]).alter.set_table_properties({args[0]: args[1]}, post_commithook_properties=hooks)
+    elif command == "interop":
+        print(json.dumps(interop(args[0], sys.stdin.read().splitlines())))
     elif command == "protocol":
         p = table(args[0]).protocol()
         print(json.dumps({

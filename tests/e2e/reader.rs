@@ -34,16 +34,27 @@ impl<'a> Reader<'a> {
     }
 
     fn run(&self, args: &[&str]) -> String {
+        self.run_with_input(args, "")
+    }
+
+    /// Runs the reader with `input` on its stdin.
+    fn run_with_input(&self, args: &[&str], input: &str) -> String {
+        use std::io::Write as _;
         let python = std::env::var("LAKEWRITER_TEST_PYTHON").unwrap_or_else(|_| {
             panic!("the independent reader needs delta-rs Python: run the tests with `scripts/test`, which installs it and sets LAKEWRITER_TEST_PYTHON")
         });
         let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../scripts/delta-reader.py");
-        let output = Command::new(python)
+        let mut child = Command::new(python)
             .arg(script)
             .args(args)
             .envs(self.lake.env())
-            .output()
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
             .expect("run the independent reader");
+        child.stdin.take().expect("stdin").write_all(input.as_bytes()).expect("write the reader's input");
+        let output = child.wait_with_output().expect("run the independent reader");
         let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert!(output.status.success(), "the independent reader failed on {args:?}:\n{stdout}{stderr}");
@@ -82,6 +93,14 @@ impl<'a> Reader<'a> {
     /// with another writer; returns how many it deleted.
     pub fn delete(&self, predicate: &str, uri: &str) -> u64 {
         let out = self.run(&["delete", predicate, uri]);
+        serde_json::from_str(out.trim()).unwrap_or_else(|e| panic!("the reader's JSON: {out}: {e}"))
+    }
+
+    /// The table at `uri` as delta-rs, polars and a pyarrow dataset read it, and `rows` (JSON
+    /// Lines: the rows lakewriter read): `{reader: {"rows", "digest", "columns"?}}`, the digests of
+    /// one canonical form of the rows.
+    pub fn interop(&self, uri: &str, rows: &str) -> serde_json::Value {
+        let out = self.run_with_input(&["interop", uri], rows);
         serde_json::from_str(out.trim()).unwrap_or_else(|e| panic!("the reader's JSON: {out}: {e}"))
     }
 

@@ -1,0 +1,304 @@
+//! Every command's `--json` lines against `schema/events.schema.json`, checked by a validator that
+//! shares no code with lakewriter (Python `jsonschema`, through `scripts/validate-events.py`):
+//! each line of each command matches exactly one kind of line the schema describes, every closing
+//! line carries `schema_version` 1, and every kind the schema describes is printed here.
+
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+
+use serde_json::Value;
+
+use crate::support::{Lake, edited};
+
+/// The kinds of line that the demo and the commands that read a lakehouse print.
+const READING: [&str; 12] = [
+    "demo_rerun",
+    "digest",
+    "graph_job",
+    "graph_summary",
+    "lint_summary",
+    "partition_report",
+    "plan_partition",
+    "plan_summary",
+    "run_summary",
+    "status_partition",
+    "status_summary",
+    "verify_report",
+];
+
+/// The kinds of line that backfills, reproductions, audits, maintenance and statements print.
+const WRITING: [&str; 10] = [
+    "audit_partition",
+    "audit_summary",
+    "maintain_step",
+    "maintain_summary",
+    "partition_report",
+    "run_summary",
+    "sql_statement",
+    "sql_statement_failed",
+    "status_partition",
+    "status_summary",
+];
+
+/// The kinds of line that late data and failures print.
+const FAILING: [&str; 10] = [
+    "lint_finding",
+    "lint_summary",
+    "not_run",
+    "partition_report",
+    "plan_partition",
+    "plan_summary",
+    "run_summary",
+    "status_partition",
+    "status_summary",
+    "verify_report",
+];
+
+/// The closing lines whose `schema_version` is a field of their one tagged object.
+const TAGGED_CLOSING: [&str; 2] = ["summary", "plan"];
+
+fn repo_file(path: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..").join(path)
+}
+
+fn schema() -> Value {
+    let path = repo_file("schema/events.schema.json");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// `scripts/validate-events.py` on `lines` (with `--kinds`: the kind of each valid line too):
+/// its exit code and its output.
+fn validate(lines: &str, kinds: bool) -> (i32, String) {
+    let python = std::env::var("LAKEWRITER_TEST_PYTHON").unwrap_or_else(|_| {
+        panic!("the events validator needs Python jsonschema: run the tests with `scripts/test`, which installs it and sets LAKEWRITER_TEST_PYTHON")
+    });
+    let mut child = Command::new(python)
+        .arg(repo_file("scripts/validate-events.py"))
+        .arg(repo_file("schema/events.schema.json"))
+        .args(kinds.then_some("--kinds"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run the events validator");
+    child.stdin.take().expect("stdin").write_all(lines.as_bytes()).expect("write the lines");
+    let output = child.wait_with_output().expect("wait for the events validator");
+    let text = format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+    (output.status.code().unwrap_or(-1), text)
+}
+
+/// `text`'s lines, numbered from 1 as the validator numbers them.
+fn numbered(text: &str) -> String {
+    text.lines().enumerate().fold(String::new(), |mut out, (i, line)| {
+        let _ = writeln!(out, "{:>4}  {line}", i + 1);
+        out
+    })
+}
+
+/// A lakehouse whose commands' lines are validated, and the kinds of line seen.
+struct Checked<'a> {
+    lake: &'a Lake,
+    kinds: BTreeSet<String>,
+}
+
+impl<'a> Checked<'a> {
+    fn new(lake: &'a Lake) -> Self {
+        Self { lake, kinds: BTreeSet::new() }
+    }
+
+    /// Runs `lakewriter --json ARGS…`, which must exit `code` and print `closing` closing lines;
+    /// validates every line it prints and returns them.
+    fn json(&mut self, args: &[&str], code: i32, closing: usize) -> Vec<Value> {
+        let run = self.lake.cli(&[&["--json"][..], args].concat());
+        run.assert_code(code);
+        self.lines(&format!("lakewriter --json {}", args.join(" ")), &run.stdout, closing)
+    }
+
+    /// Validates the JSON Lines `stdout` of `what`, which must hold `closing` closing lines, each
+    /// with `schema_version` 1; records the kinds of its lines.
+    fn lines(&mut self, what: &str, stdout: &str, closing: usize) -> Vec<Value> {
+        assert!(!stdout.is_empty(), "{what}: nothing on stdout");
+        let (code, out) = validate(stdout, true);
+        assert_eq!(code, 0, "{what}: lines the schema does not describe:\n{out}\nstdout:\n{}", numbered(stdout));
+        let kinds: Vec<&str> = out.lines().map(|l| l.split_once(' ').expect("`LINE KIND`").1).collect();
+        assert_eq!(kinds.len(), stdout.lines().count(), "{what}: a kind for each line:\n{out}");
+        let values: Vec<Value> = stdout.lines().map(|l| serde_json::from_str(l).expect("a JSON line")).collect();
+        let mut closings = 0;
+        for (kind, value) in kinds.iter().zip(&values) {
+            let tagged = TAGGED_CLOSING.iter().find_map(|tag| value.get(tag));
+            let version = match *kind {
+                "verify_report" | "digest" => Some(&value["schema_version"]),
+                _ => tagged.map(|object| &object["schema_version"]),
+            };
+            if let Some(version) = version {
+                assert_eq!(*version, Value::from(1), "{what}: the schema_version of a closing line: {value}");
+                closings += 1;
+            }
+        }
+        assert_eq!(closings, closing, "{what}: closing lines in:\n{}", numbered(stdout));
+        self.kinds.extend(kinds.iter().map(|&k| k.to_owned()));
+        values
+    }
+
+    /// Asserts that the kinds of line seen are `expected`.
+    #[track_caller]
+    fn assert_kinds(&self, expected: &[&str]) {
+        let expected: BTreeSet<String> = expected.iter().map(|&k| k.to_owned()).collect();
+        assert_eq!(self.kinds, expected, "the kinds of line printed");
+    }
+}
+
+#[test]
+fn the_demo_and_the_commands_that_read_print_lines_of_the_schema() {
+    let lake = Lake::empty(&[]);
+    let demo = lake.run_demo(&["--json"]);
+    demo.assert_code(0);
+    let mut checked = Checked::new(&lake);
+    let lines = checked.lines("lakewriter --json demo", &demo.stdout, 3);
+    assert_eq!(lines.iter().filter(|l| l["rerun"].is_string()).count(), 3, "a rerun line for each job");
+
+    checked.json(&["run", "daily_orders", "--dt", "2026-09-30"], 0, 1);
+    let dry = checked.json(&["run", "customers", "--dt", "2026-09-30", "--dry-run", "--show", "2"], 0, 1);
+    assert!(dry[0]["dry_run"].is_object(), "a dry run's report: {}", dry[0]);
+    assert_eq!(dry[1]["summary"]["would_change"], 0);
+    let status = checked.json(&["status", "daily_orders", "--from", "2026-09-29", "--to", "2026-10-01"], 0, 1);
+    assert_eq!(status[2]["state"], "missing");
+    let maintenance = checked.json(&["status", "customers", "--maintenance"], 0, 1);
+    assert!(maintenance.last().expect("a summary")["summary"]["maintenance"].is_object());
+    checked.json(&["plan", "daily_orders", "--from", "2026-09-29", "--to", "2026-10-01"], 0, 1);
+    let verify = checked.json(&["verify", "customers", "--dt", "2026-09-30"], 0, 1);
+    assert_eq!(verify[0]["pass"], true);
+    checked.json(&["lint"], 0, 1);
+    let whole = checked.json(&["digest", "core.customers"], 0, 1);
+    assert_eq!(whole[0]["partition"], Value::Null);
+    let day = checked.json(&["digest", "analytics.daily_orders", "--partition", "2026-09-15"], 0, 1);
+    assert_eq!(day[0]["partition"], "2026-09-15");
+    checked.json(&["graph"], 0, 1);
+    checked.assert_kinds(&READING);
+}
+
+#[test]
+fn backfills_audits_maintenance_and_statements_print_lines_of_the_schema() {
+    let lake = Lake::demo();
+    let mut checked = Checked::new(&lake);
+    let range = ["--from", "2026-09-01", "--to", "2026-09-03"];
+    checked.json(&[&["backfill", "daily_orders"][..], &range].concat(), 0, 1);
+    checked.json(&[&["backfill", "--all"][..], &range].concat(), 0, 3);
+    let reproduced = lake.path().join("reproduced");
+    let reproduced = reproduced.to_str().expect("utf-8 path");
+    checked.json(&["reproduce", "--all", "--into", reproduced], 0, 3);
+
+    // A second copy of one day's rows, appended by a statement: the audit finds the partition
+    // differs from its reproduction, and the partition holds two small files to compact.
+    let append = "INSERT INTO analytics.daily_orders SELECT * FROM analytics.daily_orders WHERE dt = DATE '2026-09-02'";
+    checked.json(&["sql", "-e", append], 0, 0);
+    let audit = checked.json(&["audit", "daily_orders", "--against", reproduced], 1, 1);
+    assert_eq!(audit[1]["verdict"], "differs", "{}", audit[1]);
+    let status = checked.json(&["status", "daily_orders", "--maintenance"], 0, 1);
+    let maintenance = &status.last().expect("a summary")["summary"]["maintenance"];
+    assert_eq!(maintenance["to_compact"][0]["partition"], "dt=2026-09-02", "{maintenance}");
+    let dry = checked.json(&["maintain", "daily_orders", "--dry-run"], 0, 1);
+    assert_eq!(dry[0]["status"], "dry_run", "{}", dry[0]);
+    let maintained = checked.json(&["maintain", "daily_orders"], 0, 1);
+    assert_eq!((&maintained[0]["step"], &maintained[0]["committed"]), (&"compact".into(), &true.into()));
+
+    // A query's rows are not events: only the statements' lines are validated.
+    let statements = "SELECT COUNT(*) AS n FROM core.customers; DELETE FROM core.customers WHERE customer_id = -1; \
+                      UPDATE core.customers SET no_such_column = 1";
+    let run = lake.cli(&["--json", "sql", "-e", statements]);
+    run.assert_code(2);
+    let (events, rows): (Vec<&str>, Vec<&str>) =
+        run.stdout.lines().partition(|l| serde_json::from_str::<Value>(l).is_ok_and(|v| v.get("statement").is_some()));
+    assert_eq!(rows.len(), 1, "one row of the query:\n{}", run.stdout);
+    let lines = checked.lines("lakewriter --json sql", &(events.join("\n") + "\n"), 0);
+    assert_eq!((&lines[0]["status"], &lines[1]["status"]), (&"ok".into(), &"failed".into()));
+    checked.assert_kinds(&WRITING);
+}
+
+#[test]
+fn late_data_and_failures_print_lines_of_the_schema() {
+    let lake = Lake::demo();
+    let mut checked = Checked::new(&lake);
+    let range = ["--from", "2026-09-01", "--to", "2026-09-03"];
+    checked.json(&[&["backfill", "--all"][..], &range].concat(), 0, 3);
+    lake.run_demo(&["--late", "2026-09-03"]).assert_code(0);
+    let status = checked.json(&[&["status", "daily_orders"][..], &range].concat(), 0, 1);
+    assert_eq!(status[2]["reasons"], serde_json::json!(["inputs_changed"]));
+    let dry = checked.json(&["run", "daily_orders", "--dt", "2026-09-03", "--dry-run", "--show", "2"], 0, 1);
+    assert_eq!(dry[0]["dry_run"]["added_examples"].as_array().map(Vec::len), Some(2), "{}", dry[0]);
+    let plan = checked.json(&[&["plan", "daily_orders", "--only", "stale"][..], &range].concat(), 0, 1);
+    assert_eq!((&plan[0]["action"], &plan[2]["action"]), (&"skip".into(), &"run".into()));
+    checked.json(&[&["backfill", "--all", "--only", "stale"][..], &range].concat(), 0, 3);
+    failures(&mut checked);
+    checked.assert_kinds(&FAILING);
+}
+
+/// With the demo's revenue made negative, a blocking check fails: failed reports with their
+/// checks and errors, a failed verify, a job not run; then lint findings.
+fn failures(checked: &mut Checked<'_>) {
+    let lake = checked.lake;
+    let project = std::fs::read_to_string(lake.project_file()).expect("the demo's project");
+    let negative = edited(&project, "SUM(amount)", "-SUM(amount)");
+    lake.set_project_text(&negative);
+    let failed = checked.json(&["run", "daily_orders", "--dt", "2026-09-03"], 1, 1);
+    assert_eq!(failed[0]["status"], "failed", "{}", failed[0]);
+    assert!(failed[0]["error"].is_string() && failed[0]["checks"].as_array().is_some_and(|c| !c.is_empty()));
+    let verify = checked.json(&["verify", "daily_orders", "--dt", "2026-09-03"], 1, 1);
+    assert_eq!(verify[0]["second"], Value::Null, "{}", verify[0]);
+    let pipeline = checked.json(&["backfill", "--all", "--from", "2026-09-01", "--to", "2026-09-01"], 1, 2);
+    assert!(pipeline.iter().any(|l| l["not_run"]["job"] == "weekly_revenue"), "{pipeline:?}");
+
+    let unbounded = edited(&negative, "FROM raw.orders\nWHERE dt = $dt", "FROM raw.orders\nWHERE amount >= 0");
+    lake.set_project_text(&edited(&unbounded, "-SUM(amount)", "-SUM(amount) * random()"));
+    let lint = checked.json(&["lint"], 1, 1);
+    let severities: BTreeSet<&str> = lint.iter().filter_map(|l| l["severity"].as_str()).collect();
+    assert_eq!(severities, BTreeSet::from(["error", "warning"]), "{lint:?}");
+}
+
+#[test]
+fn the_validator_refuses_lines_the_schema_does_not_describe() {
+    let broken = [
+        // A summary without its schema_version, and one of another version.
+        r#"{"summary":{"job":"j","partitions":1,"ok":1,"skipped":0,"failed":0,"rows_written":4,"table_version":0,"duration_ms":9}}"#,
+        r#"{"plan":{"job":"j","only":"all","run":1,"skip":0,"schema_version":2}}"#,
+        // A field the schema does not know.
+        r#"{"summary":{"jobs":1,"edges":0,"schema_version":1,"cycles":0}}"#,
+        // A failed step without its error, and a status the schema does not know.
+        r#"{"table":"a.b","step":"vacuum","status":"failed","committed":false,"table_version":null,"retries":0,"duration_ms":1,"note":null,"error":null}"#,
+        r#"{"table":"a.b","step":"vacuum","status":"done","committed":false,"table_version":null,"retries":0,"duration_ms":1,"note":null,"error":null}"#,
+        // A digest's partition as a partition key rather than a bare date.
+        r#"{"table":"a.b","partition":"dt=2026-09-01","rows":1,"digest":"00000000000000000000000000000000","version":0,"schema_version":1}"#,
+        // A query's row, and a line that is not JSON.
+        r#"{"n":42}"#,
+        "summary: 1 partition",
+    ];
+    let (code, out) = validate(&(broken.join("\n") + "\n"), false);
+    assert_eq!(code, 1, "{out}");
+    for n in 1..=broken.len() {
+        assert!(out.contains(&format!("line {n}: ")), "no message for line {n}:\n{out}");
+    }
+    assert!(out.contains("'schema_version' is a required property"), "{out}");
+    assert!(out.contains("'cycles' was unexpected"), "{out}");
+
+    let valid = r#"{"summary":{"jobs":1,"edges":0,"schema_version":1}}"#;
+    assert_eq!(validate(&format!("{valid}\n"), false), (0, String::new()));
+}
+
+#[test]
+fn every_kind_of_line_of_the_schema_is_printed_by_a_test_here() {
+    let schema = schema();
+    let kinds: BTreeSet<&str> = schema["oneOf"]
+        .as_array()
+        .expect("a oneOf of line kinds")
+        .iter()
+        .map(|kind| kind["$ref"].as_str().and_then(|r| r.strip_prefix("#/$defs/")).expect("a $ref to a $def"))
+        .collect();
+    let printed: BTreeSet<&str> = READING.into_iter().chain(WRITING).chain(FAILING).collect();
+    assert_eq!(kinds, printed);
+    assert_eq!(schema["version"], 1);
+    assert_eq!(schema["$defs"]["schema_version"]["const"], schema["version"]);
+}
