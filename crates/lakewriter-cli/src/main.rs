@@ -7,6 +7,7 @@ mod commands;
 mod demo;
 mod output;
 mod panic;
+mod pipes;
 
 fn main() -> std::process::ExitCode {
     panic::install();

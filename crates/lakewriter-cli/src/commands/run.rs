@@ -9,18 +9,43 @@ use lakewriter::{Summary, elapsed_ms};
 
 use crate::cli::{Global, RunArgs};
 use crate::output::Printer;
+use crate::pipes::Pipes;
 
 pub async fn run(global: &Global, printer: &Printer, args: RunArgs) -> Result<ExitCode> {
+    let Some(pipes) = Pipes::from_env()? else { return run_partition(global, printer, args, None).await.map(|r| r.0) };
+    let outcome = run_partition(global, printer, args, Some(&pipes)).await;
+    let error = match &outcome {
+        Ok((_, failed)) => failed.clone(),
+        Err(e) => Some(format!("{e:#}")),
+    };
+    pipes.close(error.as_deref())?;
+    outcome.map(|r| r.0)
+}
+
+/// The run; launched by Dagster, its date from the Pipes context where `--dt` is not given, and
+/// its partition reported as an asset materialization.
+/// Returns the exit code and, where the partition failed, its error.
+async fn run_partition(
+    global: &Global,
+    printer: &Printer,
+    args: RunArgs,
+    pipes: Option<&Pipes>,
+) -> Result<(ExitCode, Option<String>)> {
     let runner = super::open_writer(global, &args.dry_run).await?;
     let job = runner.prepare(&args.partition.job)?;
-    let run = job.partition_run(args.partition.dt, args.force)?;
+    let dt = match (args.partition.dt, pipes) {
+        (None, Some(pipes)) => pipes.partition_date()?,
+        (dt, _) => dt,
+    };
+    let run = job.partition_run(dt, args.force)?;
     let started = Instant::now();
     let report = runner.run_prepared(&run).await;
     printer.partition_done(&report)?;
+    if let Some(pipes) = pipes {
+        pipes.materialized(&report, &job.code)?;
+    }
+    let failed = report.error.clone();
     let reports = [report];
-    super::finish(
-        printer,
-        &reports,
-        &Summary::of(&args.partition.job, &reports, elapsed_ms(started), args.dry_run.dry_run),
-    )
+    let summary = Summary::of(&args.partition.job, &reports, elapsed_ms(started), args.dry_run.dry_run);
+    Ok((super::finish(printer, &reports, &summary)?, failed))
 }

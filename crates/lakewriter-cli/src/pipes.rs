@@ -1,0 +1,145 @@
+//! Dagster Pipes, spoken by `lakewriter run` when Dagster launches it (`PipesSubprocessClient`
+//! sets `DAGSTER_PIPES_CONTEXT` and `DAGSTER_PIPES_MESSAGES`): the partition key comes from the
+//! context where `--dt` is not given, and the run reports one asset materialization with its
+//! metadata and data version, or its failure, as Pipes messages.
+//!
+//! The protocol (version 0.1): each variable holds JSON, zlib-compressed and base64-encoded. The
+//! context's is `{"path": FILE}` (the context as a JSON file) or `{"data": CONTEXT}`; the
+//! messages' is `{"path": FILE}` (JSON Lines appended to it) or `{"stdio" | "buffered_stdio":
+//! "stderr" | "stdout"}`. Messages are `{"__dagster_pipes_version": "0.1", "method", "params"}`:
+//! `opened`, then `report_asset_materialization`, then `closed` (with the exception of a failure).
+
+use std::io::{Read as _, Write as _};
+use std::path::PathBuf;
+
+use anyhow::{Context as _, Result, anyhow, bail};
+use base64::Engine as _;
+use chrono::NaiveDate;
+use lakewriter::PartitionReport;
+use serde_json::{Value, json};
+
+const CONTEXT_VAR: &str = "DAGSTER_PIPES_CONTEXT";
+const MESSAGES_VAR: &str = "DAGSTER_PIPES_MESSAGES";
+const PROTOCOL_VERSION: &str = "0.1";
+
+/// Where messages go.
+enum Messages {
+    File(PathBuf),
+    Stderr,
+    Stdout,
+}
+
+/// A Pipes session with the Dagster process that launched this one.
+pub struct Pipes {
+    context: Value,
+    messages: Messages,
+}
+
+/// JSON, zlib-compressed, base64-encoded: a Pipes parameter.
+fn decode(name: &str, value: &str) -> Result<Value> {
+    let compressed = base64::engine::general_purpose::STANDARD
+        .decode(value.trim())
+        .with_context(|| format!("{name}: not base64"))?;
+    let mut text = String::new();
+    flate2::read::ZlibDecoder::new(compressed.as_slice())
+        .read_to_string(&mut text)
+        .with_context(|| format!("{name}: not zlib-compressed text"))?;
+    serde_json::from_str(&text).with_context(|| format!("{name}: not JSON"))
+}
+
+impl Pipes {
+    /// The session Dagster opened for this process, if it launched it.
+    pub fn from_env() -> Result<Option<Self>> {
+        let Ok(context_param) = std::env::var(CONTEXT_VAR) else { return Ok(None) };
+        let messages_param =
+            std::env::var(MESSAGES_VAR).map_err(|_| anyhow!("{CONTEXT_VAR} is set but {MESSAGES_VAR} is not"))?;
+        let params = decode(CONTEXT_VAR, &context_param)?;
+        let context = match (params.get("path").and_then(Value::as_str), params.get("data")) {
+            (Some(path), _) => {
+                let text =
+                    std::fs::read_to_string(path).with_context(|| format!("cannot read the Pipes context {path}"))?;
+                serde_json::from_str(&text).with_context(|| format!("the Pipes context {path} is not JSON"))?
+            }
+            (None, Some(data)) => data.clone(),
+            (None, None) => bail!("{CONTEXT_VAR}: expected a `path` or `data`, got {params}"),
+        };
+        let params = decode(MESSAGES_VAR, &messages_param)?;
+        let stream = params.get("stdio").or_else(|| params.get("buffered_stdio")).and_then(Value::as_str);
+        let messages = match (params.get("path").and_then(Value::as_str), stream) {
+            (Some(path), _) => Messages::File(PathBuf::from(path)),
+            (None, Some("stderr")) => Messages::Stderr,
+            (None, Some("stdout")) => Messages::Stdout,
+            _ => bail!("{MESSAGES_VAR}: expected a `path` or `stdio`, got {params}"),
+        };
+        let pipes = Self { context, messages };
+        pipes.send("opened", &json!({"extras": {}}))?;
+        Ok(Some(pipes))
+    }
+
+    /// The date of the partition Dagster materializes, where it is partitioned.
+    pub fn partition_date(&self) -> Result<Option<NaiveDate>> {
+        let Some(key) = self.context.get("partition_key").and_then(Value::as_str) else { return Ok(None) };
+        lakewriter::parse_date(key).map(Some).map_err(|_| {
+            lakewriter::Error::Usage(format!(
+                "the Dagster partition key `{key}` is not a date YYYY-MM-DD: use a daily partitions definition"
+            ))
+            .into()
+        })
+    }
+
+    /// Reports `report`'s partition as an asset materialization: the asset the context names
+    /// (the job's target where it names none), lakewriter's figures as metadata, and the input
+    /// fingerprint as its data version. A partition that failed is reported by [`Pipes::close`].
+    pub fn materialized(&self, report: &PartitionReport, code_fingerprint: &str) -> Result<()> {
+        if report.error.is_some() {
+            return Ok(());
+        }
+        let asset_key = match self.context.get("asset_keys").and_then(Value::as_array).map(Vec::as_slice) {
+            Some([key]) => key.as_str().unwrap_or(&report.target).to_owned(),
+            _ => report.target.replace('.', "/"),
+        };
+        let int = |v: Option<u64>| {
+            v.map_or(json!({"raw_value": null, "type": "null"}), |v| json!({"raw_value": v, "type": "int"}))
+        };
+        let text = |v: &str| json!({"raw_value": v, "type": "text"});
+        let metadata = json!({
+            "job": text(&report.job),
+            "partition": text(&report.partition.to_string()),
+            "status": text(&format!("{:?}", report.status).to_lowercase()),
+            "committed": {"raw_value": report.committed, "type": "bool"},
+            "rows_written": int(report.rows_written),
+            "table_version": int(report.table_version),
+            "input_fingerprint": text(report.input_fingerprint.as_deref().unwrap_or_default()),
+            "code_fingerprint": text(code_fingerprint),
+            "fresh_before": {"raw_value": report.fresh_before, "type": if report.fresh_before.is_some() { "bool" } else { "null" }},
+            "run_id": text(&report.run_id),
+        });
+        let params = json!({"asset_key": asset_key, "metadata": metadata, "data_version": report.input_fingerprint});
+        self.send("report_asset_materialization", &params)
+    }
+
+    /// Closes the session: `error` where the run failed, which Dagster reports as the step's
+    /// failure.
+    pub fn close(&self, error: Option<&str>) -> Result<()> {
+        // Dagster reads any `exception` key as a failure: a success sends none.
+        let params = match error {
+            Some(message) => json!({"exception": {
+                "message": message, "stack": [], "name": "LakewriterError", "cause": null, "context": null
+            }}),
+            None => json!({}),
+        };
+        self.send("closed", &params)
+    }
+
+    fn send(&self, method: &str, params: &Value) -> Result<()> {
+        let line = json!({"__dagster_pipes_version": PROTOCOL_VERSION, "method": method, "params": params}).to_string();
+        let written = match &self.messages {
+            Messages::File(path) => {
+                std::fs::OpenOptions::new().create(true).append(true).open(path).and_then(|mut f| writeln!(f, "{line}"))
+            }
+            Messages::Stderr => writeln!(std::io::stderr().lock(), "{line}"),
+            Messages::Stdout => writeln!(std::io::stdout().lock(), "{line}"),
+        };
+        written.context("cannot write a Dagster Pipes message")
+    }
+}
