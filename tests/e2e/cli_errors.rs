@@ -97,15 +97,18 @@ fn json_output_is_only_json_lines() {
     let written: Vec<_> = reports.iter().map(|r| (r.partition.as_str(), r.rows_written, r.table_version)).collect();
     let rows = ["2026-09-01", "2026-09-02"].map(|d| Some(customers_with_orders(d)));
     assert_eq!(written, [("dt=2026-09-01", rows[0], Some(0)), ("dt=2026-09-02", rows[1], Some(1))]);
-    // Logs go to stderr: `-v` logs each partition's end (after the time it was logged).
+    // Logs go to stderr: `-v` logs each partition's end (after the time it was logged, in the
+    // span of its run: `partition{job=… partition=… run_id=…}: `).
     for report in &reports {
+        let span = format!("partition{{job=daily_orders partition={}", report.partition);
         let done = format!(
-            " INFO done partition=daily_orders {} status=Ok rows=Some({}) version=Some({})",
+            ": done partition=daily_orders {} status=Ok rows=Some({}) version=Some({})",
             report.partition,
             report.rows_written.expect("rows"),
             report.table_version.expect("version")
         );
-        assert!(run.stderr.lines().any(|l| l.ends_with(&done)), "no line ending `{done}` in:\n{}", run.stderr);
+        let logged = |l: &&str| l.contains(" INFO ") && l.contains(&span) && l.ends_with(&done);
+        assert!(run.stderr.lines().any(|l| logged(&l)), "no line `{span}…{done}` in:\n{}", run.stderr);
     }
 }
 

@@ -1,10 +1,13 @@
-//! Orchestrators driving lakewriter for real. Dagster: the assets of `examples/dagster`
-//! materialized in-process (a pinned `dagster`, installed by `scripts/test`), each partition a
+//! Orchestrators driving lakewriter for real, each pinned and installed by `scripts/test`.
+//! Dagster: the assets of `examples/dagster` materialized in-process, each partition a
 //! `lakewriter run` launched through Dagster Pipes, which reads its date from the Pipes context
 //! and reports its materialization; the materializations are then read back from Dagster.
+//! Airflow: the DAGs of `examples/airflow` run with `airflow dags test` for three data
+//! intervals, then the repair DAG after late data; the tables are compared with lakewriter's
+//! own backfill of the same days.
 
 use std::path::PathBuf;
-use std::process::Command;
+use std::process::{Command, Output};
 
 use serde_json::Value;
 
@@ -79,4 +82,81 @@ fn a_failed_lakewriter_run_is_a_failed_dagster_materialization_and_commits_nothi
     let errors = lines[0]["errors"].to_string();
     assert!(errors.contains("External execution process failed with code 1"), "{errors}");
     assert_eq!(lake.commit_count("analytics/daily_orders"), 0, "nothing committed");
+}
+
+/// `airflow ARGS…` with its home in `lake`'s folder, the example's DAGs, and `lake`'s project.
+fn airflow(lake: &Lake, args: &[&str]) -> Output {
+    let airflow = std::env::var("LAKEWRITER_TEST_AIRFLOW").unwrap_or_else(|_| {
+        panic!("the Airflow tests need Airflow: run them with `scripts/test`, which installs it and sets LAKEWRITER_TEST_AIRFLOW")
+    });
+    let dags = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/airflow");
+    Command::new(airflow)
+        .args(args)
+        .current_dir(lake.path())
+        .env("AIRFLOW_HOME", lake.path().join("airflow"))
+        .env("AIRFLOW__CORE__DAGS_FOLDER", dags)
+        .env("AIRFLOW__CORE__LOAD_EXAMPLES", "False")
+        .env("LAKEWRITER_BIN", env!("CARGO_BIN_EXE_lakewriter"))
+        .env("LAKEWRITER_PROJECT", lake.project_file())
+        .envs(lake.env())
+        .output()
+        .expect("run airflow")
+}
+
+/// Runs `airflow ARGS…` and asserts that it succeeded; its output.
+#[track_caller]
+fn airflow_ok(lake: &Lake, args: &[&str]) -> String {
+    let output = airflow(lake, args);
+    let text = format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+    assert!(output.status.success(), "airflow {args:?} failed:\n{text}");
+    text
+}
+
+/// A demo lakehouse (`demo --no-run`) with Airflow's metadata database set up beside it.
+fn airflow_lake() -> Lake {
+    let lake = Lake::demo();
+    airflow_ok(&lake, &["db", "migrate"]);
+    lake
+}
+
+fn assert_same_tables(lake: &Lake, reference: &Lake) {
+    for table in ["analytics.daily_orders", "core.customers", "analytics.weekly_revenue"] {
+        assert_eq!(lake.digest(table, None).digest, reference.digest(table, None).digest, "{table}");
+    }
+}
+
+#[test]
+fn airflow_runs_each_interval_and_the_repair_dag_and_the_tables_equal_lakewriters_backfill() {
+    let lake = airflow_lake();
+    for day in DAYS {
+        airflow_ok(&lake, &["dags", "test", "lakewriter_daily", day]);
+    }
+    let reference = Lake::demo();
+    reference.cli(&["backfill", "--all", "--from", DAYS[0], "--to", DAYS[2]]).assert_code(0);
+    assert_same_tables(&lake, &reference);
+
+    // Late orders for the second day: the repair DAG backfills what is stale, and only that.
+    for l in [&lake, &reference] {
+        l.run_demo(&["--late", DAYS[1]]).assert_code(0);
+    }
+    let conf = format!(r#"{{"from": "{}", "to": "{}"}}"#, DAYS[0], DAYS[2]);
+    airflow_ok(&lake, &["dags", "test", "lakewriter_repair", DAYS[2], "--conf", &conf]);
+    reference.cli(&["backfill", "--all", "--from", DAYS[0], "--to", DAYS[2], "--only", "stale"]).assert_code(0);
+    assert_same_tables(&lake, &reference);
+    let status = lake.cli(&["status", "daily_orders", "--from", DAYS[0], "--to", DAYS[2]]);
+    assert!(status.stdout.contains("3 partitions: 3 fresh, 0 stale, 0 missing"), "{}", status.stdout);
+}
+
+#[test]
+fn a_configuration_error_fails_the_airflow_task_at_once_and_the_other_jobs_still_run() {
+    let lake = airflow_lake();
+    let project = std::fs::read_to_string(lake.project_file()).expect("the project file");
+    lake.set_project_text(&project.replace("[jobs.weekly_revenue]", "[jobs.weekly_revenue_renamed]"));
+    let output = airflow(&lake, &["dags", "test", "lakewriter_daily", DAYS[0]]);
+    let text = format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+    assert!(!output.status.success(), "{text}");
+    assert!(text.contains("no job `weekly_revenue`"), "lakewriter's error: {text}");
+    assert!(text.contains("a usage or configuration error (exit 2); not retried"), "{text}");
+    assert!(!text.contains("up_for_retry"), "exit 2 is not retried: {text}");
+    assert_eq!(lake.digest("analytics.daily_orders", Some(DAYS[0])).rows, customers_with_orders(DAYS[0]));
 }
