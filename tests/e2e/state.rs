@@ -81,7 +81,7 @@ fn assert_written(lake: &Lake, days: &[&str]) {
         serde_json::json!({"summary": {
             "job": "daily_orders", "target": "analytics.daily_orders", "table_version": last, "checkpoint": null,
             "log": {"commits_since_checkpoint": days.len(), "commit_files": days.len()},
-            "fresh": days.len(), "stale": 0, "missing": 0
+            "fresh": days.len(), "stale": 0, "missing": 0, "schema_version": 1
         }})
     );
 }
@@ -249,7 +249,7 @@ fn the_state_of_partitions_before_a_checkpoint_is_read_from_the_checkpoint() {
     let counts = serde_json::json!({"summary": {
         "job": "daily_orders", "target": "analytics.daily_orders", "table_version": 104, "checkpoint": 99,
         "log": {"commits_since_checkpoint": 5, "commit_files": 105},
-        "fresh": 104, "stale": 1, "missing": 0
+        "fresh": 104, "stale": 1, "missing": 0, "schema_version": 1
     }});
     assert_eq!(summary, counts);
     // When each was written differs from run to run.
