@@ -70,15 +70,17 @@ pub struct Shape {
 }
 
 impl LoadedTables {
-    /// The columns and partition columns of the table at `location` as of `version`.
-    pub async fn shape(&self, location: &Location, version: u64) -> Result<Shape> {
+    /// The columns and partition columns of the table at `location` as of `version`; `None`
+    /// where there is no version (no table yet).
+    pub async fn shape(&self, location: &Location, version: Option<u64>) -> Result<Option<Shape>> {
+        let Some(version) = version else { return Ok(None) };
         let (table, _) = self.table_at(location, version).await?;
         let state =
             table.snapshot().map_err(|source| Error::Open { url: location.url().clone(), source: Box::new(source) })?;
-        Ok(Shape {
+        Ok(Some(Shape {
             schema: state.snapshot().arrow_schema(),
             partition_columns: state.metadata().partition_columns().to_vec(),
-        })
+        }))
     }
 }
 

@@ -173,10 +173,7 @@ impl Runner {
         plan: datafusion::logical_expr::LogicalPlan,
         dt: Option<chrono::NaiveDate>,
     ) -> Result<datafusion::logical_expr::LogicalPlan, RunError> {
-        let shape = match read_version {
-            Some(version) => Some(self.loaded.shape(&job.location, version).await?),
-            None => None,
-        };
+        let shape = self.loaded.shape(&job.location, read_version).await?;
         let table = job.spec.target.to_string();
         Ok(self.laid_out(insert, &table, shape.as_ref(), plan, dt).map_err(RunError::of)?.0)
     }
@@ -193,10 +190,7 @@ impl Runner {
         fresh: bool,
         report: &mut PartitionReport,
     ) -> Result<Option<Committed>, RunError> {
-        let shape = match target.read_version {
-            Some(version) => Some(self.loaded.shape(target.location, version).await?),
-            None => None,
-        };
+        let shape = self.loaded.shape(target.location, target.read_version).await?;
         let schema = source.schema().as_arrow().clone();
         let (committed, counts) =
             self.merge_statement(merge, target, shape.as_ref(), source, dt).await.map_err(RunError::of)?;

@@ -17,7 +17,7 @@ use lakewriter_compute::statement::Insert;
 use lakewriter_core::input_fingerprint;
 use lakewriter_delta::table::Shape;
 
-use super::{SqlOptions, StatementReport, Written};
+use super::{SqlOptions, StatementReport, Written, result_err, usage};
 use crate::{Error, Result, Runner};
 
 /// Where an INSERT's rows go.
@@ -30,10 +30,6 @@ pub(crate) struct Layout {
     dynamic: Vec<String>,
     /// The table's columns in order, each from the query, a static value or NULL.
     columns: Vec<Expr>,
-}
-
-fn usage<T>(message: String) -> Result<T> {
-    Err(Error::Usage(message))
 }
 
 impl Runner {
@@ -343,8 +339,4 @@ fn balanced_or(mut filters: Vec<Expr>) -> Option<Expr> {
         filters = pairs;
     }
     filters.pop()
-}
-
-fn result_err(source: datafusion::error::DataFusionError) -> Error {
-    Error::statement(lakewriter_compute::Error::Result { source: Box::new(source) })
 }

@@ -13,7 +13,7 @@ use lakewriter_core::input_fingerprint;
 use lakewriter_delta::table::Shape;
 use lakewriter_delta::{Clause, Committed, MergeCounts, MergeStatement, Target};
 
-use super::{StatementReport, Written};
+use super::{StatementReport, Written, result_err, usage};
 use crate::{Error, Result, Runner};
 
 /// Target rows that several source rows match, named in the error (Spark names none).
@@ -33,14 +33,6 @@ struct Sides {
     target: DFSchema,
     source: DFSchema,
     both: DFSchema,
-}
-
-fn usage<T>(message: String) -> Result<T> {
-    Err(Error::Usage(message))
-}
-
-fn result_err(source: datafusion::error::DataFusionError) -> Error {
-    Error::statement(lakewriter_compute::Error::Result { source: Box::new(source) })
 }
 
 impl Runner {

@@ -109,8 +109,7 @@ impl Written<'_> {
     fn schema(&self, alias: Option<&str>) -> Result<DFSchema> {
         let shape = self.existing(&self.metadata.write.to_uppercase())?;
         let qualifier = alias.unwrap_or(self.table.table());
-        DFSchema::try_from_qualified_schema(qualifier, &shape.schema)
-            .map_err(|source| Error::statement(lakewriter_compute::Error::Result { source: Box::new(source) }))
+        DFSchema::try_from_qualified_schema(qualifier, &shape.schema).map_err(result_err)
     }
 
     /// The table's shape, or an error for a statement that needs the table to exist.
@@ -157,9 +156,7 @@ impl Runner {
     }
 
     async fn execute_once(&self, parsed: &Parsed, options: SqlOptions) -> Result<Executed> {
-        if parsed.uses_dt && options.dt.is_none() {
-            return Err(Error::Usage("the statement uses $dt: give its value with --dt YYYY-MM-DD".into()));
-        }
+        Self::require_dt(std::slice::from_ref(parsed), options)?;
         let Some(table) = parsed.statement.target() else {
             return self.query(parsed, options.dt).await;
         };
@@ -207,9 +204,7 @@ impl Runner {
         let Statement::Query { sql } = &parsed.statement else { unreachable!("a query") };
         let query = self.plan(sql, dt).await.map_err(Error::statement_plan)?;
         let df = datafusion::prelude::DataFrame::new(self.session().state(), query.plan);
-        let held = lakewriter_compute::Materialized::collect(df)
-            .await
-            .map_err(|source| Error::statement(lakewriter_compute::Error::Result { source: Box::new(source) }))?;
+        let held = lakewriter_compute::Materialized::collect(df).await.map_err(result_err)?;
         Ok(Executed::Rows { schema: held.schema.clone(), batches: held.batches().cloned().collect() })
     }
 
@@ -229,10 +224,7 @@ impl Runner {
         if let Some(job) = self.workspace().project.jobs.values().find(|j| &j.target == table) {
             tracing::warn!(%table, job = %job.name, "this table is a job's target: the statement's rows are not recorded in the job's partition state, so `status` does not see them (`audit` and `verify` do)");
         }
-        let shape = match read_version {
-            Some(v) => Some(self.loaded.shape(&location, v).await.map_err(open_err)?),
-            None => None,
-        };
+        let shape = self.loaded.shape(&location, read_version).await.map_err(open_err)?;
         let metadata = CommitMetadata {
             job: String::new(),
             partition: PartitionKey::of(None, dt),
@@ -295,6 +287,16 @@ impl StatementReport {
             None => self.note = Some(nothing.to_owned()),
         }
     }
+}
+
+/// A usage error: what the statement asks for does not fit the table.
+fn usage<T>(message: String) -> Result<T> {
+    Err(Error::Usage(message))
+}
+
+/// A statement's rows or plan that DataFusion failed to build or compute.
+fn result_err(source: datafusion::error::DataFusionError) -> Error {
+    Error::statement(crate::result::result_err(source))
 }
 
 /// `expr` with its columns' qualifiers removed.
