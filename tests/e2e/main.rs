@@ -32,6 +32,7 @@ mod protocol;
 mod races;
 mod raw;
 mod reader;
+mod reports;
 mod reproduce;
 mod s3;
 mod schema_change;

@@ -42,6 +42,25 @@ impl Workspace {
         Ok(Self { project: self.project.clone(), root: located(&self.project, root_url(root, flag)?)? })
     }
 
+    /// [`Workspace::with_root`] for a reproduction's root (`reproduce --into`, `audit
+    /// --against`): refused, a usage error, where `root` is this workspace's root, or inside it,
+    /// or holds it — a reproduction there would write into the live lakehouse, or be read as part
+    /// of it, and an audit against it would compare the live tables with themselves. Roots are
+    /// compared as resolved: `..` removed, a local path through its symbolic links, `s3a://` as
+    /// `s3://`.
+    pub fn reproduction_root(&self, root: &str, flag: &str) -> Result<Self> {
+        let there = self.with_root(root, flag)?;
+        let (live, other) = (resolved(self.root.url()), resolved(there.root.url()));
+        if live.starts_with(&other) || other.starts_with(&live) {
+            return Err(Error::Usage(format!(
+                "{flag} {}: the reproduction's root must be apart from the project's root {} (neither inside the other)",
+                there.root.url(),
+                self.root.url()
+            )));
+        }
+        Ok(there)
+    }
+
     pub fn job(&self, name: &str) -> Result<&JobSpec> {
         Ok(self.project.job(name)?)
     }
@@ -70,6 +89,28 @@ impl Workspace {
 fn root_url(root: &str, flag: &str) -> Result<url::Url> {
     let cwd = std::env::current_dir().map_err(|e| Error::Usage(format!("{flag}: {e}")))?;
     lakewriter_core::root_url(root, &cwd).map_err(|message| Error::Usage(format!("{flag}: {message}")))
+}
+
+/// A root URL's scheme and path segments, resolved (see [`Workspace::reproduction_root`]).
+fn resolved(root: &url::Url) -> Vec<String> {
+    // `.` and `..` segments are resolved already (`lakewriter_core::root_url`).
+    let root = root.as_str();
+    let (scheme, rest) = root.split_once("://").unwrap_or(("", root));
+    let scheme = if scheme == "s3a" { "s3" } else { scheme };
+    let mut path = PathBuf::from(rest);
+    if scheme == "file" {
+        // The nearest folder that exists, through its links, then the rest as written.
+        let existing = path.ancestors().find(|a| a.exists()).map(Path::to_path_buf);
+        if let Some((real, tail)) =
+            existing.and_then(|a| Some((a.canonicalize().ok()?, path.strip_prefix(&a).ok()?.to_path_buf())))
+        {
+            path = real.join(tail);
+        }
+    }
+    std::iter::once(scheme.to_owned())
+        .chain(path.components().map(|c| c.as_os_str().to_string_lossy().into_owned()))
+        .filter(|c| !c.is_empty() && c != "/")
+        .collect()
 }
 
 /// The root `url` with `project`'s storage options.

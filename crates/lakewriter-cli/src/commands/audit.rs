@@ -19,7 +19,7 @@ pub async fn audit(global: &Global, printer: &Printer, args: AuditArgs) -> Resul
         args.jobs.names.iter().map(|name| Ok(live.workspace().job(name)?.name.clone())).collect::<Result<_>>()?
     };
     let (_scratch, there) = if let Some(root) = &args.against {
-        (None, live.workspace().with_root(root, "--against")?)
+        (None, live.workspace().reproduction_root(root, "--against")?)
     } else {
         let selected: Vec<&str> = if args.jobs.all { Vec::new() } else { names.iter().map(String::as_str).collect() };
         let (scratch, there) = live.reproduce_in_scratch(&graph, &selected, range).await?;

@@ -1,0 +1,72 @@
+//! What the commands report, said exactly: `audit --against` refuses the project's own root as
+//! `reproduce --into` does — locally and on the S3 test server.
+
+use serde_json::Value;
+
+use crate::s3::S3;
+use crate::support::{Lake, Run};
+
+const DT: &str = "2026-09-01";
+
+/// The JSON lines of stdout.
+fn json_lines(run: &Run) -> Vec<Value> {
+    run.stdout.lines().map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON: {l}: {e}"))).collect()
+}
+
+/// The refusal `error: FLAG URL: …` of a reproduction root that is not apart from the project's.
+fn assert_not_apart(run: &Run, flag: &str) -> String {
+    run.assert_code(2);
+    let lines = run.error_lines();
+    assert!(
+        lines.len() == 1
+            && lines[0].starts_with(&format!("error: {flag} "))
+            && lines[0].contains(": the reproduction's root must be apart from the project's root ")
+            && lines[0].ends_with(" (neither inside the other)"),
+        "{}",
+        run.stderr
+    );
+    lines[0].replacen(flag, "FLAG", 1)
+}
+
+/// `root` (the project's root, as the project file or `LAKEWRITER_ROOT` gives it), a root inside
+/// it and one holding it are refused by `audit --against` with `reproduce --into`'s words; a
+/// root apart is audited.
+fn audit_refuses_roots_not_apart(lake: &Lake, root: &str, apart: &str) {
+    lake.cli(&["run", "daily_orders", "--dt", DT]).assert_code(0);
+    let root = root.trim_end_matches('/');
+    let holding = &root[..root.rfind('/').expect("a parent")];
+    for there in
+        [root.to_owned(), format!("{root}/analytics"), format!("{root}/analytics/daily_orders/"), holding.to_owned()]
+    {
+        let audited = lake.cli(&["audit", "daily_orders", "--against", &there]);
+        let reproduced = lake.cli(&["reproduce", "daily_orders", "--into", &there]);
+        assert_eq!(assert_not_apart(&audited, "--against"), assert_not_apart(&reproduced, "--into"), "{there}");
+        assert!(audited.stdout.is_empty(), "nothing audited: {}", audited.stdout);
+    }
+    let audited = lake.cli(&["--json", "audit", "daily_orders", "--against", apart]);
+    audited.assert_code(1);
+    let lines = json_lines(&audited);
+    assert_eq!(
+        (lines[0]["partition"].as_str(), lines[0]["verdict"].as_str()),
+        (Some("dt=2026-09-01"), Some("missing_there"))
+    );
+}
+
+#[test]
+fn audit_against_the_projects_own_root_or_a_root_inside_or_above_it_is_refused() {
+    let lake = Lake::demo();
+    let root = lake.root().display().to_string();
+    let apart = lake.path().join("elsewhere").display().to_string();
+    audit_refuses_roots_not_apart(&lake, &root, &apart);
+}
+
+#[test]
+fn on_s3_audit_against_the_projects_own_prefix_or_one_inside_or_above_it_is_refused() {
+    let s3 = S3::new("reports-audit");
+    s3.lake.prepare_demo();
+    let apart = format!("{}-elsewhere/", s3.root().trim_end_matches('/'));
+    audit_refuses_roots_not_apart(&s3.lake, s3.root(), &apart);
+    // The same prefix through `s3a://`.
+    let s3a = s3.root().replacen("s3://", "s3a://", 1);
+    assert_not_apart(&s3.lake.cli(&["audit", "daily_orders", "--against", &s3a]), "--against");
+}
