@@ -1,10 +1,14 @@
 //! What the commands report, said exactly: `audit --against` refuses the project's own root as
-//! `reproduce --into` does — locally and on the S3 test server.
+//! `reproduce --into` does; `maintain`'s vacuum leaves the expired log files to the clean-up step,
+//! which counts them — locally and on the S3 test server.
 
 use serde_json::Value;
 
+use crate::concurrent::{DAY, Place, WRITTEN};
+use crate::maintain::{maintain, uri};
+use crate::reader::Reader;
 use crate::s3::S3;
-use crate::support::{Lake, Run};
+use crate::support::{Lake, Mode, Run};
 
 const DT: &str = "2026-09-01";
 
@@ -69,4 +73,53 @@ fn on_s3_audit_against_the_projects_own_prefix_or_one_inside_or_above_it_is_refu
     // The same prefix through `s3a://`.
     let s3a = s3.root().replacen("s3://", "s3a://", 1);
     assert_not_apart(&s3.lake.cli(&["audit", "daily_orders", "--against", &s3a]), "--against");
+}
+
+/// The commit files of `mode`'s table, as `status` counts them.
+fn commit_files(lake: &Lake, mode: Mode) -> u64 {
+    let run = lake.cli(&["--json", "status", mode.as_str(), "--from", WRITTEN, "--to", DAY]);
+    run.assert_code(0);
+    let summary = json_lines(&run).pop().expect("a summary");
+    summary["summary"]["log"]["commit_files"].as_u64().expect("commit_files")
+}
+
+/// Vacuum deletes data files and removes no log file, even expired ones: the clean-up step does,
+/// and counts them.
+fn vacuum_leaves_expired_logs_to_cleanup(on_s3: bool) {
+    let place = Place::new(on_s3, Mode::Append);
+    let lake = place.lake();
+    crate::maintain::write_tables(lake);
+    maintain(lake, &["append", "--only", "compact,checkpoint"]);
+    // Every log file before the checkpoint of version 4 expires at once (a commit, version 5).
+    Reader::new(lake).set_property("delta.logRetentionDuration", "interval 0 seconds", &uri(&place, Mode::Append));
+    assert_eq!(commit_files(lake, Mode::Append), 6, "versions 0 to 5");
+
+    let vacuum = maintain(lake, &["append", "--only", "vacuum", "--retention", "0h", "--force"]);
+    let found: Vec<_> = vacuum.iter().map(|s| (s.step.as_str(), s.files_deleted, s.table_version)).collect();
+    assert_eq!(found, [("vacuum", Some(3), Some(7))], "the three files compaction replaced: {vacuum:?}");
+    assert_eq!(commit_files(lake, Mode::Append), 8, "VACUUM START and END added, no log file removed");
+    if !on_s3 {
+        // Its commits are delta-rs's, with lakewriter's metadata.
+        let start = lake.commit_info("concurrent/append", 6);
+        assert_eq!((&start["operation"], &start["lakewriter"]["maintain"]), (&"VACUUM START".into(), &"vacuum".into()));
+        assert_eq!(start["operationMetrics"]["numFilesToDelete"], 3, "{start}");
+        assert!(start["operationMetrics"]["sizeOfDataToDelete"].as_u64().is_some_and(|n| n > 0), "{start}");
+        let end = lake.commit_info("concurrent/append", 7);
+        assert_eq!((&end["operation"], &end["operationMetrics"]["numDeletedFiles"]), (&"VACUUM END".into(), &3.into()));
+    }
+
+    let run = lake.cli(&["maintain", "append", "--only", "cleanup"]);
+    run.assert_code(0);
+    run.assert_line_starts("  cleanup     ok       version -      removed 4 log files (log retention 0s)");
+    assert_eq!(commit_files(lake, Mode::Append), 4, "versions 4 to 7");
+}
+
+#[test]
+fn vacuum_leaves_expired_log_files_to_the_cleanup_step_which_counts_them() {
+    vacuum_leaves_expired_logs_to_cleanup(false);
+}
+
+#[test]
+fn on_s3_vacuum_leaves_expired_log_files_to_the_cleanup_step_which_counts_them() {
+    vacuum_leaves_expired_logs_to_cleanup(true);
 }

@@ -9,12 +9,17 @@ use super::{Settings, failed, read_error};
 use crate::state::{LogFile, parse_log_file};
 use crate::{Result, table};
 
-/// The `commitInfo` of a maintenance commit: `lakewriter: {"maintain": STEP, …}`, and no
-/// post-commit hooks (the steps checkpoint and clean up on their own terms).
-pub(super) fn commit_properties(step: &str) -> deltalake::kernel::transaction::CommitProperties {
+/// The `commitInfo` of a maintenance commit: `lakewriter: {"maintain": STEP, …}` and its
+/// `operationMetrics` where given, and no post-commit hooks (the steps checkpoint and clean up on
+/// their own terms).
+pub(super) fn commit_properties(
+    step: &str,
+    metrics: Option<serde_json::Value>,
+) -> deltalake::kernel::transaction::CommitProperties {
     let info = serde_json::json!({ "maintain": step, "lakewriter_version": lakewriter_core::VERSION });
+    let metrics = metrics.map(|m| ("operationMetrics".to_owned(), m));
     deltalake::kernel::transaction::CommitProperties::default()
-        .with_metadata([("lakewriter".to_owned(), info)])
+        .with_metadata(std::iter::once(("lakewriter".to_owned(), info)).chain(metrics))
         .with_create_checkpoint(false)
         .with_cleanup_expired_logs(Some(false))
 }

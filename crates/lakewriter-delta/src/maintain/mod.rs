@@ -5,7 +5,8 @@
 //!   `compact.rs` for why not by delta-rs's `optimize`;
 //! - [`checkpoint`]: a checkpoint of the latest version (a file, not a commit);
 //! - [`vacuum`]: delta-rs's full vacuum — data files no version within the retention references,
-//!   tombstones and orphans alike — with its `VACUUM START` and `VACUUM END` commits;
+//!   tombstones and orphans alike — planned by delta-rs, committed as its `VACUUM START` and
+//!   `VACUUM END` by lakewriter, without the log clean-up delta-rs runs after its own;
 //! - [`cleanup`]: delta-rs's removal of log files older than the table's log retention that lie
 //!   before a checkpoint.
 //!
@@ -16,6 +17,7 @@
 
 mod compact;
 mod log;
+mod vacuum;
 
 #[cfg(test)]
 mod tests;
@@ -30,6 +32,7 @@ use serde::Serialize;
 use crate::{Error, Result, table};
 pub use compact::{Compacted, compact};
 pub use log::{Checkpointed, Cleaned, checkpoint, cleanup};
+pub use vacuum::{Vacuumed, vacuum};
 
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
@@ -121,48 +124,4 @@ fn read_error(location: &Location, source: impl Into<BoxError>) -> Error {
 /// A failed step of maintenance on `table`.
 fn failed(table: &str, step: &'static str, source: impl Into<BoxError>) -> Error {
     Error::Maintain { table: table.to_owned(), step, source: source.into() }
-}
-
-/// What delta-rs's vacuum did, or (dry run) would do.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Vacuumed {
-    /// The files deleted (or to delete), relative to the table's folder.
-    pub files: Vec<String>,
-    /// The table's version after its `VACUUM START` and `VACUUM END` commits; `None` where it
-    /// made none (nothing to delete, or a dry run).
-    pub version: Option<u64>,
-}
-
-/// Deletes the data files of the table at `location` that no version within `retention`
-/// references: files removed from the table longer ago than that, and files no commit ever
-/// added (a failed or killed write's) last modified longer ago than that. delta-rs refuses a
-/// retention below the table's `delta.deletedFileRetentionDuration` unless `force`.
-pub async fn vacuum(
-    location: &Location,
-    name: &str,
-    retention: Duration,
-    force: bool,
-    dry_run: bool,
-) -> Result<Vacuumed> {
-    use deltalake::operations::vacuum::VacuumMode;
-    let table = table::open_existing(location).await?;
-    let before = table.version();
-    let period = chrono::Duration::from_std(retention).map_err(|e| failed(name, "vacuum", e))?;
-    let props = log::commit_properties("vacuum");
-    let (table, metrics) = table
-        .vacuum()
-        .with_retention_period(period)
-        .with_enforce_retention_duration(!force)
-        .with_mode(VacuumMode::Full)
-        .with_dry_run(dry_run)
-        .with_commit_properties(props)
-        .await
-        .map_err(|e| failed(name, "vacuum", e))?;
-    let root = location.url().path().trim_matches('/').to_owned();
-    let files = metrics
-        .files_deleted
-        .into_iter()
-        .map(|f| f.strip_prefix(&root).map_or(f.clone(), |rest| rest.trim_start_matches('/').to_owned()))
-        .collect();
-    Ok(Vacuumed { files, version: table.version().filter(|v| Some(*v) != before) })
 }
