@@ -100,10 +100,11 @@ fn warnings_are_json_lines_with_their_rule_ids_and_logged_once_per_run() {
     ));
     let run = lake.cli(&["backfill", "daily_orders", "--from", "2026-09-01", "--to", "2026-09-02", "--parallel", "1"]);
     run.assert_code(0);
-    let logged = format!(" WARN job daily_orders: order_not_total: {row_number}: {ORDER_NOT_TOTAL}");
-    // The line starts with the time it was logged.
-    let lines: Vec<&str> = run.stderr.lines().collect();
-    assert!(lines.len() == 1 && lines[0].ends_with(&logged), "one line ending `{logged}`:\n{}", run.stderr);
+    let logged = format!(": job daily_orders: order_not_total: {row_number}: {ORDER_NOT_TOTAL}");
+    // The line starts with the time it was logged, then the span of the run that logged it.
+    let span = " WARN partition{job=daily_orders partition=dt=2026-09-01 run_id=";
+    let lines: Vec<&str> = run.stderr.lines().filter(|l| l.contains(span) && l.ends_with(&logged)).collect();
+    assert!(lines.len() == 1 && run.stderr.lines().count() == 1, "one line `{span}…{logged}`:\n{}", run.stderr);
 
     // Declaring the key the order ends with makes it total.
     let total = daily_orders(

@@ -1,6 +1,8 @@
 //! What the commands report, said exactly: `audit --against` refuses the project's own root as
 //! `reproduce --into` does; `maintain`'s vacuum leaves the expired log files to the clean-up step,
-//! which counts them — locally and on the S3 test server.
+//! which counts them; log lines carry their run's span and plain numbers; a MERGE job's checks
+//! fail in `run` as in `lint`; `sql --json` rows keep their NULL columns — locally and on the S3
+//! test server where storage is involved.
 
 use serde_json::Value;
 
@@ -8,7 +10,7 @@ use crate::concurrent::{DAY, Place, WRITTEN};
 use crate::maintain::{maintain, uri};
 use crate::reader::Reader;
 use crate::s3::S3;
-use crate::support::{Lake, Mode, Run};
+use crate::support::{Lake, Mode, Run, daily_orders};
 
 const DT: &str = "2026-09-01";
 
@@ -122,4 +124,94 @@ fn vacuum_leaves_expired_log_files_to_the_cleanup_step_which_counts_them() {
 #[test]
 fn on_s3_vacuum_leaves_expired_log_files_to_the_cleanup_step_which_counts_them() {
     vacuum_leaves_expired_logs_to_cleanup(true);
+}
+
+/// Each line of `stderr` as a JSON object.
+fn log_lines(stderr: &str) -> Vec<Value> {
+    stderr
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not a JSON log line ({e}): {l}")))
+        .collect()
+}
+
+#[test]
+fn a_runs_log_lines_carry_its_span_and_its_figures_as_numbers() {
+    let lake = Lake::demo();
+    let project = crate::checks::with_checks(
+        &daily_orders(crate::support::DAILY_ORDERS_SQL),
+        "daily_orders",
+        "row_count = { max = 1 }\nwarn = [\"row_count\"]",
+    );
+    lake.set_project_text(&project);
+    let message = |l: &Value| l["fields"]["message"].as_str().unwrap_or_default().to_owned();
+    // At the default verbosity: the warnings, each in its run's span.
+    let run = lake.cli(&["--log-format", "json", "--json", "run", "daily_orders", "--dt", DT]);
+    run.assert_code(0);
+    let report = json_lines(&run).into_iter().find(|l| l.get("partition").is_some()).expect("a partition line");
+    let logs = log_lines(&run.stderr);
+    assert_eq!(logs.len(), 1, "the check's warning alone: {logs:?}");
+    let warning = &logs[0];
+    assert!(message(warning).starts_with("check `row_count` failed"), "{warning}");
+    assert_eq!(warning["level"], "WARN", "{warning}");
+    let span = &warning["span"];
+    let expected = (&"partition".into(), &"daily_orders".into(), &report["partition"], &report["run_id"]);
+    assert_eq!((&span["name"], &span["job"], &span["partition"], &span["run_id"]), expected, "{warning}");
+
+    // With -v, the closing line's figures as numbers.
+    let run = lake.cli(&["--log-format", "json", "-v", "--json", "run", "daily_orders", "--dt", DT]);
+    run.assert_code(0);
+    let report = json_lines(&run).into_iter().find(|l| l.get("partition").is_some()).expect("a partition line");
+    let logs = log_lines(&run.stderr);
+    let done = logs.iter().find(|l| message(l) == "done").expect("the done line");
+    assert_eq!(&done["fields"]["rows"], &report["rows_written"], "{done}");
+    assert_eq!(&done["fields"]["version"], &report["table_version"], "{done}");
+    assert!(done["fields"]["rows"].is_u64(), "{done}");
+}
+
+#[test]
+fn a_merge_jobs_checks_fail_run_and_lint_alike() {
+    let lake = Lake::demo();
+    let merge = "MERGE INTO analytics.t AS t USING (SELECT 1 AS id) AS s ON t.id = s.id \
+                 WHEN NOT MATCHED THEN INSERT (id) VALUES (s.id)";
+    lake.set_project_text(&format!(
+        "root = \"lake\"\n[jobs.j]\ntarget = \"analytics.t\"\nsql = \"{merge}\"\n[jobs.j.checks]\nrow_count = {{ min = 1 }}\n"
+    ));
+    let problem = "check `row_count`: checks are not supported for a job written as MERGE INTO: they would see its \
+                   source, not the rows it writes; give the job `write = \"merge\"` and a SELECT to check its rows";
+    let run = lake.cli(&["run", "j", "--dt", DT]);
+    run.assert_code(1);
+    assert_eq!(run.error_lines(), [format!("error: j dt={DT}: {problem}")], "{}", run.stderr);
+    let lint = lake.cli(&["--json", "lint"]);
+    lint.assert_code(1);
+    let findings = json_lines(&lint);
+    let found: Vec<(&str, &str, &str)> = findings
+        .iter()
+        .filter(|f| f.get("rule").is_some())
+        .map(|f| {
+            (
+                f["severity"].as_str().unwrap_or(""),
+                f["rule"].as_str().unwrap_or(""),
+                f["message"].as_str().unwrap_or(""),
+            )
+        })
+        .collect();
+    let message = format!("`row_count`: {}", problem.trim_start_matches("check `row_count`: "));
+    assert_eq!(found, [("error", "check", message.as_str())]);
+    assert!(!lake.root().join("analytics/t").exists(), "nothing written");
+}
+
+#[test]
+fn sql_json_rows_carry_every_column_null_as_null() {
+    let lake = Lake::demo();
+    let run = lake.cli(&[
+        "--json",
+        "sql",
+        "-e",
+        "SELECT 1 AS a, CAST(NULL AS INT) AS b, CAST(NULL AS VARCHAR) AS c UNION ALL SELECT 2, 3, 'x' ORDER BY a",
+    ]);
+    run.assert_code(0);
+    assert_eq!(
+        json_lines(&run),
+        [serde_json::json!({"a": 1, "b": null, "c": null}), serde_json::json!({"a": 2, "b": 3, "c": "x"})]
+    );
 }

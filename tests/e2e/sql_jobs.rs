@@ -536,8 +536,6 @@ fn one_job(sql: &str, more: &str) -> String {
 fn a_statement_a_job_cannot_be_is_refused_naming_the_job_and_nothing_is_written() {
     let (write_mode, one) =
         ("without a `write` mode, a job's SQL is INSERT OVERWRITE", "replaces one partition, its run's");
-    let merge = "MERGE INTO analytics.t AS t USING (SELECT 1 AS id) AS s ON t.id = s.id \
-        WHEN NOT MATCHED THEN INSERT (id) VALUES (s.id)";
     let projects = [
         (one_job("DELETE FROM analytics.t WHERE dt = $dt", ""), write_mode),
         (one_job("UPDATE analytics.t SET id = 1", ""), write_mode),
@@ -555,10 +553,6 @@ fn a_statement_a_job_cannot_be_is_refused_naming_the_job_and_nothing_is_written(
         (
             one_job("INSERT INTO analytics.t SELECT 1 AS id; INSERT INTO analytics.t SELECT 2 AS id", ""),
             "its SQL holds several statements",
-        ),
-        (
-            format!("{}[jobs.j.checks]\nrow_count = {{ min = 1 }}\n", one_job(merge, "")),
-            "checks are not supported for a job written as MERGE INTO",
         ),
     ];
     let lake = Lake::demo();

@@ -430,8 +430,10 @@ fn a_failed_checkpoint_does_not_fail_the_run_whose_commit_landed() {
                   table=\"analytics.daily_orders\" version=99 \
                   error=Kernel error: Arrow error: External: Generic LocalFileSystem error: Unable to rename file: Is \
                   a directory (os error 21)";
-    // The line starts with the time it was logged.
-    let lines: Vec<&str> = run.stderr.lines().filter_map(|l| l.split_once("  WARN ").map(|(_, rest)| rest)).collect();
+    // The line starts with the time it was logged and the span of the run that logged it.
+    let span = "  WARN partition{job=daily_orders partition=dt=2026-04-10 run_id=";
+    let lines: Vec<&str> =
+        run.stderr.lines().filter_map(|l| l.split_once(span)?.1.split_once("}: ").map(|(_, m)| m)).collect();
     assert_eq!((lines, run.stderr.lines().count()), (vec![logged], 1), "the failure is logged once: {}", run.stderr);
     assert!(blocked.is_dir() && !log.join("_last_checkpoint").exists(), "no checkpoint was written");
 

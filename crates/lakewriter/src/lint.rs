@@ -15,7 +15,7 @@ impl Runner {
             .map_err(|source| Error::Lint { job: job.spec.name.clone(), source: Box::new(source) })?;
         let mut findings = lakewriter_compute::lint(&plan, job.spec, &self.workspace().project.sources);
         let schema = written_columns(job, plan.schema());
-        let problems = lakewriter_compute::checks::problems(self.session(), &schema, &job.spec.checks);
+        let problems = check_problems(self.session(), job, &schema);
         findings.extend(problems.into_iter().map(|(check, message)| Finding {
             severity: Severity::Error,
             rule: Rule::Check,
@@ -65,6 +65,22 @@ impl Runner {
             }
         }
     }
+}
+
+/// What is wrong with each of `job`'s checks against its result's columns, `schema` (see
+/// [`lakewriter_compute::checks::problems`]), for `lint` and for each run before it computes:
+/// every check of a job written as MERGE INTO, whose checks would see the MERGE's source, not
+/// the rows it writes.
+pub(crate) fn check_problems(
+    ctx: &datafusion::prelude::SessionContext,
+    job: &PreparedJob<'_>,
+    schema: &datafusion::common::DFSchema,
+) -> Vec<(String, String)> {
+    if matches!(job.statement, Some(crate::sql::JobStatement::Merge(_))) {
+        let problem = "checks are not supported for a job written as MERGE INTO: they would see its source, not the rows it writes; give the job `write = \"merge\"` and a SELECT to check its rows";
+        return job.spec.checks.checks.iter().map(|c| (c.name(), problem.to_owned())).collect();
+    }
+    lakewriter_compute::checks::problems(ctx, schema, &job.spec.checks)
 }
 
 /// The columns a job's result has: its query's, and for a job written as an INSERT the partition

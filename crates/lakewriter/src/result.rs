@@ -38,7 +38,7 @@ impl Runner {
     pub(crate) async fn compute(&self, run: &PreparedRun<'_>, plan: LogicalPlan) -> Result<Computed, RunError> {
         let ctx = self.session();
         let checks = &run.job.spec.checks;
-        if let Some((check, problem)) = checks::problems(ctx, plan.schema(), checks).into_iter().next() {
+        if let Some((check, problem)) = crate::lint::check_problems(ctx, run.job, plan.schema()).into_iter().next() {
             return Err(lakewriter_compute::Error::BadCheck { check, problem }.into());
         }
         if let WritePlan::Keyed(spec) = &run.write {

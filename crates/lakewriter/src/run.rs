@@ -36,12 +36,13 @@ impl Runner {
     /// Runs `run`, and runs it again — plan and write — while its commit conflicts with a
     /// concurrent one, up to [`CONFLICT_ATTEMPTS`] times. `previous` is the partition's recorded
     /// state; each retry reads it again, since the concurrent writer may have recorded it.
-    /// Its logs are in a span `partition` with the job, the partition and the run id.
+    /// Its logs are in a span `partition` with the job, the partition and the run id: a span of
+    /// level WARN, so that it is there whenever a warning is logged (the default verbosity).
     pub(crate) async fn run_with_retries(&self, run: &PreparedRun<'_>, previous: Option<Recorded>) -> PartitionReport {
         use tracing::Instrument;
         let run_id = new_run_id(&run.unit);
         let span =
-            tracing::info_span!("partition", job = %run.job.spec.name, partition = %run.partition, run_id = %run_id);
+            tracing::warn_span!("partition", job = %run.job.spec.name, partition = %run.partition, run_id = %run_id);
         self.retrying(run, previous, run_id).instrument(span).await
     }
 
@@ -74,7 +75,7 @@ impl Runner {
                     for warning in report.checks.iter().filter(|c| !c.passed && c.severity == CheckSeverity::Warn) {
                         tracing::warn!(partition = %run.unit, "{warning} (a warning: it does not stop the commit)");
                     }
-                    tracing::info!(partition = %run.unit, status = ?report.status, rows = ?report.rows_written, version = ?report.table_version, "done");
+                    tracing::info!(partition = %run.unit, status = ?report.status, rows = report.rows_written, version = report.table_version, "done");
                 }
             }
             report.retries = attempt;

@@ -23,6 +23,7 @@ use anyhow::{Context, Result};
 use clap::Parser;
 use lakewriter::{PartitionReport, Runner, Summary, Workspace};
 use tracing_subscriber::EnvFilter;
+use tracing_subscriber::fmt::writer::MakeWriterExt as _;
 
 use crate::cli::{Cli, Command, Global, LogFormat};
 use crate::output::Printer;
@@ -58,9 +59,13 @@ fn init_logging(global: &Global) {
     let ansi = global.color.enabled(io::stderr().is_terminal());
     // Span openings are logged too: delta-rs opens `commit_with_retries` once a write's data files
     // are written, before its log entry is put (a phase the crash tests kill at; ARCHITECTURE.md).
+    // lakewriter's own are not: its `partition` span is of level WARN, so that the warnings of a
+    // run carry it, and its opening is no warning.
+    let writer = io::stderr
+        .with_filter(|meta: &tracing::Metadata<'_>| !(meta.is_span() && meta.target().starts_with("lakewriter")));
     let logs = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(io::stderr)
+        .with_writer(writer)
         .with_target(false)
         .with_span_events(tracing_subscriber::fmt::format::FmtSpan::NEW);
     match global.log_format {

@@ -33,10 +33,13 @@ impl Printer {
         }
     }
 
-    /// A query's rows: a table, or with `--json` one JSON object per row.
+    /// A query's rows: a table, or with `--json` one JSON object per row, holding every column.
     pub fn rows(&self, schema: &SchemaRef, batches: &[RecordBatch]) -> io::Result<()> {
         if self.json {
-            let mut writer = arrow::json::LineDelimitedWriter::new(io::stdout().lock());
+            // Every column in every row: a NULL as `null`, not left out.
+            let mut writer = arrow::json::WriterBuilder::new()
+                .with_explicit_nulls(true)
+                .build::<_, arrow::json::writer::LineDelimited>(io::stdout().lock());
             writer.write_batches(&batches.iter().collect::<Vec<_>>()).map_err(io::Error::other)?;
             return writer.finish().map_err(io::Error::other);
         }

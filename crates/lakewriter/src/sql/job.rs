@@ -63,9 +63,6 @@ impl JobStatement {
                     "a job's INSERT INTO names at most its run's partition: PARTITION (column = $dt)".into(),
                 );
             }
-            Self::Merge(_) if !job.checks.checks.is_empty() => {
-                return refuse("checks are not supported for a job written as MERGE INTO".into());
-            }
             _ => {}
         }
         if let (Some(column), Some(partition_by)) = (column, &job.partition_by)
@@ -148,11 +145,6 @@ mod tests {
             ("", "INSERT OVERWRITE a.t PARTITION (dt = '2026-09-30') SELECT 1", "replaces one partition"),
             ("", "INSERT INTO a.t SELECT 1; INSERT INTO a.t SELECT 2", "several statements"),
             ("partition_by = \"day\"", "INSERT OVERWRITE a.t PARTITION (dt = $dt) SELECT 1", "partition_by is `day`"),
-            (
-                "[jobs.j.checks]\nnot_null = [\"k\"]",
-                "MERGE INTO a.t USING raw.s ON t.k = s.k WHEN NOT MATCHED THEN INSERT *",
-                "checks are not supported for a job written as MERGE INTO",
-            ),
         ] {
             let message = refusal(extra, sql);
             assert!(message.starts_with("job `j`: "), "{sql}: {message}");
