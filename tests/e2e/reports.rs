@@ -1,8 +1,9 @@
 //! What the commands report, said exactly: `audit --against` refuses the project's own root as
 //! `reproduce --into` does; `maintain`'s vacuum leaves the expired log files to the clean-up step,
 //! which counts them; log lines carry their run's span and plain numbers; a MERGE job's checks
-//! fail in `run` as in `lint`; `sql --json` rows keep their NULL columns — locally and on the S3
-//! test server where storage is involved.
+//! fail in `run` as in `lint`; `sql --json` rows keep their NULL columns; `verify` shows the rows
+//! that differ and says when floats alone differ — locally and on the S3 test server where
+//! storage is involved.
 
 use serde_json::Value;
 
@@ -214,4 +215,95 @@ fn sql_json_rows_carry_every_column_null_as_null() {
         json_lines(&run),
         [serde_json::json!({"a": 1, "b": null, "c": null}), serde_json::json!({"a": 2, "b": 3, "c": "x"})]
     );
+}
+
+/// `verify --json` of `daily_orders` for [`DT`] over `lake`, which must fail: the report.
+fn failed_verify(lake: &Lake) -> Value {
+    let run = lake.cli(&["--json", "verify", "daily_orders", "--dt", DT]);
+    run.assert_code(1);
+    let report = json_lines(&run).pop().expect("the report");
+    assert_eq!(report["pass"], false, "{report}");
+    report
+}
+
+/// The `order_id` of each example row.
+fn example_ids(examples: &Value) -> Vec<i64> {
+    let rows = examples.as_array().expect("examples");
+    rows.iter()
+        .map(|row| {
+            let row = row.as_str().expect("a row");
+            let id = row.strip_prefix("order_id=").and_then(|r| r.split(',').next()).expect("order_id first");
+            id.parse().expect("an id")
+        })
+        .collect()
+}
+
+#[test]
+fn verify_shows_the_rows_that_differ_and_says_when_floats_alone_differ() {
+    use crate::support::Job;
+    let lake = Lake::new(DT, DT);
+    let job = |score: &str| {
+        let sql = format!("SELECT order_id, {score} AS score, $dt AS dt FROM raw.orders WHERE dt = $dt");
+        crate::support::Project::new()
+            .job(Job::new("daily_orders", "analytics.daily_orders").sql(sql).allow_nondeterministic())
+    };
+    // The first five orders by id: the examples, first in the order of the columns.
+    let orders = lakewriter_datagen::orders_for(crate::support::day(DT));
+    let ids = orders.column_by_name("order_id").expect("order_id");
+    let mut first_ids = ids.as_any().downcast_ref::<arrow::array::Int64Array>().expect("Int64").values().to_vec();
+    first_ids.sort_unstable();
+    first_ids.truncate(5);
+
+    // A float that differs on every run.
+    lake.set_project(&job("random()"));
+    let report = failed_verify(&lake);
+    let rows = crate::support::orders(DT);
+    assert_eq!((report["rows_added"].as_u64(), report["rows_removed"].as_u64()), (Some(rows), Some(rows)));
+    assert_eq!(example_ids(&report["added_examples"]), first_ids, "{report}");
+    assert_eq!(example_ids(&report["removed_examples"]), first_ids, "{report}");
+    assert_eq!(report["float_columns"], serde_json::json!(["score"]));
+    assert_eq!(example_ids(&failed_verify(&lake)["added_examples"]), first_ids, "the same rows on a rerun");
+    let text = lake.cli(&["verify", "daily_orders", "--dt", DT]);
+    text.assert_code(1);
+    let details: Vec<&str> = text.stdout.lines().skip_while(|l| !l.starts_with("FAIL ")).skip(1).collect();
+    assert_eq!(details.len(), 11, "{}", text.stdout);
+    assert!(
+        details[..5].iter().all(|l| l.starts_with("  + order_id="))
+            && details[5..10].iter().all(|l| l.starts_with("  - order_id=")),
+        "{}",
+        text.stdout
+    );
+    assert_eq!(
+        details[10],
+        "  the rows differ only in floating-point columns (score): a float summed in another order on each run \
+         (SUM or AVG over DOUBLE) differs in its last bits; cast it to DECIMAL, or ROUND it"
+    );
+
+    // An integer that differs: not the floats.
+    lake.set_project(&job("CAST(random() * 1000000000 AS BIGINT)"));
+    let report = failed_verify(&lake);
+    assert_eq!(example_ids(&report["removed_examples"]), first_ids, "{report}");
+    assert_eq!(report["float_columns"], serde_json::json!([]));
+    let text = lake.cli(&["verify", "daily_orders", "--dt", DT]);
+    assert!(!text.stdout.contains("floating-point"), "{}", text.stdout);
+}
+
+#[test]
+fn lint_warns_of_a_float_sum_written_by_a_job() {
+    let lake = Lake::new(DT, DT);
+    let sql = "SELECT customer_id, SUM(CAST(amount AS DOUBLE)) AS revenue, $dt AS dt FROM raw.orders WHERE dt = $dt GROUP BY customer_id";
+    lake.set_project(&daily_orders(sql));
+    let run = lake.cli(&["lint"]);
+    run.assert_code(0);
+    run.assert_line(
+        "warning: job daily_orders: float_aggregate: `revenue` is sum(CAST(raw.orders.amount AS Float64)), a \
+         floating-point sum whose last bits depend on the order rows are added in (file and thread order), so runs \
+         of the same partition can write different values (`verify` and `audit` then find it changed); sum a DECIMAL \
+         (e.g. CAST(x AS DECIMAL(18, 2))) or ROUND the result",
+    );
+    let rounded = sql.replace("SUM(CAST(amount AS DOUBLE))", "ROUND(SUM(CAST(amount AS DOUBLE)), 2)");
+    lake.set_project(&daily_orders(&rounded));
+    let run = lake.cli(&["lint"]);
+    run.assert_code(0);
+    assert!(!run.stdout.contains("float_aggregate"), "{}", run.stdout);
 }

@@ -8,7 +8,9 @@
 //! - `unbounded_scan` (warning): a partitioned raw dataset read with no filter on its partition
 //!   column;
 //! - `outside_partition` (warning): an `overwrite_partition` job whose partition column is not
-//!   provably `$dt`.
+//!   provably `$dt`;
+//! - `float_aggregate` (warning): a column of the result computed by a `SUM` or `AVG` of floats
+//!   (or a variance, a correlation), whose last bits depend on the order rows are added in.
 //!
 //! Columns are matched by name (see the README for what that misses).
 
@@ -24,7 +26,7 @@ use lakewriter_core::{JobSpec, SourceSpec, TableRef, WriteSpec};
 
 pub use finding::{Finding, Rule, Severity};
 use origin::{Origin, origin};
-use rules::{nondeterministic_calls, unbounded_scans, unordered};
+use rules::{float_aggregates, nondeterministic_calls, unbounded_scans, unordered};
 
 /// Checks `plan`, the logical plan of `job`'s SQL with `$dt` unbound, against the determinism
 /// rules. `sources` are the unique keys the project declares. With `allow_nondeterministic`,
@@ -52,6 +54,12 @@ pub fn lint(plan: &LogicalPlan, job: &JobSpec, sources: &BTreeMap<TableRef, Sour
             "{construct}: {why}, so rows that tie come in file and thread order and the rows it keeps or the numbers it gives can differ between runs; order by a unique key as well, or declare the source's key with [sources.\"schema.table\"] unique = [...]"
         );
         add(Severity::Warning, Rule::OrderNotTotal, construct, message);
+    }
+    for (column, aggregate) in float_aggregates(plan) {
+        let message = format!(
+            "`{column}` is {aggregate}, a floating-point sum whose last bits depend on the order rows are added in (file and thread order), so runs of the same partition can write different values (`verify` and `audit` then find it changed); sum a DECIMAL (e.g. CAST(x AS DECIMAL(18, 2))) or ROUND the result"
+        );
+        add(Severity::Warning, Rule::FloatAggregate, aggregate, message);
     }
     if !matches!(job.write, WriteSpec::Rebuild) {
         for (table, column) in unbounded_scans(plan) {
@@ -271,5 +279,50 @@ mod tests {
         )
         .await;
         assert_eq!(merge, vec![]);
+    }
+
+    #[tokio::test]
+    async fn an_order_sensitive_float_aggregate_written_by_the_job_is_a_warning() {
+        let daily = |column: &str| format!("SELECT customer_id, {column}, $dt AS dt {FROM_DAY} GROUP BY customer_id");
+        let sum = "sum(CAST(raw.orders.amount AS Float64))";
+        for (column, construct) in [
+            ("SUM(CAST(amount AS DOUBLE)) AS revenue", sum),
+            ("AVG(CAST(amount AS FLOAT)) AS mean", "avg(CAST(raw.orders.amount AS Float32))"),
+            ("SUM(CAST(amount AS DOUBLE)) / 2 AS half", sum),
+            ("STDDEV(amount) AS spread", "stddev(raw.orders.amount)"),
+        ] {
+            let found = findings(&daily(column)).await;
+            assert_eq!(rules(&found), vec![Rule::FloatAggregate], "{column}: {found:?}");
+            assert_eq!((found[0].severity, found[0].construct.as_str()), (Severity::Warning, construct), "{column}");
+            let name = column.rsplit(' ').next().expect("an alias");
+            assert!(
+                found[0].message.starts_with(&format!("`{name}` is {construct}, a floating-point sum")),
+                "{}",
+                found[0]
+            );
+            assert!(found[0].message.ends_with("sum a DECIMAL (e.g. CAST(x AS DECIMAL(18, 2))) or ROUND the result"));
+        }
+        // Through a CTE and a join.
+        let cte = format!(
+            "WITH s AS (SELECT customer_id, SUM(CAST(amount AS DOUBLE)) AS total {FROM_DAY} GROUP BY customer_id) \
+             SELECT s.customer_id, s.total, $dt AS dt FROM s JOIN core.customers c ON c.customer_id = s.customer_id"
+        );
+        assert_eq!(rules(&findings(&cte).await), vec![Rule::FloatAggregate]);
+        // Rounded, cast to a DECIMAL, exact (a DECIMAL, an average of integers), order-insensitive
+        // (MIN), or not written: nothing to warn about.
+        for column in [
+            "ROUND(SUM(CAST(amount AS DOUBLE)), 2) AS revenue",
+            "CAST(SUM(CAST(amount AS DOUBLE)) AS DECIMAL(18, 2)) AS revenue",
+            "SUM(amount) AS revenue",
+            "AVG(order_id) AS mean_id",
+            "MIN(CAST(amount AS DOUBLE)) AS smallest",
+            "COUNT(*) AS orders HAVING SUM(CAST(amount AS DOUBLE)) > 10.0",
+        ] {
+            let sql = match column.split_once(" HAVING ") {
+                Some((column, having)) => format!("{} HAVING {having}", daily(column)),
+                None => daily(column),
+            };
+            assert_eq!(findings(&sql).await, vec![], "{column}");
+        }
     }
 }

@@ -168,6 +168,14 @@ pub struct VerifyReport {
     /// Rows the second application added and removed (multiset difference).
     pub rows_added: u64,
     pub rows_removed: u64,
+    /// Up to five of the rows added and of the rows removed, each as `column=value, …`, the
+    /// first in the order of the columns (the same rows each time).
+    pub added_examples: Vec<String>,
+    pub removed_examples: Vec<String>,
+    /// The table's floating-point columns, where the rows that differ differ in them alone (the
+    /// same rows in every other column): a float computed in another order on each run (a `SUM`
+    /// or `AVG` over `DOUBLE`) is the likely cause. Empty otherwise.
+    pub float_columns: Vec<String>,
     pub first: PartitionReport,
     pub second: Option<PartitionReport>,
 }

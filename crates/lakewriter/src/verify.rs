@@ -9,7 +9,12 @@ use lakewriter_delta::Digest;
 use lakewriter_storage::Location;
 use url::Url;
 
+use datafusion::prelude::DataFrame;
+
 use crate::{Error, PartitionReport, PreparedJob, Result, Runner, VerifyReport};
+
+/// Example rows shown of each side of a difference.
+const EXAMPLES: usize = 5;
 
 impl Runner {
     /// Applies `unit`'s write twice to a scratch copy of its target (never the target itself) and
@@ -40,27 +45,56 @@ impl Runner {
         let d2 = digest(&copy.location, &table).await?;
         report.pass = d1.digest == d2.digest && d1.rows == d2.rows;
         if !report.pass {
-            (report.rows_added, report.rows_removed) =
-                self.diff(&copy.location, &table, d1.version, d2.version).await?;
+            self.diff(&copy.location, &table, (d1.version, d2.version), &mut report).await?;
         }
         report.digest_first = Some(d1.digest);
         report.digest_second = Some(d2.digest);
         Ok(report)
     }
 
-    /// Rows added and removed between two versions of the table at `location`.
-    async fn diff(&self, location: &Location, table: &str, before: u64, after: u64) -> Result<(u64, u64)> {
+    /// The rows added and removed between two versions of the table at `location`, with examples,
+    /// and whether they differ in floating-point columns alone, into `report`.
+    async fn diff(
+        &self,
+        location: &Location,
+        table: &str,
+        versions: (u64, u64),
+        report: &mut VerifyReport,
+    ) -> Result<()> {
         let open = |v| lakewriter_delta::table::provider_at(location, v);
         let digest_error = |source| Error::Digest { table: table.to_owned(), source: Box::new(source) };
-        let (before, after) = (open(before).await.map_err(digest_error)?, open(after).await.map_err(digest_error)?);
+        let before = open(versions.0).await.map_err(digest_error)?;
+        let after = open(versions.1).await.map_err(digest_error)?;
         let diff_error = |source| Error::Diff { table: table.to_owned(), source: Box::new(source) };
-        let read = |provider| {
-            self.session()
-                .read_table(provider)
-                .map_err(|e| diff_error(lakewriter_compute::Error::Diff { source: Box::new(e) }))
+        let plan_error = |e| diff_error(lakewriter_compute::Error::Diff { source: Box::new(e) });
+        let (before, after) = (
+            self.session().read_table(before).map_err(plan_error)?,
+            self.session().read_table(after).map_err(plan_error)?,
+        );
+        let diff = lakewriter_compute::diff(before.clone(), after.clone(), EXAMPLES).await.map_err(diff_error)?;
+        (report.rows_added, report.rows_removed) = (diff.added, diff.removed);
+        (report.added_examples, report.removed_examples) = (diff.added_examples, diff.removed_examples);
+        let (floats, others): (Vec<_>, Vec<_>) =
+            before.schema().fields().iter().partition(|f| f.data_type().is_floating());
+        let name = |f: &&std::sync::Arc<datafusion::arrow::datatypes::Field>| f.name().clone();
+        let (floats, others): (Vec<String>, Vec<String>) =
+            (floats.iter().map(name).collect(), others.iter().map(name).collect());
+        if floats.is_empty() || diff.added != diff.removed {
+            return Ok(());
+        }
+        let others: Vec<&str> = others.iter().map(String::as_str).collect();
+        // The same rows but for their floats: the diff over the other columns finds none.
+        let without_floats = if others.is_empty() {
+            true
+        } else {
+            let select = |df: DataFrame| df.select_columns(&others).map_err(plan_error);
+            let rest = lakewriter_compute::diff(select(before)?, select(after)?, 0).await.map_err(diff_error)?;
+            rest.added == 0 && rest.removed == 0
         };
-        let diff = lakewriter_compute::diff(read(before)?, read(after)?, 0).await.map_err(diff_error)?;
-        Ok((diff.added, diff.removed))
+        if without_floats {
+            report.float_columns = floats;
+        }
+        Ok(())
     }
 }
 
@@ -74,6 +108,9 @@ impl VerifyReport {
             digest_second: None,
             rows_added: 0,
             rows_removed: 0,
+            added_examples: Vec::new(),
+            removed_examples: Vec::new(),
+            float_columns: Vec::new(),
             first,
             second: None,
         }

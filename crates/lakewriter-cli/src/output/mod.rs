@@ -250,7 +250,19 @@ impl Printer {
         } else {
             format!("{} {} {}: an application failed, see above", self.paint("FAIL", "31;1"), v.job, v.partition)
         };
-        line(&text)
+        line(&text)?;
+        for (sign, rows) in [("+", &v.added_examples), ("-", &v.removed_examples)] {
+            for row in rows {
+                line(&format!("  {sign} {row}"))?;
+            }
+        }
+        if !v.float_columns.is_empty() {
+            line(&format!(
+                "  the rows differ only in floating-point columns ({}): a float summed in another order on each run (SUM or AVG over DOUBLE) differs in its last bits; cast it to DECIMAL, or ROUND it",
+                v.float_columns.join(", ")
+            ))?;
+        }
+        Ok(())
     }
 
     /// One finding of `lakewriter lint`: `error: job J: rule: message`, or its JSON line.

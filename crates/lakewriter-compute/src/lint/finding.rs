@@ -29,6 +29,8 @@ pub enum Rule {
     OrderNotTotal,
     UnboundedScan,
     OutsidePartition,
+    /// A float aggregate whose result depends on the order of its rows, written by the job.
+    FloatAggregate,
     /// A data check that cannot apply to the job's result (`[jobs.NAME.checks]`).
     Check,
 }
@@ -41,6 +43,7 @@ impl Rule {
             Self::OrderNotTotal => "order_not_total",
             Self::UnboundedScan => "unbounded_scan",
             Self::OutsidePartition => "outside_partition",
+            Self::FloatAggregate => "float_aggregate",
             Self::Check => "check",
         }
     }

@@ -1,4 +1,4 @@
-//! The walkers of the `nondeterministic`, `order_not_total` and `unbounded_scan` checks: what
+//! The walkers of the `nondeterministic`, `order_not_total`, `unbounded_scan` and `float_aggregate` checks: what
 //! each finds in a plan, before it is worded as a finding.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -183,4 +183,103 @@ fn scans_under_filters<'a>(plan: &'a LogicalPlan, above: &mut Vec<&'a Expr>, f: 
     if pushed {
         above.pop();
     }
+}
+
+/// Aggregate functions whose floating-point result depends on the order rows are added in: a
+/// sum or average of floats, and the variances and correlations (floats whatever they read).
+const FLOAT_SUMS: &[&str] = &["sum", "avg", "mean"];
+const FLOAT_MOMENTS: &[&str] = &[
+    "stddev",
+    "stddev_pop",
+    "stddev_samp",
+    "var",
+    "var_pop",
+    "var_samp",
+    "var_population",
+    "var_sample",
+    "variance",
+    "covar",
+    "covar_pop",
+    "covar_samp",
+    "corr",
+];
+
+/// Rounding functions: their result no longer shows the last bits an order-sensitive sum differs in.
+const ROUNDING: &[&str] = &["round", "trunc", "floor", "ceil"];
+
+/// The floating-point columns of `plan`'s result that come from an order-sensitive float
+/// aggregate (see [`FLOAT_SUMS`] and [`FLOAT_MOMENTS`]), not rounded or cast to another type on
+/// the way: (column, the aggregate as displayed).
+pub(super) fn float_aggregates(plan: &LogicalPlan) -> Vec<(String, String)> {
+    let fields = plan.schema().fields();
+    (0..fields.len())
+        .filter(|&i| fields[i].data_type().is_floating())
+        .filter_map(|i| Some((fields[i].name().clone(), float_aggregate_of(plan, i)?)))
+        .collect()
+}
+
+/// The order-sensitive float aggregate the column `index` of `plan` is computed from, if any.
+fn float_aggregate_of(plan: &LogicalPlan, index: usize) -> Option<String> {
+    match plan {
+        LogicalPlan::Projection(projection) => float_source(projection.expr.get(index)?, &projection.input),
+        LogicalPlan::Aggregate(aggregate) => {
+            let groups = aggregate.group_expr_len().ok()?;
+            match index.checked_sub(groups) {
+                Some(i) => float_source(aggregate.aggr_expr.get(i)?, &aggregate.input),
+                None if groups == aggregate.group_expr.len() => {
+                    float_source(&aggregate.group_expr[index], &aggregate.input)
+                }
+                None => None,
+            }
+        }
+        LogicalPlan::Window(window) => {
+            let inputs = window.input.schema().fields().len();
+            match index.checked_sub(inputs) {
+                Some(i) => float_source(window.window_expr.get(i)?, &window.input),
+                None => float_aggregate_of(&window.input, index),
+            }
+        }
+        LogicalPlan::SubqueryAlias(alias) => float_aggregate_of(&alias.input, index),
+        LogicalPlan::Union(union) => union.inputs.iter().find_map(|input| float_aggregate_of(input, index)),
+        // Nodes that pass their inputs' columns through (filters, sorts, limits, joins).
+        other => {
+            let (qualifier, field) = other.schema().qualified_field(index);
+            let column = datafusion::common::Column::new(qualifier.cloned(), field.name());
+            other.inputs().into_iter().find_map(|input| {
+                let i = input.schema().index_of_column(&column).ok()?;
+                float_aggregate_of(input, i)
+            })
+        }
+    }
+}
+
+/// The order-sensitive float aggregate `expr`, over the columns of `input`, is computed from.
+fn float_source(expr: &Expr, input: &LogicalPlan) -> Option<String> {
+    match expr {
+        Expr::Alias(alias) => float_source(&alias.expr, input),
+        Expr::Cast(cast) if cast.field.data_type().is_floating() => float_source(&cast.expr, input),
+        Expr::TryCast(cast) if cast.field.data_type().is_floating() => float_source(&cast.expr, input),
+        Expr::Cast(_) | Expr::TryCast(_) => None,
+        Expr::ScalarFunction(call) if ROUNDING.contains(&call.func.name().to_ascii_lowercase().as_str()) => None,
+        Expr::AggregateFunction(call) => {
+            order_sensitive(call.func.name(), &call.params.args, input).then(|| expr.to_string())
+        }
+        Expr::WindowFunction(call) => {
+            order_sensitive(call.fun.name(), &call.params.args, input).then(|| expr.to_string())
+        }
+        other => other.column_refs().into_iter().find_map(|column| {
+            let i = input.schema().index_of_column(column).ok()?;
+            float_aggregate_of(input, i)
+        }),
+    }
+}
+
+/// Whether the aggregate `name` of `args` (over `input`'s columns) gives a float that depends on
+/// the order of its rows.
+fn order_sensitive(name: &str, args: &[Expr], input: &LogicalPlan) -> bool {
+    use datafusion::logical_expr::ExprSchemable as _;
+    let name = name.to_ascii_lowercase();
+    let float_argument =
+        args.first().and_then(|a| a.get_type(input.schema().as_ref()).ok()).is_some_and(|t| t.is_floating());
+    FLOAT_MOMENTS.contains(&name.as_str()) || (FLOAT_SUMS.contains(&name.as_str()) && float_argument)
 }
