@@ -14,10 +14,12 @@
                                               root): path, size, modification time, SHA-256
     delta-reader.py delete PREDICATE URI       deletes the rows PREDICATE (SQL) matches: an edit by
                                               hand, by another writer; prints the rows deleted
-    delta-reader.py interop URI < ROWS         the table read by delta-rs (deltalake), polars and a
-                                              pyarrow dataset through delta-rs, and ROWS (JSON Lines:
-                                              the rows lakewriter reads), each as its row count and
-                                              a digest of its rows in one canonical form
+    delta-reader.py interop URI [READER…] < ROWS
+                                              the table read by delta-rs (deltalake), polars and a
+                                              pyarrow dataset through delta-rs (or the READERs named),
+                                              and ROWS (JSON Lines: the rows lakewriter reads), each
+                                              as its row count and a digest of its rows in one
+                                              canonical form
     delta-reader.py protocol URI               the table's protocol: reader and writer versions and
                                               table features
     delta-reader.py add-feature NAME URI       enables a table feature (deltalake's TableFeatures
@@ -115,18 +117,25 @@ def summary(rows):
     return {"rows": len(lines), "digest": hashlib.sha256("\n".join(lines).encode()).hexdigest()}
 
 
-def interop(uri, lakewriter_rows):
-    """The table as each reader reads it, and as lakewriter read it (`lakewriter_rows`)."""
+READERS = ("deltalake", "polars", "pyarrow_dataset")
+
+
+def interop(uri, lakewriter_rows, readers=READERS):
+    """The table as each of `readers` reads it, and as lakewriter read it (`lakewriter_rows`)."""
     import decimal
 
-    import polars
+    def polars_read():
+        import polars
+
+        return polars.read_delta(uri, storage_options=options(uri)).to_arrow()
 
     dt = table(uri)
-    read = {
-        "deltalake": dt.to_pyarrow_table(),
-        "polars": polars.read_delta(uri, storage_options=options(uri)).to_arrow(),
-        "pyarrow_dataset": dt.to_pyarrow_dataset().to_table(),
+    read_by = {
+        "deltalake": dt.to_pyarrow_table,
+        "polars": polars_read,
+        "pyarrow_dataset": lambda: dt.to_pyarrow_dataset().to_table(),
     }
+    read = {name: read_by[name]() for name in readers}
     out = {name: dict(summary(t.to_pylist()), columns=sorted(t.column_names)) for name, t in read.items()}
     rows = [json.loads(line, parse_float=decimal.Decimal) for line in lakewriter_rows if line.strip()]
     out["lakewriter"] = summary(rows)
@@ -178,7 +187,7 @@ def main(argv):
         hooks = PostCommitHookProperties(create_checkpoint=False, cleanup_expired_logs=False)
         table(args[2]).alter.set_table_properties({args[0]: args[1]}, post_commithook_properties=hooks)
     elif command == "interop":
-        print(json.dumps(interop(args[0], sys.stdin.read().splitlines())))
+        print(json.dumps(interop(args[0], sys.stdin.read().splitlines(), args[1:] or READERS)))
     elif command == "protocol":
         p = table(args[0]).protocol()
         print(json.dumps({

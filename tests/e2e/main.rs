@@ -7,6 +7,7 @@ mod bad_input;
 mod checks;
 mod checks_modes;
 mod cli_errors;
+mod column_names;
 mod concurrent;
 mod crash;
 mod demo;

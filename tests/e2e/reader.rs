@@ -100,7 +100,13 @@ impl<'a> Reader<'a> {
     /// Lines: the rows lakewriter read): `{reader: {"rows", "digest", "columns"?}}`, the digests of
     /// one canonical form of the rows.
     pub fn interop(&self, uri: &str, rows: &str) -> serde_json::Value {
-        let out = self.run_with_input(&["interop", uri], rows);
+        self.interop_by(uri, rows, &[])
+    }
+
+    /// [`Reader::interop`] by the readers named (`deltalake`, `polars`, `pyarrow_dataset`; none:
+    /// all three).
+    pub fn interop_by(&self, uri: &str, rows: &str, readers: &[&str]) -> serde_json::Value {
+        let out = self.run_with_input(&[&["interop", uri][..], readers].concat(), rows);
         serde_json::from_str(out.trim()).unwrap_or_else(|e| panic!("the reader's JSON: {out}: {e}"))
     }
 

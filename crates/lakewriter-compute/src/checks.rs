@@ -7,22 +7,18 @@
 use chrono::NaiveDate;
 use datafusion::arrow::datatypes::DataType;
 use datafusion::common::tree_node::{TreeNode, TreeNodeRecursion};
-use datafusion::common::{Column, DFSchema, ScalarValue};
+use datafusion::common::{DFSchema, ScalarValue};
 use datafusion::functions_aggregate::expr_fn::{count, sum};
 use datafusion::prelude::{DataFrame, Expr, SessionContext, lit, when};
 use lakewriter_core::{Check, CheckKind, CheckOutcome, CheckValue, Checks};
 
-use crate::{Error, Materialized, Result};
+use crate::{Error, Materialized, Result, column};
 
 /// Examples a failing check reports.
 pub const EXAMPLES: usize = 5;
 
 fn check_err(source: datafusion::error::DataFusionError) -> Error {
     Error::Checks { source: Box::new(source) }
-}
-
-fn column(name: &str) -> Expr {
-    Expr::Column(Column::from_name(name))
 }
 
 /// What is wrong with each check of `checks` against a result of `schema`: a column it does not

@@ -1,8 +1,8 @@
 //! Logical dates as DataFusion values: a `DATE` literal, and the filter on a date partition column.
 
 use chrono::NaiveDate;
-use datafusion::common::{Column, ScalarValue};
-use datafusion::prelude::{Expr, col, lit};
+use datafusion::common::ScalarValue;
+use datafusion::prelude::{Expr, lit};
 use lakewriter_core::days_since_epoch;
 
 /// `date` as a `DATE` (`Date32`) value.
@@ -14,7 +14,7 @@ pub fn date_literal(date: NaiveDate) -> ScalarValue {
 /// `column = DATE 'date'`: the rows of one partition of a table partitioned by the date `column`.
 #[must_use]
 pub fn partition_predicate(column: &str, date: NaiveDate) -> Expr {
-    col(Column::from_name(column)).eq(lit(date_literal(date)))
+    crate::column(column).eq(lit(date_literal(date)))
 }
 
 #[cfg(test)]

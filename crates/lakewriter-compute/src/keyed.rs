@@ -15,15 +15,16 @@ use datafusion::functions_window::expr_fn::row_number;
 use datafusion::logical_expr::{ExprFunctionExt, LogicalPlan, SortExpr};
 use std::ops::Not;
 
-use datafusion::prelude::{DataFrame, Expr, SessionContext, coalesce, col, lit, when};
+use datafusion::prelude::{DataFrame, Expr, SessionContext, coalesce, lit, when};
 
 use lakewriter_core::{OnDuplicateKeys, WriteSpec};
 
-use crate::{Error, Materialized, Result};
+use crate::{Error, Materialized, Result, column};
 
 /// The tombstone column a `merge` with `delete_when` adds to its target.
 pub const DELETED: &str = "_deleted";
 const ROW_NUMBER: &str = "__lakewriter_row_number";
+const ROWS: &str = "__lakewriter_rows";
 
 /// How a keyed source is read.
 #[derive(Debug, Clone)]
@@ -95,8 +96,9 @@ impl KeyedCounts {
     }
 }
 
-fn column(relation: Option<&str>, name: &str) -> Expr {
-    Expr::Column(Column::new(relation.map(TableReference::bare), name))
+/// The column `name` of the side `relation` (`s`, `t`) of a join.
+fn qualified(relation: &str, name: &str) -> Expr {
+    Expr::Column(Column::new(Some(TableReference::bare(relation)), name))
 }
 
 fn plan_err(source: datafusion::error::DataFusionError) -> Error {
@@ -128,7 +130,7 @@ pub(crate) fn describe_rows(batches: &[RecordBatch], columns: &[String], limit: 
 /// those columns (each ascending, NULLs last), so that the same rows are shown each time; in the
 /// order they come where the columns cannot be sorted.
 pub async fn first_rows(df: DataFrame, columns: &[String], limit: usize) -> datafusion::error::Result<Vec<String>> {
-    let order: Vec<SortExpr> = columns.iter().map(|c| column(None, c).sort(true, false)).collect();
+    let order: Vec<SortExpr> = columns.iter().map(|c| column(c).sort(true, false)).collect();
     let sorted = match df.clone().sort(order).and_then(|d| d.limit(0, Some(limit))) {
         Ok(sorted) => sorted.collect().await,
         Err(e) => Err(e),
@@ -154,7 +156,7 @@ pub async fn prepare(ctx: &SessionContext, plan: LogicalPlan, spec: &KeyedSpec<'
     let (schema, rows) = (all.schema.clone(), all.rows());
     let source = all.dataframe(ctx).map_err(plan_err)?;
     refuse_null_keys(&source, spec).await?;
-    let key_exprs: Vec<Expr> = spec.key.iter().map(|k| col(k.as_str())).collect();
+    let key_exprs: Vec<Expr> = spec.key.iter().map(|k| column(k)).collect();
     refuse_duplicate_keys(&source, spec, &key_exprs).await?;
 
     // Keep the winner of each key.
@@ -167,7 +169,7 @@ pub async fn prepare(ctx: &SessionContext, plan: LogicalPlan, spec: &KeyedSpec<'
     let winners = source
         .window(vec![numbered])
         .map_err(plan_err)?
-        .filter(col(ROW_NUMBER).eq(lit(1_u64)))
+        .filter(column(ROW_NUMBER).eq(lit(1_u64)))
         .map_err(plan_err)?
         .drop_columns(&[ROW_NUMBER])
         .map_err(plan_err)?;
@@ -198,7 +200,7 @@ fn with_tombstone(mut df: DataFrame, spec: &KeyedSpec<'_>) -> Result<DataFrame> 
 /// Fails where a row has a NULL key or `newer_by`: bad input, named with examples.
 async fn refuse_null_keys(source: &DataFrame, spec: &KeyedSpec<'_>) -> Result<()> {
     let nullable: Vec<&str> = spec.key.iter().map(String::as_str).chain(spec.newer_by).collect();
-    let any_null = nullable.iter().map(|c| col(*c).is_null()).reduce(Expr::or).unwrap_or(lit(false));
+    let any_null = nullable.iter().map(|c| column(c).is_null()).reduce(Expr::or).unwrap_or(lit(false));
     let nulls = source.clone().filter(any_null).map_err(plan_err)?;
     let null_rows = nulls.clone().collect().await.map_err(plan_err)?;
     let null_count: usize = null_rows.iter().map(RecordBatch::num_rows).sum();
@@ -218,9 +220,9 @@ async fn refuse_null_keys(source: &DataFrame, spec: &KeyedSpec<'_>) -> Result<()
 async fn refuse_duplicate_keys(source: &DataFrame, spec: &KeyedSpec<'_>, key_exprs: &[Expr]) -> Result<()> {
     let duplicated = source
         .clone()
-        .aggregate(key_exprs.to_vec(), vec![count(lit(1)).alias("n")])
+        .aggregate(key_exprs.to_vec(), vec![count(lit(1)).alias(ROWS)])
         .map_err(plan_err)?
-        .filter(col("n").gt(lit(1_i64)))
+        .filter(column(ROWS).gt(lit(1_i64)))
         .map_err(plan_err)?;
     let duplicated_keys = count_rows(duplicated.clone()).await?;
     if duplicated_keys > 0 && spec.duplicates_are_errors {
@@ -240,14 +242,14 @@ async fn refuse_duplicate_keys(source: &DataFrame, spec: &KeyedSpec<'_>, key_exp
 fn winner_order(schema: &SchemaRef, spec: &KeyedSpec<'_>) -> Vec<SortExpr> {
     let mut order = Vec::new();
     if let Some(newer_by) = spec.newer_by {
-        order.push(col(newer_by).sort(false, false));
+        order.push(column(newer_by).sort(false, false));
     }
     if spec.delete_when.is_some() {
-        order.push(col(DELETED).sort(false, false));
+        order.push(column(DELETED).sort(false, false));
     }
     for name in schema.fields().iter().map(|f| f.name()) {
         if !spec.key.contains(name) && Some(name.as_str()) != spec.newer_by && name != DELETED {
-            order.push(col(name.as_str()).sort(false, false));
+            order.push(column(name).sort(false, false));
         }
     }
     order
@@ -262,23 +264,23 @@ pub async fn classify(
 ) -> Result<KeyedCounts> {
     let mut counts = KeyedCounts { duplicates_dropped: source.duplicates_dropped as u64, ..KeyedCounts::default() };
     let s = source.dataframe(ctx)?.alias("s").map_err(plan_err)?;
-    let is_delete = if spec.delete_when.is_some() { column(Some("s"), DELETED) } else { lit(false) };
+    let is_delete = if spec.delete_when.is_some() { qualified("s", DELETED) } else { lit(false) };
     let Some(target) = target else {
         let deleted = count_rows(s.filter(is_delete).map_err(plan_err)?).await? as u64;
         counts.inserted = source.held.rows() as u64 - deleted;
         counts.deleted = deleted;
         return Ok(counts);
     };
-    let mut wanted: Vec<Expr> = spec.key.iter().map(|k| col(k.as_str())).collect();
+    let mut wanted: Vec<Expr> = spec.key.iter().map(|k| column(k)).collect();
     if let Some(newer_by) = spec.newer_by {
-        wanted.push(col(newer_by));
+        wanted.push(column(newer_by));
     }
     let t = ctx.read_table(target).map_err(plan_err)?.select(wanted).map_err(plan_err)?.alias("t").map_err(plan_err)?;
-    let on: Vec<Expr> = spec.key.iter().map(|k| column(Some("s"), k).eq(column(Some("t"), k))).collect();
+    let on: Vec<Expr> = spec.key.iter().map(|k| qualified("s", k).eq(qualified("t", k))).collect();
     let joined = s.join_on(t, JoinType::Left, on).map_err(plan_err)?;
-    let matched = column(Some("t"), &spec.key[0]).is_not_null();
+    let matched = qualified("t", &spec.key[0]).is_not_null();
     let wins = match spec.newer_by {
-        Some(n) => matched.clone().and(column(Some("s"), n).gt(column(Some("t"), n))),
+        Some(n) => matched.clone().and(qualified("s", n).gt(qualified("t", n))),
         None => lit(false),
     };
     let one_if = |cond: Expr| when(cond, lit(1_i64)).otherwise(lit(0_i64)).map_err(plan_err);

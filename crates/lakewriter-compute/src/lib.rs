@@ -15,7 +15,9 @@
 //! - [`keyed`]: validates, deduplicates and classifies the keyed sources of `merge` and
 //!   `append_dedup`;
 //! - [`date_literal`] and [`partition_predicate`]: a logical date as a `DATE` value, and as the
-//!   filter on a date partition column.
+//!   filter on a date partition column;
+//! - [`column`]: a column by its name as written (never parsed as SQL, so never folded to
+//!   lower case).
 //!
 //! It does not import deltalake: the caller supplies the session and registers Delta tables.
 
@@ -27,11 +29,13 @@ pub mod query;
 pub mod raw;
 pub mod statement;
 
+mod column;
 mod date;
 mod error;
 mod held;
 
 pub use catalog::{TableEntry, TableKind};
+pub use column::column;
 pub use date::{date_literal, partition_predicate};
 pub use error::{Error, Result};
 pub use held::{Materialized, spawned};

@@ -14,7 +14,7 @@ use datafusion::physical_plan::ExecutionPlan;
 use datafusion::prelude::{DataFrame, Expr, SessionContext};
 use lakewriter_core::InputFile;
 
-use crate::{Error, Result, date_literal};
+use crate::{Error, Result, column, date_literal};
 
 /// A job's SQL planned for one date.
 #[derive(Debug, Clone)]
@@ -160,7 +160,8 @@ pub struct RowDiff {
 /// rows of each side. Memory holds the distinct rows of both, with their counts.
 pub async fn diff(before: DataFrame, after: DataFrame, examples: usize) -> Result<RowDiff> {
     use datafusion::functions_aggregate::expr_fn::sum;
-    use datafusion::prelude::{col, lit, when};
+    use datafusion::prelude::{lit, when};
+
     let err = |source| Error::Diff { source: Box::new(source) };
     let side = |df: DataFrame, in_before: i64| {
         df.with_column("__lw_before", lit(in_before)).and_then(|df| df.with_column("__lw_after", lit(1 - in_before)))
@@ -168,24 +169,27 @@ pub async fn diff(before: DataFrame, after: DataFrame, examples: usize) -> Resul
     let a = side(before, 1).map_err(err)?;
     let names: Vec<String> =
         a.schema().fields().iter().map(|f| f.name().clone()).filter(|n| !n.starts_with("__lw_")).collect();
-    let columns: Vec<Expr> = names.iter().map(|n| col(n.as_str())).collect();
+    let columns: Vec<Expr> = names.iter().map(|n| column(n)).collect();
     let counted = a
         .union(side(after, 0).map_err(err)?)
         .and_then(|df| {
-            df.aggregate(columns, vec![sum(col("__lw_before")).alias("b"), sum(col("__lw_after")).alias("a")])
+            df.aggregate(
+                columns,
+                vec![sum(column("__lw_before")).alias("__lw_b"), sum(column("__lw_after")).alias("__lw_a")],
+            )
         })
         .map_err(err)?
         .cache()
         .await
         .map_err(err)?;
-    let excess = |x: &str, y: &str| when(col(x).gt(col(y)), col(x) - col(y)).otherwise(lit(0_i64));
+    let excess = |x: &str, y: &str| when(column(x).gt(column(y)), column(x) - column(y)).otherwise(lit(0_i64));
     let totals = counted
         .clone()
         .aggregate(
             vec![],
             vec![
-                sum(excess("a", "b").map_err(err)?).alias("added"),
-                sum(excess("b", "a").map_err(err)?).alias("removed"),
+                sum(excess("__lw_a", "__lw_b").map_err(err)?).alias("added"),
+                sum(excess("__lw_b", "__lw_a").map_err(err)?).alias("removed"),
             ],
         )
         .map_err(err)?
@@ -195,7 +199,10 @@ pub async fn diff(before: DataFrame, after: DataFrame, examples: usize) -> Resul
     let (added_examples, removed_examples) = if examples == 0 {
         (Vec::new(), Vec::new())
     } else {
-        (sample(&counted, "a", "b", &names, examples).await?, sample(&counted, "b", "a", &names, examples).await?)
+        (
+            sample(&counted, "__lw_a", "__lw_b", &names, examples).await?,
+            sample(&counted, "__lw_b", "__lw_a", &names, examples).await?,
+        )
     };
     Ok(RowDiff {
         added: first_u64(&totals, "added"),
@@ -205,12 +212,11 @@ pub async fn diff(before: DataFrame, after: DataFrame, examples: usize) -> Resul
     })
 }
 
-/// Up to `examples` rows of `counted` (distinct rows with their counts `a` and `b`) whose count
+/// Up to `examples` rows of `counted` (distinct rows with their counts `__lw_a` and `__lw_b`) whose count
 /// `x` exceeds `y`, over the columns `names`.
 async fn sample(counted: &DataFrame, x: &str, y: &str, names: &[String], examples: usize) -> Result<Vec<String>> {
-    use datafusion::prelude::col;
     let err = |source| Error::Diff { source: Box::new(source) };
-    let rows = counted.clone().filter(col(x).gt(col(y))).map_err(err)?;
+    let rows = counted.clone().filter(column(x).gt(column(y))).map_err(err)?;
     crate::keyed::first_rows(rows, names, examples).await.map_err(err)
 }
 
@@ -228,6 +234,23 @@ pub(crate) fn first_u64(batches: &[datafusion::arrow::array::RecordBatch], name:
 #[cfg(test)]
 mod tests {
     use datafusion::prelude::SessionContext;
+
+    /// Columns SQL names only in quotes, or named like the diff's own counts (`a`, `b`), are
+    /// compared as any other.
+    #[tokio::test]
+    async fn rows_of_columns_of_any_name_are_compared() {
+        let ctx = SessionContext::new();
+        let rows = |sql: &'static str| {
+            let ctx = ctx.clone();
+            async move { ctx.sql(sql).await.expect("plans") }
+        };
+        let before = rows(r#"SELECT * FROM (VALUES (1, 'x', 10), (2, 'y', 20)) AS t("OrderId", "quo""te", a)"#).await;
+        let after = rows(r#"SELECT * FROM (VALUES (1, 'x', 10), (3, 'z', 30)) AS t("OrderId", "quo""te", a)"#).await;
+        let diff = super::diff(before, after, 5).await.expect("a diff");
+        assert_eq!((diff.added, diff.removed), (1, 1));
+        assert_eq!(diff.added_examples, ["OrderId=3, quo\"te=z, a=30"]);
+        assert_eq!(diff.removed_examples, ["OrderId=2, quo\"te=y, a=20"]);
+    }
 
     /// The SQL functions jobs write — string, regex, unicode, date and time, hashes, encodings,
     /// arrays and structs — are in the build (DataFusion's default features, which deltalake-core

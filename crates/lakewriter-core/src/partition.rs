@@ -56,7 +56,8 @@ impl FromStr for PartitionKey {
             return Ok(Self::All);
         }
         let invalid = || crate::Error::InvalidPartition { value: s.to_owned() };
-        let (column, date) = s.split_once('=').ok_or_else(invalid)?;
+        // The date holds no `=`; the column's name may.
+        let (column, date) = s.rsplit_once('=').ok_or_else(invalid)?;
         if column.is_empty() {
             return Err(invalid());
         }
@@ -94,6 +95,10 @@ mod tests {
         assert_eq!(key.date(), Some(day));
         assert_eq!(format!("[{:<6}]", PartitionKey::All), "[all   ]");
         assert_eq!(PartitionKey::All.date(), None);
+        for column in ["Order Day", "a=b", "quo\"te/Ünï"] {
+            let key = PartitionKey::of(Some(column), Some(day));
+            assert_eq!(key.to_string().parse::<PartitionKey>().expect("parses"), key, "{column}");
+        }
         for bad in ["", "dt", "=2026-09-30", "dt=2026-13-01", "dt=yesterday", "All"] {
             assert!(bad.parse::<PartitionKey>().is_err(), "{bad:?} is not a partition");
         }

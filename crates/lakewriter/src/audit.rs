@@ -3,7 +3,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use chrono::NaiveDate;
-use datafusion::prelude::{DataFrame, col, lit};
+use datafusion::prelude::DataFrame;
 use lakewriter_core::{DateRange, PartitionKey};
 use lakewriter_delta::Digest;
 use lakewriter_delta::state::LogScope;
@@ -176,7 +176,7 @@ impl Runner {
         let df = self.session().read_table(provider).map_err(plan_err)?;
         match (column, dt) {
             (Some(column), Some(dt)) => {
-                df.filter(col(column).eq(lit(lakewriter_compute::date_literal(dt)))).map_err(plan_err)
+                df.filter(lakewriter_compute::partition_predicate(column, dt)).map_err(plan_err)
             }
             _ => Ok(df),
         }

@@ -214,3 +214,48 @@ async fn a_source_with_no_row_keeps_its_columns_and_changes_nothing() {
     assert_eq!(counts, KeyedCounts::default());
     assert_eq!(source.dataframe(&ctx).unwrap().count().await.unwrap(), 0);
 }
+
+/// Keys, versions and values SQL names only in quotes — a capital, a space, a quote, a letter
+/// outside ASCII — or named like a count of lakewriter's own (`n`) are the columns of those names.
+#[tokio::test]
+async fn keys_versions_and_values_of_any_name_are_the_columns_of_that_name() {
+    let ctx = SessionContext::new();
+    let key = vec!["Customer Id".to_owned(), "n".to_owned()];
+    let spec = KeyedSpec {
+        key: &key,
+        newer_by: Some("Updated At"),
+        delete_when: Some("\"quo\"\"te\" = 'D'"),
+        duplicates_are_errors: false,
+    };
+    let int = |v: Vec<i64>| Arc::new(Int64Array::from(v)) as ArrayRef;
+    let text = |v: Vec<&str>| Arc::new(StringArray::from(v)) as ArrayRef;
+    let batch = RecordBatch::try_from_iter([
+        ("Customer Id", int(vec![1, 1, 2])),
+        ("n", int(vec![7, 7, 7])),
+        ("Updated At", int(vec![1, 2, 1])),
+        ("quo\"te", text(vec!["U", "U", "D"])),
+        ("Ünïcode", text(vec!["old", "new", "gone"])),
+    ])
+    .unwrap();
+    let source = prepare(&ctx, ctx.read_batch(batch.clone()).unwrap().into_unoptimized_plan(), &spec).await.unwrap();
+    assert_eq!(source.duplicates_dropped, 1);
+    let shown = ["Customer Id".to_owned(), "Ünïcode".to_owned()];
+    let shown = first_rows(source.dataframe(&ctx).unwrap(), &shown, 5).await.unwrap();
+    assert_eq!(shown, ["Customer Id=1, Ünïcode=new", "Customer Id=2, Ünïcode=gone"]);
+
+    let target = RecordBatch::try_from_iter([
+        ("Customer Id", int(vec![1, 2])),
+        ("n", int(vec![7, 7])),
+        ("Updated At", int(vec![1, 5])),
+    ])
+    .unwrap();
+    let target = Arc::new(MemTable::try_new(target.schema(), vec![vec![target]]).unwrap());
+    let counts = classify(&ctx, &source, Some(target), &spec).await.unwrap();
+    let expected = KeyedCounts { inserted: 0, updated: 1, deleted: 0, unchanged: 1, duplicates_dropped: 1 };
+    assert_eq!(counts, expected, "key 1 is newer, the delete of key 2 older than its row");
+
+    let strict = KeyedSpec { duplicates_are_errors: true, ..spec.clone() };
+    let plan = ctx.read_batch(batch).unwrap().into_unoptimized_plan();
+    let error = prepare(&ctx, plan, &strict).await.unwrap_err().to_string();
+    assert!(error.contains("e.g. Customer Id=1, n=7"), "{error}");
+}

@@ -178,7 +178,7 @@ impl RawChecks {
     /// The checks, validated for a job writing with `mode`; the error names the key.
     pub(super) fn checks(self, mode: WriteMode, is_column: fn(&str) -> bool) -> Result<Checks, String> {
         let column = |key: &str, c: &str| {
-            if is_column(c) { Ok(c.to_owned()) } else { Err(format!("checks.{key}: `{c}` is not a column name")) }
+            if is_column(c) { Ok(c.to_owned()) } else { Err(format!("checks.{key}: an empty column name")) }
         };
         let mut kinds = Vec::new();
         for c in &self.not_null {

@@ -89,8 +89,8 @@ impl RawJob {
             if key.is_empty() {
                 return Err("key `key` is empty: name the business key's columns".into());
             }
-            if let Some(bad) = key.iter().find(|c| !is_column(c)) {
-                return Err(format!("key `key`: `{bad}` is not a column name"));
+            if !key.iter().all(|c| is_column(c)) {
+                return Err("key `key`: an empty column name".into());
             }
             Ok(key)
         };
@@ -105,7 +105,7 @@ impl RawJob {
                 let key = columns(self.key)?;
                 let newer_by = self.newer_by.ok_or_else(|| missing("newer_by"))?;
                 if !is_column(&newer_by) {
-                    return Err(format!("key `newer_by`: `{newer_by}` is not a column name"));
+                    return Err("key `newer_by` is empty: name a column".into());
                 }
                 if key.contains(&newer_by) {
                     return Err(format!("key `newer_by`: `{newer_by}` is part of the key"));
@@ -143,10 +143,10 @@ fn is_name(s: &str) -> bool {
     !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
 }
 
+/// Whether `s` can name a column: any name SQL can give one — quoted, a name keeps its case and
+/// may hold spaces, quotes, dots and any letter — but an empty one.
 fn is_column(s: &str) -> bool {
-    let mut chars = s.chars();
-    chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+    !s.is_empty()
 }
 
 impl Project {
@@ -174,8 +174,8 @@ impl Project {
                 (None, None) => return Err(job_err("missing key `sql` (or `sql_file`)".into())),
             };
             let partition_by = job.partition_by.clone();
-            if let Some(col) = partition_by.as_deref().filter(|c| !is_column(c)) {
-                return Err(job_err(format!("key `partition_by`: `{col}` is not a column name")));
+            if partition_by.as_deref().is_some_and(|c| !is_column(c)) {
+                return Err(job_err("key `partition_by` is empty: name a column".into()));
             }
             let allow_nondeterministic = job.allow_nondeterministic;
             let checks = job.checks.take().unwrap_or_default().checks(job.mode(), is_column).map_err(job_err)?;
@@ -191,8 +191,8 @@ impl Project {
             if source.unique.is_empty() {
                 return Err(source_err("key `unique` is empty: name the columns that are unique together".into()));
             }
-            if let Some(bad) = source.unique.iter().find(|c| !is_column(c)) {
-                return Err(source_err(format!("key `unique`: `{bad}` is not a column name")));
+            if !source.unique.iter().all(|c| is_column(c)) {
+                return Err(source_err("key `unique`: an empty column name".into()));
             }
             sources.insert(table, SourceSpec { unique: source.unique });
         }

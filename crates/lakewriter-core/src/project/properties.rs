@@ -29,8 +29,9 @@ fn names_where(message: &str) -> bool {
     ["TOML parse error at line ", "job `", "source `", "`root` "].iter().any(|p| message.starts_with(p))
 }
 
+/// A column name: a plain one, or any other SQL can give in quotes (any text but an empty one).
 fn column() -> impl Strategy<Value = String> {
-    "[a-z_][a-z0-9_]{0,8}"
+    prop_oneof!["[a-z_][a-z0-9_]{0,8}", any::<String>().prop_filter("not empty", |s| !s.is_empty())]
 }
 
 fn columns() -> impl Strategy<Value = Vec<String>> {
@@ -187,6 +188,28 @@ proptest! {
     fn a_valid_project_parses_back_to_itself(project in project()) {
         let text = toml::to_string(&file_table(&project)).expect("TOML");
         prop_assert_eq!(parse(&text)?, project);
+    }
+
+    #[test]
+    fn an_empty_column_name_is_refused_naming_the_job_and_the_key(
+        project in project(),
+        job in any::<usize>(),
+        which in any::<usize>(),
+    ) {
+        let mut file = file_table(&project);
+        let jobs = file.get_mut("jobs").and_then(Value::as_table_mut).expect("jobs");
+        prop_assume!(!jobs.is_empty());
+        let name = jobs.keys().nth(job % jobs.len()).expect("a job").clone();
+        let table = jobs.get_mut(&name).and_then(Value::as_table_mut).expect("a job's table");
+        let keys: Vec<&str> = ["key", "newer_by", "partition_by"].into_iter().filter(|k| table.contains_key(*k)).collect();
+        prop_assume!(!keys.is_empty());
+        let key = keys[which % keys.len()];
+        let empty = if key == "key" { strings(&["a".to_owned(), String::new()]) } else { Value::from("") };
+        table.insert(key.to_owned(), empty);
+        let error = parse(&toml::to_string(&file).expect("TOML")).expect_err("an empty column name");
+        let message = message(&error);
+        prop_assert!(message.starts_with(&format!("job `{name}`: key `{key}`")), "{message}");
+        prop_assert!(message.contains("empty"), "{message}");
     }
 
     #[test]

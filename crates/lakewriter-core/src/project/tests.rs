@@ -94,8 +94,10 @@ sql_file = "jobs/other.sql"
         let source = |body: &str| err(&format!("{GOOD}\n[sources.\"raw.orders\"]\n{body}\n"));
         let e = source("unique = []");
         assert!(e.starts_with("/p/lakewriter.toml: source `raw.orders`: key `unique` is empty"), "{e}");
-        let e = source("unique = [\"order id\"]");
-        assert!(e.contains("source `raw.orders`: key `unique`: `order id` is not a column name"), "{e}");
+        let quoted = parse(&format!("{GOOD}\n[sources.\"raw.orders\"]\nunique = [\"Order Id\", 'quo\"te']\n")).unwrap();
+        assert_eq!(quoted.sources[&orders].unique, ["Order Id", "quo\"te"]);
+        let e = source("unique = [\"order_id\", \"\"]");
+        assert!(e.contains("source `raw.orders`: key `unique`: an empty column name"), "{e}");
         let e = source("unique = [\"order_id\"]\nuniq = [\"x\"]");
         assert!(e.contains("source `raw.orders`") && e.contains("unknown field `uniq`"), "{e}");
         let e = source("");
@@ -165,6 +167,46 @@ mod write_modes {
         assert!(!rebuild.write.needs_partition() && WriteSpec::Append.needs_partition());
     }
 
+    /// A column SQL names only in quotes — a capital, a space, a quote, a dot, any letter — is a
+    /// key, a version, a partition and a check column like any other; only an empty name is not.
+    #[test]
+    fn any_column_name_but_an_empty_one_is_a_key_version_partition_or_check_column() {
+        let names = ["Tier", "Name With Space", "quo\"te", "Ünïcode", "a.b"];
+        let list =
+            |names: &[&str]| format!("[{}]", names.iter().map(|n| format!("'{n}'")).collect::<Vec<_>>().join(", "));
+        let body = format!(
+            "write = \"merge\"\nkey = {}\nnewer_by = 'Updated At'\npartition_by = 'Order Day'\n\
+             [jobs.j.checks]\nnot_null = {}\nunique = [{}]\naccepted_values = {{ 'Ünïcode' = ['x'] }}\n",
+            list(&names[..3]),
+            list(&names),
+            list(&names[3..]),
+        );
+        let merge = job(&body).unwrap();
+        let key: Vec<String> = names[..3].iter().map(|&n| n.to_owned()).collect();
+        assert!(
+            matches!(&merge.write, WriteSpec::Merge { key: k, newer_by, .. } if *k == key && newer_by == "Updated At")
+        );
+        assert_eq!(merge.partition_by.as_deref(), Some("Order Day"));
+        let checks: Vec<String> = merge.checks.checks.iter().map(crate::Check::name).collect();
+        assert!(
+            checks.contains(&"not_null(quo\"te)".to_owned()) && checks.contains(&"unique(Ünïcode, a.b)".to_owned()),
+            "{checks:?}"
+        );
+        assert!(checks.contains(&"accepted_values(Ünïcode)".to_owned()), "{checks:?}");
+        for (body, expected) in [
+            ("write = \"merge\"\nkey = ['']\nnewer_by = 'v'", "job `j`: key `key`: an empty column name"),
+            ("write = \"merge\"\nkey = ['k']\nnewer_by = ''", "job `j`: key `newer_by` is empty: name a column"),
+            ("write = \"append\"\npartition_by = ''", "job `j`: key `partition_by` is empty: name a column"),
+            ("write = \"append\"\n[jobs.j.checks]\nnot_null = ['']", "job `j`: checks.not_null: an empty column name"),
+            (
+                "write = \"append\"\n[jobs.j.checks]\nunique = [['a', '']]",
+                "job `j`: checks.unique: an empty column name",
+            ),
+        ] {
+            assert!(err(body).contains(expected), "{body}: {}", err(body));
+        }
+    }
+
     #[test]
     fn mode_settings_are_checked() {
         assert!(
@@ -184,6 +226,8 @@ mod write_modes {
                 .contains("key `predicate` does not apply to write = \"rebuild\"")
         );
         assert!(err("write = \"delete_insert\"").contains("missing key `predicate`"));
-        assert!(err("write = \"append_dedup\"\nkey = [\"a b\"]").contains("`a b` is not a column name"));
+        assert!(
+            err("write = \"append_dedup\"\nkey = [\"a\", \"\"]").contains("job `j`: key `key`: an empty column name")
+        );
     }
 }

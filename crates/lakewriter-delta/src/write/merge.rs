@@ -8,7 +8,7 @@ use datafusion::prelude::{DataFrame, Expr, lit};
 use deltalake::protocol::SaveMode;
 
 use super::commit::{attempt, write_error};
-use super::{Committed, Target, builder, check_schema};
+use super::{Committed, Target, builder, check_schema, column};
 use crate::Result;
 
 /// How a keyed source is merged.
@@ -72,12 +72,12 @@ pub async fn merge(
                     columns
                         .iter()
                         .filter(|c| !spec.key.contains(c))
-                        .fold(update.predicate(newer), |u, c| u.update(c.as_str(), qualified("s", c)))
+                        .fold(update.predicate(newer), |u, c| u.update(column(c), qualified("s", c)))
                 })
                 .map_err(err)?;
         }
         let merge = merge
-            .when_not_matched_insert(|insert| columns.iter().fold(insert, |i, c| i.set(c.as_str(), qualified("s", c))))
+            .when_not_matched_insert(|insert| columns.iter().fold(insert, |i, c| i.set(column(c), qualified("s", c))))
             .map_err(err)?;
         let (table, _metrics) = merge.await.map_err(err)?;
         Ok(table)

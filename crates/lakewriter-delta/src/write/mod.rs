@@ -9,10 +9,12 @@ mod statement;
 
 use std::sync::Arc;
 
+use datafusion::common::Column;
 use datafusion::execution::SessionState;
 use datafusion::logical_expr::LogicalPlan;
 use datafusion::prelude::{DataFrame, Expr};
 use deltalake::DeltaTable;
+use deltalake::delta_datafusion::DeltaColumn;
 use deltalake::operations::write::{SchemaMode, WriteBuilder};
 use deltalake::protocol::SaveMode;
 use lakewriter_core::PartitionKey;
@@ -25,6 +27,13 @@ use commit::{attempt, attempt_or_skip, finish, properties, write_error};
 pub(crate) use commit::CommitMetrics;
 pub use merge::{MergeSpec, merge};
 pub use statement::{Clause, MergeCounts, MergeStatement, append, delete, merge_clauses, update};
+
+/// The column `name` of a merge's or an update's target, exactly as written: delta-rs's own
+/// conversion of a `&str` parses it as SQL (`a.b` a qualified name, a space or a quote not one
+/// name).
+fn column(name: &str) -> DeltaColumn {
+    DeltaColumn::from(Column::new_unqualified(name))
+}
 
 /// What lakewriter records in the `commitInfo` of every commit it makes, under the key
 /// `lakewriter`. delta-rs adds `operationMetrics` (rows and files added and removed) beside it.

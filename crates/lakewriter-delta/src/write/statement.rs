@@ -4,17 +4,15 @@
 
 use std::sync::Arc;
 
-use datafusion::common::Column;
 use datafusion::execution::SessionState;
 use datafusion::logical_expr::LogicalPlan;
 use datafusion::prelude::{DataFrame, Expr};
 use deltalake::DeltaTable;
-use deltalake::delta_datafusion::DeltaColumn;
 use deltalake::protocol::SaveMode;
 use serde::Serialize;
 
 use super::commit::{attempt, attempt_or_skip, write_error};
-use super::{Committed, Target, builder, check_schema};
+use super::{Committed, Target, builder, check_schema, column};
 use crate::Result;
 
 /// Appends `plan`'s rows in one commit, creating the table where there is none. Unlike
@@ -57,10 +55,6 @@ pub struct MergeCounts {
     pub inserted: u64,
     pub updated: u64,
     pub deleted: u64,
-}
-
-fn column(name: &str) -> DeltaColumn {
-    DeltaColumn::from(Column::new_unqualified(name))
 }
 
 fn count(n: usize) -> u64 {

@@ -12,7 +12,8 @@ use datafusion::arrow::array::RecordBatch;
 use datafusion::arrow::datatypes::{DataType, Schema};
 use datafusion::common::{Column, DFSchema, ScalarValue};
 use datafusion::logical_expr::{LogicalPlan, LogicalPlanBuilder};
-use datafusion::prelude::{DataFrame, Expr, col, lit};
+use datafusion::prelude::{DataFrame, Expr, lit};
+use lakewriter_compute::column;
 use lakewriter_compute::statement::Insert;
 use lakewriter_core::input_fingerprint;
 use lakewriter_delta::table::Shape;
@@ -53,7 +54,7 @@ impl Runner {
         }
         let state = self.session().state();
         let target = written.target(self, &layout.partition_columns);
-        let fixed = layout.fixed.iter().map(|(c, v)| col(c.as_str()).eq(lit(v.clone()))).reduce(Expr::and);
+        let fixed = layout.fixed.iter().map(|(c, v)| column(c).eq(lit(v.clone()))).reduce(Expr::and);
         let committed = if !insert.overwrite {
             tracing::warn!(table = %written.name, "INSERT INTO appends: running it again appends the rows again; for loads that may be retried, use INSERT OVERWRITE … PARTITION or MERGE INTO (or a job with write mode append_dedup or merge)");
             lakewriter_delta::append(&state, target, plan).await
@@ -108,7 +109,7 @@ impl Runner {
         layout: &Layout,
     ) -> Result<(Option<Expr>, Vec<String>)> {
         let names: Vec<&str> = layout.dynamic.iter().map(String::as_str).collect();
-        let sort = names.iter().map(|c| col(*c).sort(true, true)).collect();
+        let sort = names.iter().map(|c| column(c).sort(true, true)).collect();
         let distinct = held
             .dataframe(self.session())
             .and_then(|df| df.select_columns(&names))
@@ -309,8 +310,8 @@ fn describe(values: &[(String, ScalarValue)]) -> String {
     values.iter().map(|(c, v)| format!("{c}={v}")).collect::<Vec<_>>().join("/")
 }
 
-fn equals(column: &str, value: ScalarValue) -> Expr {
-    if value.is_null() { col(column).is_null() } else { col(column).eq(lit(value)) }
+fn equals(name: &str, value: ScalarValue) -> Expr {
+    if value.is_null() { column(name).is_null() } else { column(name).eq(lit(value)) }
 }
 
 /// The values of `columns` in `row` of `batch`.

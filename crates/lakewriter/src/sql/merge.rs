@@ -7,7 +7,7 @@
 use chrono::NaiveDate;
 use datafusion::common::{Column, DFSchema, JoinType};
 use datafusion::functions_aggregate::expr_fn::count;
-use datafusion::prelude::{DataFrame, Expr, col, lit};
+use datafusion::prelude::{DataFrame, Expr, lit};
 use lakewriter_compute::statement::{Merge, MergeAction, MergeClause, MergeSource, When};
 use lakewriter_core::input_fingerprint;
 use lakewriter_delta::table::Shape;
@@ -158,7 +158,7 @@ impl Runner {
             .and_then(|t| t.alias(alias))
             .and_then(|t| t.join_on(source.clone().alias(&merge.source_alias)?, JoinType::Inner, [on.clone()]))
             .and_then(|j| j.aggregate(qualified.clone(), vec![count(lit(1)).alias("matching_source_rows")]))
-            .and_then(|a| a.filter(col("matching_source_rows").gt(lit(1_i64))))
+            .and_then(|a| a.filter(lakewriter_compute::column("matching_source_rows").gt(lit(1_i64))))
             .map_err(result_err)?
             .cache()
             .await
