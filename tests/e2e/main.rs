@@ -41,4 +41,5 @@ mod sql_jobs;
 mod state;
 mod storage_faults;
 mod types;
+mod values;
 mod write_modes;
