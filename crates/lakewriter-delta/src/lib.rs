@@ -8,6 +8,7 @@
 //!   result-versus-table schema check;
 //! - [`digest`]: a content digest of a table or partition, independent of file layout, row order
 //!   and table version;
+//! - [`values`]: Delta's names of types, and empty partition strings written as NULL;
 //! - [`maintain`]: compaction, checkpoints, vacuum and log clean-up, none of which changes a row
 //!   or the partition state;
 //! - `s3`: how delta-rs reaches S3 — through lakewriter's own object store
@@ -23,6 +24,7 @@ pub mod protocol;
 pub mod schema;
 pub mod state;
 pub mod table;
+pub mod values;
 pub mod write;
 
 mod error;
