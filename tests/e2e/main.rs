@@ -43,4 +43,5 @@ mod sql_jobs;
 mod state;
 mod storage_faults;
 mod types;
+mod values;
 mod write_modes;

@@ -14,7 +14,7 @@ use datafusion::arrow::datatypes::DataType;
 use datafusion::dataframe::DataFrameWriteOptions;
 use datafusion::datasource::file_format::parquet::ParquetFormat;
 use datafusion::datasource::listing::ListingOptions;
-use datafusion::prelude::{ParquetReadOptions, SessionContext};
+use datafusion::prelude::{ParquetReadOptions, SessionConfig, SessionContext};
 use datafusion::scalar::ScalarValue;
 
 use crate::BoxError;
@@ -41,6 +41,15 @@ async fn raw(ctx: &SessionContext, name: &str, root: &Path, dataset: &str) -> Re
     Ok(())
 }
 
+/// A DataFusion session planning SQL as lakewriter does ([`lakewriter_core::SQL_SETTINGS`]), so
+/// that the floor's rows are lakewriter's.
+fn session() -> SessionContext {
+    let config = lakewriter_core::SQL_SETTINGS
+        .iter()
+        .fold(SessionConfig::new(), |config, (key, value)| config.set_str(key, value));
+    SessionContext::new_with_config(config)
+}
+
 fn days(from: NaiveDate, to: NaiveDate) -> impl Iterator<Item = NaiveDate> {
     std::iter::successors(Some(from), move |d| Some(*d + Days::new(1)).filter(|d| *d <= to))
 }
@@ -54,7 +63,7 @@ fn folder(path: &Path) -> String {
 }
 
 pub async fn backfill(root: &Path, out: &Path, from: NaiveDate, to: NaiveDate) -> Result<(), BoxError> {
-    let ctx = SessionContext::new();
+    let ctx = session();
     raw(&ctx, "orders", root, "orders").await?;
     for day in days(from, to) {
         let dir = out.join(format!("dt={day}"));
@@ -68,7 +77,7 @@ pub async fn backfill(root: &Path, out: &Path, from: NaiveDate, to: NaiveDate) -
 }
 
 pub async fn merge(root: &Path, out: &Path, from: NaiveDate, to: NaiveDate) -> Result<(), BoxError> {
-    let ctx = SessionContext::new();
+    let ctx = session();
     raw(&ctx, "batches", root, "customers_batch").await?;
     let first = std::fs::read_dir(out).map_or(0, Iterator::count);
     for (version, day) in (first..).zip(days(from, to)) {

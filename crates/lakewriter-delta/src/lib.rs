@@ -8,6 +8,7 @@
 //!   result-versus-table schema check;
 //! - [`digest`]: a content digest of a table or partition, independent of file layout, row order
 //!   and table version;
+//! - [`values`]: Delta's names of types, and empty partition strings written as NULL;
 //! - [`maintain`]: compaction, checkpoints, vacuum and log clean-up, none of which changes a row
 //!   or the partition state;
 //! - `s3`: how delta-rs reaches S3 — through lakewriter's own object store
@@ -23,6 +24,7 @@ pub mod protocol;
 pub mod schema;
 pub mod state;
 pub mod table;
+pub mod values;
 pub mod write;
 
 mod error;
@@ -54,6 +56,8 @@ pub fn phase(phase: &str, table: &str, partition: &lakewriter_core::PartitionKey
 /// DataFusion's list-files cache is off: on a table's first scan it lists every file of the
 /// table, whatever the scan's partition filter, and caches that — a cost that grows with a raw
 /// dataset's history. Without it, a scan of one day lists that day's folder only.
+///
+/// SQL is planned with [`lakewriter_core::SQL_SETTINGS`]: decimal literals are exact decimals.
 #[must_use]
 pub fn session() -> SessionContext {
     use datafusion::execution::cache::cache_manager::CacheManagerConfig;
@@ -63,5 +67,14 @@ pub fn session() -> SessionContext {
         .with_cache_manager(CacheManagerConfig::default().with_list_files_cache_limit(0))
         .build_arc()
         .expect("a runtime with default pools builds");
-    deltalake::delta_datafusion::DeltaSessionContext::with_runtime_env(runtime).into_inner()
+    let ctx = deltalake::delta_datafusion::DeltaSessionContext::with_runtime_env(runtime).into_inner();
+    {
+        let state = ctx.state_ref();
+        let mut state = state.write();
+        let options = state.config_mut().options_mut();
+        for (key, value) in lakewriter_core::SQL_SETTINGS {
+            options.set(key, value).expect("lakewriter's SQL settings are DataFusion settings");
+        }
+    }
+    ctx
 }

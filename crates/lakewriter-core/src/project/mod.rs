@@ -137,15 +137,22 @@ pub struct JobSpec {
 }
 
 impl JobSpec {
-    /// A hash of what decides the job's output besides its inputs: the SQL text with runs of
-    /// white space folded, and the write settings. Editing either changes it.
-    /// `allow_nondeterministic` and the checks are left out: they permit or stop a commit, they
-    /// do not change what it writes.
+    /// A hash of what decides the job's output besides its inputs: [`JobSpec::fingerprinted`].
     #[must_use]
     pub fn code_fingerprint(&self, sql: &str) -> String {
+        crate::stable_hash(self.fingerprinted(sql).as_bytes())
+    }
+
+    /// What the code fingerprint hashes: the SQL text with runs of white space folded, the write
+    /// settings, and the SQL settings lakewriter plans with ([`crate::SQL_SETTINGS`]). Editing
+    /// any of them changes it. `allow_nondeterministic` and the checks are left out: they permit
+    /// or stop a commit, they do not change what it writes.
+    #[must_use]
+    pub fn fingerprinted(&self, sql: &str) -> String {
         let sql: Vec<&str> = sql.split_whitespace().collect();
         let settings = format!("{}|{:?}|{:?}", self.target, self.partition_by, self.write);
-        crate::stable_hash(format!("{}\n{settings}", sql.join(" ")).as_bytes())
+        let dialect: Vec<String> = crate::SQL_SETTINGS.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        format!("{}\n{settings}\n{}", sql.join(" "), dialect.join(","))
     }
 
     /// The logical partition of `dt` in reports and commits: `dt=2026-09-30` (with the job's

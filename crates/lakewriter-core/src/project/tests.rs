@@ -123,6 +123,16 @@ sql_file = "jobs/other.sql"
         ));
         assert!(e.contains("job `daily_orders`") && e.contains("allow_nondeterministic"), "{e}");
     }
+
+    #[test]
+    fn the_code_fingerprint_covers_how_sql_is_planned() {
+        let p = parse(GOOD).unwrap();
+        let job = p.job("daily_orders").unwrap();
+        let text = job.fingerprinted("SELECT  1.5\n");
+        assert!(text.starts_with("SELECT 1.5\n"), "{text}");
+        assert!(text.ends_with("\ndatafusion.sql_parser.parse_float_as_decimal=true"), "{text}");
+        assert_eq!(job.code_fingerprint("SELECT  1.5\n"), crate::stable_hash(text.as_bytes()));
+    }
 }
 
 mod write_modes {

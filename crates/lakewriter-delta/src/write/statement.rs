@@ -49,12 +49,34 @@ pub enum Clause {
     NotMatchedBySourceDelete { predicate: Option<Expr> },
 }
 
+impl Clause {
+    /// The clause with its assignments as `table` stores them (see [`stored`]).
+    fn stored(self, table: &DeltaTable) -> Self {
+        match self {
+            Self::MatchedUpdate { predicate, set } => Self::MatchedUpdate { predicate, set: stored(table, set) },
+            Self::NotMatchedInsert { predicate, set } => Self::NotMatchedInsert { predicate, set: stored(table, set) },
+            Self::NotMatchedBySourceUpdate { predicate, set } => {
+                Self::NotMatchedBySourceUpdate { predicate, set: stored(table, set) }
+            }
+            delete => delete,
+        }
+    }
+}
+
 /// The rows a statement changed, as delta-rs counted them.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct MergeCounts {
     pub inserted: u64,
     pub updated: u64,
     pub deleted: u64,
+}
+
+/// `set` as `table` stores it: `''` as NULL where a column is a string partition column (see
+/// [`crate::values`]).
+fn stored(table: &DeltaTable, set: Vec<(String, Expr)>) -> Vec<(String, Expr)> {
+    let Ok(state) = table.snapshot() else { return set };
+    let (partition_columns, schema) = (state.metadata().partition_columns(), state.snapshot().arrow_schema());
+    set.into_iter().map(|(c, v)| (c.clone(), crate::values::assigned(&c, v, partition_columns, &schema))).collect()
 }
 
 fn count(n: usize) -> u64 {
@@ -74,13 +96,14 @@ pub async fn merge_clauses(
     let committed = attempt_or_skip(&target, |table, props| async {
         let read = table.version();
         let err = |e| write_error(&target, e);
+        let clauses: Vec<Clause> = merge.clauses.into_iter().map(|c| c.stored(&table)).collect();
         let mut builder = table
             .merge(source, merge.on)
             .with_source_alias(merge.source_alias)
             .with_target_alias(merge.target_alias)
             .with_session_state(Arc::new(session.clone()))
             .with_commit_properties(props);
-        for clause in merge.clauses {
+        for clause in clauses {
             builder = match clause {
                 Clause::MatchedUpdate { predicate, set } => builder.when_matched_update(|u| {
                     let u = match predicate {
@@ -167,6 +190,7 @@ pub async fn update(
     let mut counts = MergeCounts::default();
     let committed = attempt_or_skip(&target, |table, props| async {
         let read = table.version();
+        let set = stored(&table, set);
         let update = table.update().with_session_state(Arc::new(session.clone())).with_commit_properties(props);
         let update = set.into_iter().fold(update, |u, (c, v)| u.with_update(column(&c), v));
         let update = match predicate {

@@ -18,7 +18,7 @@ use lakewriter_compute::statement::Insert;
 use lakewriter_core::input_fingerprint;
 use lakewriter_delta::table::Shape;
 
-use super::{SqlOptions, StatementReport, Written, result_err, usage};
+use super::{SqlOptions, StatementReport, Written, result_err, usage, value};
 use crate::{Error, Result, Runner};
 
 /// Where an INSERT's rows go.
@@ -45,6 +45,8 @@ impl Runner {
         written.metadata.input_fingerprint = input_fingerprint(&query.files);
         let (plan, layout) = self.laid_out(insert, &written.name, written.shape.as_ref(), query.plan, options.dt)?;
         let plan = lakewriter_delta::schema::storable(plan, &written.name).map_err(Error::write)?;
+        let plan = lakewriter_delta::values::empty_partitions_as_null(plan, &layout.partition_columns, &written.name)
+            .map_err(Error::write)?;
         if let Some(shape) = &written.shape {
             let differences = lakewriter_delta::schema::differences(&shape.schema, plan.schema().as_arrow());
             if !differences.is_empty() {
@@ -54,7 +56,7 @@ impl Runner {
         }
         let state = self.session().state();
         let target = written.target(self, &layout.partition_columns);
-        let fixed = layout.fixed.iter().map(|(c, v)| column(c).eq(lit(v.clone()))).reduce(Expr::and);
+        let fixed = layout.fixed.iter().map(|(c, v)| equals(c, v.clone())).reduce(Expr::and);
         let committed = if !insert.overwrite {
             tracing::warn!(table = %written.name, "INSERT INTO appends: running it again appends the rows again; for loads that may be retried, use INSERT OVERWRITE … PARTITION or MERGE INTO (or a job with write mode append_dedup or merge)");
             lakewriter_delta::append(&state, target, plan).await
@@ -198,7 +200,7 @@ impl Runner {
     }
 
     /// A static partition value: a constant (or `$dt`), of the column's type where the table
-    /// exists; in a new table a `'YYYY-MM-DD'` string is a `DATE`.
+    /// exists (see [`value::assigned`]); in a new table a `'YYYY-MM-DD'` string is a `DATE`.
     fn partition_value(
         &self,
         column: &str,
@@ -220,8 +222,9 @@ impl Runner {
                 other => other.data_type(),
             },
         };
-        value.cast_to(&wanted).map_err(|e| {
-            Error::Usage(format!("PARTITION ({column} = {sql}): not a value of {column}'s type {wanted}: {e}"))
+        value::assigned(&value, &wanted).map_err(|reason| {
+            let delta_type = value::a(&lakewriter_delta::values::delta_type(&wanted));
+            Error::Usage(format!("PARTITION ({column} = {sql}): `{column}` is {delta_type} column: {reason}"))
         })
     }
 }

@@ -5,6 +5,7 @@
 mod insert;
 mod job;
 mod merge;
+mod value;
 
 pub use job::JobStatement;
 
