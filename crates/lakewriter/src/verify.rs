@@ -4,12 +4,11 @@
 use std::collections::HashMap;
 use std::path::Path;
 
+use datafusion::prelude::DataFrame;
 use lakewriter_core::PartitionRun;
 use lakewriter_delta::Digest;
 use lakewriter_storage::Location;
 use url::Url;
-
-use datafusion::prelude::DataFrame;
 
 use crate::{Error, PartitionReport, PreparedJob, Result, Runner, VerifyReport};
 
