@@ -256,6 +256,19 @@ fn every_mode_writes_columns_of_any_name_and_runs_again_to_the_same_table() {
     let written = select(&lake, &query("names.overwrite"));
     assert_eq!(written.len() as u64, customers_with_orders(TO));
     assert_eq!(written, select(&lake, &query(raw)));
+    // An edit by hand in a partition of a mixed-case column: `audit` finds it and shows the row.
+    let first = select(&lake, &format!("SELECT MIN(customer_id) AS id FROM raw.orders WHERE dt = '{TO}'"));
+    let customer = first[0]["id"].as_i64().expect("a customer");
+    let predicate = format!(r#""Day" = '{TO}' AND "OrderId" = {customer}"#);
+    assert_eq!(Reader::new(&lake).delete(&predicate, &format!("{root}/names/statement")), 1);
+    let run = lake.cli(&["--json", "audit", "statement", "--scratch", "--from", TO, "--to", TO]);
+    run.assert_code(1);
+    let audited = json_lines(&run);
+    assert!(audited.len() == 2, "a partition line and the summary: {}{}", run.stdout, run.stderr);
+    assert_eq!((&audited[0]["partition"], &audited[0]["verdict"]), (&json!(format!("Day={TO}")), &json!("differs")));
+    assert_eq!((&audited[0]["rows_added"], &audited[0]["rows_removed"]), (&json!(1), &json!(0)), "{audited:?}");
+    let example = audited[0]["added_examples"][0].as_str().expect("the row deleted by hand");
+    assert!(example.starts_with(&format!("OrderId={customer}, quo\"te=")), "{example}");
     // Partition folders are named as written (the log's paths URI-encode them, as Delta says).
     for folder in [format!("names/overwrite/Order Day={TO}"), format!("names/append/Ünï \"Day\"={TO}")] {
         assert!(lake.root().join(&folder).is_dir(), "no folder {folder}");
