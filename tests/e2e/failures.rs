@@ -173,8 +173,8 @@ fn a_column_of_another_type_fails_every_mode_but_rebuild() {
     // `rebuild` replaces the whole table, its schema with it: another type is no failure there.
     let lake = written(&DATED);
     lake.set_project(&project(&DATED, Columns { amount: "CAST(amount AS VARCHAR)", ..GOOD }));
-    let refused = "the result does not match the table's schema: column `amount` is Decimal128(12, 2) in the \
-                   table but Utf8View in the result; nothing was committed";
+    let refused = "the result does not match the table's schema: column `amount` is decimal(12,2) in the table \
+                   but string in the result; nothing was committed";
     let expected =
         DATED.map(|mode| (mode, format!("{} dt=2026-09-02: failures.{}: {refused}", mode.as_str(), mode.as_str())));
     assert_each_fails(
