@@ -29,7 +29,8 @@ pub enum Rule {
     OrderNotTotal,
     UnboundedScan,
     OutsidePartition,
-    /// A data check that cannot apply to the job's result (`[jobs.NAME.checks]`).
+    /// A data check that cannot apply to the job's result (`[jobs.NAME.checks]`), or a `not_null`
+    /// column the result does not have.
     Check,
 }
 
