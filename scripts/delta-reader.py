@@ -24,6 +24,8 @@
                                               table features
     delta-reader.py add-feature NAME URI       enables a table feature (deltalake's TableFeatures
                                               name, e.g. DeletionVectors), as another engine would
+    delta-reader.py schema URI                 the table's columns as its log holds them: name, Delta
+                                              type (JSON for nested ones) and whether it is nullable
 
 URIs are local paths or s3:// URLs; S3 options come from the standard AWS_* environment.
 """
@@ -165,11 +167,20 @@ def tree(uri):
     return entries
 
 
+def schema(uri):
+    """The table's columns: [name, type, nullable], the type as Delta writes it (nested: JSON)."""
+    fields = json.loads(table(uri).schema().to_json())["fields"]
+    kind = lambda t: t if isinstance(t, str) else json.dumps(t, sort_keys=True)
+    return [[f["name"], kind(f["type"]), f["nullable"]] for f in fields]
+
+
 def main(argv):
     command, args = argv[0], argv[1:]
     if command == "read":
         for spec in args:
             print(json.dumps(read(spec)), flush=True)
+    elif command == "schema":
+        print(json.dumps(schema(args[0])))
     elif command == "rows":
         print(json.dumps(rows(args[0])))
     elif command == "tree":

@@ -24,6 +24,7 @@ mod local_faults;
 mod log_format;
 mod maintain;
 mod maintain_races;
+mod nullability;
 mod orchestrators;
 mod overwrite_partition;
 mod pause;

@@ -130,6 +130,13 @@ impl<'a> Reader<'a> {
         rows.iter().map(|r| serde_json::from_str(r).expect("a row object")).collect()
     }
 
+    /// The table's columns as its log holds them: `(name, Delta type, nullable)`; a nested type as
+    /// its JSON.
+    pub fn schema(&self, uri: &str) -> Vec<(String, String, bool)> {
+        let out = self.run(&["schema", uri]);
+        serde_json::from_str(out.trim()).unwrap_or_else(|e| panic!("the reader's JSON: {out}: {e}"))
+    }
+
     /// Every file below `uri` (a lakehouse root), Delta or not, with its size, modification time
     /// and SHA-256: equal before and after only where nothing was written, moved or touched.
     pub fn tree(&self, uri: &str) -> Vec<(String, u64, String, String)> {

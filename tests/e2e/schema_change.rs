@@ -33,7 +33,7 @@ fn change_under(mode: Mode, phase: &str, figures: &mut Figures) -> bool {
     let Some(changed) = changed else { return false };
     run.assert_code(1);
     let expected = format!(
-        "{name} dt={FAILING}: {table}: the result does not match the table's schema: column `note` (Utf8) is missing \
+        "{name} dt={FAILING}: {table}: the result does not match the table's schema: column `note` (string) is missing \
          from the result; nothing was committed",
         name = mode.as_str(),
         table = table(mode)

@@ -103,7 +103,8 @@ fn inserts_that_do_not_fit_the_table_are_refused_and_commit_nothing() {
         (
             edited(OVERWRITE, columns, "customer_id, MIN(status) AS n, SUM(amount) AS revenue"),
             1,
-            "analytics.daily_orders: the result does not match the table's schema: column `orders` is Int64",
+            "analytics.daily_orders: the result does not match the table's schema: column `orders` is long in the \
+             table but string in the result",
         ),
         (
             edited(OVERWRITE, "PARTITION (dt = '2026-09-30')", "PARTITION (customer_id = 1)"),

@@ -64,23 +64,6 @@ pub fn edited(text: &str, from: &str, to: &str) -> String {
     text.replacen(from, to, 1)
 }
 
-/// The part of a run's error that is the same from run to run. A refusal of rows that fail a
-/// check ends `Invalid data found: N rows failed validation check.` and a preview of some of them;
-/// N counts the rows of one batch of the result, so N and the preview depend on how the result
-/// was split (on the machine's cores). That ending is checked for its shape and cut off.
-#[track_caller]
-pub fn stable_error(error: &str) -> &str {
-    const INVALID: &str = "Invalid data found: ";
-    let Some(at) = error.find(INVALID).map(|i| i + INVALID.len()) else { return error };
-    let (count, rest) = error[at..].split_once(' ').unwrap_or_default();
-    assert!(
-        count.parse::<u64>().is_ok_and(|n| n > 0)
-            && rest.starts_with("rows failed validation check.\nPreview of invalid data:\n"),
-        "not a count of invalid rows and their preview: {error}"
-    );
-    &error[..at]
-}
-
 /// A project folder: its `lakewriter.toml`, and a `lake/` root (or the root that `env` sets).
 pub struct Lake {
     dir: tempfile::TempDir,

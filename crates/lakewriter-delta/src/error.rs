@@ -15,13 +15,29 @@ pub enum Error {
     #[error("cannot create the folder of the Delta table at {url}")]
     CreateFolder { url: Url, source: std::io::Error },
 
-    #[error("{table}: the result has {slice}; nothing was committed")]
-    OutsideSlice { table: String, slice: String, source: Box<DeltaTableError> },
+    /// Rows outside the slice a replaceWhere replaces (`slice` says which, e.g. "rows whose `dt`
+    /// is not 2026-09-30").
+    #[error("{table}: the result has {rows} {slice}; nothing was committed")]
+    OutsideSlice { table: String, rows: usize, slice: String },
 
+    /// NULLs in columns that are NOT NULL in the table (or declared so by the job): `(column,
+    /// rows)`.
     #[error(
-        "{table}: the result breaks the table's data checks (a NULL in a NOT NULL column, or a CHECK constraint); nothing was committed"
+        "{table}: the result{} has {}, NOT NULL in the table; nothing was committed. Where the column must hold a value, make the job's SQL give one (e.g. `COALESCE`) and declare it in the job's `not_null`; where NULL is a value it may hold, make the column nullable: rebuild the table (a `rebuild` job's run replaces its schema), or run `ALTER TABLE {table} ALTER COLUMN {} DROP NOT NULL` in another engine (Spark)",
+        of_partition(partition),
+        nulls_in(nulls),
+        nulls.first().map_or("", |(column, _)| column.as_str())
     )]
-    Invalid { table: String, source: Box<DeltaTableError> },
+    NullInNotNull { table: String, partition: PartitionKey, nulls: Vec<(String, u64)> },
+
+    /// Rows the table's own data checks refuse, where lakewriter cannot say which: a NULL in a
+    /// NOT NULL nested field, or a CHECK constraint or invariant another engine added.
+    #[error(
+        "{table}: the result{} has rows the table refuses: {}, or a value a CHECK constraint of the table rejects; nothing was committed",
+        of_partition(partition),
+        null_in(not_null)
+    )]
+    Invalid { table: String, partition: PartitionKey, not_null: Vec<String> },
 
     #[error("{table}: the result does not match the table's schema: {}; nothing was committed", differences.join("; "))]
     SchemaMismatch { table: String, differences: Vec<String> },
@@ -71,6 +87,35 @@ impl Error {
     #[must_use]
     pub fn is_conflict(&self) -> bool {
         matches!(self, Self::Conflict { .. })
+    }
+}
+
+/// ` for dt=2026-09-30`, or nothing for a write of the whole table.
+fn of_partition(partition: &PartitionKey) -> String {
+    match partition {
+        PartitionKey::All => String::new(),
+        day @ PartitionKey::Day { .. } => format!(" for {day}"),
+    }
+}
+
+/// Where a NULL the table refuses may be: one of its NOT NULL columns, or a nested field.
+fn null_in(not_null: &[String]) -> String {
+    if not_null.is_empty() {
+        return "a NULL in a NOT NULL field".to_owned();
+    }
+    let columns: Vec<String> = not_null.iter().map(|c| format!("`{c}`")).collect();
+    format!("a NULL in one of its NOT NULL columns ({})", columns.join(", "))
+}
+
+/// `a NULL in column `c` (3 rows)`, or `NULLs in columns `a` (3 rows), `b` (1 row)`.
+fn nulls_in(nulls: &[(String, u64)]) -> String {
+    let each: Vec<String> = nulls
+        .iter()
+        .map(|(column, rows)| format!("`{column}` ({rows} row{})", if *rows == 1 { "" } else { "s" }))
+        .collect();
+    match each.as_slice() {
+        [one] => format!("a NULL in column {one}"),
+        many => format!("NULLs in columns {}", many.join(", ")),
     }
 }
 

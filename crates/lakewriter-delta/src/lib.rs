@@ -6,6 +6,8 @@
 //! - [`state`]: the partition state each commit records, and reading it back from the log;
 //! - [`schema`]: the types Delta stores, the casts that get a result there, and the
 //!   result-versus-table schema check;
+//! - [`nullability`]: the nullable columns of a table lakewriter creates, and the NULLs of a
+//!   result in the NOT NULL ones;
 //! - [`digest`]: a content digest of a table or partition, independent of file layout, row order
 //!   and table version;
 //! - [`values`]: Delta's names of types, and empty partition strings written as NULL;
@@ -15,11 +17,13 @@
 //!   ([`lakewriter_storage::Location::object_store`]) and delta-rs's put-if-absent log store.
 //!
 //! This crate runs the plans it is handed and never writes SQL of its own choosing; its own
-//! queries are a digest's scan, after a failed replaceWhere a count of the rows outside it, and
-//! compaction's scan of the files it rewrites.
+//! queries are a digest's scan, after a write refused by the table's data checks a count of the
+//! NULLs in its NOT NULL columns and of the rows outside a replaceWhere, and compaction's scan of
+//! the files it rewrites.
 
 pub mod digest;
 pub mod maintain;
+pub mod nullability;
 pub mod protocol;
 pub mod schema;
 pub mod state;

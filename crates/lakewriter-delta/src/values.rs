@@ -1,4 +1,4 @@
-//! Values as Delta stores them: Delta's name of a column's type, and empty partition strings.
+//! Values as Delta stores them: empty partition strings.
 //!
 //! The Delta protocol reads an empty partition value as NULL (so do delta-rs, Spark and every
 //! other reader), so a partition column cannot hold `''`. Spark writes `''` in a string partition
@@ -12,15 +12,6 @@ use datafusion::logical_expr::{LogicalPlan, LogicalPlanBuilder};
 use datafusion::prelude::{Expr, lit, nullif};
 
 use crate::{Error, Result};
-
-/// The Delta type a column of `data_type` is stored as (`date`, `integer`, `decimal(10,2)`, …), as
-/// the table's schema in the log names it; Arrow's name where Delta has none.
-#[must_use]
-pub fn delta_type(data_type: &DataType) -> String {
-    use deltalake::kernel::engine::arrow_conversion::TryFromArrow as _;
-    let stored = crate::schema::storage_type(data_type).unwrap_or_else(|_| data_type.clone());
-    deltalake::kernel::DataType::try_from_arrow(&stored).map_or_else(|_| data_type.to_string(), |t| t.to_string())
-}
 
 fn is_text(data_type: &DataType) -> bool {
     matches!(data_type, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View)
@@ -61,26 +52,4 @@ pub(crate) fn assigned(
 ) -> Expr {
     let text = schema.field_with_name(column).is_ok_and(|f| is_text(f.data_type()));
     if text && partition_columns.iter().any(|c| c == column) { nullif(value, lit("")) } else { value }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use arrow::datatypes::TimeUnit;
-
-    #[test]
-    fn delta_types_are_named_as_the_log_names_them() {
-        let cases = [
-            (DataType::Date32, "date"),
-            (DataType::Int32, "integer"),
-            (DataType::Int64, "long"),
-            (DataType::Utf8View, "string"),
-            (DataType::Decimal128(10, 2), "decimal(10,2)"),
-            (DataType::Timestamp(TimeUnit::Nanosecond, Some("UTC".into())), "timestamp"),
-            (DataType::Timestamp(TimeUnit::Microsecond, None), "timestamp_ntz"),
-        ];
-        for (arrow, delta) in cases {
-            assert_eq!(delta_type(&arrow), delta, "{arrow}");
-        }
-    }
 }

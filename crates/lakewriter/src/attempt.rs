@@ -59,7 +59,7 @@ impl Runner {
         let computed = self.compute(run, query.plan).await?;
         let compares = self.dry_run.is_some() || job.spec.checks.compares();
         let replaced = if compares { self.replaced(run, &job.location, read_version).await? } else { None };
-        let blocked = self.check(run, &computed, replaced.as_ref(), report).await?;
+        let blocked = self.checked(run, &computed, (replaced.as_ref(), (&job.location, read_version)), report).await?;
         if self.dry_run.is_some() {
             let table = (&job.location, read_version);
             self.preview(run, computed, replaced, table, fresh, report).await?;
@@ -73,6 +73,7 @@ impl Runner {
             location: &job.location,
             name: &table,
             partition_columns: job.spec.partition_by.as_slice(),
+            not_null: &job.spec.not_null,
             metadata: &metadata,
             read_version,
             loaded: &self.loaded,
@@ -99,7 +100,10 @@ impl Runner {
         let state = self.session().state();
         let plan = match computed {
             Computed::Keyed(source) => match &run.write {
-                WritePlan::Keyed(spec) => return self.write_keyed(target, source, spec, fresh, report).await,
+                WritePlan::Keyed(spec) => {
+                    let job = run.job.spec;
+                    return self.write_keyed(target, (job, source), spec, fresh, report).await;
+                }
                 _ => unreachable!("a keyed source is computed for a keyed write only"),
             },
             Computed::Held(held) => {
@@ -139,12 +143,13 @@ impl Runner {
     async fn write_keyed(
         &self,
         target: Target<'_>,
-        source: KeyedSource,
+        (job, source): (&lakewriter_core::JobSpec, KeyedSource),
         spec: &KeyedSpec<'_>,
         fresh: bool,
         report: &mut PartitionReport,
     ) -> Result<Option<Committed>, RunError> {
         let ctx = self.session();
+        self.refuse_other_columns(job, (target.location, target.read_version), &source.held.schema).await?;
         // Classified against the version the write reads and commits over.
         let counts = self.classify(&source, spec, target.location, target.read_version).await?;
         report.changes = Some(counts);

@@ -66,6 +66,9 @@ pub enum Error {
     #[error("the reproduction in a scratch folder failed: {first}")]
     Reproduction { first: String },
 
+    #[error("job `{job}`: key `not_null`: the result has no column `{column}`")]
+    NotNullColumn { job: String, column: String },
+
     #[error("{table}: the result has {rows} {outside}: a run would fail and commit nothing")]
     WouldWriteOutside { table: String, rows: usize, outside: String },
 

@@ -8,7 +8,8 @@ use crate::{Error, PreparedJob, Result, Runner};
 impl Runner {
     /// Checks `job`'s SQL, planned in this runner's catalog with `$dt` unbound, for what would
     /// make its runs differ (see [`lakewriter_compute::lint`]), and its data checks for a column
-    /// its result does not have or a condition that is not one (rule `check`, an error).
+    /// its result does not have or a condition that is not one, and a `not_null` column its result
+    /// does not have (rule `check`, an error).
     pub async fn lint(&self, job: &PreparedJob<'_>) -> Result<Vec<Finding>> {
         let plan = lakewriter_compute::plan_sql(self.session(), &job.query)
             .await
@@ -23,6 +24,15 @@ impl Runner {
             message: format!("`{check}`: {message}"),
             construct: check,
         }));
+        if let Some(column) = crate::result::missing_not_null(job.spec, &schema) {
+            findings.push(Finding {
+                severity: Severity::Error,
+                rule: Rule::Check,
+                job: job.spec.name.clone(),
+                message: format!("key `not_null`: the result has no column `{column}`"),
+                construct: "not_null".to_owned(),
+            });
+        }
         Ok(findings)
     }
 

@@ -6,7 +6,9 @@ use datafusion::logical_expr::LogicalPlan;
 use datafusion::prelude::{DataFrame, Expr};
 use lakewriter_compute::{KeyedSource, KeyedSpec, RowDiff, diff, keyed, spawned};
 use lakewriter_compute::{Materialized, checks};
-use lakewriter_core::{CheckOutcome, CheckSeverity};
+use lakewriter_core::{CheckOutcome, CheckSeverity, JobSpec, WriteSpec};
+use lakewriter_delta::nullability;
+use lakewriter_delta::schema::Difference;
 use lakewriter_storage::Location;
 
 use crate::{DryRun, PartitionReport, PreparedRun, RunError, Runner, WritePlan};
@@ -40,6 +42,9 @@ impl Runner {
         let checks = &run.job.spec.checks;
         if let Some((check, problem)) = crate::lint::check_problems(ctx, run.job, plan.schema()).into_iter().next() {
             return Err(lakewriter_compute::Error::BadCheck { check, problem }.into());
+        }
+        if let Some(column) = missing_not_null(run.job.spec, plan.schema()) {
+            return Err(crate::Error::NotNullColumn { job: run.job.spec.name.clone(), column: column.clone() }.into());
         }
         if let WritePlan::Keyed(spec) = &run.write {
             return Ok(Computed::Keyed(keyed::prepare(ctx, plan, spec).await?));
@@ -136,6 +141,47 @@ impl Runner {
         Ok(blocking)
     }
 
+    /// Evaluates the job's checks (see [`Self::check`]); where none blocks the commit, refuses a
+    /// result with a NULL in a column the table has NOT NULL or the job declares so, before
+    /// anything is written — in a dry run as in the run. A streamed result is not held: its
+    /// NULLs are counted where the write fails on one. Returns the blocking checks that failed.
+    pub(crate) async fn checked(
+        &self,
+        run: &PreparedRun<'_>,
+        computed: &Computed,
+        (replaced, table): (Option<&DataFrame>, (&Location, Option<u64>)),
+        report: &mut PartitionReport,
+    ) -> Result<Vec<CheckOutcome>, RunError> {
+        let blocked = self.check(run, computed, replaced, report).await?;
+        if blocked.is_empty() {
+            self.refuse_nulls(run, computed, table).await?;
+        }
+        Ok(blocked)
+    }
+
+    async fn refuse_nulls(
+        &self,
+        run: &PreparedRun<'_>,
+        computed: &Computed,
+        (location, read_version): (&Location, Option<u64>),
+    ) -> Result<(), RunError> {
+        // A MERGE statement's source is not the table's rows: delta-rs's check stands.
+        let Some(held) = computed.held().filter(|_| !matches!(run.write, WritePlan::Merge(_))) else { return Ok(()) };
+        let replaces_schema = matches!(run.write, WritePlan::Rebuild);
+        let table = if replaces_schema { None } else { self.loaded.shape(location, read_version).await? };
+        let columns = nullability::required(table.as_ref().map(|s| s.schema.as_ref()), &run.job.spec.not_null);
+        if columns.is_empty() {
+            return Ok(());
+        }
+        let plan = held.dataframe(self.session()).map_err(result_err)?.into_unoptimized_plan();
+        let nulls = nullability::null_counts(&self.session().state(), plan, &columns).await.map_err(result_err)?;
+        if nulls.is_empty() {
+            return Ok(());
+        }
+        let table = run.job.spec.target.to_string();
+        Err(lakewriter_delta::Error::NullInNotNull { table, partition: run.partition.clone(), nulls }.into())
+    }
+
     /// What committing `computed` would do, into `report.dry_run` (and `report.changes` for a
     /// keyed write): the rows it would add and remove against `replaced`, with up to `show`
     /// examples of each, after the checks of the write itself (columns, rows outside the slice).
@@ -151,7 +197,7 @@ impl Runner {
     ) -> Result<(), RunError> {
         let dry = match (computed, &run.write) {
             (Computed::Keyed(source), WritePlan::Keyed(spec)) => {
-                self.refuse_other_columns(run, (location, read_version), &source.held.schema).await?;
+                self.refuse_other_columns(run.job.spec, (location, read_version), &source.held.schema).await?;
                 let counts = self.classify(&source, spec, location, read_version).await?;
                 report.changes = Some(counts);
                 if !counts.changes_anything() && !fresh && read_version.is_some() {
@@ -165,7 +211,7 @@ impl Runner {
             (Computed::Held(held), _) => {
                 let after = held.dataframe(self.session()).map_err(result_err)?;
                 if !matches!(run.write, WritePlan::Rebuild) {
-                    self.refuse_other_columns(run, (location, read_version), &held.schema).await?;
+                    self.refuse_other_columns(run.job.spec, (location, read_version), &held.schema).await?;
                 }
                 self.refuse_rows_outside(run, (location, read_version), &after).await?;
                 self.row_diff(replaced, after, report).await?
@@ -215,20 +261,23 @@ impl Runner {
         })
     }
 
-    /// A dry run's stand-in for the write's own column check: a result whose columns differ
-    /// from the table's would fail the run (but for a `rebuild`, which replaces them).
-    async fn refuse_other_columns(
+    /// The write's own column check, made before it (by a dry run, and by a keyed write before
+    /// it classifies): a result whose columns differ from the table's fails the run (but for a
+    /// `rebuild`, which replaces them). A `_deleted` column missing or new is said to be the
+    /// job's `delete_when`, removed or added since the table was created.
+    pub(crate) async fn refuse_other_columns(
         &self,
-        run: &PreparedRun<'_>,
+        job: &JobSpec,
         table: (&Location, Option<u64>),
         result: &Schema,
     ) -> Result<(), RunError> {
         let Some(columns) = self.columns_at(table).await? else { return Ok(()) };
-        let differences = lakewriter_delta::schema::differences(&columns, result);
+        let differences = lakewriter_delta::schema::column_differences(&columns, result);
         if differences.is_empty() {
             return Ok(());
         }
-        Err(lakewriter_delta::Error::SchemaMismatch { table: run.job.spec.target.to_string(), differences }.into())
+        let differences = differences.iter().map(|d| explained(job, d)).collect();
+        Err(lakewriter_delta::Error::SchemaMismatch { table: job.target.to_string(), differences }.into())
     }
 
     /// A dry run's stand-in for the write's own check of its slice: rows of `after` outside the
@@ -262,6 +311,31 @@ impl Runner {
             None => None,
         };
         Ok(keyed::classify(self.session(), source, provider, spec).await?)
+    }
+}
+
+/// The first of the job's `not_null` columns that `schema` (its result's) does not have.
+pub(crate) fn missing_not_null<'a>(job: &'a JobSpec, schema: &datafusion::common::DFSchema) -> Option<&'a String> {
+    job.not_null.iter().find(|c| !schema.has_column_with_unqualified_name(c.as_str()))
+}
+
+/// A difference between a merge's result and its table, where it is the tombstone column of
+/// `delete_when`, said as the job's `delete_when` added or removed since the table was created.
+fn explained(job: &JobSpec, difference: &Difference) -> String {
+    let WriteSpec::Merge { delete_when, .. } = &job.write else { return difference.to_string() };
+    let flag = lakewriter_compute::keyed::DELETED;
+    let recreate =
+        "the table's columns do not change: recreate the table (drop it and backfill the job) or write a new target";
+    match difference {
+        Difference::Missing { column, .. } if column == flag && delete_when.is_none() => format!(
+            "column `{flag}` (boolean) is missing from the result: the table was created by a job with `delete_when`, which job `{}` no longer has (its tombstones are rows whose `{flag}` is true); {recreate}, or put `delete_when` back",
+            job.name
+        ),
+        Difference::Extra { column, .. } if column == flag && delete_when.is_some() => format!(
+            "column `{flag}` (boolean) is not in the table: job `{}`'s `delete_when` was added since the table was created without it (it marks deleted keys in `{flag}`); {recreate}, or take `delete_when` out",
+            job.name
+        ),
+        _ => difference.to_string(),
     }
 }
 

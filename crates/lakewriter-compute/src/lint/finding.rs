@@ -31,7 +31,8 @@ pub enum Rule {
     OutsidePartition,
     /// A float aggregate whose result depends on the order of its rows, written by the job.
     FloatAggregate,
-    /// A data check that cannot apply to the job's result (`[jobs.NAME.checks]`).
+    /// A data check that cannot apply to the job's result (`[jobs.NAME.checks]`), or a `not_null`
+    /// column the result does not have.
     Check,
 }
 

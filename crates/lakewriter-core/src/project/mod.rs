@@ -132,6 +132,10 @@ pub struct JobSpec {
     /// `allow_nondeterministic = true`: the job may call clock-dependent or random functions
     /// (`now()`, `random()`, …); the determinism check then lets it run.
     pub allow_nondeterministic: bool,
+    /// `not_null = ["col", …]`: the columns the job declares NOT NULL. A table the job creates
+    /// has every other column nullable (as Spark's CREATE TABLE AS SELECT makes them), these NOT
+    /// NULL; and a run whose result has a NULL in one of them fails before it writes.
+    pub not_null: Vec<String>,
     /// `[jobs.NAME.checks]`: what each result must satisfy before it is committed.
     pub checks: Checks,
 }
@@ -145,8 +149,11 @@ impl JobSpec {
 
     /// What the code fingerprint hashes: the SQL text with runs of white space folded, the write
     /// settings, and the SQL settings lakewriter plans with ([`crate::SQL_SETTINGS`]). Editing
-    /// any of them changes it. `allow_nondeterministic` and the checks are left out: they permit
-    /// or stop a commit, they do not change what it writes.
+    /// any of them changes it. `allow_nondeterministic`, the checks and `not_null` are left out:
+    /// they permit or stop a commit, they do not change the rows it writes (`not_null` shapes only
+    /// a table the job creates, and a run over an existing table does not change its columns: a
+    /// fingerprint that counted it would call every partition stale where no run could make it
+    /// fresh).
     #[must_use]
     pub fn fingerprinted(&self, sql: &str) -> String {
         let sql: Vec<&str> = sql.split_whitespace().collect();

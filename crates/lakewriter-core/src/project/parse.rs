@@ -42,6 +42,7 @@ struct RawJob {
     predicate: Option<String>,
     #[serde(default)]
     allow_nondeterministic: bool,
+    not_null: Option<Vec<String>>,
     checks: Option<RawChecks>,
 }
 
@@ -149,6 +150,20 @@ fn is_column(s: &str) -> bool {
     !s.is_empty()
 }
 
+/// The `not_null` key: column names, each once.
+fn not_null_columns(columns: Option<Vec<String>>) -> Result<Vec<String>, String> {
+    let columns = columns.unwrap_or_default();
+    for (i, column) in columns.iter().enumerate() {
+        if !is_column(column) {
+            return Err("key `not_null`: an empty column name".into());
+        }
+        if columns[..i].contains(column) {
+            return Err(format!("key `not_null`: `{column}` is named twice"));
+        }
+    }
+    Ok(columns)
+}
+
 impl Project {
     /// Parses the text of a project file. `file` names it in errors and anchors relative paths.
     pub fn parse(text: &str, file: &Path) -> Result<Self> {
@@ -178,9 +193,19 @@ impl Project {
                 return Err(job_err("key `partition_by` is empty: name a column".into()));
             }
             let allow_nondeterministic = job.allow_nondeterministic;
+            let not_null = not_null_columns(job.not_null.take()).map_err(job_err)?;
             let checks = job.checks.take().unwrap_or_default().checks(job.mode(), is_column).map_err(job_err)?;
             let write = job.write_spec().map_err(job_err)?;
-            let job = JobSpec { name: name.clone(), target, write, partition_by, sql, allow_nondeterministic, checks };
+            let job = JobSpec {
+                name: name.clone(),
+                target,
+                write,
+                partition_by,
+                sql,
+                allow_nondeterministic,
+                not_null,
+                checks,
+            };
             jobs.insert(name, job);
         }
         let mut sources = BTreeMap::new();

@@ -72,13 +72,14 @@ prop_compose! {
         partition_by in proptest::option::of(column()),
         sql in text(),
         allow_nondeterministic in any::<bool>(),
+        not_null in proptest::option::of(columns()),
     ) -> JobSpec {
         let partition_by = match write {
             WriteSpec::OverwritePartition => partition_by.or_else(|| Some("dt".to_owned())),
             _ => partition_by,
         };
         let target = crate::TableRef::new(&schema, &table).expect("identifiers");
-        JobSpec { name: name.clone(), target, write, partition_by, sql: SqlSource::Inline(sql), allow_nondeterministic, checks: Checks::default() }
+        JobSpec { name: name.clone(), target, write, partition_by, sql: SqlSource::Inline(sql), allow_nondeterministic, not_null: not_null.unwrap_or_default(), checks: Checks::default() }
     }
 }
 
@@ -131,6 +132,9 @@ fn job_table(job: &JobSpec) -> Table {
     if job.allow_nondeterministic {
         t.insert("allow_nondeterministic".into(), true.into());
     }
+    if !job.not_null.is_empty() {
+        t.insert("not_null".into(), strings(&job.not_null));
+    }
     if let SqlSource::Inline(sql) = &job.sql {
         t.insert("sql".into(), sql.clone().into());
     }
@@ -177,7 +181,7 @@ proptest! {
         Just("[storage]".to_owned()),
         "\\[jobs\\.[a-z_\\-]{0,6}\\]",
         "\\[sources\\.\"[a-z.]{0,6}\"\\]",
-        "(target|write|partition_by|sql|sql_file|key|newer_by|on_duplicate_keys|delete_when|predicate|allow_nondeterministic|unique|root|colour) = (\"[a-z_. $=]{0,12}\"|\\[\"[a-z_]{0,4}\"\\]|[0-9]{1,3}|true|\\[\\]|\\{\\})",
+        "(target|write|partition_by|sql|sql_file|key|newer_by|on_duplicate_keys|delete_when|predicate|allow_nondeterministic|not_null|unique|root|colour) = (\"[a-z_. $=]{0,12}\"|\\[\"[a-z_]{0,4}\"\\]|[0-9]{1,3}|true|\\[\\]|\\{\\})",
     ], 0..14)) {
         if let Err(e) = parse(&lines.join("\n")) {
             prop_assert!(names_where(message(&e)), "{e}");
@@ -220,7 +224,7 @@ proptest! {
     ) {
         let mut file = file_table(&project);
         let known = ["root", "storage", "jobs", "sources", "target", "write", "partition_by", "sql", "sql_file", "key",
-            "newer_by", "on_duplicate_keys", "delete_when", "predicate", "allow_nondeterministic", "unique"];
+            "newer_by", "on_duplicate_keys", "delete_when", "predicate", "allow_nondeterministic", "not_null", "unique"];
         prop_assume!(!known.contains(&key.as_str()));
         let within = |table: &mut Value, index: usize| -> Option<(String, Table)> {
             let tables = table.as_table_mut()?;

@@ -133,6 +133,29 @@ sql_file = "jobs/other.sql"
         assert!(text.ends_with("\ndatafusion.sql_parser.parse_float_as_decimal=true"), "{text}");
         assert_eq!(job.code_fingerprint("SELECT  1.5\n"), crate::stable_hash(text.as_bytes()));
     }
+
+    #[test]
+    fn not_null_names_columns_strictly_outside_the_fingerprint() {
+        let p = parse(GOOD).unwrap();
+        assert!(p.job("daily_orders").unwrap().not_null.is_empty());
+        let declared = |value: &str| {
+            GOOD.replacen("partition_by = \"dt\"\n", &format!("partition_by = \"dt\"\nnot_null = {value}\n"), 1)
+        };
+        let strict = parse(&declared("[\"x\", \"dt\"]")).unwrap();
+        let job = strict.job("daily_orders").unwrap();
+        assert_eq!(job.not_null, ["x", "dt"]);
+        assert_eq!(job.code_fingerprint("SELECT 1"), p.job("daily_orders").unwrap().code_fingerprint("SELECT 1"));
+        assert_eq!(
+            err(&declared("[\"\"]")),
+            "/p/lakewriter.toml: job `daily_orders`: key `not_null`: an empty column name"
+        );
+        assert_eq!(
+            err(&declared("[\"x\", \"x\"]")),
+            "/p/lakewriter.toml: job `daily_orders`: key `not_null`: `x` is named twice"
+        );
+        let e = err(&declared("\"x\""));
+        assert!(e.starts_with("/p/lakewriter.toml: job `daily_orders`: ") && e.contains("not_null"), "{e}");
+    }
 }
 
 mod write_modes {

@@ -46,6 +46,7 @@ async fn write(
         location,
         name: "t",
         partition_columns: &["dt".to_owned()],
+        not_null: &[],
         metadata: &meta,
         read_version,
         loaded: &LoadedTables::default(),

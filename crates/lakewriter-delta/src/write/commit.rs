@@ -218,7 +218,10 @@ pub(super) fn write_error(target: &Target<'_>, source: DeltaTableError) -> Error
     if conflict {
         Error::Conflict { table, partition, source: Box::new(source) }
     } else if failed_data_check(&source) {
-        Error::Invalid { table, source: Box::new(source) }
+        // delta-rs's words (a count of one batch's rows, a preview of them) say nothing of the
+        // column or the rule: the caller counts what it can name, from the result.
+        tracing::debug!(table, error = %source, "delta-rs refused the rows");
+        Error::Invalid { table, partition, not_null: Vec::new() }
     } else {
         match storage_request(source) {
             Ok(request) => Error::Request { table, partition, source: Box::new(request) },
@@ -264,14 +267,17 @@ fn request_in(error: BoxError) -> Result<deltalake::ObjectStoreError, BoxError> 
 }
 
 /// Whether delta-rs refused the rows it was writing: a row outside a replaceWhere predicate, a
-/// NULL in a NOT NULL column or a row breaking a CHECK constraint. delta-rs raises each as
-/// `DeltaTableError::InvalidData`, but a write's stream hands it on as text
+/// NULL in a NOT NULL column or a row breaking a CHECK constraint — or lakewriter's own guard of
+/// a column the job declares NOT NULL refused a NULL. delta-rs raises its refusals as
+/// `DeltaTableError::InvalidData`, but a write's stream hands them on as text
 /// (`DeltaTableError::Generic`, via its `From<DataFusionError>`), so this is the one place where
 /// lakewriter reads a delta-rs message: its data check's wording, "rows failed validation".
 fn failed_data_check(error: &DeltaTableError) -> bool {
     match error {
         DeltaTableError::InvalidData { .. } => true,
-        DeltaTableError::Generic(text) => text.contains("failed validation"),
+        DeltaTableError::Generic(text) => {
+            text.contains("failed validation") || text.contains(crate::nullability::GUARD_REFUSAL)
+        }
         _ => false,
     }
 }

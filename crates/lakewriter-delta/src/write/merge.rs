@@ -8,7 +8,7 @@ use datafusion::prelude::{DataFrame, Expr, lit};
 use deltalake::protocol::SaveMode;
 
 use super::commit::{attempt, write_error};
-use super::{Committed, Target, builder, check_schema, column};
+use super::{Committed, Target, builder, check_schema, column, refused};
 use crate::Result;
 
 /// How a keyed source is merged.
@@ -38,7 +38,8 @@ pub async fn merge(
     spec: MergeSpec<'_>,
 ) -> Result<Committed> {
     let columns: Vec<String> = source.schema().fields().iter().map(|f| f.name().clone()).collect();
-    attempt(&target, |table, props| async {
+    let checked = source.logical_plan().clone();
+    let outcome = attempt(&target, |table, props| async {
         let props = props.with_max_retries(0);
         check_schema(&table, source.schema().as_arrow(), target.name)?;
         if table.version().is_none() {
@@ -46,7 +47,7 @@ pub async fn merge(
             // meanwhile: a create is never retried (see `properties`), so a lost race runs the
             // whole merge again, against the winner's rows.
             let plan = source.logical_plan().clone();
-            return builder(table, session, plan, &target)
+            return builder(table, session, plan, &target, false)?
                 .with_save_mode(SaveMode::Append)
                 .with_commit_properties(props)
                 .await
@@ -82,5 +83,9 @@ pub async fn merge(
         let (table, _metrics) = merge.await.map_err(err)?;
         Ok(table)
     })
-    .await
+    .await;
+    match outcome {
+        Err(error) => Err(refused(session, &target, Some(checked), false, error).await),
+        committed => committed,
+    }
 }

@@ -21,7 +21,7 @@ use lakewriter_core::PartitionKey;
 use lakewriter_storage::Location;
 use serde::Serialize;
 
-use crate::{Error, Result, state};
+use crate::{Error, Result, nullability, state};
 use commit::{attempt, attempt_or_skip, finish, properties, write_error};
 
 pub(crate) use commit::CommitMetrics;
@@ -109,6 +109,9 @@ pub struct Target<'a> {
     pub name: &'a str,
     /// The partition columns of a table this write creates.
     pub partition_columns: &'a [String],
+    /// The columns the job declares NOT NULL (`not_null`): NOT NULL in a table this write creates,
+    /// every other column nullable; a NULL in one fails the write, naming it.
+    pub not_null: &'a [String],
     pub metadata: &'a CommitMetadata,
     /// The table version the run read before it planned (see [`crate::state::latest_version`]);
     /// `None` where there was no table. The write reads the table as of this version and commits
@@ -143,9 +146,60 @@ fn check_schema(table: &DeltaTable, result: &datafusion::arrow::datatypes::Schem
     Ok(())
 }
 
-fn builder(table: DeltaTable, session: &SessionState, plan: LogicalPlan, target: &Target<'_>) -> WriteBuilder {
+/// delta-rs's write of `plan` into `table`, with the nullability of [`nullability::as_written`]:
+/// a table it creates — or whose schema it replaces (`replaces_schema`) — nullable but for the
+/// job's `not_null` columns.
+fn builder(
+    table: DeltaTable,
+    session: &SessionState,
+    plan: LogicalPlan,
+    target: &Target<'_>,
+    replaces_schema: bool,
+) -> Result<WriteBuilder> {
+    let creates = replaces_schema || table.version().is_none();
+    let plan = nullability::as_written(plan, target.not_null, creates)
+        .map_err(|source| Error::Plan { table: target.name.to_owned(), source: Box::new(source) })?;
     let builder = table.write(Vec::new()).with_input_plan(plan).with_session_state(Arc::new(session.clone()));
-    if target.partition_columns.is_empty() { builder } else { builder.with_partition_columns(target.partition_columns) }
+    Ok(if target.partition_columns.is_empty() {
+        builder
+    } else {
+        builder.with_partition_columns(target.partition_columns)
+    })
+}
+
+/// A write that delta-rs's data checks refused ([`Error::Invalid`]) in the job's terms: the NULLs
+/// in the columns that are NOT NULL in the table (the table at the version the write read, unless
+/// it `replaces_schema`) or declared so, counted again from `plan` (on the failure path only);
+/// where there is no plan to count in, or no NULL there, the refusal names those columns. Any
+/// other error is returned as it is.
+async fn refused(
+    session: &SessionState,
+    target: &Target<'_>,
+    plan: Option<LogicalPlan>,
+    replaces_schema: bool,
+    error: Error,
+) -> Error {
+    let Error::Invalid { table, partition, .. } = error else { return error };
+    let shape = match target.loaded.shape(target.location, target.read_version).await {
+        Ok(shape) => shape.filter(|_| !replaces_schema),
+        Err(e) => {
+            tracing::debug!(error = %e, "cannot read the table's NOT NULL columns");
+            None
+        }
+    };
+    let not_null = nullability::required(shape.as_ref().map(|s| s.schema.as_ref()), target.not_null);
+    let nulls = match plan {
+        Some(plan) => nullability::null_counts(session, plan, &not_null).await.unwrap_or_else(|e| {
+            tracing::debug!(error = %e, "cannot count the NULLs in the NOT NULL columns");
+            Vec::new()
+        }),
+        None => Vec::new(),
+    };
+    if nulls.is_empty() {
+        Error::Invalid { table, partition, not_null }
+    } else {
+        Error::NullInNotNull { table, partition, nulls }
+    }
 }
 
 /// Commits `plan`'s rows as the whole content of the slice `predicate` selects: one commit that
@@ -163,7 +217,7 @@ pub async fn replace_where(
     let (checked, check) = (plan.clone(), predicate.clone());
     let outcome = attempt(&target, |table, props| async {
         check_schema(&table, plan.schema().as_arrow(), target.name)?;
-        builder(table, session, plan, &target)
+        builder(table, session, plan, &target, false)?
             .with_save_mode(SaveMode::Overwrite)
             .with_replace_where(predicate)
             .with_commit_properties(props)
@@ -171,21 +225,23 @@ pub async fn replace_where(
             .map_err(|e| write_error(&target, e))
     })
     .await;
-    match outcome {
-        Err(Error::Invalid { table, source }) => Err(match rows_outside(session, checked, check).await {
-            Ok(0) => Error::Invalid { table, source },
-            Ok(_) => Error::OutsideSlice { table, slice: slice.to_owned(), source },
-            Err(e) => {
-                tracing::debug!(error = %e, "cannot count the rows outside the slice");
-                Error::Invalid { table, source }
-            }
-        }),
-        outcome => outcome,
-    }
+    let error = match outcome {
+        Err(error) => refused(session, &target, Some(checked.clone()), false, error).await,
+        committed => return committed,
+    };
+    let Error::Invalid { table, partition, not_null } = error else { return Err(error) };
+    Err(match rows_outside(session, checked, check).await {
+        Ok(0) => Error::Invalid { table, partition, not_null },
+        Ok(rows) => Error::OutsideSlice { table, rows, slice: slice.to_owned() },
+        Err(e) => {
+            tracing::debug!(error = %e, "cannot count the rows outside the slice");
+            Error::Invalid { table, partition, not_null }
+        }
+    })
 }
 
 /// Rows of `plan` that `predicate` does not select (false or NULL): what tells a row outside a
-/// replaceWhere slice from a NULL in a NOT NULL column, which delta-rs reports alike. Computed
+/// replaceWhere slice from another row the table refuses, which delta-rs reports alike. Computed
 /// again, on the failure path only.
 async fn rows_outside(session: &SessionState, plan: LogicalPlan, predicate: Expr) -> datafusion::error::Result<usize> {
     let outside = datafusion::prelude::not(predicate.clone()).or(predicate.is_null());
@@ -199,15 +255,20 @@ async fn rows_outside(session: &SessionState, plan: LogicalPlan, predicate: Expr
 /// leave the compacted file, rows the rebuild replaces, beside its own. Any commit since is a
 /// conflict, and the run is made again (a rebuild's table has no other writer to lose to).
 pub async fn replace_all(session: &SessionState, target: Target<'_>, plan: LogicalPlan) -> Result<Committed> {
-    attempt(&target, |table, props| async {
-        builder(table, session, plan, &target)
+    let checked = plan.clone();
+    let outcome = attempt(&target, |table, props| async {
+        builder(table, session, plan, &target, true)?
             .with_save_mode(SaveMode::Overwrite)
             .with_schema_mode(SchemaMode::Overwrite)
             .with_commit_properties(props.with_max_retries(0))
             .await
             .map_err(|e| write_error(&target, e))
     })
-    .await
+    .await;
+    match outcome {
+        Err(error) => Err(refused(session, &target, Some(checked), true, error).await),
+        committed => committed,
+    }
 }
 
 /// Appends `plan`'s rows once per (job, partition): a second call appends nothing, unless `force`,
@@ -222,6 +283,7 @@ pub async fn append_once(
     force: bool,
 ) -> Result<AppendOutcome> {
     let marker = state::written_marker(&target.metadata.job, &target.metadata.partition);
+    let checked = plan.clone();
     let mut already = None;
     let committed = attempt_or_skip(&target, |table, props| async {
         if let (Some(version), false) = (table.version(), force)
@@ -231,7 +293,7 @@ pub async fn append_once(
             return Ok(None);
         }
         check_schema(&table, plan.schema().as_arrow(), target.name)?;
-        builder(table, session, plan, &target)
+        builder(table, session, plan, &target, false)?
             .with_save_mode(SaveMode::Append)
             .with_commit_properties(props)
             .await
@@ -239,9 +301,10 @@ pub async fn append_once(
             .map_err(|e| write_error(&target, e))
     })
     .await;
-    match already {
-        Some(outcome) => Ok(outcome),
-        None => Ok(AppendOutcome::Committed(committed?.expect("an append not skipped has committed"))),
+    match (already, committed) {
+        (Some(outcome), _) => Ok(outcome),
+        (None, Err(error)) => Err(refused(session, &target, Some(checked), false, error).await),
+        (None, Ok(committed)) => Ok(AppendOutcome::Committed(committed.expect("an append not skipped has committed"))),
     }
 }
 

@@ -12,21 +12,26 @@ use deltalake::protocol::SaveMode;
 use serde::Serialize;
 
 use super::commit::{attempt, attempt_or_skip, write_error};
-use super::{Committed, Target, builder, check_schema, column};
+use super::{Committed, Target, builder, check_schema, column, refused};
 use crate::Result;
 
 /// Appends `plan`'s rows in one commit, creating the table where there is none. Unlike
 /// [`super::append_once`], nothing marks the rows appended: running it again appends them again.
 pub async fn append(session: &SessionState, target: Target<'_>, plan: LogicalPlan) -> Result<Committed> {
-    attempt(&target, |table, props| async {
+    let checked = plan.clone();
+    let outcome = attempt(&target, |table, props| async {
         check_schema(&table, plan.schema().as_arrow(), target.name)?;
-        builder(table, session, plan, &target)
+        builder(table, session, plan, &target, false)?
             .with_save_mode(SaveMode::Append)
             .with_commit_properties(props)
             .await
             .map_err(|e| write_error(&target, e))
     })
-    .await
+    .await;
+    match outcome {
+        Err(error) => Err(refused(session, &target, Some(checked), false, error).await),
+        committed => committed,
+    }
 }
 
 /// A `MERGE INTO` as written: its condition and clauses over the target and source aliases.
@@ -104,40 +109,7 @@ pub async fn merge_clauses(
             .with_session_state(Arc::new(session.clone()))
             .with_commit_properties(props);
         for clause in clauses {
-            builder = match clause {
-                Clause::MatchedUpdate { predicate, set } => builder.when_matched_update(|u| {
-                    let u = match predicate {
-                        Some(p) => u.predicate(p),
-                        None => u,
-                    };
-                    set.into_iter().fold(u, |u, (c, v)| u.update(column(&c), v))
-                }),
-                Clause::MatchedDelete { predicate } => builder.when_matched_delete(|d| match predicate {
-                    Some(p) => d.predicate(p),
-                    None => d,
-                }),
-                Clause::NotMatchedInsert { predicate, set } => builder.when_not_matched_insert(|i| {
-                    let i = match predicate {
-                        Some(p) => i.predicate(p),
-                        None => i,
-                    };
-                    set.into_iter().fold(i, |i, (c, v)| i.set(column(&c), v))
-                }),
-                Clause::NotMatchedBySourceUpdate { predicate, set } => builder.when_not_matched_by_source_update(|u| {
-                    let u = match predicate {
-                        Some(p) => u.predicate(p),
-                        None => u,
-                    };
-                    set.into_iter().fold(u, |u, (c, v)| u.update(column(&c), v))
-                }),
-                Clause::NotMatchedBySourceDelete { predicate } => {
-                    builder.when_not_matched_by_source_delete(|d| match predicate {
-                        Some(p) => d.predicate(p),
-                        None => d,
-                    })
-                }
-            }
-            .map_err(err)?;
+            builder = with_clause(builder, clause).map_err(err)?;
         }
         let (table, metrics) = builder.await.map_err(err)?;
         counts = MergeCounts {
@@ -147,8 +119,51 @@ pub async fn merge_clauses(
         };
         Ok(changed(table, read))
     })
-    .await?;
-    Ok((committed, counts))
+    .await;
+    match committed {
+        Ok(committed) => Ok((committed, counts)),
+        Err(error) => Err(refused(session, &target, None, false, error).await),
+    }
+}
+
+/// `builder` with the clause `clause` added after its others.
+fn with_clause(
+    builder: deltalake::operations::merge::MergeBuilder,
+    clause: Clause,
+) -> std::result::Result<deltalake::operations::merge::MergeBuilder, deltalake::DeltaTableError> {
+    match clause {
+        Clause::MatchedUpdate { predicate, set } => builder.when_matched_update(|u| {
+            let u = match predicate {
+                Some(p) => u.predicate(p),
+                None => u,
+            };
+            set.into_iter().fold(u, |u, (c, v)| u.update(column(&c), v))
+        }),
+        Clause::MatchedDelete { predicate } => builder.when_matched_delete(|d| match predicate {
+            Some(p) => d.predicate(p),
+            None => d,
+        }),
+        Clause::NotMatchedInsert { predicate, set } => builder.when_not_matched_insert(|i| {
+            let i = match predicate {
+                Some(p) => i.predicate(p),
+                None => i,
+            };
+            set.into_iter().fold(i, |i, (c, v)| i.set(column(&c), v))
+        }),
+        Clause::NotMatchedBySourceUpdate { predicate, set } => builder.when_not_matched_by_source_update(|u| {
+            let u = match predicate {
+                Some(p) => u.predicate(p),
+                None => u,
+            };
+            set.into_iter().fold(u, |u, (c, v)| u.update(column(&c), v))
+        }),
+        Clause::NotMatchedBySourceDelete { predicate } => {
+            builder.when_not_matched_by_source_delete(|d| match predicate {
+                Some(p) => d.predicate(p),
+                None => d,
+            })
+        }
+    }
 }
 
 /// The table where the operation made a commit.

@@ -39,6 +39,17 @@ async fn overwrite_with(
     read_version: Option<u64>,
     loaded: &LoadedTables,
 ) -> crate::Result<u64> {
+    overwrite_declaring(location, (dt, select), read_version, loaded, &[]).await
+}
+
+/// [`overwrite_with`] by a job that declares the columns `not_null` NOT NULL.
+async fn overwrite_declaring(
+    location: &Location,
+    (dt, select): (NaiveDate, &str),
+    read_version: Option<u64>,
+    loaded: &LoadedTables,
+    not_null: &[String],
+) -> crate::Result<u64> {
     let ctx = crate::session();
     let plan = ctx.sql(select).await.expect("plan").logical_plan().clone();
     let metadata = CommitMetadata {
@@ -59,6 +70,7 @@ async fn overwrite_with(
         location,
         name: "a.t",
         partition_columns: &partition_columns,
+        not_null,
         metadata: &metadata,
         read_version,
         loaded,
@@ -67,37 +79,59 @@ async fn overwrite_with(
     Ok(replace_where(&ctx.state(), target, plan, predicate, &format!("rows whose `dt` is not {dt}")).await?.version)
 }
 
+/// The table's columns and whether each is nullable.
+async fn nullable(location: &Location) -> Vec<(String, bool)> {
+    let version = crate::state::latest_version(location).await.expect("version");
+    let shape = LoadedTables::default().shape(location, version).await.expect("shape").expect("a table");
+    shape.schema.fields().iter().map(|f| (f.name().clone(), f.is_nullable())).collect()
+}
+
 #[tokio::test]
-async fn a_row_outside_the_slice_and_a_null_in_a_not_null_column_are_told_apart() {
+async fn a_created_table_is_nullable_but_for_declared_columns_and_nulls_there_are_counted() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let url = url::Url::from_directory_path(dir.path().join("t")).expect("url");
-    let location = Location::new(url, HashMap::new(), |_| None).expect("location");
-    // A literal is NOT NULL: the table's `n` is a NOT NULL column.
-    let created = overwrite(&location, day(1), "SELECT CAST(1 AS BIGINT) AS n, DATE '2026-09-01' AS dt").await;
-    assert_eq!(created.expect("first write"), 0);
+    let location = |name: &str| {
+        let url = url::Url::from_directory_path(dir.path().join(name)).expect("url");
+        Location::new(url, HashMap::new(), |_| None).expect("location")
+    };
+    let (free, strict, guarded) = (location("free"), location("strict"), location("guarded"));
+    let one = "SELECT CAST(1 AS BIGINT) AS n, DATE '2026-09-01' AS dt";
+    let null = "SELECT CAST(NULL AS BIGINT) AS n, DATE '2026-09-01' AS dt";
+    let declared = ["n".to_owned()];
+    let loaded = LoadedTables::default();
 
-    let outside = overwrite(&location, day(1), "SELECT CAST(2 AS BIGINT) AS n, DATE '2026-09-02' AS dt").await;
-    match outside {
-        Err(error @ Error::OutsideSlice { .. }) => {
-            assert_eq!(
-                error.to_string(),
-                "a.t: the result has rows whose `dt` is not 2026-09-01; nothing was committed"
-            );
-        }
-        other => panic!("expected a row outside the slice, got {other:?}"),
-    }
+    // Literals are NOT NULL in the result; the table takes them as nullable.
+    assert_eq!(overwrite(&free, day(1), one).await.expect("create"), 0);
+    assert_eq!(nullable(&free).await, [("n".to_owned(), true), ("dt".to_owned(), true)]);
+    assert_eq!(overwrite(&free, day(1), null).await.expect("a NULL where the first run had none"), 1);
 
-    let null = overwrite(&location, day(1), "SELECT CAST(NULL AS BIGINT) AS n, DATE '2026-09-01' AS dt").await;
-    match null {
-        Err(error @ Error::Invalid { .. }) => assert!(
-            error
-                .to_string()
-                .starts_with("a.t: the result breaks the table's data checks (a NULL in a NOT NULL column"),
-            "{error}"
+    // Declared, `n` is NOT NULL in the table: a NULL there is counted and named.
+    assert_eq!(overwrite_declaring(&strict, (day(1), one), None, &loaded, &declared).await.expect("create"), 0);
+    assert_eq!(nullable(&strict).await, [("n".to_owned(), false), ("dt".to_owned(), true)]);
+    let two_nulls = "SELECT CAST(NULL AS BIGINT) AS n, DATE '2026-09-01' AS dt UNION ALL \
+                     SELECT CAST(NULL AS BIGINT) AS n, DATE '2026-09-01' AS dt";
+    let error = overwrite(&strict, day(1), two_nulls).await.expect_err("NULLs in a NOT NULL column");
+    assert!(matches!(error, Error::NullInNotNull { .. }), "{error:?}");
+    assert!(
+        error.to_string().starts_with(
+            "a.t: the result for dt=2026-09-01 has a NULL in column `n` (2 rows), NOT NULL in the table; nothing was \
+             committed. Where the column must hold a value"
         ),
-        other => panic!("expected a NOT NULL violation, got {other:?}"),
-    }
-    assert_eq!(crate::table::version(&location).await.expect("version"), Some(0), "nothing committed");
+        "{error}"
+    );
+    assert!(
+        error.to_string().ends_with("run `ALTER TABLE a.t ALTER COLUMN n DROP NOT NULL` in another engine (Spark)")
+    );
+    let outside = overwrite(&strict, day(1), "SELECT CAST(2 AS BIGINT) AS n, DATE '2026-09-02' AS dt").await;
+    assert_eq!(
+        outside.expect_err("a row outside").to_string(),
+        "a.t: the result has 1 rows whose `dt` is not 2026-09-01; nothing was committed"
+    );
+    assert_eq!(crate::table::version(&strict).await.expect("version"), Some(0), "nothing committed");
+
+    // A declared column of a nullable result: the write that would create the table fails.
+    let error = overwrite_declaring(&guarded, (day(1), null), None, &loaded, &declared).await.expect_err("a NULL");
+    assert!(error.to_string().starts_with("a.t: the result for dt=2026-09-01 has a NULL in column `n` (1 row), "));
+    assert_eq!(crate::table::version(&guarded).await.expect("version"), None, "no table created");
 }
 
 #[tokio::test]

@@ -223,7 +223,7 @@ impl Runner {
             },
         };
         value::assigned(&value, &wanted).map_err(|reason| {
-            let delta_type = value::a(&lakewriter_delta::values::delta_type(&wanted));
+            let delta_type = value::a(&lakewriter_delta::schema::delta_type_name(&wanted));
             Error::Usage(format!("PARTITION ({column} = {sql}): `{column}` is {delta_type} column: {reason}"))
         })
     }

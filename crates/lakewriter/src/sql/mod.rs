@@ -100,6 +100,7 @@ impl Written<'_> {
             location: &self.location,
             name: &self.name,
             partition_columns,
+            not_null: &[],
             metadata: &self.metadata,
             read_version: self.read_version,
             loaded: &runner.loaded,

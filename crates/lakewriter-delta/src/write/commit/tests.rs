@@ -67,6 +67,7 @@ fn delta_errors_are_classified_by_their_variants() {
         location: &location,
         name: "a.t",
         partition_columns: &[],
+        not_null: &[],
         metadata: &metadata,
         read_version: None,
         loaded: &LoadedTables::default(),
@@ -89,6 +90,8 @@ fn delta_errors_are_classified_by_their_variants() {
     assert_eq!(kind(invalid), "invalid");
     let as_text = DeltaTableError::Generic("Invalid data found: 2 rows failed validation check.".into());
     assert_eq!(kind(as_text), "invalid");
+    let guard = format!("Execution error: {} `n`", crate::nullability::GUARD_REFUSAL);
+    assert_eq!(kind(DeltaTableError::Generic(guard)), "invalid");
     assert_eq!(kind(DeltaTableError::Generic("the disk is full".into())), "write");
     // A failed storage request, however delta-rs labels it, is the request's own error.
     let request = || deltalake::ObjectStoreError::Generic { store: "S3", source: "Error performing PUT".into() };

@@ -11,12 +11,16 @@
 
 use std::sync::Arc;
 
-use arrow::datatypes::{DataType, Field, FieldRef, Fields, Schema, TimeUnit};
+use arrow::datatypes::{DataType, Field, FieldRef, Fields, TimeUnit};
 use datafusion::common::Column;
 use datafusion::logical_expr::{LogicalPlan, LogicalPlanBuilder, cast};
 use datafusion::prelude::Expr;
 
 use crate::{Error, Result};
+
+mod differences;
+
+pub use differences::{Difference, column_differences, delta_type_name, differences};
 
 /// The type Delta stores a column of `data_type` as, or why it cannot store it (with a fix).
 pub fn storage_type(data_type: &DataType) -> std::result::Result<DataType, String> {
@@ -234,139 +238,5 @@ pub fn same_storage(table: &DataType, result: &DataType) -> bool {
     comparable_type(table) == comparable_type(result)
 }
 
-/// How `result` differs from `table`, one line per column; empty where they match by name and
-/// stored type (column order and nullability aside).
-#[must_use]
-pub fn differences(table: &Schema, result: &Schema) -> Vec<String> {
-    let mut out = Vec::new();
-    for field in table.fields() {
-        match result.field_with_name(field.name()) {
-            Err(_) => out.push(format!("column `{}` ({}) is missing from the result", field.name(), field.data_type())),
-            Ok(r) if !same_storage(field.data_type(), r.data_type()) => out.push(format!(
-                "column `{}` is {} in the table but {} in the result",
-                field.name(),
-                field.data_type(),
-                r.data_type()
-            )),
-            Ok(_) => {}
-        }
-    }
-    for field in result.fields() {
-        if table.field_with_name(field.name()).is_err() {
-            out.push(format!("column `{}` ({}) is not in the table", field.name(), field.data_type()));
-        }
-    }
-    out
-}
-
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use arrow::datatypes::IntervalUnit;
-
-    fn list(item: DataType, name: &str) -> DataType {
-        DataType::List(Arc::new(Field::new(name, item, true)))
-    }
-
-    #[test]
-    fn names_every_difference_and_ignores_encodings() {
-        let table = Schema::new(vec![
-            Field::new("k", DataType::Int64, false),
-            Field::new("s", DataType::Utf8, true),
-            Field::new("v", DataType::Decimal128(22, 2), true),
-        ]);
-        let same = Schema::new(vec![
-            Field::new("s", DataType::Utf8View, false),
-            Field::new("k", DataType::UInt64, true),
-            Field::new("v", DataType::Decimal128(22, 2), true),
-        ]);
-        assert!(differences(&table, &same).is_empty(), "an unsigned long is stored as a long");
-        let other = Schema::new(vec![
-            Field::new("k", DataType::Int64, false),
-            Field::new("v", DataType::Utf8, true),
-            Field::new("extra", DataType::Int32, true),
-        ]);
-        assert_eq!(
-            differences(&table, &other),
-            [
-                "column `s` (Utf8) is missing from the result",
-                "column `v` is Decimal128(22, 2) in the table but Utf8 in the result",
-                "column `extra` (Int32) is not in the table",
-            ]
-        );
-    }
-
-    #[test]
-    fn compares_as_delta_stores_recursively() {
-        let us_utc = DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into()));
-        let pairs = [
-            (us_utc.clone(), DataType::Timestamp(TimeUnit::Nanosecond, Some("UTC".into()))),
-            (us_utc.clone(), DataType::Timestamp(TimeUnit::Second, Some("Europe/Paris".into()))),
-            (DataType::Timestamp(TimeUnit::Microsecond, None), DataType::Timestamp(TimeUnit::Millisecond, None)),
-            (list(DataType::Utf8, "element"), list(DataType::Utf8View, "item")),
-            (
-                list(DataType::Int64, "element"),
-                DataType::LargeList(Arc::new(Field::new("item", DataType::Int64, false))),
-            ),
-            (
-                list(DataType::Int64, "element"),
-                DataType::FixedSizeList(Arc::new(Field::new("item", DataType::Int64, true)), 2),
-            ),
-            (DataType::Date32, DataType::Date64),
-            (DataType::Int16, DataType::UInt8),
-            (DataType::Decimal128(10, 2), DataType::Decimal256(10, 2)),
-            (
-                DataType::Struct(vec![Field::new("a", list(us_utc.clone(), "element"), true)].into()),
-                DataType::Struct(
-                    vec![Field::new(
-                        "a",
-                        list(DataType::Timestamp(TimeUnit::Nanosecond, Some("+02:00".into())), "item"),
-                        false,
-                    )]
-                    .into(),
-                ),
-            ),
-        ];
-        for (table, result) in &pairs {
-            assert!(same_storage(table, result), "{table} vs {result}");
-        }
-        let changed = [
-            (us_utc.clone(), DataType::Timestamp(TimeUnit::Microsecond, None)),
-            (DataType::Int32, DataType::Int64),
-            (list(DataType::Int64, "element"), list(DataType::Int32, "element")),
-            (
-                DataType::Struct(vec![Field::new("a", DataType::Int64, true)].into()),
-                DataType::Struct(vec![Field::new("b", DataType::Int64, true)].into()),
-            ),
-            (DataType::Decimal128(10, 2), DataType::Decimal128(12, 2)),
-        ];
-        for (table, result) in &changed {
-            assert!(!same_storage(table, result), "{table} vs {result} is a real change");
-        }
-    }
-
-    #[test]
-    fn types_delta_cannot_store_name_a_fix() {
-        for (data_type, fix) in [
-            (DataType::Null, "CAST(NULL AS VARCHAR)"),
-            (DataType::Time64(TimeUnit::Nanosecond), "CAST(x AS VARCHAR)"),
-            (DataType::Duration(TimeUnit::Second), "CAST(x AS BIGINT)"),
-            (DataType::Interval(IntervalUnit::MonthDayNano), "CAST(x AS VARCHAR)"),
-            (DataType::Decimal256(50, 4), "CAST(x AS DECIMAL(38, 4))"),
-            (list(DataType::Time32(TimeUnit::Second), "item"), "CAST(x AS VARCHAR)"),
-        ] {
-            let reason = storage_type(&data_type).expect_err("not storable");
-            assert!(reason.contains(fix), "{data_type}: {reason}");
-        }
-    }
-
-    #[test]
-    fn only_what_delta_rs_would_refuse_or_narrow_is_cast() {
-        assert!(!needs_cast(&DataType::Utf8View));
-        assert!(!needs_cast(&DataType::Timestamp(TimeUnit::Nanosecond, None)));
-        assert!(!needs_cast(&list(DataType::Utf8View, "item")));
-        assert!(needs_cast(&DataType::UInt8));
-        assert!(needs_cast(&DataType::Timestamp(TimeUnit::Microsecond, Some("+02:00".into()))));
-        assert!(needs_cast(&DataType::Struct(vec![Field::new("u", DataType::UInt32, true)].into())));
-    }
-}
+mod tests;
