@@ -102,7 +102,7 @@ fn json_output_is_only_json_lines() {
     for report in &reports {
         let span = format!("partition{{job=daily_orders partition={}", report.partition);
         let done = format!(
-            ": done partition=daily_orders {} status=Ok rows=Some({}) version=Some({})",
+            ": done partition=daily_orders {} status=Ok rows={} version={}",
             report.partition,
             report.rows_written.expect("rows"),
             report.table_version.expect("version")

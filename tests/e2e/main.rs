@@ -38,6 +38,7 @@ mod reports;
 mod reproduce;
 mod s3;
 mod schema_change;
+mod spark_semantics;
 mod sql;
 mod sql_errors;
 mod sql_jobs;

@@ -340,7 +340,18 @@ fn verify_passes_every_idempotent_mode_and_fails_bare_append() {
         first.expect("the digest after the first application"),
         second.expect("the digest after the second")
     );
-    assert_eq!(text.stdout.lines().last(), Some(fail.as_str()), "{}", text.stdout);
+    // The FAIL line, then the first five rows the second application added, as `+ column=value`.
+    let lines: Vec<&str> = text.stdout.lines().collect();
+    let at = lines.iter().position(|l| *l == fail).unwrap_or_else(|| panic!("no `{fail}` in:\n{}", text.stdout));
+    let examples = &lines[at + 1..];
+    assert_eq!(examples.len(), 5, "{}", text.stdout);
+    assert!(
+        examples.iter().all(|l| l.starts_with("  + order_id=") && l.ends_with(", dt=2026-09-02")),
+        "{}",
+        text.stdout
+    );
+    let shown: Vec<&serde_json::Value> = verdict["added_examples"].as_array().expect("added_examples").iter().collect();
+    assert_eq!(shown.len(), 5, "--json shows the same five rows: {verdict}");
 
     assert_eq!(lake.commit_count("events/orders_log"), log_commits, "verify never writes the real table");
     for table in [

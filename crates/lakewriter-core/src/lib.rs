@@ -32,9 +32,9 @@ pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// The DataFusion settings, beyond DataFusion's defaults, of every session lakewriter plans SQL
 /// in (job SQL, `lakewriter sql`, `lint`, the benchmark's floor): a literal such as `1.005` is an
-/// exact `DECIMAL(4,3)`, as in Spark, not a `DOUBLE`. They are part of every job's code
-/// fingerprint ([`JobSpec::code_fingerprint`]): a change here changes what the same SQL writes, so
-/// days written before read as stale.
+/// exact `DECIMAL(4,3)`, as in Spark, not a `DOUBLE`. They are part of the code fingerprint of
+/// every job whose SQL has such a literal ([`JobSpec::fingerprinted`]): a change here changes what
+/// that SQL writes, so its days written before read as stale.
 pub const SQL_SETTINGS: &[(&str, &str)] = &[("datafusion.sql_parser.parse_float_as_decimal", "true")];
 
 /// A stable, hex-encoded 128-bit hash (XXH3) of `bytes`, used for code fingerprints.

@@ -148,18 +148,23 @@ impl JobSpec {
     }
 
     /// What the code fingerprint hashes: the SQL text with runs of white space folded, the write
-    /// settings, and the SQL settings lakewriter plans with ([`crate::SQL_SETTINGS`]). Editing
-    /// any of them changes it. `allow_nondeterministic`, the checks and `not_null` are left out:
-    /// they permit or stop a commit, they do not change the rows it writes (`not_null` shapes only
-    /// a table the job creates, and a run over an existing table does not change its columns: a
-    /// fingerprint that counted it would call every partition stale where no run could make it
+    /// settings, and — where the SQL has a number literal with a fraction or an exponent, whose
+    /// type they decide — the SQL settings lakewriter plans with ([`crate::SQL_SETTINGS`]).
+    /// Editing any of them changes it; SQL without such a literal keeps the fingerprint it had
+    /// before the settings existed. `allow_nondeterministic`, the checks and `not_null` are left
+    /// out: they permit or stop a commit, they do not change the rows it writes (`not_null` shapes
+    /// only a table the job creates, and a run over an existing table does not change its columns:
+    /// a fingerprint that counted it would call every partition stale where no run could make it
     /// fresh).
     #[must_use]
     pub fn fingerprinted(&self, sql: &str) -> String {
-        let sql: Vec<&str> = sql.split_whitespace().collect();
+        let folded = sql.split_whitespace().collect::<Vec<_>>().join(" ");
         let settings = format!("{}|{:?}|{:?}", self.target, self.partition_by, self.write);
+        if !has_fractional_literal(sql) {
+            return format!("{folded}\n{settings}");
+        }
         let dialect: Vec<String> = crate::SQL_SETTINGS.iter().map(|(k, v)| format!("{k}={v}")).collect();
-        format!("{}\n{settings}\n{}", sql.join(" "), dialect.join(","))
+        format!("{folded}\n{settings}\n{}", dialect.join(","))
     }
 
     /// The logical partition of `dt` in reports and commits: `dt=2026-09-30` (with the job's
@@ -233,6 +238,17 @@ pub fn root_url(root: &str, base_dir: &Path) -> Result<Url, String> {
         url.set_path(&format!("{}/", url.path()));
     }
     Ok(url)
+}
+
+/// Whether `sql` has a number literal with a fraction or an exponent (`1.5`, `1e3`): a `DECIMAL`
+/// under [`crate::SQL_SETTINGS`], a `DOUBLE` under DataFusion's defaults. SQL that does not
+/// tokenize counts as having one.
+fn has_fractional_literal(sql: &str) -> bool {
+    use sqlparser::dialect::GenericDialect;
+    use sqlparser::tokenizer::{Token, Tokenizer};
+    Tokenizer::new(&GenericDialect {}, sql)
+        .tokenize()
+        .map_or(true, |tokens| tokens.iter().any(|t| matches!(t, Token::Number(n, _) if n.contains(['.', 'e', 'E']))))
 }
 
 #[cfg(test)]

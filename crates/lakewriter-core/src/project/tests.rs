@@ -132,6 +132,16 @@ sql_file = "jobs/other.sql"
         assert!(text.starts_with("SELECT 1.5\n"), "{text}");
         assert!(text.ends_with("\ndatafusion.sql_parser.parse_float_as_decimal=true"), "{text}");
         assert_eq!(job.code_fingerprint("SELECT  1.5\n"), crate::stable_hash(text.as_bytes()));
+        for literal in ["1.5", "1e3", ".5", "2E-1"] {
+            let text = job.fingerprinted(&format!("SELECT a * {literal} FROM t"));
+            assert!(text.ends_with("parse_float_as_decimal=true"), "{literal}: {text}");
+        }
+        // SQL whose literals the settings do not decide (integers; a fraction inside a string,
+        // an identifier or a comment) keeps the fingerprint it had before the settings existed.
+        let sql = "SELECT 15, '1.5' AS \"x.5\", $dt -- 2.5\nFROM t";
+        let settings = format!("{}|{:?}|{:?}", job.target, job.partition_by, job.write);
+        let before = format!("{}\n{settings}", sql.split_whitespace().collect::<Vec<_>>().join(" "));
+        assert_eq!(job.fingerprinted(sql), before);
     }
 
     #[test]
