@@ -64,11 +64,11 @@ fn jobs() -> Vec<(&'static str, String)> {
 }
 
 fn project(jobs: &[(&str, String)]) -> String {
-    let mut text = String::from("root = \"lake\"\n");
-    for (name, settings) in jobs {
-        text.push_str(&format!("\n[jobs.{name}]\ntarget = \"cases.{name}\"\n{settings}\n"));
-    }
-    text
+    let each: Vec<String> = jobs
+        .iter()
+        .map(|(name, settings)| format!("\n[jobs.{name}]\ntarget = \"cases.{name}\"\n{settings}\n"))
+        .collect();
+    format!("root = \"lake\"\n{}", each.concat())
 }
 
 const FROM: &str = "2026-09-01";

@@ -592,9 +592,9 @@ fn a_uint64_above_the_greatest_long_is_refused_clearly() {
     assert_eq!(
         error,
         format!(
-            "overwrite dt={DAY1}: types.overwrite: writing dt={DAY1} failed; nothing was committed: Generic \
-             DeltaTable error: Execution error: column `big` holds {big}, above the greatest BIGINT (2^63 - 1) that \
-             Delta stores; cast it, e.g. `CAST(big AS DECIMAL(20, 0))`"
+            "overwrite dt={DAY1}: types.overwrite: writing dt={DAY1} failed; nothing was committed: Execution \
+             error: column `big` holds {big}, above the greatest BIGINT (2^63 - 1) that Delta stores; cast it, e.g. \
+             `CAST(big AS DECIMAL(20, 0))`"
         )
     );
     assert!(!lake.root().join("types/overwrite/_delta_log").exists(), "a table was created");

@@ -54,8 +54,11 @@ pub enum Error {
     #[error("{table}: cannot cast the result to the types Delta stores")]
     Plan { table: String, source: Box<datafusion::error::DataFusionError> },
 
+    /// The write failed otherwise: delta-rs's error, or the message alone of its `Generic` error
+    /// (a runtime error of the job's query reaches the write so: `Arrow error: Divide by zero
+    /// error`), without delta-rs's "Generic DeltaTable error" wrapper.
     #[error("{table}: writing {partition} failed; nothing was committed")]
-    Write { table: String, partition: PartitionKey, source: Box<DeltaTableError> },
+    Write { table: String, partition: PartitionKey, source: Box<dyn std::error::Error + Send + Sync> },
 
     /// A storage request of the write failed (retried as the storage policy allows): its error
     /// names the operation, the object and the server's answer.
@@ -120,3 +123,8 @@ fn nulls_in(nulls: &[(String, u64)]) -> String {
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// A message that is the whole of an error (delta-rs's `Generic` error without its wrapper).
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct Message(pub String);

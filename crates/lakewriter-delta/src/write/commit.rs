@@ -148,9 +148,8 @@ pub(super) async fn finish(
 /// lakewriter could not check).
 fn unconfirmed(target: &Target<'_>, error: Error) -> Error {
     let source: Box<dyn std::error::Error + Send + Sync> = match error {
-        Error::Write { source, .. } => source,
+        Error::Write { source, .. } | Error::Conflict { source, .. } => source,
         Error::Request { source, .. } => source,
-        Error::Conflict { source, .. } => source,
         other => Box::new(other),
     };
     Error::Unconfirmed { table: target.name.to_owned(), partition: target.metadata.partition.clone(), source }
@@ -225,6 +224,9 @@ pub(super) fn write_error(target: &Target<'_>, source: DeltaTableError) -> Error
     } else {
         match storage_request(source) {
             Ok(request) => Error::Request { table, partition, source: Box::new(request) },
+            Err(DeltaTableError::Generic(message)) => {
+                Error::Write { table, partition, source: Box::new(crate::error::Message(message)) }
+            }
             Err(source) => Error::Write { table, partition, source: Box::new(source) },
         }
     }

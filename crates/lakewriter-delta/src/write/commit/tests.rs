@@ -93,6 +93,10 @@ fn delta_errors_are_classified_by_their_variants() {
     let guard = format!("Execution error: {} `n`", crate::nullability::GUARD_REFUSAL);
     assert_eq!(kind(DeltaTableError::Generic(guard)), "invalid");
     assert_eq!(kind(DeltaTableError::Generic("the disk is full".into())), "write");
+    // A query's runtime error, without delta-rs's "Generic DeltaTable error" wrapper.
+    let divided = write_error(&target, DeltaTableError::Generic("Arrow error: Divide by zero error".into()));
+    let chain = lakewriter_core::error_chain(&divided);
+    assert!(chain.ends_with("nothing was committed: Arrow error: Divide by zero error"), "{chain}");
     // A failed storage request, however delta-rs labels it, is the request's own error.
     let request = || deltalake::ObjectStoreError::Generic { store: "S3", source: "Error performing PUT".into() };
     assert_eq!(kind(DeltaTableError::ObjectStore { source: request() }), "request");
