@@ -13,7 +13,9 @@ use datafusion::prelude::{Expr, lit, nullif};
 
 use crate::{Error, Result};
 
-fn is_text(data_type: &DataType) -> bool {
+/// Whether `data_type` is a string type (plain, large or view).
+#[must_use]
+pub fn is_text(data_type: &DataType) -> bool {
     matches!(data_type, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View)
 }
 

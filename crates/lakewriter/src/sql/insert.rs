@@ -295,8 +295,8 @@ fn expected_columns(
 /// timestamp, a NULL into anything. A value that does not fit fails the statement (the cast is not
 /// `TRY_CAST`). Other differences are refused by the schema check.
 fn assignable(from: &DataType, to: &DataType) -> bool {
-    use DataType::{Date32, LargeUtf8, Null, Timestamp, Utf8, Utf8View};
-    let text = |t: &DataType| matches!(t, Utf8 | LargeUtf8 | Utf8View);
+    use DataType::{Date32, Null, Timestamp};
+    use lakewriter_delta::values::is_text as text;
     !lakewriter_delta::schema::same_storage(to, from)
         && (matches!(from, Null)
             || (from.is_numeric() && to.is_numeric())

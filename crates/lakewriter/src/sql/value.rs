@@ -8,10 +8,7 @@
 use datafusion::arrow::datatypes::DataType;
 use datafusion::common::ScalarValue;
 use lakewriter_delta::schema::delta_type_name as delta_type;
-
-fn is_text(data_type: &DataType) -> bool {
-    matches!(data_type, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View)
-}
+use lakewriter_delta::values::is_text;
 
 fn text(value: &ScalarValue) -> Option<&str> {
     match value {
