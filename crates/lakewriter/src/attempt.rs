@@ -1,14 +1,12 @@
 //! One attempt at a partition: plan, check the plan, fingerprint, compute, check the result, then
-//! the write its [`WritePlan`] names — one Delta commit, or none (always none in a dry run).
+//! its mode's write (see `crate::write`) — one Delta commit, or none (always none in a dry run).
 
-use lakewriter_compute::{KeyedCounts, KeyedSource, KeyedSpec};
 use lakewriter_core::{CheckOutcome, InputFile, input_fingerprint, stable_hash};
-use lakewriter_delta::state::{LogScope, Recorded};
-use lakewriter_delta::{AppendOutcome, CheckRecord, CommitMetadata, Committed, MergeSpec, Target};
+use lakewriter_delta::state::Recorded;
+use lakewriter_delta::{CheckRecord, CommitMetadata, Committed, Target};
 
-use crate::result::Computed;
-use crate::sql::JobStatement;
-use crate::{DryRun, PartitionReport, PreparedRun, RunError, RunStatus, Runner, WritePlan};
+use crate::write::{Attempt, Replaces};
+use crate::{DryRun, PartitionReport, PreparedRun, RunError, RunStatus, Runner};
 
 impl Runner {
     /// Reads the table's version, plans `run`, checks its plan (determinism, storable types),
@@ -28,41 +26,38 @@ impl Runner {
         report: &mut PartitionReport,
     ) -> Result<(), RunError> {
         let job = run.job;
+        let mode = job.mode.as_ref();
         let read_version = lakewriter_delta::state::latest_version(&job.location).await?;
+        let mut attempt = Attempt { runner: self, run, location: &job.location, read_version, previous, fresh: false };
         let mut query = self.plan(&job.query, run.unit.dt).await?;
         self.check_determinism(job, &query.plan).await?;
         let table = job.spec.target.to_string();
-        if let Some(insert) = job.statement.as_ref().and_then(JobStatement::insert) {
-            query.plan = self.lay_out(insert, job, read_version, query.plan, run.unit.dt).await?;
-        }
+        query.plan = mode.lay_out(&attempt, query.plan).await?;
         query.plan = lakewriter_delta::schema::storable(query.plan, &table)?;
         query.plan =
-            lakewriter_delta::values::empty_partitions_as_null(query.plan, job.spec.partition_by.as_slice(), &table)?;
+            lakewriter_delta::values::empty_partitions_as_null(query.plan, job.partition_by.as_slice(), &table)?;
         lakewriter_delta::phase("planned", &table, &run.partition);
         let inputs = input_fingerprint(&query.files);
-        let fresh = previous.is_some_and(|r| r.is_fresh(&job.code, &inputs));
-        report.fresh_before = Some(fresh);
+        attempt.fresh = previous.is_some_and(|r| r.is_fresh(&job.code, &inputs));
+        report.fresh_before = Some(attempt.fresh);
         report.files_scanned = Some(query.files.len());
         report.input_fingerprint = Some(inputs.clone());
-        if let (WritePlan::Append { force: false }, Some(_), Some(version)) = (&run.write, previous, read_version) {
-            // Appended before (the state the write would find): nothing to compute.
+        if let Some(version) = mode.already_written(&attempt) {
             report.skipped(version);
             report.dry_run =
                 self.dry_run.map(|_| DryRun { rows_added: Some(0), rows_removed: Some(0), ..DryRun::default() });
             return Ok(());
         }
-        if self.dry_run.is_some() && matches!(run.write, WritePlan::Merge(_)) {
-            let message =
-                "a dry run of a job written as MERGE INTO is not supported: delta-rs merges only by committing";
-            return Err(RunError::Setup(crate::Error::Usage(message.into())));
+        if let (Some(_), Some(why)) = (self.dry_run, mode.refuses_dry_run()) {
+            return Err(RunError::Setup(crate::Error::Usage(why.into())));
         }
-        let computed = self.compute(run, query.plan).await?;
+        let computed = mode.compute(&attempt, query.plan).await?;
         let compares = self.dry_run.is_some() || job.spec.checks.compares();
-        let replaced = if compares { self.replaced(run, &job.location, read_version).await? } else { None };
-        let blocked = self.checked(run, &computed, (replaced.as_ref(), (&job.location, read_version)), report).await?;
+        let replaced = if compares { self.replaced(&attempt).await? } else { None };
+        let blocked = self.checked(&attempt, &computed, replaced.as_ref(), report).await?;
         if self.dry_run.is_some() {
-            let table = (&job.location, read_version);
-            self.preview(run, computed, replaced, table, fresh, report).await?;
+            let dry = mode.preview(&attempt, computed, replaced, report).await?;
+            report.previewed(dry, read_version);
             return if blocked.is_empty() { Ok(()) } else { Err(RunError::Checks { failed: blocked }) };
         }
         if !blocked.is_empty() {
@@ -72,153 +67,38 @@ impl Runner {
         let target = Target {
             location: &job.location,
             name: &table,
-            partition_columns: job.spec.partition_by.as_slice(),
+            partition_columns: job.partition_by.as_slice(),
             not_null: &job.spec.not_null,
             metadata: &metadata,
             read_version,
             loaded: &self.loaded,
         };
-        if let Some(committed) = self.write(run, target, computed, fresh, report).await? {
-            if matches!(run.write, WritePlan::Append { force: true }) && previous.is_some() {
-                let note = "--force: appended again; rows appended before for this partition are now duplicated";
-                report.note = Some(note.into());
-            }
-            report.record_commit(committed, fresh);
+        if let Some(committed) = mode.commit(&attempt, target, computed, report).await? {
+            report.record_commit(committed, attempt.fresh);
         }
         Ok(())
     }
 
-    /// The write `run.write` names. `None` where nothing was committed (the report says why).
-    async fn write(
+    /// The rows of the table at the version `attempt` read that its mode's write replaces: its
+    /// slice, or the whole table. `None` where there is no table yet, and for the modes that
+    /// replace no rows.
+    pub(crate) async fn replaced(
         &self,
-        run: &PreparedRun<'_>,
-        target: Target<'_>,
-        computed: Computed,
-        fresh: bool,
-        report: &mut PartitionReport,
-    ) -> Result<Option<Committed>, RunError> {
-        let state = self.session().state();
-        let plan = match computed {
-            Computed::Keyed(source) => match &run.write {
-                WritePlan::Keyed(spec) => {
-                    let job = run.job.spec;
-                    return self.write_keyed(target, (job, source), spec, fresh, report).await;
-                }
-                _ => unreachable!("a keyed source is computed for a keyed write only"),
-            },
-            Computed::Held(held) => {
-                held.dataframe(self.session()).map_err(crate::result::result_err)?.into_unoptimized_plan()
-            }
-            Computed::Streamed(plan) => plan,
-        };
-        if let WritePlan::Merge(merge) = &run.write {
-            let source = datafusion::prelude::DataFrame::new(state, plan);
-            return self.write_merge(target, merge, source, run.unit.dt, fresh, report).await;
-        }
-        let committed = match &run.write {
-            WritePlan::OverwritePartition { .. } | WritePlan::DeleteInsert { .. } => {
-                let table = (target.location, target.read_version);
-                let slice = self.slice(run, table, plan.schema().as_arrow()).await?;
-                let (predicate, outside) = slice.expect("an overwrite and a delete+insert replace a slice");
-                lakewriter_delta::replace_where(&state, target, plan, predicate, &outside).await?
-            }
-            WritePlan::Rebuild => lakewriter_delta::replace_all(&state, target, plan).await?,
-            WritePlan::Append { force } => match lakewriter_delta::append_once(&state, target, plan, *force).await? {
-                AppendOutcome::AlreadyCommitted { version } => {
-                    report.skipped(version);
-                    return Ok(None);
-                }
-                AppendOutcome::Committed(committed) => committed,
-            },
-            WritePlan::Keyed(_) => unreachable!("a keyed write's result is a keyed source"),
-            WritePlan::Merge(_) => unreachable!("a MERGE statement is written above"),
-        };
-        Ok(Some(committed))
-    }
-
-    /// `merge` and `append_dedup`: prepare and classify the source, then merge it unless it
-    /// changes nothing. A source that changes no row commits nothing (`None`) where the
-    /// partition was `fresh`, and otherwise only the partition's new state, so that it reads as
-    /// fresh from then on.
-    async fn write_keyed(
-        &self,
-        target: Target<'_>,
-        (job, source): (&lakewriter_core::JobSpec, KeyedSource),
-        spec: &KeyedSpec<'_>,
-        fresh: bool,
-        report: &mut PartitionReport,
-    ) -> Result<Option<Committed>, RunError> {
-        let ctx = self.session();
-        self.refuse_other_columns(job, (target.location, target.read_version), &source.held.schema).await?;
-        // Classified against the version the write reads and commits over.
-        let counts = self.classify(&source, spec, target.location, target.read_version).await?;
-        report.changes = Some(counts);
-        if !counts.changes_anything() {
-            // A concurrent run may have recorded this very state since this run read it.
-            let fresh = fresh || recorded_fresh(target.metadata, target.location).await;
-            if !fresh && target.read_version.is_some() {
-                let committed = lakewriter_delta::record_state(target, &source.held.schema).await?;
-                report.note = Some("no row to change: committed only the partition's new state".into());
-                return Ok(Some(committed));
-            }
-            report.nothing_to_change(target.read_version, fresh);
+        attempt: &Attempt<'_>,
+    ) -> Result<Option<datafusion::prelude::DataFrame>, RunError> {
+        let mode = attempt.run.job.mode.as_ref();
+        let (Some(version), replaces) = (attempt.read_version, mode.replaces()) else { return Ok(None) };
+        if replaces == Replaces::Nothing {
             return Ok(None);
         }
-        let df = source.dataframe(ctx)?;
-        let merge = MergeSpec { key: spec.key, newer_by: spec.newer_by };
-        Ok(Some(lakewriter_delta::merge(&ctx.state(), target, df, merge).await?))
-    }
-}
-
-impl Runner {
-    /// A job's INSERT: its query's rows laid out as the columns of the table at `read_version`.
-    async fn lay_out(
-        &self,
-        insert: &lakewriter_compute::statement::Insert,
-        job: &crate::PreparedJob<'_>,
-        read_version: Option<u64>,
-        plan: datafusion::logical_expr::LogicalPlan,
-        dt: Option<chrono::NaiveDate>,
-    ) -> Result<datafusion::logical_expr::LogicalPlan, RunError> {
-        let shape = self.loaded.shape(&job.location, read_version).await?;
-        let table = job.spec.target.to_string();
-        Ok(self.laid_out(insert, &table, shape.as_ref(), plan, dt).map_err(RunError::of)?.0)
-    }
-
-    /// A job's `MERGE INTO`: as written, into the table at the version the run read. A merge
-    /// that changes no row commits nothing (`None`) where the partition was `fresh`, and otherwise
-    /// only the partition's new state.
-    async fn write_merge(
-        &self,
-        target: Target<'_>,
-        merge: &lakewriter_compute::statement::Merge,
-        source: datafusion::prelude::DataFrame,
-        dt: Option<chrono::NaiveDate>,
-        fresh: bool,
-        report: &mut PartitionReport,
-    ) -> Result<Option<Committed>, RunError> {
-        let shape = self.loaded.shape(target.location, target.read_version).await?;
-        let schema = source.schema().as_arrow().clone();
-        let (committed, counts) =
-            self.merge_statement(merge, target, shape.as_ref(), source, dt).await.map_err(RunError::of)?;
-        report.changes = Some(KeyedCounts {
-            inserted: counts.inserted,
-            updated: counts.updated,
-            deleted: counts.deleted,
-            ..KeyedCounts::default()
-        });
-        if committed.is_some() {
-            return Ok(committed);
+        let provider = self.loaded.provider_at(attempt.location, version).await?;
+        let columns = provider.schema();
+        let table = self.session().read_table(provider).map_err(crate::result::diff_err)?;
+        if replaces == Replaces::Table {
+            return Ok(Some(table));
         }
-        let fresh = fresh || recorded_fresh(target.metadata, target.location).await;
-        if !fresh && target.read_version.is_some() {
-            let table_schema = shape.map_or(schema, |s| s.schema.as_ref().clone());
-            let committed = lakewriter_delta::record_state(target, &table_schema).await?;
-            report.note = Some("no row to change: committed only the partition's new state".into());
-            return Ok(Some(committed));
-        }
-        report.nothing_to_change(target.read_version, fresh);
-        Ok(None)
+        let (filter, _) = mode.slice(attempt, &columns).await?;
+        Ok(Some(table.filter(filter).map_err(crate::result::diff_err)?))
     }
 }
 
@@ -246,27 +126,16 @@ fn commit_metadata(
     }
 }
 
-/// Whether the log records `metadata`'s code and inputs for its partition now.
-async fn recorded_fresh(metadata: &CommitMetadata, location: &lakewriter_storage::Location) -> bool {
-    matches!(
-        lakewriter_delta::state::read(location, &metadata.job, LogScope::FromLastCheckpoint).await,
-        Ok(Some(state)) if state
-            .partitions
-            .get(&metadata.partition)
-            .is_some_and(|r| r.is_fresh(&metadata.code_fingerprint, &metadata.input_fingerprint))
-    )
-}
-
 impl PartitionReport {
     /// An `append` found its partition appended before.
-    fn skipped(&mut self, version: u64) {
+    pub(crate) fn skipped(&mut self, version: u64) {
         self.status = RunStatus::Skipped;
         self.table_version = Some(version);
         self.note = Some("already appended; nothing appended. --force appends again and duplicates these rows".into());
     }
 
-    /// A keyed write with no row to change, and no state to record: no new table version.
-    fn nothing_to_change(&mut self, current: Option<u64>, fresh: bool) {
+    /// A write with no row to change, and no state to record: no new table version.
+    pub(crate) fn nothing_to_change(&mut self, current: Option<u64>, fresh: bool) {
         self.status = RunStatus::Ok;
         self.rows_written = Some(0);
         self.table_version = current;
@@ -275,6 +144,13 @@ impl PartitionReport {
         } else {
             "nothing to change: no new table version".into()
         });
+    }
+
+    /// A dry run found `dry`, against the table at `read_version`.
+    fn previewed(&mut self, dry: DryRun, read_version: Option<u64>) {
+        self.dry_run = Some(dry);
+        self.status = RunStatus::Ok;
+        self.table_version = read_version;
     }
 
     /// This run committed `committed`.

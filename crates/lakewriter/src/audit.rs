@@ -10,7 +10,7 @@ use lakewriter_delta::state::LogScope;
 use lakewriter_storage::Location;
 use serde::Serialize;
 
-use crate::{Error, PreparedJob, Result, Runner, Workspace};
+use crate::{Error, Job, Result, Runner, Workspace};
 
 /// Example rows shown of each side of a partition that differs.
 const EXAMPLES: usize = 3;
@@ -83,7 +83,7 @@ impl AuditSummary {
 
 impl PartitionAudit {
     /// The verdict on one partition from its digests here and there.
-    fn compare(job: &PreparedJob<'_>, partition: PartitionKey, here: Option<&Digest>, there: Option<&Digest>) -> Self {
+    fn compare(job: &Job, partition: PartitionKey, here: Option<&Digest>, there: Option<&Digest>) -> Self {
         Self {
             job: job.spec.name.clone(),
             partition,
@@ -113,16 +113,11 @@ impl Runner {
     /// `range` where given; a partition that differs is diffed row by row. Partitions in neither
     /// table are not listed. A table without a partition column (a `merge` target, a `rebuild`)
     /// is one partition, `all`, whatever the range.
-    pub async fn audit(
-        &self,
-        job: &PreparedJob<'_>,
-        there: &Workspace,
-        range: Option<DateRange>,
-    ) -> Result<Vec<PartitionAudit>> {
+    pub async fn audit(&self, job: &Job, there: &Workspace, range: Option<DateRange>) -> Result<Vec<PartitionAudit>> {
         let there_location = there.table_location(&job.spec.target)?;
         let table = job.spec.target.to_string();
         let read_err = |source| Error::Digest { table: table.clone(), source: Box::new(source) };
-        let column = job.spec.partition_by.as_deref();
+        let column = job.partition_by.as_deref();
         let partitioned = column.is_some();
         let here = digests(&job.location, partitioned, range).await.map_err(read_err)?;
         let there_digests = digests(&there_location, partitioned, range).await.map_err(read_err)?;

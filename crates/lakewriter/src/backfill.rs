@@ -5,9 +5,9 @@ use std::collections::BTreeSet;
 
 use chrono::NaiveDate;
 use futures::StreamExt;
-use lakewriter_core::{DateRange, WriteMode};
+use lakewriter_core::DateRange;
 
-use crate::{Only, PartitionReport, PreparedJob, Result, Runner};
+use crate::{Job, Only, PartitionReport, Result, Runner};
 
 /// Which days of a range a backfill runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -18,24 +18,12 @@ pub struct Selection {
     pub only: Only,
 }
 
-/// Partitions in flight when none is asked for: the number of CPUs (at least 2) for partition
-/// overwrites, appends and rebuilds, which commit side by side; one at a time for writes that read
-/// and rewrite the same rows (`merge`, `append_dedup`, `delete_insert`), which would only
-/// conflict and retry.
-#[must_use]
-pub fn default_parallelism(mode: WriteMode) -> usize {
-    match mode {
-        WriteMode::Merge | WriteMode::AppendDedup | WriteMode::DeleteInsert => 1,
-        _ => std::thread::available_parallelism().map_or(2, |n| n.get().max(2)),
-    }
-}
-
 impl Runner {
     /// The days of `selection` to run for `job`, in date order: the range (or its shard), and
     /// for `--only stale` or `--only missing` the days whose status `only` selects — for a job
     /// that reads its own target, `--only stale` selects every day from the first stale one on,
     /// since rewriting a day changes what the next one reads.
-    pub async fn select(&self, job: &PreparedJob<'_>, selection: Selection) -> Result<Vec<NaiveDate>> {
+    pub async fn select(&self, job: &Job, selection: Selection) -> Result<Vec<NaiveDate>> {
         job.require_partitions("backfill")?;
         let mut days: Vec<NaiveDate> = match selection.shard {
             Some((index, count)) => selection.range.shard(index, count).collect(),
@@ -47,7 +35,9 @@ impl Runner {
                 status.partitions.iter().filter(|p| selection.only.selects(p)).filter_map(|p| p.dt).collect();
             match selected.first() {
                 // Each day reads the one before it: rewriting a day makes every later day stale.
-                Some(first) if job.reads_own_target && selection.only == Only::Stale => days.retain(|d| d >= first),
+                Some(first) if self.reads_own_target(job) && selection.only == Only::Stale => {
+                    days.retain(|d| d >= first);
+                }
                 _ => days.retain(|d| selected.contains(d)),
             }
         }
@@ -56,7 +46,7 @@ impl Runner {
 
     /// Whether `job`, which has no date partitions (`rebuild`), is one `only` selects: always for
     /// [`Only::All`], else by the state of its one partition.
-    pub async fn rebuild_selected(&self, job: &PreparedJob<'_>, only: Only) -> Result<bool> {
+    pub async fn rebuild_selected(&self, job: &Job, only: Only) -> Result<bool> {
         if only == Only::All {
             return Ok(true);
         }
@@ -64,7 +54,7 @@ impl Runner {
     }
 
     /// Runs `job` for every day of `days`, at most `parallel` partitions at once (default
-    /// [`default_parallelism`]; one where the job reads its own target), each query on its share
+    /// [`Job::default_parallelism`]; one where the job reads its own target), each query on its share
     /// of the cores, and calls `observe` as each
     /// finishes. A failed day does not stop
     /// the others. Where the target table does not exist yet, days run one at a time until one
@@ -72,18 +62,18 @@ impl Runner {
     /// reports sorted by date.
     pub async fn backfill(
         &self,
-        job: &PreparedJob<'_>,
+        job: &Job,
         days: impl IntoIterator<Item = NaiveDate>,
         parallel: Option<usize>,
         mut observe: impl FnMut(&PartitionReport),
     ) -> Vec<PartitionReport> {
-        let parallel = if job.reads_own_target {
+        let parallel = if self.reads_own_target(job) {
             if parallel.is_some_and(|p| p > 1) {
                 tracing::warn!(job = %job.spec.name, "the job reads its own target: its days run one at a time, in date order");
             }
             1
         } else {
-            parallel.unwrap_or_else(|| default_parallelism(job.write_mode())).max(1)
+            parallel.unwrap_or_else(|| job.default_parallelism()).max(1)
         };
         self.share_cores(parallel);
         let mut days = days.into_iter();
@@ -94,9 +84,9 @@ impl Runner {
             async move {
                 match job.partition_run(Some(dt), false) {
                     Ok(run) => self.run_with_retries(&run, state.partitions.get(&run.partition).cloned()).await,
-                    Err(e) => PartitionReport::not_started(
+                    Err(e) => PartitionReport::not_run(
+                        job,
                         &lakewriter_core::PartitionRun::new(&job.spec.name, dt),
-                        Some(job.spec),
                         std::time::Instant::now(),
                         &e,
                     ),
@@ -139,9 +129,9 @@ mod tests {
         let target_partitions = || runner.session().state().config().options().execution.target_partitions;
         let cores = std::thread::available_parallelism().expect("cores").get();
 
-        runner.backfill(&job, [], Some(cores), |_| ()).await;
+        runner.backfill(job, [], Some(cores), |_| ()).await;
         assert_eq!(target_partitions(), 1, "as many days in flight as cores: one each");
-        runner.backfill(&job, [], Some(1), |_| ()).await;
+        runner.backfill(job, [], Some(1), |_| ()).await;
         assert_eq!(target_partitions(), cores, "one day at a time: all the cores");
     }
 }

@@ -11,6 +11,10 @@ pub enum Error {
     #[error(transparent)]
     Config(#[from] lakewriter_core::Error),
 
+    /// A job that could not be resolved when the project loaded (see [`crate::Workspace::job`]).
+    #[error(transparent)]
+    Job(std::sync::Arc<Error>),
+
     #[error("job `{job}`: cannot read sql_file {}", path.display())]
     SqlFile { job: String, path: PathBuf, source: std::io::Error },
 
@@ -142,6 +146,7 @@ impl Error {
                 )
             }
             Self::ProjectStorage { error: source, .. } | Self::Storage(source) => source.is_config(),
+            Self::Job(error) => error.is_usage(),
             _ => false,
         }
     }

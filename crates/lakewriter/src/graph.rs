@@ -175,17 +175,14 @@ fn cycle<'a>(upstream: &BTreeMap<&'a str, BTreeSet<&'a str>>, placed: &BTreeSet<
 impl Runner {
     /// The graph of the project's jobs, from the tables each job's SQL names.
     pub fn graph(&self) -> Result<JobGraph> {
-        let project = &self.workspace().project;
-        let mut jobs = Vec::with_capacity(project.jobs.len());
-        for spec in project.jobs.values() {
-            let mut sql = self.workspace().sql(spec)?;
-            if spec.write == lakewriter_core::WriteSpec::Statement {
-                sql = crate::sql::JobStatement::read(spec, &sql)?.query();
-            }
+        let workspace = self.workspace();
+        let mut jobs = Vec::with_capacity(workspace.project.jobs.len());
+        for name in workspace.project.jobs.keys() {
+            let job = workspace.job(name)?;
             let reads = self
-                .tables_read(&sql)
-                .map_err(|source| Error::GraphSql { job: spec.name.clone(), source: Box::new(source) })?;
-            jobs.push((spec.name.clone(), spec.target.to_string(), reads));
+                .tables_read(&job.query)
+                .map_err(|source| Error::GraphSql { job: name.clone(), source: Box::new(source) })?;
+            jobs.push((name.clone(), job.spec.target.to_string(), reads));
         }
         JobGraph::new(jobs)
     }

@@ -1,7 +1,7 @@
 //! lakewriter: idempotent Delta Lake loads, as a library.
 //!
 //! [`Workspace::load`] reads a project file; [`Runner`] opens the lakehouse catalog once,
-//! resolves a job once ([`Runner::prepare`] → [`PreparedJob`]) and runs [`PartitionRun`]s — one
+//! resolves each job once ([`Workspace::load`] → [`Job`], its write mode one module of `write`) and runs [`PartitionRun`]s — one
 //! job for one logical date, one Delta commit — singly or as a bounded parallel backfill,
 //! returning a typed [`PartitionReport`] for each; [`Runner::maintain`] compacts, checkpoints,
 //! vacuums and cleans up the log of the tables the jobs write, a [`StepReport`] per step.
@@ -14,24 +14,27 @@ mod backfill;
 mod catalog;
 mod error;
 mod graph;
+mod job;
 mod lint;
 mod maintain;
 mod pipeline;
-mod prepared;
 mod report;
 mod reproduce;
 mod result;
+mod retry;
 mod run;
 mod runner;
 mod sql;
 mod status;
 mod verify;
 mod workspace;
+mod write;
 
 pub use audit::{AuditSummary, PartitionAudit, Verdict};
-pub use backfill::{Selection, default_parallelism};
+pub use backfill::Selection;
 pub use error::{Error, Result, RunError, error_chain};
 pub use graph::{GraphJob, JobGraph};
+pub use job::{Job, PreparedRun};
 pub use lakewriter_compute::statement::Parsed as ParsedStatement;
 pub use lakewriter_compute::{Finding, KeyedCounts, Rule, Severity};
 pub use lakewriter_core::maintain::{Step, format_duration, format_size, parse_duration, parse_size};
@@ -44,7 +47,6 @@ pub use lakewriter_delta::MergeCounts;
 pub use lakewriter_delta::maintain::{Layout, PartitionFiles};
 pub use maintain::{MaintainOptions, MaintainSummary, StepReport, StepStatus};
 pub use pipeline::{PipelineObserver, PipelineOutcome};
-pub use prepared::{PreparedJob, PreparedRun, WritePlan};
 pub use report::{DryRun, PartitionReport, RunStatus, Summary, VerifyReport};
 pub use reproduce::Reproduced;
 pub use runner::Runner;

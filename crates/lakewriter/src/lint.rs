@@ -3,18 +3,18 @@
 use datafusion::logical_expr::LogicalPlan;
 use lakewriter_compute::{Finding, Rule, Severity};
 
-use crate::{Error, PreparedJob, Result, Runner};
+use crate::{Error, Job, Result, Runner};
 
 impl Runner {
     /// Checks `job`'s SQL, planned in this runner's catalog with `$dt` unbound, for what would
     /// make its runs differ (see [`lakewriter_compute::lint`]), and its data checks for a column
     /// its result does not have or a condition that is not one, and a `not_null` column its result
     /// does not have (rule `check`, an error).
-    pub async fn lint(&self, job: &PreparedJob<'_>) -> Result<Vec<Finding>> {
+    pub async fn lint(&self, job: &Job) -> Result<Vec<Finding>> {
         let plan = lakewriter_compute::plan_sql(self.session(), &job.query)
             .await
             .map_err(|source| Error::Lint { job: job.spec.name.clone(), source: Box::new(source) })?;
-        let mut findings = lakewriter_compute::lint(&plan, job.spec, &self.workspace().project.sources);
+        let mut findings = lakewriter_compute::lint(&plan, &job.spec, &self.workspace().project.sources);
         let schema = written_columns(job, plan.schema());
         let problems = check_problems(self.session(), job, &schema);
         findings.extend(problems.into_iter().map(|(check, message)| Finding {
@@ -24,7 +24,7 @@ impl Runner {
             message: format!("`{check}`: {message}"),
             construct: check,
         }));
-        if let Some(column) = crate::result::missing_not_null(job.spec, &schema) {
+        if let Some(column) = crate::result::missing_not_null(&job.spec, &schema) {
             findings.push(Finding {
                 severity: Severity::Error,
                 rule: Rule::Check,
@@ -41,7 +41,7 @@ impl Runner {
     /// and runner (warnings logged then), not per partition. `bound` is the run's plan, linted
     /// when the SQL cannot be planned with `$dt` unbound (its `$dt` is then a constant, so the
     /// partition column is not checked).
-    pub(crate) async fn check_determinism(&self, job: &PreparedJob<'_>, bound: &LogicalPlan) -> Result<()> {
+    pub(crate) async fn check_determinism(&self, job: &Job, bound: &LogicalPlan) -> Result<()> {
         let known = self.linted.lock().ok().and_then(|linted| linted.get(&job.spec.name).cloned());
         let findings = if let Some(findings) = known {
             findings
@@ -63,13 +63,13 @@ impl Runner {
     }
 
     /// The findings of `job`, from its unbound plan, or else from `bound` without the partition rule.
-    async fn findings(&self, job: &PreparedJob<'_>, bound: &LogicalPlan) -> Vec<Finding> {
+    async fn findings(&self, job: &Job, bound: &LogicalPlan) -> Vec<Finding> {
         match self.lint(job).await {
             // A run refuses its own bad checks, with their error, before it computes.
             Ok(findings) => findings.into_iter().filter(|f| f.rule != Rule::Check).collect(),
             Err(e) => {
                 tracing::debug!(job = %job.spec.name, error = %crate::error_chain(&e), "checking the plan with $dt bound");
-                let mut findings = lakewriter_compute::lint(bound, job.spec, &self.workspace().project.sources);
+                let mut findings = lakewriter_compute::lint(bound, &job.spec, &self.workspace().project.sources);
                 findings.retain(|f| f.rule != Rule::OutsidePartition);
                 findings
             }
@@ -83,7 +83,7 @@ impl Runner {
 /// the rows it writes.
 pub(crate) fn check_problems(
     ctx: &datafusion::prelude::SessionContext,
-    job: &PreparedJob<'_>,
+    job: &Job,
     schema: &datafusion::common::DFSchema,
 ) -> Vec<(String, String)> {
     if matches!(job.statement, Some(crate::sql::JobStatement::Merge(_))) {
@@ -95,7 +95,7 @@ pub(crate) fn check_problems(
 
 /// The columns a job's result has: its query's, and for a job written as an INSERT the partition
 /// column its `PARTITION (c = $dt)` clause adds (a `DATE`).
-fn written_columns(job: &PreparedJob<'_>, query: &datafusion::common::DFSchemaRef) -> datafusion::common::DFSchema {
+fn written_columns(job: &Job, query: &datafusion::common::DFSchemaRef) -> datafusion::common::DFSchema {
     use datafusion::arrow::datatypes::{DataType, Field, Schema};
     let query = query.as_ref().clone();
     let Some(column) = job.statement.as_ref().and_then(crate::sql::JobStatement::partition_column) else {

@@ -155,7 +155,7 @@ impl Runner {
                 project.jobs.values().map(|job| job.target.clone()).collect::<BTreeSet<_>>().into_iter().collect(),
                 false,
             )),
-            Some(name) => match self.workspace().job(name) {
+            Some(name) => match self.workspace().spec(name) {
                 Ok(job) => Ok((vec![job.target.clone()], false)),
                 // Neither a job nor a table name: the unknown job's error, which lists the jobs.
                 Err(unknown) => TableRef::parse(name).map(|table| (vec![table], true)).map_err(|_| unknown),

@@ -7,18 +7,18 @@ use std::time::Instant;
 use chrono::NaiveDate;
 use lakewriter_core::DateRange;
 
-use crate::{Error, GraphJob, Only, PartitionReport, PreparedJob, Runner, Selection, Summary, elapsed_ms};
+use crate::{Error, GraphJob, Job, Only, PartitionReport, Runner, Selection, Summary, elapsed_ms};
 
 /// What a pipeline tells as it goes: the CLI prints it, a scratch reproduction ignores it.
 pub trait PipelineObserver {
     /// `job` is about to run `days` partitions (one for a job without date partitions).
-    fn job_started(&mut self, job: &PreparedJob<'_>, days: usize);
+    fn job_started(&mut self, job: &Job, days: usize);
     /// A partition of the running job finished.
     fn partition_done(&mut self, report: &PartitionReport);
     /// `job` ran: its reports in date order and its summary.
-    fn job_done(&mut self, job: &PreparedJob<'_>, reports: &[PartitionReport], summary: &Summary);
+    fn job_done(&mut self, job: &Job, reports: &[PartitionReport], summary: &Summary);
     /// `only` selected no partition of `job` (in `range`, for a job with date partitions).
-    fn nothing_to_run(&mut self, job: &PreparedJob<'_>, only: Only, range: Option<DateRange>);
+    fn nothing_to_run(&mut self, job: &Job, only: Only, range: Option<DateRange>);
     /// `job` was not run, and why.
     fn not_run(&mut self, job: &str, reason: &str);
     /// `job` could not start (its partitions could not be selected).
@@ -68,12 +68,12 @@ impl Runner {
                     continue;
                 }
             };
-            let work = match (job.spec.write.needs_partition(), range) {
+            let work = match (job.dated(), range) {
                 (false, _) => {
-                    self.rebuild_selected(&job, only).await.map(|run| if run { Work::Whole } else { Work::Nothing })
+                    self.rebuild_selected(job, only).await.map(|run| if run { Work::Whole } else { Work::Nothing })
                 }
                 (true, Some(range)) => self
-                    .select(&job, Selection { range: *range, shard, only })
+                    .select(job, Selection { range: *range, shard, only })
                     .await
                     .map(|days| if days.is_empty() { Work::Nothing } else { Work::Days(days) }),
                 (true, None) => {
@@ -83,7 +83,7 @@ impl Runner {
                 }
             };
             let reports = match work {
-                Ok(work) => self.run_job(&job, work, *range, only, parallel, observer).await,
+                Ok(work) => self.run_job(job, work, *range, only, parallel, observer).await,
                 Err(e) => {
                     observer.job_failed(name, &e);
                     outcome.failed.insert(name.to_owned());
@@ -100,7 +100,7 @@ impl Runner {
     /// One job of a pipeline: its `work`, told to `observer`.
     async fn run_job(
         &self,
-        job: &PreparedJob<'_>,
+        job: &Job,
         work: Work,
         range: Option<DateRange>,
         only: Only,
@@ -121,9 +121,9 @@ impl Runner {
                 observer.job_started(job, 1);
                 let report = match job.partition_run(None, false) {
                     Ok(run) => self.run_prepared(&run).await,
-                    Err(e) => PartitionReport::not_started(
+                    Err(e) => PartitionReport::not_run(
+                        job,
                         &lakewriter_core::PartitionRun::whole(&job.spec.name),
-                        Some(job.spec),
                         started,
                         &e,
                     ),

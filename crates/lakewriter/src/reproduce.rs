@@ -32,15 +32,15 @@ impl Runner {
         let mut plan = Vec::with_capacity(jobs.len());
         for &job in &jobs {
             let prepared = self.prepare(&job.job)?;
-            if !prepared.spec.write.needs_partition() {
+            if !prepared.dated() {
                 plan.push(Reproduced { job, range: None });
                 continue;
             }
             let written =
-                self.recorded(&prepared, LogScope::Whole).await?.and_then(|s| crate::status::written_range(&s));
+                self.recorded(prepared, LogScope::Whole).await?.and_then(|s| crate::status::written_range(&s));
             // A table without a partition column (a merge target) holds every day it merged:
             // reproduced over part of them, it would differ whatever the range compared.
-            let whole = prepared.spec.partition_by.is_none() && written.is_some();
+            let whole = prepared.partition_by.is_none() && written.is_some();
             let read_below = whole || jobs.iter().any(|j| j.upstream.contains(&job.job));
             let range = match (read_below, range, written) {
                 (true, _, Some(written)) if whole => Some(written),
@@ -63,14 +63,14 @@ fn span(from: NaiveDate, to: NaiveDate) -> Option<DateRange> {
 struct FirstFailure(Option<String>);
 
 impl crate::PipelineObserver for FirstFailure {
-    fn job_started(&mut self, _: &crate::PreparedJob<'_>, _: usize) {}
+    fn job_started(&mut self, _: &crate::Job, _: usize) {}
     fn partition_done(&mut self, report: &crate::PartitionReport) {
         if let (None, Some(error)) = (&self.0, &report.error) {
             self.0 = Some(format!("{} {}: {error}", report.job, report.partition));
         }
     }
-    fn job_done(&mut self, _: &crate::PreparedJob<'_>, _: &[crate::PartitionReport], _: &crate::Summary) {}
-    fn nothing_to_run(&mut self, _: &crate::PreparedJob<'_>, _: crate::Only, _: Option<DateRange>) {}
+    fn job_done(&mut self, _: &crate::Job, _: &[crate::PartitionReport], _: &crate::Summary) {}
+    fn nothing_to_run(&mut self, _: &crate::Job, _: crate::Only, _: Option<DateRange>) {}
     fn not_run(&mut self, job: &str, reason: &str) {
         self.0.get_or_insert_with(|| format!("{job} was not run: {reason}"));
     }

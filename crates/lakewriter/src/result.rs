@@ -3,7 +3,7 @@
 
 use datafusion::arrow::datatypes::{Schema, SchemaRef};
 use datafusion::logical_expr::LogicalPlan;
-use datafusion::prelude::{DataFrame, Expr};
+use datafusion::prelude::DataFrame;
 use lakewriter_compute::{KeyedSource, KeyedSpec, RowDiff, diff, keyed, spawned};
 use lakewriter_compute::{Materialized, checks};
 use lakewriter_core::{CheckOutcome, CheckSeverity, JobSpec, WriteSpec};
@@ -11,7 +11,8 @@ use lakewriter_delta::nullability;
 use lakewriter_delta::schema::Difference;
 use lakewriter_storage::Location;
 
-use crate::{DryRun, PartitionReport, PreparedRun, RunError, Runner, WritePlan};
+use crate::write::{Attempt, Mode, Replaces};
+use crate::{DryRun, PartitionReport, PreparedRun, RunError, Runner};
 
 /// A partition's computed result.
 pub(crate) enum Computed {
@@ -31,59 +32,48 @@ impl Computed {
             Self::Keyed(source) => Some(source.held.clone()),
         }
     }
+
+    /// The result's rows: read back where they are held, computed where they are streamed.
+    pub(crate) fn dataframe(
+        self,
+        ctx: &datafusion::prelude::SessionContext,
+    ) -> Result<DataFrame, lakewriter_compute::Error> {
+        match self {
+            Self::Streamed(plan) => Ok(DataFrame::new(ctx.state(), plan)),
+            Self::Held(held) => held.dataframe(ctx).map_err(result_err),
+            Self::Keyed(source) => source.dataframe(ctx),
+        }
+    }
 }
 
 impl Runner {
-    /// Computes `plan` as `run`'s write needs it: a keyed source, the rows held for checks and a
-    /// dry run, or else the plan itself. Check definitions that cannot apply to the result are
-    /// refused before anything is computed.
-    pub(crate) async fn compute(&self, run: &PreparedRun<'_>, plan: LogicalPlan) -> Result<Computed, RunError> {
-        let ctx = self.session();
-        let checks = &run.job.spec.checks;
-        if let Some((check, problem)) = crate::lint::check_problems(ctx, run.job, plan.schema()).into_iter().next() {
-            return Err(lakewriter_compute::Error::BadCheck { check, problem }.into());
+    /// What refuses a result of columns `schema` before anything is computed: a check definition
+    /// that cannot apply to it, a `not_null` column it does not have.
+    pub(crate) fn refusal(&self, run: &PreparedRun<'_>, schema: &datafusion::common::DFSchema) -> Option<RunError> {
+        let problems = crate::lint::check_problems(self.session(), run.job, schema);
+        if let Some((check, problem)) = problems.into_iter().next() {
+            return Some(lakewriter_compute::Error::BadCheck { check, problem }.into());
         }
-        if let Some(column) = missing_not_null(run.job.spec, plan.schema()) {
-            return Err(crate::Error::NotNullColumn { job: run.job.spec.name.clone(), column: column.clone() }.into());
-        }
-        if let WritePlan::Keyed(spec) = &run.write {
-            return Ok(Computed::Keyed(keyed::prepare(ctx, plan, spec).await?));
-        }
-        if checks.checks.is_empty() && self.dry_run.is_none() {
-            return Ok(Computed::Streamed(plan));
-        }
-        let held = Materialized::collect(DataFrame::new(ctx.state(), plan)).await.map_err(result_err)?;
-        Ok(Computed::Held(held))
+        let column = missing_not_null(&run.job.spec, schema)?;
+        Some(crate::Error::NotNullColumn { job: run.job.spec.name.clone(), column: column.clone() }.into())
     }
 
-    /// The rows `run`'s write replaces, as a filter, and the rows outside it in words (for the
-    /// error of a result that has any): its partition, or the rows its predicate selects — on the
-    /// table's columns, on a first write the result's (`schema`). `None` for the writes that
-    /// replace the whole table (`rebuild`) or no rows.
-    pub(crate) async fn slice(
-        &self,
-        run: &PreparedRun<'_>,
-        table: (&Location, Option<u64>),
-        schema: &Schema,
-    ) -> Result<Option<(Expr, String)>, RunError> {
-        Ok(match &run.write {
-            WritePlan::OverwritePartition { column, dt } => Some((
-                lakewriter_compute::partition_predicate(column, *dt),
-                format!("rows whose `{column}` is not {dt}"),
-            )),
-            WritePlan::DeleteInsert { predicate, dt } => {
-                let columns = self.columns_at(table).await?;
-                let schema = columns.as_deref().unwrap_or(schema);
-                let condition = lakewriter_compute::condition(self.session(), predicate, schema, Some(*dt))?;
-                Some((condition, format!("rows that do not satisfy the predicate `{predicate}` ($dt = {dt})")))
-            }
-            WritePlan::Rebuild | WritePlan::Append { .. } | WritePlan::Keyed(_) | WritePlan::Merge(_) => None,
-        })
+    /// Computes `plan` as the rows `run`'s write takes: held for its checks and a dry run, or else
+    /// the plan itself (see [`Self::refusal`]).
+    pub(crate) async fn compute_rows(&self, run: &PreparedRun<'_>, plan: LogicalPlan) -> Result<Computed, RunError> {
+        if let Some(refusal) = self.refusal(run, plan.schema()) {
+            return Err(refusal);
+        }
+        if run.job.spec.checks.checks.is_empty() && self.dry_run.is_none() {
+            return Ok(Computed::Streamed(plan));
+        }
+        let held = Materialized::collect(DataFrame::new(self.session().state(), plan)).await.map_err(result_err)?;
+        Ok(Computed::Held(held))
     }
 
     /// The columns of the table at `read_version` (the version the run read), `None` where there
     /// was no table.
-    async fn columns_at(
+    pub(crate) async fn columns_at(
         &self,
         (location, read_version): (&Location, Option<u64>),
     ) -> Result<Option<SchemaRef>, RunError> {
@@ -93,38 +83,16 @@ impl Runner {
         })
     }
 
-    /// The rows of the table at `read_version` that `run`'s write replaces (see [`Self::slice`];
-    /// `rebuild`: the whole table). `None` where there is no table yet, and for the writes that
-    /// replace no rows (`append`, `merge`, `append_dedup`).
-    pub(crate) async fn replaced(
+    /// Evaluates the job's checks on `computed` into `report.checks` (where its mode's result is
+    /// the rows it writes). Returns the blocking checks that failed.
+    async fn check(
         &self,
-        run: &PreparedRun<'_>,
-        location: &Location,
-        read_version: Option<u64>,
-    ) -> Result<Option<DataFrame>, RunError> {
-        let Some(version) = read_version else { return Ok(None) };
-        if matches!(run.write, WritePlan::Append { .. } | WritePlan::Keyed(_) | WritePlan::Merge(_)) {
-            return Ok(None);
-        }
-        let provider = self.loaded.provider_at(location, version).await?;
-        let columns = provider.schema();
-        let table = self.session().read_table(provider).map_err(diff_err)?;
-        Ok(Some(match self.slice(run, (location, read_version), &columns).await? {
-            Some((filter, _)) => table.filter(filter).map_err(diff_err)?,
-            None => table,
-        }))
-    }
-
-    /// Evaluates the job's checks on `computed` into `report.checks`. Returns the blocking checks
-    /// that failed.
-    pub(crate) async fn check(
-        &self,
-        run: &PreparedRun<'_>,
+        attempt: &Attempt<'_>,
         computed: &Computed,
         replaced: Option<&DataFrame>,
         report: &mut PartitionReport,
     ) -> Result<Vec<CheckOutcome>, RunError> {
-        let checks = &run.job.spec.checks;
+        let checks = &attempt.run.job.spec.checks;
         let Some(held) = computed.held().filter(|_| !checks.checks.is_empty()) else { return Ok(Vec::new()) };
         let replaced_rows = match replaced.filter(|_| checks.compares()) {
             Some(df) => {
@@ -134,7 +102,7 @@ impl Runner {
             None => None,
         };
         // In a task of its own, as the compute (see `Materialized::collect`).
-        let (ctx, owned, dt) = (self.session().clone(), checks.clone(), run.unit.dt);
+        let (ctx, owned, dt) = (self.session().clone(), checks.clone(), attempt.run.unit.dt);
         let outcomes = spawned(async move { checks::evaluate(&ctx, &held, &owned, replaced_rows, dt).await }).await?;
         let blocking = outcomes.iter().filter(|o| !o.passed && o.severity == CheckSeverity::Error).cloned().collect();
         report.checks = outcomes;
@@ -147,28 +115,26 @@ impl Runner {
     /// NULLs are counted where the write fails on one. Returns the blocking checks that failed.
     pub(crate) async fn checked(
         &self,
-        run: &PreparedRun<'_>,
+        attempt: &Attempt<'_>,
         computed: &Computed,
-        (replaced, table): (Option<&DataFrame>, (&Location, Option<u64>)),
+        replaced: Option<&DataFrame>,
         report: &mut PartitionReport,
     ) -> Result<Vec<CheckOutcome>, RunError> {
-        let blocked = self.check(run, computed, replaced, report).await?;
+        let blocked = self.check(attempt, computed, replaced, report).await?;
         if blocked.is_empty() {
-            self.refuse_nulls(run, computed, table).await?;
+            self.refuse_nulls(attempt, computed).await?;
         }
         Ok(blocked)
     }
 
-    async fn refuse_nulls(
-        &self,
-        run: &PreparedRun<'_>,
-        computed: &Computed,
-        (location, read_version): (&Location, Option<u64>),
-    ) -> Result<(), RunError> {
-        // A MERGE statement's source is not the table's rows: delta-rs's check stands.
-        let Some(held) = computed.held().filter(|_| !matches!(run.write, WritePlan::Merge(_))) else { return Ok(()) };
-        let replaces_schema = matches!(run.write, WritePlan::Rebuild);
-        let table = if replaces_schema { None } else { self.loaded.shape(location, read_version).await? };
+    async fn refuse_nulls(&self, attempt: &Attempt<'_>, computed: &Computed) -> Result<(), RunError> {
+        let (run, mode) = (attempt.run, attempt.run.job.mode.as_ref());
+        // A result that is not the rows written (a MERGE INTO's source): delta-rs's check stands.
+        let Some(held) = computed.held().filter(|_| mode.result_is_rows()) else { return Ok(()) };
+        let table = match mode.replaces() {
+            Replaces::Table => None,
+            Replaces::Slice | Replaces::Nothing => self.loaded.shape(attempt.location, attempt.read_version).await?,
+        };
         let columns = nullability::required(table.as_ref().map(|s| s.schema.as_ref()), &run.job.spec.not_null);
         if columns.is_empty() {
             return Ok(());
@@ -182,46 +148,29 @@ impl Runner {
         Err(lakewriter_delta::Error::NullInNotNull { table, partition: run.partition.clone(), nulls }.into())
     }
 
-    /// What committing `computed` would do, into `report.dry_run` (and `report.changes` for a
-    /// keyed write): the rows it would add and remove against `replaced`, with up to `show`
-    /// examples of each, after the checks of the write itself (columns, rows outside the slice).
-    /// `fresh`: the partition's recorded state is already this run's.
-    pub(crate) async fn preview(
+    /// What committing `computed` would change (the preview of the modes that write rows): the
+    /// rows it would add and remove against `replaced`, with up to `show` examples of each, after
+    /// the checks of the write itself (columns, rows outside the slice).
+    pub(crate) async fn preview_rows(
         &self,
-        run: &PreparedRun<'_>,
+        mode: &(impl Mode + ?Sized),
+        attempt: &Attempt<'_>,
         computed: Computed,
         replaced: Option<DataFrame>,
-        (location, read_version): (&Location, Option<u64>),
-        fresh: bool,
         report: &mut PartitionReport,
-    ) -> Result<(), RunError> {
-        let dry = match (computed, &run.write) {
-            (Computed::Keyed(source), WritePlan::Keyed(spec)) => {
-                self.refuse_other_columns(run.job.spec, (location, read_version), &source.held.schema).await?;
-                let counts = self.classify(&source, spec, location, read_version).await?;
-                report.changes = Some(counts);
-                if !counts.changes_anything() && !fresh && read_version.is_some() {
-                    report.note = Some("no row to change: a run would commit only the partition's new state".into());
-                }
-                // An `append_dedup` adds its new keys' rows whole; a merge's changes are counted by key.
-                let (rows_added, rows_removed) =
-                    if spec.newer_by.is_none() { (Some(counts.inserted), Some(0)) } else { (None, None) };
-                DryRun { changes: counts.changes_anything(), rows_added, rows_removed, ..DryRun::default() }
+    ) -> Result<DryRun, RunError> {
+        let after = computed.dataframe(self.session())?;
+        match mode.replaces() {
+            Replaces::Table => {}
+            Replaces::Slice => {
+                self.refuse_other_columns(&attempt.run.job.spec, attempt.table(), after.schema().as_arrow()).await?;
+                self.refuse_rows_outside(mode, attempt, &after).await?;
             }
-            (Computed::Held(held), _) => {
-                let after = held.dataframe(self.session()).map_err(result_err)?;
-                if !matches!(run.write, WritePlan::Rebuild) {
-                    self.refuse_other_columns(run.job.spec, (location, read_version), &held.schema).await?;
-                }
-                self.refuse_rows_outside(run, (location, read_version), &after).await?;
-                self.row_diff(replaced, after, report).await?
+            Replaces::Nothing => {
+                self.refuse_other_columns(&attempt.run.job.spec, attempt.table(), after.schema().as_arrow()).await?;
             }
-            (Computed::Streamed(_) | Computed::Keyed(_), _) => unreachable!("a dry run holds its result"),
-        };
-        report.dry_run = Some(dry);
-        report.status = crate::RunStatus::Ok;
-        report.table_version = read_version;
-        Ok(())
+        }
+        self.row_diff(replaced, after, report).await
     }
 
     /// The rows `after` adds to and removes from `replaced` (none yet: `None`). Where the columns
@@ -284,18 +233,18 @@ impl Runner {
     /// slice the write replaces would fail the run.
     async fn refuse_rows_outside(
         &self,
-        run: &PreparedRun<'_>,
-        table: (&Location, Option<u64>),
+        mode: &(impl Mode + ?Sized),
+        attempt: &Attempt<'_>,
         after: &DataFrame,
     ) -> Result<(), RunError> {
-        let Some((slice, outside)) = self.slice(run, table, after.schema().as_arrow()).await? else { return Ok(()) };
+        let (slice, outside) = mode.slice(attempt, after.schema().as_arrow()).await?;
         let rows =
             after.clone().filter(datafusion::prelude::not(slice.clone()).or(slice.is_null())).map_err(diff_err)?;
         let rows = rows.count().await.map_err(diff_err)?;
         if rows == 0 {
             return Ok(());
         }
-        Err(crate::Error::WouldWriteOutside { table: run.job.spec.target.to_string(), rows, outside }.into())
+        Err(crate::Error::WouldWriteOutside { table: attempt.run.job.spec.target.to_string(), rows, outside }.into())
     }
 
     /// What applying `source` to the table at `read_version` does, row by row.
@@ -347,6 +296,6 @@ pub(crate) fn result_err(source: datafusion::error::DataFusionError) -> lakewrit
     lakewriter_compute::Error::Result { source: Box::new(source) }
 }
 
-fn diff_err(source: datafusion::error::DataFusionError) -> lakewriter_compute::Error {
+pub(crate) fn diff_err(source: datafusion::error::DataFusionError) -> lakewriter_compute::Error {
     lakewriter_compute::Error::Diff { source: Box::new(source) }
 }

@@ -1,15 +1,12 @@
-//! Running one partition: the retry loop around an attempt (see `crate::attempt`), run ids and
-//! backoff, and the report of a run that could not start.
+//! Running one partition: its attempts (see `crate::attempt`) under the retry policy
+//! (`crate::retry`), run ids, and the report of a run that could not start.
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use lakewriter_core::{CheckSeverity, JobSpec, PartitionKey, PartitionRun, stable_hash};
 use lakewriter_delta::state::Recorded;
 
-use crate::{PartitionReport, PreparedRun, Runner, elapsed_ms, error_chain};
-
-/// How often a partition whose commit conflicted with a concurrent one is planned and run again.
-pub(crate) const CONFLICT_ATTEMPTS: u32 = 8;
+use crate::{PartitionReport, PreparedRun, RunError, Runner, elapsed_ms, error_chain};
 
 impl Runner {
     /// Runs one partition into the job's target: plan, write, one commit (or none). Never panics
@@ -19,11 +16,15 @@ impl Runner {
         let started = Instant::now();
         let job = match self.prepare(&unit.job) {
             Ok(job) => job,
-            Err(e) => return PartitionReport::not_started(unit, self.workspace().job(&unit.job).ok(), started, &e),
+            Err(e) => {
+                let spec = self.workspace().spec(&unit.job).ok();
+                let partition = PartitionKey::of(spec.and_then(|s| s.partition_by.as_deref()), unit.dt);
+                return PartitionReport::not_started(unit, spec, partition, started, &e);
+            }
         };
         match job.partition_run(unit.dt, unit.force) {
             Ok(run) => self.run_prepared(&run).await,
-            Err(e) => PartitionReport::not_started(unit, Some(job.spec), started, &e),
+            Err(e) => PartitionReport::not_run(job, unit, started, &e),
         }
     }
 
@@ -34,7 +35,7 @@ impl Runner {
     }
 
     /// Runs `run`, and runs it again — plan and write — while its commit conflicts with a
-    /// concurrent one, up to [`CONFLICT_ATTEMPTS`] times. `previous` is the partition's recorded
+    /// concurrent one, as [`crate::retry::ON_CONFLICT`] says. `previous` is the partition's recorded
     /// state; each retry reads it again, since the concurrent writer may have recorded it.
     /// Its logs are in a span `partition` with the job, the partition and the run id: a span of
     /// level WARN, so that it is there whenever a warning is logged (the default verbosity).
@@ -46,68 +47,79 @@ impl Runner {
         self.retrying(run, previous, run_id).instrument(span).await
     }
 
-    async fn retrying(&self, run: &PreparedRun<'_>, mut previous: Option<Recorded>, run_id: String) -> PartitionReport {
+    async fn retrying(&self, run: &PreparedRun<'_>, previous: Option<Recorded>, run_id: String) -> PartitionReport {
         let started = Instant::now();
-        let mut attempt = 0;
-        loop {
-            if attempt > 0 {
-                let (_, state) = self.state_before_writing(run.job).await;
-                previous = state.partitions.get(&run.partition).cloned();
+        let (run_id, previous) = (&run_id, &previous);
+        let retryable = |(_, e): &(PartitionReport, RunError)| e.is_retryable();
+        let (outcome, retries) = crate::retry::ON_CONFLICT
+            .run(&run.unit, retryable, |attempt| async move {
+                // A retry reads the state again: the concurrent writer may have recorded it.
+                let previous = if attempt == 0 {
+                    previous.clone()
+                } else {
+                    self.state_before_writing(run.job).await.1.partitions.get(&run.partition).cloned()
+                };
+                let mut report = PartitionReport::of_run(run);
+                match self.attempt(run, run_id, previous.as_ref(), &mut report).await {
+                    Ok(()) => Ok(report),
+                    Err(e) => Err((report, e)),
+                }
+            })
+            .await;
+        let mut report = match outcome {
+            Err((failed, e)) => {
+                // What the attempt found besides the failure: its checks, a dry run's diff.
+                let mut report = PartitionReport::of_run(run);
+                (report.checks, report.dry_run, report.changes) = (failed.checks, failed.dry_run, failed.changes);
+                report.fail(&run.unit, &e);
+                report
             }
-            let mut report = PartitionReport::of_job(run.job.spec, run.unit.dt);
-            let outcome = self.attempt(run, &run_id, previous.as_ref(), &mut report).await;
-            match outcome {
-                Err(e) if attempt + 1 < CONFLICT_ATTEMPTS && e.is_retryable() => {
-                    attempt += 1;
-                    let pause = backoff(attempt, &run.unit);
-                    tracing::info!(partition = %run.unit, attempt, ?pause, "conflict with a concurrent commit; running again");
-                    tokio::time::sleep(pause).await;
-                    continue;
+            Ok(report) => {
+                for warning in report.checks.iter().filter(|c| !c.passed && c.severity == CheckSeverity::Warn) {
+                    tracing::warn!(partition = %run.unit, "{warning} (a warning: it does not stop the commit)");
                 }
-                Err(e) => {
-                    // What the attempt found besides the failure: its checks, a dry run's diff.
-                    let found = (std::mem::take(&mut report.checks), report.dry_run.take(), report.changes);
-                    report = PartitionReport::of_job(run.job.spec, run.unit.dt);
-                    (report.checks, report.dry_run, report.changes) = found;
-                    report.fail(&run.unit, &e);
-                }
-                Ok(()) => {
-                    for warning in report.checks.iter().filter(|c| !c.passed && c.severity == CheckSeverity::Warn) {
-                        tracing::warn!(partition = %run.unit, "{warning} (a warning: it does not stop the commit)");
-                    }
-                    tracing::info!(partition = %run.unit, status = ?report.status, rows = report.rows_written, version = report.table_version, "done");
-                }
+                tracing::info!(partition = %run.unit, status = ?report.status, rows = report.rows_written, version = report.table_version, "done");
+                report
             }
-            report.retries = attempt;
-            report.run_id = run_id;
-            report.duration_ms = elapsed_ms(started);
-            return report;
-        }
+        };
+        report.retries = retries;
+        report.run_id.clone_from(run_id);
+        report.duration_ms = elapsed_ms(started);
+        report
     }
 }
 
 impl PartitionReport {
-    /// The report of a run of `job` for `dt` before anything is known: failed until the attempt
-    /// says otherwise.
-    fn of_job(job: &JobSpec, dt: Option<chrono::NaiveDate>) -> Self {
-        Self::blank(job.name.clone(), job.target.to_string(), job.write.mode().to_string(), job.partition_key(dt), dt)
+    /// The report of `run` before anything is known: failed until the attempt says otherwise.
+    fn of_run(run: &PreparedRun<'_>) -> Self {
+        Self::of_job(&run.job.spec, run.partition.clone(), run.unit.dt)
     }
 
-    /// A run that failed before it started (an unknown job, a bad argument); `job` where it is
-    /// known.
+    fn of_job(job: &JobSpec, partition: PartitionKey, dt: Option<chrono::NaiveDate>) -> Self {
+        Self::blank(job.name.clone(), job.target.to_string(), job.write.mode().to_string(), partition, dt)
+    }
+
+    /// A run that failed before it started (an unknown job, a bad argument) for its `partition`;
+    /// `job` where it is known.
     pub(crate) fn not_started(
         unit: &PartitionRun,
         job: Option<&JobSpec>,
+        partition: PartitionKey,
         started: Instant,
         error: &crate::Error,
     ) -> Self {
-        let mut report = job.map_or_else(
-            || Self::blank(unit.job.clone(), String::new(), String::new(), PartitionKey::of(None, unit.dt), unit.dt),
-            |job| Self::of_job(job, unit.dt),
-        );
+        let mut report = match job {
+            Some(job) => Self::of_job(job, partition, unit.dt),
+            None => Self::blank(unit.job.clone(), String::new(), String::new(), partition, unit.dt),
+        };
         report.fail(unit, error);
         report.duration_ms = elapsed_ms(started);
         report
+    }
+
+    /// A run of `job` that failed before it started (a bad argument).
+    pub(crate) fn not_run(job: &crate::Job, unit: &PartitionRun, started: Instant, error: &crate::Error) -> Self {
+        Self::not_started(unit, Some(&job.spec), job.partition(unit.dt), started, error)
     }
 
     /// This report, failed: its `error` is the run and the error's whole chain.
@@ -122,14 +134,6 @@ impl PartitionReport {
 pub(crate) fn new_run_id(what: &impl std::fmt::Display) -> String {
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
     stable_hash(format!("{what}/{now}/{}", std::process::id()).as_bytes())[..16].to_owned()
-}
-
-/// Exponential backoff with jitter derived from the unit, so concurrent losers spread out.
-pub(crate) fn backoff(attempt: u32, unit: &impl std::fmt::Display) -> Duration {
-    let base = 50u64 << attempt.min(6);
-    let seed = stable_hash(format!("{unit}/{attempt}/{:?}", std::time::SystemTime::now()).as_bytes());
-    let jitter = u64::from_str_radix(&seed[..4], 16).unwrap_or(0) % base;
-    Duration::from_millis(base + jitter)
 }
 
 #[cfg(test)]

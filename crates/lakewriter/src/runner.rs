@@ -13,7 +13,7 @@ use lakewriter_core::JobSpec;
 use lakewriter_delta::state::{JobState, LogScope};
 use lakewriter_storage::Location;
 
-use crate::{Error, PreparedJob, Result, Workspace, error_chain};
+use crate::{Error, Job, Result, Workspace, error_chain};
 
 /// Runs partitions of a workspace's jobs. It lists the lakehouse catalog once (every
 /// `<root>/<schema>/<table>/` as `schema.table`, each opened when a plan first names it) and plans
@@ -91,28 +91,16 @@ impl Runner {
         &self.ctx
     }
 
-    /// Resolves the job `name` once for a command: its spec, its table's location, its SQL and
-    /// code fingerprint. Fails on an unknown job, an unreadable SQL file or a table location the
-    /// root cannot hold.
-    pub fn prepare(&self, name: &str) -> Result<PreparedJob<'_>> {
-        let spec = self.workspace.job(name)?;
-        let sql = self.workspace.sql(spec)?;
-        let statement = match spec.write {
-            lakewriter_core::WriteSpec::Statement => Some(crate::sql::JobStatement::read(spec, &sql)?),
-            _ => None,
-        };
-        let query = statement.as_ref().map_or_else(|| sql.clone(), crate::sql::JobStatement::query);
-        // SQL that cannot be parsed fails each run's planning, which says why.
-        let reads_own_target = self.tables_read(&query).is_ok_and(|tables| tables.contains(&spec.target.to_string()));
-        Ok(PreparedJob {
-            spec,
-            location: self.workspace.table_location(&spec.target)?,
-            code: spec.code_fingerprint(&sql),
-            sql,
-            statement,
-            query,
-            reads_own_target,
-        })
+    /// The job `name`, resolved when the project loaded (see [`Workspace::job`]).
+    pub fn prepare(&self, name: &str) -> Result<&Job> {
+        self.workspace.job(name)
+    }
+
+    /// Whether `job`'s SQL reads its own target (e.g. the day before): a backfill then runs its
+    /// days one at a time, in date order, each reading the days before it as committed. SQL that
+    /// cannot be parsed fails each run's planning, which says why.
+    pub(crate) fn reads_own_target(&self, job: &Job) -> bool {
+        self.tables_read(&job.query).is_ok_and(|tables| tables.contains(&job.spec.target.to_string()))
     }
 
     /// Plans `sql` for `dt`; input paths below the lakehouse root become relative to it.
@@ -135,8 +123,8 @@ impl Runner {
     }
 
     /// The partition state `job` recorded in its target; `None` where the table does not exist.
-    pub async fn recorded(&self, job: &PreparedJob<'_>, scope: LogScope) -> Result<Option<JobState>> {
-        self.recorded_at(job.spec, &job.location, scope).await
+    pub async fn recorded(&self, job: &Job, scope: LogScope) -> Result<Option<JobState>> {
+        self.recorded_at(&job.spec, &job.location, scope).await
     }
 
     /// The partition state `job` recorded in the table at `location`.
@@ -153,7 +141,7 @@ impl Runner {
 
     /// The recorded state before writes, and whether the table exists. A log whose state cannot be
     /// read costs the runs their "already fresh" notes, never the runs themselves.
-    pub(crate) async fn state_before_writing(&self, job: &PreparedJob<'_>) -> (bool, JobState) {
+    pub(crate) async fn state_before_writing(&self, job: &Job) -> (bool, JobState) {
         match self.recorded(job, LogScope::FromLastCheckpoint).await {
             Ok(state) => (state.is_some(), state.unwrap_or_default()),
             Err(e) => {

@@ -9,7 +9,7 @@ use lakewriter_core::{DateRange, PartitionKey, input_fingerprint};
 use lakewriter_delta::state::{JobState, LogScope, Recorded};
 use serde::Serialize;
 
-use crate::{Error, PreparedJob, Result, Runner, error_chain};
+use crate::{Error, Job, Result, Runner, error_chain};
 
 /// Partitions planned at once by `status` and `plan`.
 const CONCURRENT_PLANS: usize = 4;
@@ -18,11 +18,11 @@ impl Runner {
     /// The state of `job`'s partitions in `range` (default: the first to the last partition it
     /// wrote): each partition's plan is made, its inputs fingerprinted and compared, with the
     /// code's, to what the last write recorded. Writes nothing.
-    pub async fn status(&self, job: &PreparedJob<'_>, range: Option<DateRange>) -> Result<JobStatus> {
+    pub async fn status(&self, job: &Job, range: Option<DateRange>) -> Result<JobStatus> {
         let recorded = self.recorded(job, LogScope::Whole).await?;
         let table_version = recorded.as_ref().map(|s| s.version);
         let state = recorded.unwrap_or_default();
-        let days: Vec<Option<NaiveDate>> = if job.spec.write.needs_partition() {
+        let days: Vec<Option<NaiveDate>> = if job.dated() {
             let range = match range {
                 Some(range) => range,
                 None => written_range(&state).ok_or_else(|| {
@@ -54,19 +54,14 @@ impl Runner {
 
     /// The data files of `job`'s table and what compaction would rewrite (`status --maintenance`):
     /// opens the table's latest snapshot. `None` where the table does not exist yet.
-    pub async fn layout(&self, job: &PreparedJob<'_>) -> Result<Option<lakewriter_delta::maintain::Layout>> {
+    pub async fn layout(&self, job: &Job) -> Result<Option<lakewriter_delta::maintain::Layout>> {
         lakewriter_delta::maintain::layout(&job.location, None)
             .await
             .map_err(|source| Error::OpenTable { table: job.spec.target.to_string(), source: Box::new(source) })
     }
 
     /// The state of `job`'s partition `dt`: its plan's inputs now against what `state` recorded.
-    async fn partition_status(
-        &self,
-        job: &PreparedJob<'_>,
-        state: &JobState,
-        dt: Option<NaiveDate>,
-    ) -> Result<PartitionStatus> {
+    async fn partition_status(&self, job: &Job, state: &JobState, dt: Option<NaiveDate>) -> Result<PartitionStatus> {
         let partition = job.partition(dt);
         let recorded = state.partitions.get(&partition);
         match self.plan(&job.query, dt).await {
@@ -287,11 +282,11 @@ pub struct PlannedPartition {
 
 impl PlannedPartition {
     #[must_use]
-    pub fn of(status: &PartitionStatus, only: Only, write: lakewriter_core::WriteMode) -> Self {
+    pub fn of(status: &PartitionStatus, only: Only, job: &crate::Job) -> Self {
         let run = only.selects(status);
         let why = match (run, status.state) {
             (true, Freshness::Missing) => "never written".to_owned(),
-            (true, Freshness::Stale) if write == lakewriter_core::WriteMode::Append => {
+            (true, Freshness::Stale) if job.runs_once() => {
                 format!("{} (an append runs once: it skips unless --force)", status.label())
             }
             (true, Freshness::Stale) => status.label(),

@@ -10,7 +10,7 @@ use lakewriter_delta::Digest;
 use lakewriter_storage::Location;
 use url::Url;
 
-use crate::{Error, PartitionReport, PreparedJob, Result, Runner, VerifyReport};
+use crate::{Error, Job, PartitionReport, Result, Runner, VerifyReport};
 
 /// Example rows shown of each side of a difference.
 const EXAMPLES: usize = 5;
@@ -25,12 +25,12 @@ impl Runner {
             .prefix("lakewriter-verify-")
             .tempdir()
             .map_err(|source| Error::Scratch { from: std::env::temp_dir(), source })?;
-        let copy = PreparedJob { location: scratch_copy(&job.location, &scratch.path().join("table"))?, ..job.clone() };
+        let copy = Job { location: scratch_copy(&job.location, &scratch.path().join("table"))?, ..job.clone() };
         let run = copy.partition_run(unit.dt, unit.force)?;
         let table = job.spec.target.to_string();
 
         let first = self.run_prepared(&run).await;
-        let mut report = VerifyReport::new(&job, first);
+        let mut report = VerifyReport::new(job, first);
         if !report.first.is_ok() {
             return Ok(report);
         }
@@ -98,7 +98,7 @@ impl Runner {
 }
 
 impl VerifyReport {
-    fn new(job: &PreparedJob<'_>, first: PartitionReport) -> Self {
+    fn new(job: &Job, first: PartitionReport) -> Self {
         Self {
             job: job.spec.name.clone(),
             partition: first.partition.clone(),

@@ -1,19 +1,26 @@
 use std::path::{Path, PathBuf};
 
-use lakewriter_core::{JobSpec, Project, SqlSource, TableRef, WriteSpec};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use lakewriter_core::{JobSpec, Project, TableRef};
 use lakewriter_storage::Location;
 
-use crate::{Error, Result};
+use crate::{Error, Job, Result};
 
 /// The default project file name, looked up in the current folder.
 pub const PROJECT_FILE: &str = "lakewriter.toml";
 
-/// A project file with its lakehouse root resolved.
+/// A project file with its lakehouse root and its jobs resolved.
 #[derive(Debug, Clone)]
 pub struct Workspace {
+    /// The project file as parsed.
     pub project: Project,
     /// The lakehouse root with its storage options.
     pub root: Location,
+    /// Each job resolved (see [`Job`]), or why it could not be: a job whose SQL file cannot be
+    /// read or whose statement is not one a job can be is an error of that job's commands only.
+    jobs: BTreeMap<String, Result<Job, Arc<Error>>>,
 }
 
 impl Workspace {
@@ -26,20 +33,41 @@ impl Workspace {
             std::fs::read_to_string(&path).map_err(|source| Error::ReadProject { path: path.clone(), source })?;
         let absolute =
             std::path::absolute(&path).map_err(|source| Error::ReadProject { path: path.clone(), source })?;
-        let mut project = Project::parse(&text, &path)?;
-        statement_partitions(&mut project);
+        let project = Project::parse(&text, &path)?;
         let url = match root {
             Some(root) => root_url(root, "--root")?,
             None => project.root_url(absolute.parent().unwrap_or(Path::new("/")))?,
         };
         let root = located(&project, url)?;
-        Ok(Self { project, root })
+        let mut jobs = BTreeMap::new();
+        for (name, spec) in &project.jobs {
+            match Job::resolve(spec, &project.file, &root) {
+                // What the project file says wrong of a job (a check its mode cannot have) is the
+                // file's error, as the parser's own.
+                Err(e @ Error::Config(_)) => return Err(e),
+                resolved => jobs.insert(name.clone(), resolved.map_err(Arc::new)),
+            };
+        }
+        Ok(Self { project, root, jobs })
     }
 
     /// The same project over the lakehouse root `root` (a path relative to the current folder, or
     /// a URL), with the same storage options; `flag` names where `root` came from, for errors.
     pub fn with_root(&self, root: &str, flag: &str) -> Result<Self> {
-        Ok(Self { project: self.project.clone(), root: located(&self.project, root_url(root, flag)?)? })
+        let root = located(&self.project, root_url(root, flag)?)?;
+        let file = &self.project.file;
+        let jobs = self
+            .jobs
+            .iter()
+            .map(|(name, job)| {
+                let job = match job {
+                    Ok(job) => job.relocated(&root, file).map_err(Arc::new),
+                    Err(e) => Err(Arc::clone(e)),
+                };
+                (name.clone(), job)
+            })
+            .collect();
+        Ok(Self { project: self.project.clone(), root, jobs })
     }
 
     /// [`Workspace::with_root`] for a reproduction's root (`reproduce --into`, `audit
@@ -61,20 +89,25 @@ impl Workspace {
         Ok(there)
     }
 
-    pub fn job(&self, name: &str) -> Result<&JobSpec> {
+    /// The job `name` as the project file writes it.
+    pub fn spec(&self, name: &str) -> Result<&JobSpec> {
         Ok(self.project.job(name)?)
     }
 
-    /// The SQL text of `job`.
-    pub fn sql(&self, job: &JobSpec) -> Result<String> {
-        match &job.sql {
-            SqlSource::Inline(sql) => Ok(sql.clone()),
-            SqlSource::File(path) => std::fs::read_to_string(path).map_err(|source| Error::SqlFile {
-                job: job.name.clone(),
-                path: path.clone(),
-                source,
-            }),
+    /// The job `name`, resolved; an error where there is no such job or it could not be resolved
+    /// (its SQL file, its statement, its table's location).
+    pub fn job(&self, name: &str) -> Result<&Job> {
+        let spec = self.spec(name)?;
+        match self.jobs.get(&spec.name) {
+            Some(Ok(job)) => Ok(job),
+            Some(Err(e)) => Err(Error::Job(Arc::clone(e))),
+            None => Err(Error::Usage(format!("job `{name}` was not resolved"))),
         }
+    }
+
+    /// The jobs, resolved, in name order (those that could not be, left out).
+    pub fn jobs(&self) -> impl Iterator<Item = &Job> {
+        self.jobs.values().filter_map(|j| j.as_ref().ok())
     }
 
     /// Where `table` lives: `<root>/<schema>/<table>/`.
@@ -119,22 +152,4 @@ fn located(project: &Project, url: url::Url) -> Result<Location> {
     let env = |key: &str| std::env::var(key).ok();
     let options = lakewriter_storage::resolve_options(&project.storage, env).map_err(storage_err)?;
     Location::new(url, options, env).map_err(storage_err)
-}
-
-/// A job written as a statement is partitioned by its statement's `PARTITION (column = $dt)`
-/// where the project file sets no `partition_by`. A statement that cannot be read is left to the
-/// job's own commands, which say why.
-fn statement_partitions(project: &mut Project) {
-    for job in project.jobs.values_mut().filter(|j| j.write == WriteSpec::Statement && j.partition_by.is_none()) {
-        let sql = match &job.sql {
-            SqlSource::Inline(sql) => sql.clone(),
-            SqlSource::File(path) => match std::fs::read_to_string(path) {
-                Ok(sql) => sql,
-                Err(_) => continue,
-            },
-        };
-        if let Ok(statement) = crate::sql::JobStatement::read(job, &sql) {
-            job.partition_by = statement.partition_column().map(str::to_owned);
-        }
-    }
 }

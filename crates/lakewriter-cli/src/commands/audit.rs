@@ -16,7 +16,7 @@ pub async fn audit(global: &Global, printer: &Printer, args: AuditArgs) -> Resul
     let names: Vec<String> = if args.jobs.all {
         graph.jobs.iter().map(|j| j.job.clone()).collect()
     } else {
-        args.jobs.names.iter().map(|name| Ok(live.workspace().job(name)?.name.clone())).collect::<Result<_>>()?
+        args.jobs.names.iter().map(|name| Ok(live.workspace().spec(name)?.name.clone())).collect::<Result<_>>()?
     };
     let (_scratch, there) = if let Some(root) = &args.against {
         (None, live.workspace().reproduction_root(root, "--against")?)
@@ -28,7 +28,7 @@ pub async fn audit(global: &Global, printer: &Printer, args: AuditArgs) -> Resul
     let mut audits = Vec::new();
     for name in &names {
         let job = live.prepare(name)?;
-        for audit in live.audit(&job, &there, range).await? {
+        for audit in live.audit(job, &there, range).await? {
             printer.partition_audit(&audit)?;
             audits.push(audit);
         }

@@ -9,7 +9,7 @@ use std::time::Instant;
 use anyhow::Result;
 use chrono::NaiveDate;
 use lakewriter::{
-    DateRange, GraphJob, JobGraph, Only, PartitionReport, PipelineObserver, PreparedJob, Runner, Summary, elapsed_ms,
+    DateRange, GraphJob, Job, JobGraph, Only, PartitionReport, PipelineObserver, Runner, Summary, elapsed_ms,
 };
 
 use crate::cli::{BackfillArgs, Global};
@@ -31,7 +31,7 @@ pub async fn backfill(global: &Global, printer: &mut Printer, args: BackfillArgs
         _ => runner.graph()?,
     };
     let jobs = match &args.job {
-        Some(name) => graph.with_downstream(&runner.workspace().job(name)?.name),
+        Some(name) => graph.with_downstream(&runner.workspace().spec(name)?.name),
         None => graph.jobs.iter().collect(),
     };
     let jobs: Vec<_> = jobs.into_iter().map(|job| (job, Some(range))).collect();
@@ -70,7 +70,7 @@ impl Shown<'_> {
 }
 
 impl PipelineObserver for Shown<'_> {
-    fn job_started(&mut self, job: &PreparedJob<'_>, days: usize) {
+    fn job_started(&mut self, job: &Job, days: usize) {
         self.printer.start_progress(days, &job.spec.name);
     }
 
@@ -79,15 +79,15 @@ impl PipelineObserver for Shown<'_> {
         self.keep(result);
     }
 
-    fn job_done(&mut self, _job: &PreparedJob<'_>, reports: &[PartitionReport], summary: &Summary) {
+    fn job_done(&mut self, _job: &Job, reports: &[PartitionReport], summary: &Summary) {
         self.printer.finish_progress();
         let result = super::finish(self.printer, reports, summary).map(|_| ());
         self.keep(result.map_err(io::Error::other));
     }
 
-    fn nothing_to_run(&mut self, job: &PreparedJob<'_>, only: Only, range: Option<DateRange>) {
+    fn nothing_to_run(&mut self, job: &Job, only: Only, range: Option<DateRange>) {
         let (name, which) = (&job.spec.name, only.as_str());
-        let text = match range.filter(|_| job.spec.write.needs_partition()) {
+        let text = match range.filter(|_| job.dated()) {
             Some(range) => format!("{name}: nothing to run: no {which} partition in {}..{}", range.from(), range.to()),
             None => format!("{name}: nothing to run: the table is not {which}"),
         };
@@ -112,7 +112,7 @@ impl PipelineObserver for Shown<'_> {
 pub async fn run_days(
     runner: &Runner,
     printer: &mut Printer,
-    job: &PreparedJob<'_>,
+    job: &Job,
     days: Vec<NaiveDate>,
     parallel: Option<usize>,
 ) -> Result<(Vec<PartitionReport>, ExitCode)> {

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use chrono::NaiveDate;
-use lakewriter::{PreparedJob, Runner, Workspace};
+use lakewriter::{Job, Runner, Workspace};
 
 use crate::cli::{DemoArgs, Global};
 use crate::demo;
@@ -41,7 +41,7 @@ async fn run_demo(global: &Global, printer: &mut Printer, dir: &Path, no_run: bo
     for (name, rerun_day) in [(demo::JOB, 15), (demo::DIMENSION_JOB, 10), (demo::WINDOW_JOB, 20)] {
         let job = runner.prepare(name)?;
         let rerun_day = demo::days().from() + chrono::Days::new(rerun_day - 1);
-        all_good &= demo_job(&runner, printer, &job, rerun_day).await?;
+        all_good &= demo_job(&runner, printer, job, rerun_day).await?;
     }
     let project = match &global.root {
         Some(root) => format!("{} --root {root}", project_file.display()),
@@ -67,8 +67,8 @@ async fn deliver_late(global: &Global, printer: &Printer, dir: &Path, day: Naive
 }
 
 /// The demo for one job: backfill September, run one day again, compare the content digests.
-async fn demo_job(runner: &Runner, printer: &mut Printer, job: &PreparedJob<'_>, rerun_day: NaiveDate) -> Result<bool> {
-    let (spec, days) = (job.spec, demo::days());
+async fn demo_job(runner: &Runner, printer: &mut Printer, job: &Job, rerun_day: NaiveDate) -> Result<bool> {
+    let (spec, days) = (&job.spec, demo::days());
     printer.say(&format!(
         "\nbackfill {} ({}) {}..{} -> {}",
         spec.name,

@@ -14,7 +14,7 @@ use crate::output::{LintCounts, Printer};
 pub async fn lint(global: &Global, printer: &Printer, args: LintArgs) -> Result<ExitCode> {
     let runner = super::open_runner(global).await?;
     let names: Vec<String> = match args.job {
-        Some(name) => vec![runner.workspace().job(&name)?.name.clone()],
+        Some(name) => vec![runner.workspace().spec(&name)?.name.clone()],
         None => runner.workspace().project.jobs.keys().cloned().collect(),
     };
     let mut counts = LintCounts { jobs: names.len(), ..LintCounts::default() };
@@ -47,5 +47,5 @@ pub async fn lint(global: &Global, printer: &Printer, args: LintArgs) -> Result<
 }
 
 async fn lint_job(runner: &Runner, name: &str) -> lakewriter::Result<Vec<lakewriter::Finding>> {
-    runner.lint(&runner.prepare(name)?).await
+    runner.lint(runner.prepare(name)?).await
 }

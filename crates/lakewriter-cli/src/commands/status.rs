@@ -16,8 +16,8 @@ pub async fn status(global: &Global, printer: &Printer, args: StatusArgs) -> Res
     };
     let runner = super::open_runner(global).await?;
     let job = runner.prepare(&args.job)?;
-    let status = runner.status(&job, range).await?;
-    let layout = if args.maintenance { runner.layout(&job).await? } else { None };
+    let status = runner.status(job, range).await?;
+    let layout = if args.maintenance { runner.layout(job).await? } else { None };
     printer.status(&status, layout.as_ref())?;
     Ok(ExitCode::SUCCESS)
 }

@@ -114,15 +114,10 @@ fn the_project_file_refuses_what_cannot_be_checked() {
         );
         Project::parse(&toml, Path::new("/p/lakewriter.toml")).map(|_| ()).expect_err(checks).to_string()
     };
-    let merge = "write = \"merge\"\nkey = [\"k\"]\nnewer_by = \"v\"";
-    let error = parse(merge, "change_vs_previous = { max_row_count_change_pct = 5 }");
-    assert!(error.contains("job `j`: checks.change_vs_previous is not available for write = \"merge\""), "{error}");
     let error = parse(OVERWRITE, "not_null = [\"a\"]\nwarn = [\"unique\"]");
     assert!(error.contains("checks.warn: `unique` names no check of this job (its checks: not_null(a))"), "{error}");
     let error = parse(OVERWRITE, "row_count = { min = 5, max = 1 }");
     assert!(error.contains("checks.row_count: min (5) is greater than max (1)"), "{error}");
-    let error = parse("write = \"rebuild\"", "expect = [\"dt = $dt\"]");
-    assert!(error.contains("checks.expect: `dt = $dt` uses $dt, which a rebuild"), "{error}");
     let error = parse(OVERWRITE, "not_nul = [\"a\"]");
     assert!(error.contains("unknown field `not_nul`"), "{error}");
 }

@@ -155,14 +155,14 @@ impl Statement {
     }
 }
 
-/// Reads `sql` — one statement, or several separated by `;` — into statements, in order.
-pub fn parse(ctx: &SessionContext, sql: &str) -> Result<Vec<Parsed>> {
-    parse_with_dialect(sql, ctx.state().config().options().sql_parser.dialect.as_ref())
-}
+/// The SQL dialect every statement is read in — `lakewriter sql`'s and a job's alike — and the
+/// one DataFusion plans queries in (its default, which lakewriter's sessions keep).
+pub const DIALECT: &str = "generic";
 
-/// [`parse`] in the SQL dialect `dialect` (DataFusion's names: `generic`, …).
-pub fn parse_with_dialect(sql: &str, dialect: &str) -> Result<Vec<Parsed>> {
-    let statements = parse::statements(sql, dialect)?;
+/// Reads `sql` — one statement, or several separated by `;` — into statements, in order, in
+/// [`DIALECT`].
+pub fn parse(sql: &str) -> Result<Vec<Parsed>> {
+    let statements = parse::statements(sql, DIALECT)?;
     if statements.is_empty() {
         return Err(Error::Statement { problem: "no SQL statement".to_owned() });
     }

@@ -1,16 +1,15 @@
-use datafusion::prelude::SessionContext;
 use lakewriter_core::TableRef;
 
 use super::{Insert, MergeAction, MergeClause, MergeSource, PartitionColumn, Statement, When, parse};
 
 fn one(sql: &str) -> super::Parsed {
-    let mut parsed = parse(&SessionContext::new(), sql).expect("parses");
+    let mut parsed = parse(sql).expect("parses");
     assert_eq!(parsed.len(), 1, "{sql}");
     parsed.remove(0)
 }
 
 fn error(sql: &str) -> String {
-    parse(&SessionContext::new(), sql).expect_err(sql).to_string()
+    parse(sql).expect_err(sql).to_string()
 }
 
 fn table(name: &str) -> TableRef {
@@ -100,7 +99,6 @@ fn a_star_in_a_string_or_a_query_is_left_alone() {
 #[test]
 fn several_statements_delete_update_and_explain() {
     let parsed = parse(
-        &SessionContext::new(),
         "DELETE FROM analytics.t WHERE dt = $dt; UPDATE analytics.t u SET v = v + 1, w = 'x' WHERE k = 3;\nEXPLAIN SELECT 1;",
     )
     .expect("parses");

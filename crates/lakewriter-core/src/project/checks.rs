@@ -7,8 +7,6 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use super::WriteMode;
-
 /// The checks of one job, validated. Each check has a name (see [`Check::name`]) by which
 /// outcomes report it and `warn` selects it.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -175,8 +173,9 @@ struct RawChange {
 }
 
 impl RawChecks {
-    /// The checks, validated for a job writing with `mode`; the error names the key.
-    pub(super) fn checks(self, mode: WriteMode, is_column: fn(&str) -> bool) -> Result<Checks, String> {
+    /// The checks, validated; the error names the key. What a job's write mode allows is decided
+    /// where the mode is resolved (`lakewriter`'s `write` modules).
+    pub(super) fn checks(self, is_column: fn(&str) -> bool) -> Result<Checks, String> {
         let column = |key: &str, c: &str| {
             if is_column(c) { Ok(c.to_owned()) } else { Err(format!("checks.{key}: an empty column name")) }
         };
@@ -209,19 +208,9 @@ impl RawChecks {
             if condition.trim().is_empty() {
                 return Err("checks.expect: an empty condition".into());
             }
-            if mode == WriteMode::Rebuild && condition.contains("$dt") {
-                return Err(format!(
-                    "checks.expect: `{condition}` uses $dt, which a rebuild (run without a date) has no value for"
-                ));
-            }
             kinds.push(CheckKind::Expect(condition));
         }
         if let Some(RawChange { max_row_count_change_pct: pct }) = self.change_vs_previous {
-            if let WriteMode::Merge | WriteMode::AppendDedup | WriteMode::Append = mode {
-                return Err(format!(
-                    "checks.change_vs_previous is not available for write = \"{mode}\": it compares a result with the rows it replaces, and this mode replaces none (a merge or an append changes rows by key or adds them)"
-                ));
-            }
             if !(pct.is_finite() && pct >= 0.0) {
                 return Err(format!(
                     "checks.change_vs_previous: max_row_count_change_pct must be 0 or more, not {pct}"

@@ -103,12 +103,6 @@ impl WriteSpec {
             Self::Statement => WriteMode::Statement,
         }
     }
-
-    /// Whether a run needs a logical date (`--dt`): every mode but `rebuild`.
-    #[must_use]
-    pub fn needs_partition(&self) -> bool {
-        !matches!(self, Self::Rebuild)
-    }
 }
 
 /// Where a job's SQL comes from.

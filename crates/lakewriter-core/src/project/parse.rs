@@ -194,7 +194,7 @@ impl Project {
             }
             let allow_nondeterministic = job.allow_nondeterministic;
             let not_null = not_null_columns(job.not_null.take()).map_err(job_err)?;
-            let checks = job.checks.take().unwrap_or_default().checks(job.mode(), is_column).map_err(job_err)?;
+            let checks = job.checks.take().unwrap_or_default().checks(is_column).map_err(job_err)?;
             let write = job.write_spec().map_err(job_err)?;
             let job = JobSpec {
                 name: name.clone(),

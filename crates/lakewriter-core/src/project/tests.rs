@@ -207,7 +207,6 @@ mod write_modes {
         assert_eq!(job("write = \"append\"").unwrap().write, WriteSpec::Append);
         let rebuild = job("write = \"rebuild\"").unwrap();
         assert_eq!(rebuild.write, WriteSpec::Rebuild);
-        assert!(!rebuild.write.needs_partition() && WriteSpec::Append.needs_partition());
     }
 
     /// A column SQL names only in quotes — a capital, a space, a quote, a dot, any letter — is a

@@ -123,7 +123,7 @@ impl Written<'_> {
 impl Runner {
     /// Reads `sql` — one statement or several separated by `;` — into statements, in order.
     pub fn parse_sql(&self, sql: &str) -> Result<Vec<Parsed>> {
-        lakewriter_compute::statement::parse(self.session(), sql).map_err(Error::statement)
+        lakewriter_compute::statement::parse(sql).map_err(Error::statement)
     }
 
     /// Fails where a statement uses `$dt` and `options` give none: checked for every statement
@@ -143,18 +143,8 @@ impl Runner {
     /// changes nothing) and returns its report. A write whose commit conflicts with a concurrent
     /// one (nothing committed) is planned and run again, as a job's run is.
     pub async fn execute(&self, parsed: &Parsed, options: SqlOptions) -> Result<Executed> {
-        let mut attempt = 0;
-        loop {
-            match self.execute_once(parsed, options).await {
-                Err(Error::StatementWrite(e)) if e.is_conflict() && attempt + 1 < crate::run::CONFLICT_ATTEMPTS => {
-                    attempt += 1;
-                    let pause = crate::run::backoff(attempt, &parsed.text);
-                    tracing::info!(attempt, ?pause, "conflict with a concurrent commit; running the statement again");
-                    tokio::time::sleep(pause).await;
-                }
-                outcome => return outcome,
-            }
-        }
+        let retryable = |e: &Error| matches!(e, Error::StatementWrite(e) if e.is_conflict());
+        crate::retry::ON_CONFLICT.run(&parsed.text, retryable, |_| self.execute_once(parsed, options)).await.0
     }
 
     async fn execute_once(&self, parsed: &Parsed, options: SqlOptions) -> Result<Executed> {
@@ -254,7 +244,7 @@ impl Runner {
     ) -> Result<Option<Expr>> {
         let Some(sql) = sql else { return Ok(None) };
         let schema = written.schema(alias)?;
-        Ok(Some(unqualified(self.expression(sql, &schema, dt)?)))
+        Ok(Some(unqualified(self.expression(sql, &schema, dt)?)?))
     }
 
     fn assignments(
@@ -271,7 +261,7 @@ impl Runner {
                 if schema.field_with_unqualified_name(column).is_err() {
                     return Err(Error::Usage(format!("SET {column}: {} has no column `{column}`", written.name)));
                 }
-                Ok((column.clone(), unqualified(self.expression(value, &schema, dt)?)))
+                Ok((column.clone(), unqualified(self.expression(value, &schema, dt)?)?))
             })
             .collect()
     }
@@ -302,10 +292,11 @@ fn result_err(source: datafusion::error::DataFusionError) -> Error {
 }
 
 /// `expr` with its columns' qualifiers removed.
-fn unqualified(expr: Expr) -> Expr {
+fn unqualified(expr: Expr) -> Result<Expr> {
     expr.transform(|e| match e {
         Expr::Column(c) if c.relation.is_some() => Ok(Transformed::yes(Expr::Column(Column::new_unqualified(c.name)))),
         other => Ok(Transformed::no(other)),
     })
-    .map_or_else(|e| unreachable!("removing qualifiers cannot fail: {e}"), |t| t.data)
+    .map(|t| t.data)
+    .map_err(result_err)
 }

@@ -1,0 +1,104 @@
+//! `merge` and `append_dedup`: the result is a keyed source — validated, deduplicated (per key
+//! the newest row wins) — classified against the table row by row, then merged on its key. A
+//! source that changes no row commits at most the partition's new state.
+
+use datafusion::prelude::DataFrame;
+use lakewriter_compute::{KeyedCounts, KeyedSpec, keyed};
+use lakewriter_core::{CheckKind, WriteMode, WriteSpec};
+use lakewriter_delta::{Committed, MergeSpec, Target};
+
+use super::{Attempt, Mode};
+use crate::result::Computed;
+use crate::{DryRun, PartitionReport, RunError};
+
+#[derive(Debug)]
+pub(crate) struct Keyed {
+    /// The job's `write`: a `merge` or an `append_dedup` with its settings.
+    pub write: WriteSpec,
+}
+
+impl Keyed {
+    fn spec(&self) -> KeyedSpec<'_> {
+        KeyedSpec::of(&self.write).unwrap_or(KeyedSpec {
+            key: &[],
+            newer_by: None,
+            delete_when: None,
+            duplicates_are_errors: false,
+        })
+    }
+
+    /// Checks the source's columns against the table's, then classifies it against the version
+    /// the write reads and commits over.
+    async fn classified(&self, attempt: &Attempt<'_>, computed: &Computed) -> Result<KeyedCounts, RunError> {
+        let Computed::Keyed(source) = computed else {
+            return Err(RunError::Setup(crate::Error::Usage("a keyed write computes a keyed source".into())));
+        };
+        let job = &attempt.run.job.spec;
+        attempt.runner.refuse_other_columns(job, attempt.table(), &source.held.schema).await?;
+        attempt.runner.classify(source, &self.spec(), attempt.location, attempt.read_version).await
+    }
+}
+
+#[async_trait::async_trait(?Send)]
+impl Mode for Keyed {
+    fn mode(&self) -> WriteMode {
+        self.write.mode()
+    }
+
+    fn commits_side_by_side(&self) -> bool {
+        false
+    }
+
+    fn refuses(&self, check: &CheckKind) -> Option<String> {
+        super::refuses_comparison(check, &format!("write = \"{}\"", self.write.mode()))
+    }
+
+    async fn compute(
+        &self,
+        attempt: &Attempt<'_>,
+        plan: datafusion::logical_expr::LogicalPlan,
+    ) -> Result<Computed, RunError> {
+        if let Some(refusal) = attempt.runner.refusal(attempt.run, plan.schema()) {
+            return Err(refusal);
+        }
+        Ok(Computed::Keyed(keyed::prepare(attempt.runner.session(), plan, &self.spec()).await?))
+    }
+
+    async fn preview(
+        &self,
+        attempt: &Attempt<'_>,
+        computed: Computed,
+        _replaced: Option<DataFrame>,
+        report: &mut PartitionReport,
+    ) -> Result<DryRun, RunError> {
+        let counts = self.classified(attempt, &computed).await?;
+        report.changes = Some(counts);
+        if !counts.changes_anything() && !attempt.fresh && attempt.read_version.is_some() {
+            report.note = Some("no row to change: a run would commit only the partition's new state".into());
+        }
+        // An `append_dedup` adds its new keys' rows whole; a merge's changes are counted by key.
+        let (rows_added, rows_removed) =
+            if self.spec().newer_by.is_none() { (Some(counts.inserted), Some(0)) } else { (None, None) };
+        Ok(DryRun { changes: counts.changes_anything(), rows_added, rows_removed, ..DryRun::default() })
+    }
+
+    async fn commit(
+        &self,
+        attempt: &Attempt<'_>,
+        target: Target<'_>,
+        computed: Computed,
+        report: &mut PartitionReport,
+    ) -> Result<Option<Committed>, RunError> {
+        let counts = self.classified(attempt, &computed).await?;
+        report.changes = Some(counts);
+        let Computed::Keyed(source) = computed else { return Ok(None) };
+        if !counts.changes_anything() {
+            return super::record_state_alone(attempt, target, &source.held.schema, report).await;
+        }
+        let ctx = attempt.runner.session();
+        let df = source.dataframe(ctx)?;
+        let spec = self.spec();
+        let merge = MergeSpec { key: spec.key, newer_by: spec.newer_by };
+        Ok(Some(lakewriter_delta::merge(&ctx.state(), target, df, merge).await?))
+    }
+}

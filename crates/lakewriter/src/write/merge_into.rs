@@ -1,0 +1,70 @@
+//! A job written as `MERGE INTO t USING … ON … WHEN …`: the statement run as written into the
+//! table at the version the run read, its source planned as the job's query. Its checks would
+//! see the source, not the rows it writes, and delta-rs merges only by committing: it has
+//! neither checks nor a dry run.
+
+use lakewriter_compute::KeyedCounts;
+use lakewriter_compute::statement::Merge;
+use lakewriter_core::{CheckKind, WriteMode};
+use lakewriter_delta::{Committed, Target};
+
+use super::{Attempt, Mode};
+use crate::result::Computed;
+use crate::{PartitionReport, RunError};
+
+#[derive(Debug)]
+pub(crate) struct MergeInto {
+    pub merge: Merge,
+}
+
+#[async_trait::async_trait(?Send)]
+impl Mode for MergeInto {
+    fn mode(&self) -> WriteMode {
+        WriteMode::Merge
+    }
+
+    fn commits_side_by_side(&self) -> bool {
+        false
+    }
+
+    fn refuses(&self, check: &CheckKind) -> Option<String> {
+        super::refuses_comparison(check, "a job written as MERGE INTO")
+    }
+
+    fn refuses_dry_run(&self) -> Option<&'static str> {
+        Some("a dry run of a job written as MERGE INTO is not supported: delta-rs merges only by committing")
+    }
+
+    fn result_is_rows(&self) -> bool {
+        false
+    }
+
+    async fn commit(
+        &self,
+        attempt: &Attempt<'_>,
+        target: Target<'_>,
+        computed: Computed,
+        report: &mut PartitionReport,
+    ) -> Result<Option<Committed>, RunError> {
+        let runner = attempt.runner;
+        let source =
+            datafusion::prelude::DataFrame::new(runner.session().state(), super::rows_plan(attempt, computed)?);
+        let shape = runner.loaded.shape(target.location, target.read_version).await?;
+        let schema = source.schema().as_arrow().clone();
+        let (committed, counts) = runner
+            .merge_statement(&self.merge, target, shape.as_ref(), source, attempt.run.unit.dt)
+            .await
+            .map_err(RunError::of)?;
+        report.changes = Some(KeyedCounts {
+            inserted: counts.inserted,
+            updated: counts.updated,
+            deleted: counts.deleted,
+            ..KeyedCounts::default()
+        });
+        if committed.is_some() {
+            return Ok(committed);
+        }
+        let table_schema = shape.map_or(schema, |s| s.schema.as_ref().clone());
+        super::record_state_alone(attempt, target, &table_schema, report).await
+    }
+}
