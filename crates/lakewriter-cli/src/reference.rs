@@ -168,6 +168,15 @@ mod tests {
     }
 
     #[test]
+    fn reference_project_file_md_example_parses() {
+        let page = read("docs/reference/project-file.md");
+        let example = page.split("```toml\n").nth(1).and_then(|rest| rest.split("```").next()).expect("a toml block");
+        let file = std::path::Path::new("lakewriter.toml");
+        let project = lakewriter_core::Project::parse(example, file).unwrap_or_else(|e| panic!("the example: {e}"));
+        assert_eq!(project.jobs.keys().collect::<Vec<_>>(), ["customers"]);
+    }
+
+    #[test]
     fn reference_events_md_has_a_section_for_every_line_kind() {
         let schema: serde_json::Value = serde_json::from_str(&read("schema/events.schema.json")).expect("the schema");
         let page = read("docs/reference/events.md");
