@@ -1,5 +1,5 @@
 """Turns the figures the fault scenarios record (JSON Lines, see tests/e2e/figures.rs) into the
-Markdown table of RELIABILITY.md.
+Markdown table of docs/reliability.md.
 
     reliability-table.py FIGURES.jsonl TRIALS SEED
 """

@@ -1,4 +1,4 @@
-//! Counted trials, for RELIABILITY.md. Each fault scenario counts its trials, the phases (or
+//! Counted trials, for docs/reliability.md. Each fault scenario counts its trials, the phases (or
 //! faults) they hit, their outcomes and what it found in the table: rows lost, duplicate rows,
 //! partitions holding a mix of old and new content. With `LAKEWRITER_FIGURES=FILE` set, it
 //! appends one JSON line to FILE when it ends; `scripts/soak` runs the scenarios and turns those

@@ -12,6 +12,7 @@ mod concurrent;
 mod crash;
 mod demo;
 mod digest;
+mod docs_examples;
 mod dry_run;
 mod events_schema;
 mod failures;

@@ -272,7 +272,7 @@ fn the_state_of_partitions_before_a_checkpoint_is_read_from_the_checkpoint() {
     assert!(known.iter().all(|(_, rows, expected)| rows == expected), "(version, rows, expected rows): {known:?}");
 }
 
-/// The README's late-data walk-through, on the demo.
+/// The late-data walk-through of docs/guide/state.md, on the demo.
 #[test]
 fn the_demo_late_data_walk_through() {
     let lake = Lake::demo();

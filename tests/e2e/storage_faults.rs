@@ -1,7 +1,7 @@
 //! Storage faults on S3. The fault proxy (`scripts/s3-fault-proxy.py`, see `fault_proxy`) sits
 //! between lakewriter and the S3 test server and answers chosen requests with a 5xx, answers
 //! them late, drops their connections mid-body, or goes away for a while. lakewriter retries
-//! what is safe to retry, within its request policy (README, "Running against MinIO / S3"); a
+//! what is safe to retry, within its request policy (docs/guide/s3.md); a
 //! commit whose log-entry PUT landed while its answer was lost is found by its run id and counts
 //! once, in every write mode; any other fault that outlasts the retries fails the run with an
 //! error naming the request and its object, showing no secret and leaving the table as it was;

@@ -50,8 +50,8 @@ pub fn distinct_customers(batches: &[arrow::array::RecordBatch]) -> u64 {
     ids.len() as u64
 }
 
-/// The README's project: the job `daily_orders` (`overwrite_partition` by `dt`) writing
-/// `analytics.daily_orders` with `sql`.
+/// The guide's project (docs/guide/concepts.md): the job `daily_orders` (`overwrite_partition`
+/// by `dt`) writing `analytics.daily_orders` with `sql`.
 pub fn daily_orders(sql: &str) -> Project {
     Project::new().job(Job::new("daily_orders", "analytics.daily_orders").sql(sql))
 }
@@ -186,7 +186,7 @@ pub struct Digest {
 }
 
 impl Lake {
-    /// Raw orders for `from..=to`, and the README's project ([`daily_orders`]).
+    /// Raw orders for `from..=to`, and the guide's project ([`daily_orders`]).
     pub fn new(from: &str, to: &str) -> Self {
         let lake = Self::empty(&[]);
         let days = DateRange::new(day(from), day(to)).expect("range");
@@ -479,7 +479,7 @@ pub struct Job {
 
 impl Job {
     /// A job writing `target` with `write = "overwrite_partition"` and `partition_by = "dt"`, as
-    /// the README's `daily_orders`. Set its SQL with [`Job::sql`] or [`Job::sql_file`].
+    /// the guide's `daily_orders`. Set its SQL with [`Job::sql`] or [`Job::sql_file`].
     pub fn new(name: &str, target: &str) -> Self {
         Self {
             name: name.to_owned(),

@@ -8,6 +8,8 @@ mod demo;
 mod output;
 mod panic;
 mod pipes;
+#[cfg(test)]
+mod reference;
 
 fn main() -> std::process::ExitCode {
     panic::install();

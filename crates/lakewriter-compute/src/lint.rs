@@ -12,7 +12,7 @@
 //! - `float_aggregate` (warning): a column of the result computed by a `SUM` or `AVG` of floats
 //!   (or a variance, a correlation), whose last bits depend on the order rows are added in.
 //!
-//! Columns are matched by name (see the README for what that misses).
+//! Columns are matched by name (see docs/guide/lint.md, "Limits", for what that misses).
 
 mod finding;
 mod origin;

@@ -5,6 +5,7 @@
 //! caller passes the text and resolves `sql_file`.
 
 mod checks;
+mod keys;
 mod parse;
 
 use std::collections::BTreeMap;
@@ -17,6 +18,7 @@ use url::Url;
 use crate::{Error, Result, TableRef};
 
 pub use checks::{Check, CheckKind, CheckOutcome, CheckSeverity, CheckValue, Checks};
+pub use keys::KEYS;
 
 /// The `write` key of a job: how its result is committed to its target.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
