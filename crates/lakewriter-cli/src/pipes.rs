@@ -8,6 +8,7 @@
 //! messages' is `{"path": FILE}` (JSON Lines appended to it) or `{"stdio" | "buffered_stdio":
 //! "stderr" | "stdout"}`. Messages are `{"__dagster_pipes_version": "0.1", "method", "params"}`:
 //! `opened`, then `report_asset_materialization`, then `closed` (with the exception of a failure).
+//! Messages for stdout go through the [`Output`], which writes them as they are.
 
 use std::io::{Read as _, Write as _};
 use std::path::PathBuf;
@@ -17,6 +18,8 @@ use base64::Engine as _;
 use chrono::NaiveDate;
 use lakewriter::PartitionReport;
 use serde_json::{Value, json};
+
+use crate::output::Output;
 
 const CONTEXT_VAR: &str = "DAGSTER_PIPES_CONTEXT";
 const MESSAGES_VAR: &str = "DAGSTER_PIPES_MESSAGES";
@@ -49,7 +52,7 @@ fn decode(name: &str, value: &str) -> Result<Value> {
 
 impl Pipes {
     /// The session Dagster opened for this process, if it launched it.
-    pub fn from_env() -> Result<Option<Self>> {
+    pub fn from_env(out: &mut dyn Output) -> Result<Option<Self>> {
         let Ok(context_param) = std::env::var(CONTEXT_VAR) else { return Ok(None) };
         let messages_param =
             std::env::var(MESSAGES_VAR).map_err(|_| anyhow!("{CONTEXT_VAR} is set but {MESSAGES_VAR} is not"))?;
@@ -72,7 +75,7 @@ impl Pipes {
             _ => bail!("{MESSAGES_VAR}: expected a `path` or `stdio`, got {params}"),
         };
         let pipes = Self { context, messages };
-        pipes.send("opened", &json!({"extras": {}}))?;
+        pipes.send(out, "opened", &json!({"extras": {}}))?;
         Ok(Some(pipes))
     }
 
@@ -90,7 +93,7 @@ impl Pipes {
     /// Reports `report`'s partition as an asset materialization: the asset the context names
     /// (the job's target where it names none), lakewriter's figures as metadata, and the input
     /// fingerprint as its data version. A partition that failed is reported by [`Pipes::close`].
-    pub fn materialized(&self, report: &PartitionReport, code_fingerprint: &str) -> Result<()> {
+    pub fn materialized(&self, out: &mut dyn Output, report: &PartitionReport, code_fingerprint: &str) -> Result<()> {
         if report.error.is_some() {
             return Ok(());
         }
@@ -115,12 +118,12 @@ impl Pipes {
             "run_id": text(&report.run_id),
         });
         let params = json!({"asset_key": asset_key, "metadata": metadata, "data_version": report.input_fingerprint});
-        self.send("report_asset_materialization", &params)
+        self.send(out, "report_asset_materialization", &params)
     }
 
     /// Closes the session: `error` where the run failed, which Dagster reports as the step's
     /// failure.
-    pub fn close(&self, error: Option<&str>) -> Result<()> {
+    pub fn close(&self, out: &mut dyn Output, error: Option<&str>) -> Result<()> {
         // Dagster reads any `exception` key as a failure: a success sends none.
         let params = match error {
             Some(message) => json!({"exception": {
@@ -128,17 +131,17 @@ impl Pipes {
             }}),
             None => json!({}),
         };
-        self.send("closed", &params)
+        self.send(out, "closed", &params)
     }
 
-    fn send(&self, method: &str, params: &Value) -> Result<()> {
+    fn send(&self, out: &mut dyn Output, method: &str, params: &Value) -> Result<()> {
         let line = json!({"__dagster_pipes_version": PROTOCOL_VERSION, "method": method, "params": params}).to_string();
         let written = match &self.messages {
             Messages::File(path) => {
                 std::fs::OpenOptions::new().create(true).append(true).open(path).and_then(|mut f| writeln!(f, "{line}"))
             }
             Messages::Stderr => writeln!(std::io::stderr().lock(), "{line}"),
-            Messages::Stdout => writeln!(std::io::stdout().lock(), "{line}"),
+            Messages::Stdout => out.verbatim(format!("{line}\n").as_bytes()),
         };
         written.context("cannot write a Dagster Pipes message")
     }

@@ -7,9 +7,9 @@ use anyhow::Result;
 use lakewriter::AuditSummary;
 
 use crate::cli::{AuditArgs, Global};
-use crate::output::Printer;
+use crate::output::Output;
 
-pub async fn audit(global: &Global, printer: &Printer, args: AuditArgs) -> Result<ExitCode> {
+pub async fn audit(global: &Global, printer: &mut dyn Output, args: AuditArgs) -> Result<ExitCode> {
     let range = super::optional_range(&args.jobs)?;
     let live = super::open_runner(global).await?;
     let graph = live.graph()?;

@@ -13,9 +13,9 @@ use lakewriter::{
 };
 
 use crate::cli::{BackfillArgs, Global};
-use crate::output::Printer;
+use crate::output::{Output, stderr};
 
-pub async fn backfill(global: &Global, printer: &mut Printer, args: BackfillArgs) -> Result<ExitCode> {
+pub async fn backfill(global: &Global, printer: &mut dyn Output, args: BackfillArgs) -> Result<ExitCode> {
     let range = DateRange::new(args.from, args.to).map_err(lakewriter::Error::from)?;
     let runner = super::open_writer(global, &args.dry_run).await?;
     let selection = (Only::from(args.only), args.shard);
@@ -42,7 +42,7 @@ pub async fn backfill(global: &Global, printer: &mut Printer, args: BackfillArgs
 /// and the jobs not run. Exit 1 where a partition failed or a job was not run.
 pub async fn pipeline(
     runner: &Runner,
-    printer: &mut Printer,
+    printer: &mut dyn Output,
     jobs: &[(&GraphJob, Option<DateRange>)],
     selection: (Only, Option<(u32, u32)>),
     parallel: Option<usize>,
@@ -55,9 +55,9 @@ pub async fn pipeline(
     Ok(if outcome.is_ok() { ExitCode::SUCCESS } else { ExitCode::from(super::FAILED) })
 }
 
-/// A pipeline's events on the [`Printer`]; the first output error is kept and ends the command.
+/// A pipeline's events on the [`Output`]; the first output error is kept and ends the command.
 struct Shown<'p> {
-    printer: &'p mut Printer,
+    printer: &'p mut dyn Output,
     error: Option<io::Error>,
 }
 
@@ -103,7 +103,7 @@ impl PipelineObserver for Shown<'_> {
     }
 
     fn job_failed(&mut self, job: &str, error: &lakewriter::Error) {
-        Printer::error(&format!("{job}: {}", lakewriter::error_chain(error)));
+        stderr::error(&format!("{job}: {}", stderr::one_line(error)));
     }
 }
 
@@ -111,7 +111,7 @@ impl PipelineObserver for Shown<'_> {
 /// reports and the exit code.
 pub async fn run_days(
     runner: &Runner,
-    printer: &mut Printer,
+    printer: &mut dyn Output,
     job: &Job,
     days: Vec<NaiveDate>,
     parallel: Option<usize>,

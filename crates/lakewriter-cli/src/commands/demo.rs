@@ -10,16 +10,16 @@ use lakewriter::{Job, Runner, Workspace};
 
 use crate::cli::{DemoArgs, Global};
 use crate::demo;
-use crate::output::{Printer, Rerun};
+use crate::output::{Output, Rerun};
 
-pub async fn demo(global: &Global, printer: &mut Printer, args: DemoArgs) -> Result<ExitCode> {
+pub async fn demo(global: &Global, printer: &mut dyn Output, args: DemoArgs) -> Result<ExitCode> {
     match args.late {
         Some(day) => deliver_late(global, printer, &args.dir, day).await,
         None => run_demo(global, printer, &args.dir, args.no_run).await,
     }
 }
 
-async fn run_demo(global: &Global, printer: &mut Printer, dir: &Path, no_run: bool) -> Result<ExitCode> {
+async fn run_demo(global: &Global, printer: &mut dyn Output, dir: &Path, no_run: bool) -> Result<ExitCode> {
     let (project_file, project_written) = demo::write_project(dir)?;
     let workspace = Workspace::load(Some(&project_file), global.root.as_deref())?;
     let raw = demo::write_raw(&workspace).await?;
@@ -54,7 +54,7 @@ async fn run_demo(global: &Global, printer: &mut Printer, dir: &Path, no_run: bo
 }
 
 /// `demo DIR --late D`: a file of late orders in the demo's raw partition D.
-async fn deliver_late(global: &Global, printer: &Printer, dir: &Path, day: NaiveDate) -> Result<ExitCode> {
+async fn deliver_late(global: &Global, printer: &mut dyn Output, dir: &Path, day: NaiveDate) -> Result<ExitCode> {
     let workspace = Workspace::load(Some(&dir.join(lakewriter::PROJECT_FILE)), global.root.as_deref())?;
     let written = demo::write_late(&workspace, day).await?;
     let file = demo::late_file(day);
@@ -67,7 +67,7 @@ async fn deliver_late(global: &Global, printer: &Printer, dir: &Path, day: Naive
 }
 
 /// The demo for one job: backfill September, run one day again, compare the content digests.
-async fn demo_job(runner: &Runner, printer: &mut Printer, job: &Job, rerun_day: NaiveDate) -> Result<bool> {
+async fn demo_job(runner: &Runner, printer: &mut dyn Output, job: &Job, rerun_day: NaiveDate) -> Result<bool> {
     let (spec, days) = (&job.spec, demo::days());
     printer.say(&format!(
         "\nbackfill {} ({}) {}..{} -> {}",

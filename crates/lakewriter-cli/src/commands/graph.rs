@@ -5,9 +5,9 @@ use std::process::ExitCode;
 use anyhow::Result;
 
 use crate::cli::Global;
-use crate::output::Printer;
+use crate::output::Output;
 
-pub async fn graph(global: &Global, printer: &Printer) -> Result<ExitCode> {
+pub async fn graph(global: &Global, printer: &mut dyn Output) -> Result<ExitCode> {
     let runner = super::open_runner(global).await?;
     printer.graph(&runner.graph()?)?;
     Ok(ExitCode::SUCCESS)

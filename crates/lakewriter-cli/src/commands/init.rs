@@ -1,7 +1,6 @@
 //! `lakewriter init [DIR]`: a new project; `completions SHELL` and `man`: the shell completion
 //! script and the manual page, generated from the command-line definition.
 
-use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -11,9 +10,9 @@ use lakewriter::Workspace;
 
 use crate::cli::{Cli, Global};
 use crate::demo;
-use crate::output::Printer;
+use crate::output::Output;
 
-pub async fn init(global: &Global, printer: &Printer, dir: &Path) -> Result<ExitCode> {
+pub async fn init(global: &Global, printer: &mut dyn Output, dir: &Path) -> Result<ExitCode> {
     let project_file = dir.join(lakewriter::PROJECT_FILE);
     if project_file.exists() {
         bail!(lakewriter::Error::Usage(format!(
@@ -35,17 +34,17 @@ pub async fn init(global: &Global, printer: &Printer, dir: &Path) -> Result<Exit
     Ok(ExitCode::SUCCESS)
 }
 
-pub fn completions(shell: clap_complete::Shell) -> Result<ExitCode> {
+pub fn completions(printer: &mut dyn Output, shell: clap_complete::Shell) -> Result<ExitCode> {
     // Written to memory first: clap_complete panics where its writer fails (a closed pipe).
     let mut script = Vec::new();
     clap_complete::generate(shell, &mut Cli::command(), "lakewriter", &mut script);
-    std::io::stdout().lock().write_all(&script)?;
+    printer.verbatim(&script)?;
     Ok(ExitCode::SUCCESS)
 }
 
-pub fn man() -> Result<ExitCode> {
-    let mut out = std::io::stdout().lock();
-    clap_mangen::Man::new(Cli::command()).render(&mut out)?;
-    out.flush()?;
+pub fn man(printer: &mut dyn Output) -> Result<ExitCode> {
+    let mut page = Vec::new();
+    clap_mangen::Man::new(Cli::command()).render(&mut page)?;
+    printer.verbatim(&page)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -6,12 +6,12 @@ use anyhow::Result;
 use lakewriter::{Runner, Severity};
 
 use crate::cli::{Global, LintArgs};
-use crate::output::{LintCounts, Printer};
+use crate::output::{LintCounts, Output, stderr};
 
 /// Lints one job or all: each finding on stdout, then the counts. Exit 1 on an error finding or
 /// a job whose SQL cannot be planned (reported on stderr; the other jobs are still checked). A
 /// job that reads a job's table not written yet is checked once it is (a note on stderr).
-pub async fn lint(global: &Global, printer: &Printer, args: LintArgs) -> Result<ExitCode> {
+pub async fn lint(global: &Global, printer: &mut dyn Output, args: LintArgs) -> Result<ExitCode> {
     let runner = super::open_runner(global).await?;
     let names: Vec<String> = match args.job {
         Some(name) => vec![runner.workspace().spec(&name)?.name.clone()],
@@ -31,14 +31,11 @@ pub async fn lint(global: &Global, printer: &Printer, args: LintArgs) -> Result<
             }
             Err(e) if e.waits_for_upstream() => {
                 counts.waiting += 1;
-                Printer::note(&format!(
-                    "{name}: checked once the tables it reads exist: {}",
-                    lakewriter::error_chain(&e)
-                ));
+                stderr::note(&format!("{name}: checked once the tables it reads exist: {}", stderr::one_line(&e)));
             }
             Err(e) => {
                 counts.unchecked += 1;
-                Printer::error(&lakewriter::error_chain(&e));
+                stderr::error(&stderr::one_line(&e));
             }
         }
     }

@@ -7,9 +7,9 @@ use anyhow::Result;
 use lakewriter::{MaintainOptions, MaintainSummary, Step};
 
 use crate::cli::{Global, MaintainArgs};
-use crate::output::Printer;
+use crate::output::{Output, stderr};
 
-pub async fn maintain(global: &Global, printer: &Printer, args: MaintainArgs) -> Result<ExitCode> {
+pub async fn maintain(global: &Global, printer: &mut dyn Output, args: MaintainArgs) -> Result<ExitCode> {
     let started = Instant::now();
     let options = MaintainOptions {
         steps: if args.only.is_empty() { Step::ALL.into() } else { args.only.into_iter().collect() },
@@ -23,7 +23,7 @@ pub async fn maintain(global: &Global, printer: &Printer, args: MaintainArgs) ->
     let summary = MaintainSummary::of(&reports, options.dry_run, started);
     printer.maintain(&reports, &summary)?;
     for error in reports.iter().filter_map(|r| r.error.as_deref()) {
-        Printer::error(error);
+        stderr::error(error);
     }
     Ok(if summary.failed > 0 { ExitCode::from(super::FAILED) } else { ExitCode::SUCCESS })
 }

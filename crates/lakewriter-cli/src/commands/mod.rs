@@ -1,4 +1,4 @@
-//! Each subcommand in its own module: load, call the library, render through the [`Printer`],
+//! Each subcommand in its own module: load, call the library, render through the [`Output`],
 //! choose the exit code. This module builds the one runtime and maps errors to exit codes.
 
 mod audit;
@@ -26,7 +26,7 @@ use tracing_subscriber::EnvFilter;
 use tracing_subscriber::fmt::writer::MakeWriterExt as _;
 
 use crate::cli::{Cli, Command, Global, LogFormat};
-use crate::output::Printer;
+use crate::output::{self, Output, stderr};
 
 /// Exit codes: 0 all good, 1 a partition or check failed, 2 usage or configuration error.
 const FAILED: u8 = 1;
@@ -73,7 +73,7 @@ fn init_logging(global: &Global) {
         // Each line carries the spans it is in: a partition's `job`, `partition` and `run_id`.
         LogFormat::Json => logs.json().with_current_span(true).with_span_list(true).init(),
     }
-    Printer::set_json_logs(global.log_format == LogFormat::Json);
+    stderr::set_json_logs(global.log_format == LogFormat::Json);
 }
 
 /// Prints `error: …`, the cause chain and a hint; returns the exit code for the error's kind.
@@ -84,30 +84,31 @@ fn report_error(error: &anyhow::Error) -> ExitCode {
     let lib = error.chain().find_map(|e| e.downcast_ref::<lakewriter::Error>());
     let hint = matches!(lib, Some(lakewriter::Error::ReadProject { .. }))
         .then_some("pass --project PATH, or run `lakewriter demo` to create a sample project");
-    Printer::error_chain(error, hint);
+    stderr::error_chain(error, hint);
     ExitCode::from(if lib.is_some_and(lakewriter::Error::is_usage) { USAGE } else { FAILED })
 }
 
 async fn dispatch(cli: Cli) -> Result<ExitCode> {
-    let mut printer = Printer::new(&cli.global);
+    let mut printer = output::printer(&cli.global);
+    let printer = printer.as_mut();
     let global = &cli.global;
     match cli.command {
-        Command::Run(args) => run::run(global, &printer, args).await,
-        Command::Backfill(args) => backfill::backfill(global, &mut printer, args).await,
-        Command::Graph => graph::graph(global, &printer).await,
-        Command::Audit(args) => audit::audit(global, &printer, args).await,
-        Command::Reproduce(args) => reproduce::reproduce(global, &mut printer, args).await,
-        Command::Status(args) => status::status(global, &printer, args).await,
-        Command::Plan(args) => plan::plan(global, &printer, args).await,
-        Command::Verify(args) => verify::verify(global, &printer, args).await,
-        Command::Lint(args) => lint::lint(global, &printer, args).await,
-        Command::Demo(args) => demo::demo(global, &mut printer, args).await,
-        Command::Digest(args) => digest::digest(global, &printer, args).await,
-        Command::Sql(args) => sql::sql(global, &printer, args).await,
-        Command::Init(args) => init::init(global, &printer, &args.dir).await,
-        Command::Completions(args) => init::completions(args.shell),
-        Command::Man => init::man(),
-        Command::Maintain(args) => maintain::maintain(global, &printer, args).await,
+        Command::Run(args) => run::run(global, printer, args).await,
+        Command::Backfill(args) => backfill::backfill(global, printer, args).await,
+        Command::Graph => graph::graph(global, printer).await,
+        Command::Audit(args) => audit::audit(global, printer, args).await,
+        Command::Reproduce(args) => reproduce::reproduce(global, printer, args).await,
+        Command::Status(args) => status::status(global, printer, args).await,
+        Command::Plan(args) => plan::plan(global, printer, args).await,
+        Command::Verify(args) => verify::verify(global, printer, args).await,
+        Command::Lint(args) => lint::lint(global, printer, args).await,
+        Command::Demo(args) => demo::demo(global, printer, args).await,
+        Command::Digest(args) => digest::digest(global, printer, args).await,
+        Command::Sql(args) => sql::sql(global, printer, args).await,
+        Command::Init(args) => init::init(global, printer, &args.dir).await,
+        Command::Completions(args) => init::completions(printer, args.shell),
+        Command::Man => init::man(printer),
+        Command::Maintain(args) => maintain::maintain(global, printer, args).await,
     }
 }
 
@@ -131,13 +132,12 @@ async fn open_writer(global: &Global, dry_run: &crate::cli::DryRunArgs) -> Resul
     Ok(if dry_run.dry_run { runner.dry_run(dry_run.show) } else { runner })
 }
 
-/// Prints the reports (text mode), the summary and each failed partition's error on stderr;
-/// exit 1 where a partition failed.
-fn finish(printer: &Printer, reports: &[PartitionReport], summary: &Summary) -> Result<ExitCode> {
-    printer.partition_lines(reports)?;
-    printer.summary(summary)?;
+/// Prints the job's run and each failed partition's error on stderr; exit 1 where a partition
+/// failed.
+fn finish(printer: &mut dyn Output, reports: &[PartitionReport], summary: &Summary) -> Result<ExitCode> {
+    printer.job_done(reports, summary)?;
     for error in reports.iter().filter_map(|r| r.error.as_deref()) {
-        Printer::error(error);
+        stderr::error(error);
     }
     Ok(if summary.failed > 0 { ExitCode::from(FAILED) } else { ExitCode::SUCCESS })
 }

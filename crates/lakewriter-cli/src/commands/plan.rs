@@ -7,9 +7,9 @@ use anyhow::Result;
 use lakewriter::{DateRange, Only, PlannedPartition};
 
 use crate::cli::{Global, PlanArgs};
-use crate::output::Printer;
+use crate::output::Output;
 
-pub async fn plan(global: &Global, printer: &Printer, args: PlanArgs) -> Result<ExitCode> {
+pub async fn plan(global: &Global, printer: &mut dyn Output, args: PlanArgs) -> Result<ExitCode> {
     let range = DateRange::new(args.from, args.to).map_err(lakewriter::Error::from)?;
     let runner = super::open_runner(global).await?;
     let job = runner.prepare(&args.job)?;

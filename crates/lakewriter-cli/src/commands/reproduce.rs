@@ -7,9 +7,9 @@ use anyhow::Result;
 use lakewriter::{Only, Runner};
 
 use crate::cli::{Global, ReproduceArgs};
-use crate::output::Printer;
+use crate::output::Output;
 
-pub async fn reproduce(global: &Global, printer: &mut Printer, args: ReproduceArgs) -> Result<ExitCode> {
+pub async fn reproduce(global: &Global, printer: &mut dyn Output, args: ReproduceArgs) -> Result<ExitCode> {
     let range = super::optional_range(&args.jobs)?;
     let live = super::open_runner(global).await?;
     let into = live.workspace().reproduction_root(&args.into, "--into")?;

@@ -8,17 +8,19 @@ use anyhow::Result;
 use lakewriter::{Summary, elapsed_ms};
 
 use crate::cli::{Global, RunArgs};
-use crate::output::Printer;
+use crate::output::{Output, stderr};
 use crate::pipes::Pipes;
 
-pub async fn run(global: &Global, printer: &Printer, args: RunArgs) -> Result<ExitCode> {
-    let Some(pipes) = Pipes::from_env()? else { return run_partition(global, printer, args, None).await.map(|r| r.0) };
+pub async fn run(global: &Global, printer: &mut dyn Output, args: RunArgs) -> Result<ExitCode> {
+    let Some(pipes) = Pipes::from_env(printer)? else {
+        return run_partition(global, printer, args, None).await.map(|r| r.0);
+    };
     let outcome = run_partition(global, printer, args, Some(&pipes)).await;
     let error = match &outcome {
         Ok((_, failed)) => failed.clone(),
-        Err(e) => Some(format!("{e:#}")),
+        Err(e) => Some(stderr::one_line(e.as_ref())),
     };
-    pipes.close(error.as_deref())?;
+    pipes.close(printer, error.as_deref())?;
     outcome.map(|r| r.0)
 }
 
@@ -27,7 +29,7 @@ pub async fn run(global: &Global, printer: &Printer, args: RunArgs) -> Result<Ex
 /// Returns the exit code and, where the partition failed, its error.
 async fn run_partition(
     global: &Global,
-    printer: &Printer,
+    printer: &mut dyn Output,
     args: RunArgs,
     pipes: Option<&Pipes>,
 ) -> Result<(ExitCode, Option<String>)> {
@@ -42,7 +44,7 @@ async fn run_partition(
     let report = runner.run_prepared(&run).await;
     printer.partition_done(&report)?;
     if let Some(pipes) = pipes {
-        pipes.materialized(&report, &job.code)?;
+        pipes.materialized(printer, &report, &job.code)?;
     }
     let failed = report.error.clone();
     let reports = [report];

@@ -7,9 +7,9 @@ use anyhow::{Context, Result};
 use lakewriter::{Executed, Runner, SqlOptions};
 
 use crate::cli::{Global, SqlArgs};
-use crate::output::Printer;
+use crate::output::Output;
 
-pub async fn sql(global: &Global, printer: &Printer, args: SqlArgs) -> Result<ExitCode> {
+pub async fn sql(global: &Global, printer: &mut dyn Output, args: SqlArgs) -> Result<ExitCode> {
     let text = match (&args.execute, &args.file) {
         (Some(sql), _) => sql.clone(),
         (None, Some(path)) => {
@@ -34,10 +34,19 @@ pub async fn sql(global: &Global, printer: &Printer, args: SqlArgs) -> Result<Ex
                     1 => format!("; statement {total} not run"),
                     _ => format!("; statements {} to {total} not run", number + 1),
                 };
-                let which = format!("statement {number} of {total} failed{rest}: {}", Printer::shorten(&parsed.text));
+                let which = format!("statement {number} of {total} failed{rest}: {}", shorten(&parsed.text));
                 return Err(anyhow::Error::new(error).context(which));
             }
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// A statement's text on one line, cut after 100 characters.
+fn shorten(sql: &str) -> String {
+    let one_line = sql.split_whitespace().collect::<Vec<_>>().join(" ");
+    match one_line.char_indices().nth(100) {
+        Some((cut, _)) => format!("{}…", &one_line[..cut]),
+        None => one_line,
+    }
 }

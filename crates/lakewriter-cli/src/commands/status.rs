@@ -7,9 +7,9 @@ use anyhow::Result;
 use lakewriter::DateRange;
 
 use crate::cli::{Global, StatusArgs};
-use crate::output::Printer;
+use crate::output::Output;
 
-pub async fn status(global: &Global, printer: &Printer, args: StatusArgs) -> Result<ExitCode> {
+pub async fn status(global: &Global, printer: &mut dyn Output, args: StatusArgs) -> Result<ExitCode> {
     let range = match (args.from, args.to) {
         (Some(from), Some(to)) => Some(DateRange::new(from, to).map_err(lakewriter::Error::from)?),
         _ => None,

@@ -6,9 +6,9 @@ use anyhow::Result;
 use lakewriter::PartitionRun;
 
 use crate::cli::{Global, VerifyArgs};
-use crate::output::Printer;
+use crate::output::Output;
 
-pub async fn verify(global: &Global, printer: &Printer, args: VerifyArgs) -> Result<ExitCode> {
+pub async fn verify(global: &Global, printer: &mut dyn Output, args: VerifyArgs) -> Result<ExitCode> {
     let runner = super::open_runner(global).await?;
     let verdict =
         runner.verify(&PartitionRun { job: args.partition.job, dt: args.partition.dt, force: args.force }).await?;

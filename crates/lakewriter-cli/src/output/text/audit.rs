@@ -1,19 +1,16 @@
-//! `lakewriter audit`: a line per partition, the rows of one that differs, and the counts.
+//! `lakewriter audit` as text: a line per partition, the rows of one that differs, the counts.
 
 use std::fmt::Write as _;
-use std::io;
+use std::io::{self, Write};
 
 use lakewriter::{AuditSummary, PartitionAudit, Verdict};
 
-use super::{Printer, json_line, line, plural, tagged_line};
+use super::{TextPrinter, plural};
 
-impl Printer {
+impl<W: Write> TextPrinter<W> {
     /// `  JOB  PARTITION  VERDICT`, with the rows added and removed of a partition that differs
-    /// and a few of each (`+` added, `-` removed); or its JSON line.
-    pub fn partition_audit(&self, audit: &PartitionAudit) -> io::Result<()> {
-        if self.json {
-            return json_line(audit);
-        }
+    /// and a few of each (`+` added, `-` removed).
+    pub(super) fn print_partition_audit(&mut self, audit: &PartitionAudit) -> io::Result<()> {
         let verdict = match audit.verdict {
             Verdict::Equal => self.paint("equal", "32"),
             Verdict::Differs => self.paint("differs", "31;1"),
@@ -31,22 +28,19 @@ impl Printer {
         if audit.code_changed {
             text.push_str(" (written with other code than the job's current code)");
         }
-        line(&text)?;
+        self.line(&text)?;
         for row in &audit.added_examples {
-            line(&format!("      + {row}"))?;
+            self.line(&format!("      + {row}"))?;
         }
         for row in &audit.removed_examples {
-            line(&format!("      - {row}"))?;
+            self.line(&format!("      - {row}"))?;
         }
         Ok(())
     }
 
-    /// `audit: …` with the counts, or `{"summary": …}`.
-    pub fn audit_summary(&self, summary: &AuditSummary) -> io::Result<()> {
-        if self.json {
-            return tagged_line("summary", summary);
-        }
-        line(&format!(
+    /// `audit: …` with the counts.
+    pub(super) fn print_audit_summary(&mut self, summary: &AuditSummary) -> io::Result<()> {
+        self.line(&format!(
             "audit: {}, {}: {} equal, {} differ, {} missing here, {} missing there",
             plural(summary.jobs, "job"),
             plural(summary.partitions, "partition"),

@@ -1,69 +1,43 @@
-//! `status` and `plan` output: a calendar of partition states, a line per partition, the counts.
+//! `status` and `plan` as text: a calendar of partition states, a line per partition, the counts.
 
 use std::fmt::Write as _;
-use std::io::{self, IsTerminal};
+use std::io::{self, Write};
 
 use chrono::{Datelike, NaiveDate};
-use lakewriter::{Freshness, JobStatus, Layout, LogLength, Only, PartitionStatus, PlannedPartition};
-use serde::Serialize;
+use lakewriter::{Freshness, JobStatus, Layout, Only, PartitionStatus, PlannedPartition};
 
-use super::{JobLine, Printer, json_line, line, plural, tagged_line};
+use super::{TextPrinter, count, plural};
+use crate::output::fields::{self, Maintenance, StateCounts};
 
-impl Printer {
-    /// `lakewriter status`: a calendar (on a terminal), then a line per partition and the counts;
-    /// with `--json`, a line per partition and a summary line. The table's log length, and with
-    /// `--maintenance` its files (`layout`), follow the first line (or are in the summary).
-    pub fn status(&self, status: &JobStatus, layout: Option<&Layout>) -> io::Result<()> {
-        let counts = StateCounts::of(&status.partitions);
-        if self.json {
-            #[derive(Serialize)]
-            struct StatusSummary<'a> {
-                job: &'a str,
-                target: &'a str,
-                table_version: Option<u64>,
-                checkpoint: Option<u64>,
-                log: Option<LogLength>,
-                #[serde(skip_serializing_if = "Option::is_none")]
-                maintenance: Option<Maintenance<'a>>,
-                #[serde(flatten)]
-                counts: StateCounts,
-            }
-            for partition in &status.partitions {
-                json_line(&JobLine { job: &status.job, line: partition })?;
-            }
-            let summary = StatusSummary {
-                job: &status.job,
-                target: &status.target,
-                table_version: status.table_version,
-                checkpoint: status.checkpoint,
-                log: status.log,
-                maintenance: layout.map(|layout| Maintenance::of(layout, status.log)),
-                counts,
-            };
-            return tagged_line("summary", &summary);
-        }
+impl<W: Write> TextPrinter<W> {
+    /// The job and its table, its log (and with `--maintenance` its files), a calendar (on a
+    /// terminal), then a line per partition and the counts.
+    pub(super) fn print_status(&mut self, status: &JobStatus, layout: Option<&Layout>) -> io::Result<()> {
         let version = status.table_version.map_or_else(|| "none yet".to_owned(), |v| v.to_string());
-        line(&format!("{} -> {} ({}), table version {version}", status.job, status.target, status.write))?;
-        maintenance_lines(status, layout)?;
-        if io::stdout().is_terminal() {
-            line(&calendar(&status.partitions, |state, text| self.paint(text, state_colour(state))))?;
+        self.line(&format!("{} -> {} ({}), table version {version}", status.job, status.target, status.write))?;
+        for text in maintenance_lines(status, layout) {
+            self.line(&text)?;
         }
-        line(&format!(
+        if self.style.terminal {
+            let text = calendar(&status.partitions, |state, text| self.paint(text, state_colour(state)));
+            self.line(&text)?;
+        }
+        self.line(&format!(
             "  {:<16} {:<36} {:>8}  {:<20} {:>8}",
             "partition", "state", "version", "written (UTC)", "rows"
         ))?;
         for p in &status.partitions {
-            let label = format!("{:<36}", p.label());
-            line(&format!(
-                "  {:<16} {} {:>8}  {:<20} {:>8}",
+            let label = self.paint(&format!("{:<36}", p.label()), state_colour(p.state));
+            self.line(&format!(
+                "  {:<16} {label} {:>8}  {:<20} {:>8}",
                 p.partition,
-                self.paint(&label, state_colour(p.state)),
                 p.version.map_or_else(|| "-".to_owned(), |v| v.to_string()),
                 p.written_at.map_or_else(|| "-".to_owned(), |t| t.format("%Y-%m-%d %H:%M:%S").to_string()),
                 p.rows.map_or_else(|| "-".to_owned(), |r| r.to_string()),
             ))?;
         }
-        line(&format!(
+        let counts = StateCounts::of(&status.partitions);
+        self.line(&format!(
             "{}: {}: {} fresh, {} stale, {} missing",
             status.job,
             plural(status.partitions.len(), "partition"),
@@ -73,28 +47,19 @@ impl Printer {
         ))
     }
 
-    /// `lakewriter plan`: what a backfill would do with each partition, and why.
-    pub fn plan(&self, status: &JobStatus, planned: &[PlannedPartition], only: Only) -> io::Result<()> {
-        let runs = planned.iter().filter(|p| p.action == "run").count();
-        if self.json {
-            #[derive(Serialize)]
-            struct PlanSummary<'a> {
-                job: &'a str,
-                only: Only,
-                run: usize,
-                skip: usize,
-            }
-            for partition in planned {
-                json_line(&JobLine { job: &status.job, line: partition })?;
-            }
-            let plan = PlanSummary { job: &status.job, only, run: runs, skip: planned.len() - runs };
-            return tagged_line("plan", &plan);
-        }
+    /// What a backfill would do with each partition, and why; then the count.
+    pub(super) fn print_plan(
+        &mut self,
+        status: &JobStatus,
+        planned: &[PlannedPartition],
+        only: Only,
+    ) -> io::Result<()> {
         for p in planned {
-            let action = if p.action == "run" { self.paint("run ", "1") } else { "skip".to_owned() };
-            line(&format!("  {:<16} {action}  {}", p.partition, p.why))?;
+            let action = if fields::runs(p) { self.paint("run ", "1") } else { "skip".to_owned() };
+            self.line(&format!("  {:<16} {action}  {}", p.partition, p.why))?;
         }
-        line(&format!(
+        let runs = planned.iter().filter(|p| fields::runs(p)).count();
+        self.line(&format!(
             "plan {} (--only {}): {runs} of {} partitions would run; nothing was written",
             status.job,
             only.as_str(),
@@ -103,69 +68,33 @@ impl Printer {
     }
 }
 
-/// What `status --maintenance` says of a table: its files, and which steps are due.
-#[derive(Serialize)]
-struct Maintenance<'a> {
-    #[serde(flatten)]
-    layout: &'a Layout,
-    /// `compact` where a partition holds several small files, `checkpoint` where
-    /// [`lakewriter::CHECKPOINT_AFTER`] commits or more follow the newest checkpoint.
-    needed: Vec<&'static str>,
-}
-
-impl<'a> Maintenance<'a> {
-    fn of(layout: &'a Layout, log: Option<LogLength>) -> Self {
-        let mut needed = Vec::new();
-        if !layout.to_compact.is_empty() {
-            needed.push("compact");
-        }
-        if log.is_some_and(|log| log.needs_checkpoint()) {
-            needed.push("checkpoint");
-        }
-        Self { layout, needed }
-    }
-}
-
 /// The `log:` line of `status`, and with `--maintenance` the `files:` and `maintenance:` lines.
-fn maintenance_lines(status: &JobStatus, layout: Option<&Layout>) -> io::Result<()> {
-    let Some(log) = status.log else { return Ok(()) };
-    let commits = plural(usize::try_from(log.commits_since_checkpoint).unwrap_or(usize::MAX), "commit");
+fn maintenance_lines(status: &JobStatus, layout: Option<&Layout>) -> Vec<String> {
+    let Some(log) = status.log else { return Vec::new() };
+    let commits = plural(count(log.commits_since_checkpoint), "commit");
     let since = match status.checkpoint {
         Some(c) => format!("{commits} since the last checkpoint (version {c})"),
         None => format!("{commits}, no checkpoint yet"),
     };
-    line(&format!("  log: {since}; {} kept", plural(log.commit_files, "commit file")))?;
-    let Some(layout) = layout else { return Ok(()) };
+    let mut lines = vec![format!("  log: {since}; {} kept", plural(log.commit_files, "commit file"))];
+    let Some(layout) = layout else { return lines };
     let small: u64 = layout.to_compact.iter().map(|p| p.files).sum();
-    line(&format!(
+    lines.push(format!(
         "  files: {} ({}) in {}, {} below the target size of {}; partitions with several small files: {} ({small} files)",
-        plural(usize::try_from(layout.files).unwrap_or(usize::MAX), "file"),
+        plural(count(layout.files), "file"),
         lakewriter::format_size(layout.bytes),
-        plural(usize::try_from(layout.partitions).unwrap_or(usize::MAX), "partition"),
+        plural(count(layout.partitions), "partition"),
         layout.small_files,
         lakewriter::format_size(layout.target_file_size),
         layout.to_compact.len(),
-    ))?;
+    ));
     let needed = Maintenance::of(layout, status.log).needed;
-    line(&if needed.is_empty() {
+    lines.push(if needed.is_empty() {
         "  maintenance: nothing due".to_owned()
     } else {
         format!("  maintenance: {} due: run `lakewriter maintain {}`", needed.join(" and "), status.job)
-    })
-}
-
-#[derive(Debug, Clone, Copy, Default, Serialize)]
-struct StateCounts {
-    fresh: usize,
-    stale: usize,
-    missing: usize,
-}
-
-impl StateCounts {
-    fn of(partitions: &[PartitionStatus]) -> Self {
-        let count = |state| partitions.iter().filter(|p| p.state == state).count();
-        Self { fresh: count(Freshness::Fresh), stale: count(Freshness::Stale), missing: count(Freshness::Missing) }
-    }
+    });
+    lines
 }
 
 fn state_colour(state: Freshness) -> &'static str {

@@ -1,33 +1,26 @@
-//! `maintain` output: a line per table and step, then the counts.
+//! `lakewriter maintain` as text: a line per table and step, then the counts.
 
-use std::io;
+use std::io::{self, Write};
 use std::time::Duration;
 
 use lakewriter::{MaintainSummary, Step, StepReport, StepStatus, format_size};
 
-use super::{json_line, line, plural, tagged_line};
-use crate::output::Printer;
+use super::{TextPrinter, count, plural};
 
-impl Printer {
-    /// `lakewriter maintain`: each table's steps and the counts; with `--json`, a line per step
-    /// and a summary line.
-    pub fn maintain(&self, reports: &[StepReport], summary: &MaintainSummary) -> io::Result<()> {
-        if self.json {
-            for report in reports {
-                json_line(report)?;
-            }
-            return tagged_line("summary", summary);
-        }
+impl<W: Write> TextPrinter<W> {
+    /// Each table's steps, then the counts.
+    pub(super) fn print_maintain(&mut self, reports: &[StepReport], summary: &MaintainSummary) -> io::Result<()> {
         let mut table = None;
         for report in reports {
             if table != Some(report.table.as_str()) {
                 table = Some(report.table.as_str());
-                line(&format!("maintain {}", report.table))?;
+                self.line(&format!("maintain {}", report.table))?;
             }
-            line(&self.step_line(report))?;
+            let text = self.step_line(report);
+            self.line(&text)?;
         }
         let dry = if summary.dry_run { " (dry run: nothing written)" } else { "" };
-        line(&format!(
+        self.line(&format!(
             "maintain: {}, {}: {} ok, {} skipped, {} failed; {}, {} compacted, {} deleted, {} removed, {:.1} s{dry}",
             plural(summary.tables, "table"),
             plural(summary.steps, "step"),
@@ -35,9 +28,9 @@ impl Printer {
             summary.skipped,
             summary.failed,
             plural(summary.commits, "commit"),
-            plural(usize::try_from(summary.files_compacted).unwrap_or(usize::MAX), "file"),
-            plural(usize::try_from(summary.files_deleted).unwrap_or(usize::MAX), "file"),
-            plural(usize::try_from(summary.log_files_removed).unwrap_or(usize::MAX), "log file"),
+            plural(count(summary.files_compacted), "file"),
+            plural(count(summary.files_deleted), "file"),
+            plural(count(summary.log_files_removed), "log file"),
             Duration::from_millis(summary.duration_ms).as_secs_f64()
         ))
     }
@@ -59,11 +52,11 @@ impl Printer {
 
 /// What a step did, in a few words (its note follows).
 fn what_it_did(r: &StepReport) -> String {
-    let count = |n: Option<u64>, what: &str| plural(usize::try_from(n.unwrap_or(0)).unwrap_or(usize::MAX), what);
+    let several = |n: Option<u64>, what: &str| plural(count(n.unwrap_or(0)), what);
     match r.step {
         Step::Compact if r.committed => format!(
             "rewrote {} of {} into {} (target {}){}",
-            count(r.files_removed, "small file"),
+            several(r.files_removed, "small file"),
             plural(r.partitions.as_ref().map_or(0, Vec::len), "partition"),
             r.files_added.unwrap_or(0),
             format_size(r.target_file_size.unwrap_or(0)),
@@ -77,13 +70,13 @@ fn what_it_did(r: &StepReport) -> String {
         Step::Vacuum => format!(
             "{} {} (retention {})",
             if r.status == StepStatus::DryRun { "would delete" } else { "deleted" },
-            count(r.files_deleted, "file"),
+            several(r.files_deleted, "file"),
             r.retention.as_deref().unwrap_or("-")
         ),
         Step::Cleanup => format!(
             "{} {} (log retention {})",
             if r.status == StepStatus::DryRun { "would remove" } else { "removed" },
-            count(r.log_files_removed, "log file"),
+            several(r.log_files_removed, "log file"),
             r.retention.as_deref().unwrap_or("-")
         ),
     }

@@ -1,0 +1,169 @@
+//! The JSON lines: each a serde type whose [`Event`] implementation gives its [`Shape`] —
+//! tagged or not, with the `schema_version` or not; no line is told apart by a string.
+//! `schema/events.schema.json` pins their shape.
+
+use lakewriter::{
+    AuditSummary, Digest, Finding, GraphJob, LogLength, MaintainSummary, Only, PartitionAudit, PartitionReport,
+    StatementReport, StepReport, Summary, VerifyReport,
+};
+use serde::Serialize;
+
+use crate::output::LintCounts;
+use crate::output::fields::{Maintenance, StateCounts};
+
+/// The version of the JSON Lines events (`schema/events.schema.json`), in every command's closing
+/// line: a change that removes or renames a field, or changes its meaning, increments it.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// How a JSON line is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shape {
+    /// Its fields: one of a command's lines before the closing one (a partition, a finding).
+    Item,
+    /// Its fields and the [`SCHEMA_VERSION`]: a command's only line.
+    Only,
+    /// `{"<tag>": {<its fields>, "schema_version": …}}`: a command's closing line, told apart
+    /// from the lines before it by its tag.
+    Closing(&'static str),
+    /// `{"<tag>": {<its fields>}}`: a line told apart by its tag that closes nothing.
+    Tagged(&'static str),
+}
+
+/// A line of `--json` output: a serde type, and its [`Shape`].
+pub trait Event: Serialize {
+    const SHAPE: Shape = Shape::Item;
+}
+
+impl Event for PartitionReport {}
+impl Event for Finding {}
+impl Event for PartitionAudit {}
+impl Event for GraphJob {}
+impl Event for StepReport {}
+impl Event for StatementLine<'_> {}
+impl Event for RerunLine<'_> {}
+impl<T: Serialize> Event for JobLine<'_, T> {}
+
+impl Event for VerifyReport {
+    const SHAPE: Shape = Shape::Only;
+}
+
+impl Event for DigestLine<'_> {
+    const SHAPE: Shape = Shape::Only;
+}
+
+impl Event for Summary {
+    const SHAPE: Shape = Shape::Closing("summary");
+}
+
+impl Event for LintCounts {
+    const SHAPE: Shape = Shape::Closing("summary");
+}
+
+impl Event for StatusSummary<'_> {
+    const SHAPE: Shape = Shape::Closing("summary");
+}
+
+impl Event for PlanSummary<'_> {
+    const SHAPE: Shape = Shape::Closing("plan");
+}
+
+impl Event for AuditSummary {
+    const SHAPE: Shape = Shape::Closing("summary");
+}
+
+impl Event for GraphSummary {
+    const SHAPE: Shape = Shape::Closing("summary");
+}
+
+impl Event for MaintainSummary {
+    const SHAPE: Shape = Shape::Closing("summary");
+}
+
+impl Event for NotRun<'_> {
+    const SHAPE: Shape = Shape::Tagged("not_run");
+}
+
+/// `value`'s fields and `schema_version`.
+#[derive(Serialize)]
+pub struct Versioned<'a, T: Serialize> {
+    #[serde(flatten)]
+    pub value: &'a T,
+    pub schema_version: u32,
+}
+
+/// A JSON line of one job's: `{"job": …, <the fields of line>}`.
+#[derive(Serialize)]
+pub struct JobLine<'a, T: Serialize> {
+    pub job: &'a str,
+    #[serde(flatten)]
+    pub line: &'a T,
+}
+
+/// The line of `lakewriter digest`.
+#[derive(Serialize)]
+pub struct DigestLine<'a> {
+    pub table: String,
+    pub partition: Option<String>,
+    #[serde(flatten)]
+    pub digest: &'a Digest,
+}
+
+/// The closing line of `lakewriter status`.
+#[derive(Serialize)]
+pub struct StatusSummary<'a> {
+    pub job: &'a str,
+    pub target: &'a str,
+    pub table_version: Option<u64>,
+    pub checkpoint: Option<u64>,
+    pub log: Option<LogLength>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub maintenance: Option<Maintenance<'a>>,
+    #[serde(flatten)]
+    pub counts: StateCounts,
+}
+
+/// The closing line of `lakewriter plan`.
+#[derive(Serialize)]
+pub struct PlanSummary<'a> {
+    pub job: &'a str,
+    pub only: Only,
+    pub run: usize,
+    pub skip: usize,
+}
+
+/// The closing line of `lakewriter graph`.
+#[derive(Serialize)]
+pub struct GraphSummary {
+    pub jobs: usize,
+    /// Pairs (upstream job, downstream job).
+    pub edges: usize,
+}
+
+/// A job a pipeline backfill did not run, and why.
+#[derive(Serialize)]
+pub struct NotRun<'a> {
+    pub job: &'a str,
+    pub reason: &'a str,
+}
+
+/// The line of a statement of `lakewriter sql` that writes.
+#[derive(Serialize)]
+pub struct StatementLine<'a> {
+    pub statement: usize,
+    pub of: usize,
+    pub sql: &'a str,
+    pub status: &'static str,
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub report: Option<&'a StatementReport>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// The line of the demo's rerun check.
+#[derive(Serialize)]
+pub struct RerunLine<'a> {
+    pub rerun: String,
+    pub digest_before: &'a str,
+    pub digest_after: &'a str,
+    pub unchanged: bool,
+}

@@ -1,0 +1,203 @@
+//! The JSON printer: one JSON object per line of stdout, each an [`Event`] written in its
+//! [`Shape`]; text for people and the progress bar are left out.
+
+mod events;
+
+use std::collections::BTreeMap;
+use std::io::{self, Write};
+
+use arrow::array::RecordBatch;
+use arrow::datatypes::SchemaRef;
+use chrono::NaiveDate;
+use lakewriter::{
+    AuditSummary, Digest, Finding, JobGraph, JobStatus, Layout, MaintainSummary, Only, PartitionAudit, PartitionReport,
+    PlannedPartition, StatementReport, StepReport, Summary, TableRef, VerifyReport,
+};
+use serde::Serialize;
+
+use self::events::{
+    DigestLine, Event, GraphSummary, JobLine, NotRun, PlanSummary, RerunLine, SCHEMA_VERSION, Shape, StatementLine,
+    StatusSummary, Versioned,
+};
+use super::fields::{self, Maintenance, StateCounts};
+use super::{LintCounts, Output, Rerun, stderr};
+
+/// JSON Lines on `out`.
+pub struct JsonPrinter<W: Write> {
+    out: W,
+}
+
+impl<W: Write> JsonPrinter<W> {
+    pub fn new(out: W) -> Self {
+        Self { out }
+    }
+
+    /// `event` on a line of its own, in its [`Shape`].
+    fn emit<E: Event>(&mut self, event: &E) -> io::Result<()> {
+        let versioned = || Versioned { value: event, schema_version: SCHEMA_VERSION };
+        match E::SHAPE {
+            Shape::Item => self.line(event),
+            Shape::Only => self.line(&versioned()),
+            Shape::Closing(tag) => self.line(&BTreeMap::from([(tag, versioned())])),
+            Shape::Tagged(tag) => self.line(&BTreeMap::from([(tag, event)])),
+        }
+    }
+
+    fn line(&mut self, value: &impl Serialize) -> io::Result<()> {
+        serde_json::to_writer(&mut self.out, value).map_err(io::Error::other)?;
+        writeln!(self.out)
+    }
+}
+
+impl<W: Write> Output for JsonPrinter<W> {
+    fn say(&mut self, _text: &str) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn verbatim(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.out.write_all(bytes)?;
+        self.out.flush()
+    }
+
+    fn start_progress(&mut self, _total: usize, _label: &str) {}
+
+    fn partition_done(&mut self, report: &PartitionReport) -> io::Result<()> {
+        self.emit(report)
+    }
+
+    fn finish_progress(&mut self) {}
+
+    fn job_done(&mut self, _reports: &[PartitionReport], summary: &Summary) -> io::Result<()> {
+        self.emit(summary)
+    }
+
+    fn not_run(&mut self, job: &str, reason: &str) -> io::Result<()> {
+        self.emit(&NotRun { job, reason })
+    }
+
+    fn merged(&mut self, _reports: &[PartitionReport]) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn rerun(&mut self, rerun: &Rerun<'_>) -> io::Result<()> {
+        self.emit(&RerunLine {
+            rerun: rerun.report.partition.to_string(),
+            digest_before: &rerun.before.digest,
+            digest_after: &rerun.after.digest,
+            unchanged: rerun.unchanged(),
+        })
+    }
+
+    fn verdict(&mut self, verdict: &VerifyReport) -> io::Result<()> {
+        self.emit(verdict)
+    }
+
+    fn digest(&mut self, table: &TableRef, partition: Option<NaiveDate>, digest: &Digest) -> io::Result<()> {
+        let partition = partition.map(|d| d.to_string());
+        self.emit(&DigestLine { table: table.to_string(), partition, digest })
+    }
+
+    fn finding(&mut self, finding: &Finding) -> io::Result<()> {
+        self.emit(finding)
+    }
+
+    fn lint_counts(&mut self, counts: &LintCounts) -> io::Result<()> {
+        self.emit(counts)
+    }
+
+    fn status(&mut self, status: &JobStatus, layout: Option<&Layout>) -> io::Result<()> {
+        for partition in &status.partitions {
+            self.emit(&JobLine { job: &status.job, line: partition })?;
+        }
+        self.emit(&StatusSummary {
+            job: &status.job,
+            target: &status.target,
+            table_version: status.table_version,
+            checkpoint: status.checkpoint,
+            log: status.log,
+            maintenance: layout.map(|layout| Maintenance::of(layout, status.log)),
+            counts: StateCounts::of(&status.partitions),
+        })
+    }
+
+    fn plan(&mut self, status: &JobStatus, planned: &[PlannedPartition], only: Only) -> io::Result<()> {
+        for partition in planned {
+            self.emit(&JobLine { job: &status.job, line: partition })?;
+        }
+        let run = planned.iter().filter(|p| fields::runs(p)).count();
+        self.emit(&PlanSummary { job: &status.job, only, run, skip: planned.len() - run })
+    }
+
+    fn partition_audit(&mut self, audit: &PartitionAudit) -> io::Result<()> {
+        self.emit(audit)
+    }
+
+    fn audit_summary(&mut self, summary: &AuditSummary) -> io::Result<()> {
+        self.emit(summary)
+    }
+
+    fn graph(&mut self, graph: &JobGraph) -> io::Result<()> {
+        for job in &graph.jobs {
+            self.emit(job)?;
+        }
+        let edges = graph.jobs.iter().map(|j| j.upstream.len()).sum();
+        self.emit(&GraphSummary { jobs: graph.jobs.len(), edges })
+    }
+
+    fn maintain(&mut self, reports: &[StepReport], summary: &MaintainSummary) -> io::Result<()> {
+        for report in reports {
+            self.emit(report)?;
+        }
+        self.emit(summary)
+    }
+
+    fn rows(&mut self, _schema: &SchemaRef, batches: &[RecordBatch]) -> io::Result<()> {
+        // Every column in every row: a NULL as `null`, not left out.
+        let mut writer = arrow::json::WriterBuilder::new()
+            .with_explicit_nulls(true)
+            .build::<_, arrow::json::writer::LineDelimited>(&mut self.out);
+        writer.write_batches(&batches.iter().collect::<Vec<_>>()).map_err(io::Error::other)?;
+        writer.finish().map_err(io::Error::other)
+    }
+
+    fn statement(&mut self, number: usize, of: usize, sql: &str, report: &StatementReport) -> io::Result<()> {
+        let status = "ok";
+        self.emit(&StatementLine { statement: number, of, sql, status, report: Some(report), error: None })
+    }
+
+    fn statement_failed(&mut self, number: usize, of: usize, sql: &str, error: &lakewriter::Error) -> io::Result<()> {
+        let error = Some(stderr::one_line(error));
+        self.emit(&StatementLine { statement: number, of, sql, status: "failed", report: None, error })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(print: impl FnOnce(&mut JsonPrinter<Vec<u8>>) -> io::Result<()>) -> String {
+        let mut printer = JsonPrinter::new(Vec::new());
+        print(&mut printer).expect("written");
+        String::from_utf8(printer.out).expect("UTF-8")
+    }
+
+    #[test]
+    fn a_closing_line_carries_the_schema_version_and_a_tagged_line_that_closes_nothing_does_not() {
+        let counts = LintCounts { jobs: 3, errors: 1, warnings: 2, unchecked: 0, waiting: 1 };
+        assert_eq!(
+            lines(|p| p.lint_counts(&counts)),
+            "{\"summary\":{\"jobs\":3,\"errors\":1,\"warnings\":2,\"unchecked\":0,\"waiting\":1,\"schema_version\":1}}\n"
+        );
+        assert_eq!(
+            lines(|p| p.not_run("weekly", "its upstream job daily failed")),
+            "{\"not_run\":{\"job\":\"weekly\",\"reason\":\"its upstream job daily failed\"}}\n"
+        );
+        assert_eq!(lines(|p| p.say("text for people")), "", "no text in JSON");
+    }
+
+    #[test]
+    fn verbatim_output_is_written_as_it_is() {
+        let message = b"{\"__dagster_pipes_version\":\"0.1\",\"method\":\"closed\",\"params\":{}}\n";
+        assert_eq!(lines(|p| p.verbatim(message)).as_bytes(), message);
+    }
+}

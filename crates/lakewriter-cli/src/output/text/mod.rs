@@ -1,0 +1,223 @@
+//! The text printer: lines for people on stdout, coloured on a terminal, and a progress bar on
+//! stderr while a job's partitions run.
+
+mod audit;
+mod graph;
+mod maintain;
+mod partitions;
+mod sql;
+mod status;
+mod verify;
+
+use std::fmt::Write as _;
+use std::io::{self, Write};
+use std::time::Duration;
+
+use arrow::array::RecordBatch;
+use arrow::datatypes::SchemaRef;
+use chrono::NaiveDate;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use lakewriter::{
+    AuditSummary, Digest, Finding, JobGraph, JobStatus, Layout, MaintainSummary, Only, PartitionAudit, PartitionReport,
+    PlannedPartition, Severity, StatementReport, StepReport, Summary, TableRef, VerifyReport,
+};
+
+use super::{LintCounts, Output, Rerun};
+
+/// How the text looks, decided once from the flags and the terminals.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Style {
+    /// ANSI colours.
+    pub color: bool,
+    /// stdout is a terminal: `status` draws its calendar.
+    pub terminal: bool,
+    /// A progress bar on stderr while partitions run.
+    pub progress: bool,
+}
+
+/// Text on `out`.
+pub struct TextPrinter<W: Write> {
+    out: W,
+    style: Style,
+    bar: Option<ProgressBar>,
+}
+
+impl<W: Write> TextPrinter<W> {
+    pub fn new(out: W, style: Style) -> Self {
+        Self { out, style, bar: None }
+    }
+
+    fn paint(&self, text: &str, code: &str) -> String {
+        if self.style.color { format!("\x1b[{code}m{text}\x1b[0m") } else { text.to_owned() }
+    }
+
+    /// One line of text (or several: `text` may hold line breaks).
+    fn line(&mut self, text: &str) -> io::Result<()> {
+        writeln!(self.out, "{text}")
+    }
+}
+
+impl<W: Write> Output for TextPrinter<W> {
+    fn say(&mut self, text: &str) -> io::Result<()> {
+        self.line(text)
+    }
+
+    fn verbatim(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.out.write_all(bytes)?;
+        self.out.flush()
+    }
+
+    fn start_progress(&mut self, total: usize, label: &str) {
+        if !self.style.progress {
+            return;
+        }
+        let bar = ProgressBar::with_draw_target(Some(total as u64), ProgressDrawTarget::stderr());
+        bar.set_style(
+            ProgressStyle::with_template("{prefix} [{bar:30}] {pos}/{len} {msg} ({elapsed})")
+                .unwrap_or_else(|_| ProgressStyle::default_bar())
+                .progress_chars("=> "),
+        );
+        bar.set_prefix(label.to_owned());
+        bar.enable_steady_tick(Duration::from_millis(200));
+        self.bar = Some(bar);
+    }
+
+    fn partition_done(&mut self, report: &PartitionReport) -> io::Result<()> {
+        if let Some(bar) = &self.bar {
+            bar.inc(1);
+            bar.set_message(format!("{} {}", report.partition, if report.is_ok() { "ok" } else { "failed" }));
+        }
+        Ok(())
+    }
+
+    fn finish_progress(&mut self) {
+        if let Some(bar) = self.bar.take() {
+            bar.finish_and_clear();
+        }
+    }
+
+    fn job_done(&mut self, reports: &[PartitionReport], summary: &Summary) -> io::Result<()> {
+        self.print_job(reports, summary)
+    }
+
+    fn not_run(&mut self, job: &str, reason: &str) -> io::Result<()> {
+        let text = format!("{job}: {}: {reason}", self.paint("not run", "33"));
+        self.line(&text)
+    }
+
+    fn merged(&mut self, reports: &[PartitionReport]) -> io::Result<()> {
+        self.print_merged(reports)
+    }
+
+    fn rerun(&mut self, rerun: &Rerun<'_>) -> io::Result<()> {
+        self.print_rerun(rerun)
+    }
+
+    fn verdict(&mut self, verdict: &VerifyReport) -> io::Result<()> {
+        self.print_verdict(verdict)
+    }
+
+    fn digest(&mut self, _table: &TableRef, _partition: Option<NaiveDate>, digest: &Digest) -> io::Result<()> {
+        self.line(&format!("{}  {} rows  version {}", digest.digest, digest.rows, digest.version))
+    }
+
+    /// `error: job J: rule: message`.
+    fn finding(&mut self, finding: &Finding) -> io::Result<()> {
+        let severity = match finding.severity {
+            Severity::Error => self.paint("error", "31;1"),
+            Severity::Warning => self.paint("warning", "33"),
+        };
+        self.line(&format!("{severity}: {finding}"))
+    }
+
+    fn lint_counts(&mut self, counts: &LintCounts) -> io::Result<()> {
+        let mut unchecked = String::new();
+        if counts.unchecked > 0 {
+            let _ = write!(unchecked, ", {} not checked (see above)", counts.unchecked);
+        }
+        if counts.waiting > 0 {
+            let _ = write!(unchecked, ", {} waiting for the tables it reads (see above)", counts.waiting);
+        }
+        self.line(&format!(
+            "lint: {} checked, {}, {}{unchecked}",
+            plural(counts.jobs, "job"),
+            plural(counts.errors, "error"),
+            plural(counts.warnings, "warning")
+        ))
+    }
+
+    fn status(&mut self, status: &JobStatus, layout: Option<&Layout>) -> io::Result<()> {
+        self.print_status(status, layout)
+    }
+
+    fn plan(&mut self, status: &JobStatus, planned: &[PlannedPartition], only: Only) -> io::Result<()> {
+        self.print_plan(status, planned, only)
+    }
+
+    fn partition_audit(&mut self, audit: &PartitionAudit) -> io::Result<()> {
+        self.print_partition_audit(audit)
+    }
+
+    fn audit_summary(&mut self, summary: &AuditSummary) -> io::Result<()> {
+        self.print_audit_summary(summary)
+    }
+
+    fn graph(&mut self, graph: &JobGraph) -> io::Result<()> {
+        self.print_graph(graph)
+    }
+
+    fn maintain(&mut self, reports: &[StepReport], summary: &MaintainSummary) -> io::Result<()> {
+        self.print_maintain(reports, summary)
+    }
+
+    fn rows(&mut self, schema: &SchemaRef, batches: &[RecordBatch]) -> io::Result<()> {
+        self.print_rows(schema, batches)
+    }
+
+    fn statement(&mut self, number: usize, of: usize, _sql: &str, report: &StatementReport) -> io::Result<()> {
+        self.print_statement(number, of, report)
+    }
+
+    /// Nothing: the error is the command's, printed on stderr.
+    fn statement_failed(&mut self, _: usize, _: usize, _: &str, _: &lakewriter::Error) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// `1 partition`, `2 partitions`.
+fn plural(n: usize, word: &str) -> String {
+    format!("{n} {word}{}", if n == 1 { "" } else { "s" })
+}
+
+/// `n` as a `usize` for [`plural`].
+fn count(n: u64) -> usize {
+    usize::try_from(n).unwrap_or(usize::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(print: impl FnOnce(&mut TextPrinter<Vec<u8>>) -> io::Result<()>) -> String {
+        let mut printer = TextPrinter::new(Vec::new(), Style::default());
+        print(&mut printer).expect("written");
+        String::from_utf8(printer.out).expect("UTF-8")
+    }
+
+    #[test]
+    fn lint_counts_name_the_jobs_not_checked_and_waiting() {
+        let counts = LintCounts { jobs: 3, errors: 1, warnings: 2, unchecked: 1, waiting: 1 };
+        assert_eq!(
+            text(|p| p.lint_counts(&counts)),
+            "lint: 3 jobs checked, 1 error, 2 warnings, 1 not checked (see above), 1 waiting for the tables it reads (see above)\n"
+        );
+        let clean = LintCounts { jobs: 1, ..LintCounts::default() };
+        assert_eq!(text(|p| p.lint_counts(&clean)), "lint: 1 job checked, 0 errors, 0 warnings\n");
+    }
+
+    #[test]
+    fn say_and_verbatim_write_their_text_as_it_is() {
+        assert_eq!(text(|p| p.say("next: lakewriter lint")), "next: lakewriter lint\n");
+        assert_eq!(text(|p| p.verbatim(b"#compdef lakewriter\n")), "#compdef lakewriter\n");
+    }
+}
