@@ -22,6 +22,7 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use arrow::array::{Int64Array, RecordBatch, StringArray, TimestampMicrosecondArray};
+use lakewriter_core::Phase;
 
 use crate::figures::{self, Figures};
 use crate::pause::Paused;
@@ -37,7 +38,7 @@ pub(crate) const DAY: &str = "2026-09-02";
 /// The day B runs in a trial on another partition.
 pub(crate) const OTHER_DAY: &str = "2026-09-03";
 /// The phases A is paused at: after it read the raw layer, after it opened the table.
-const PHASES: [&str; 2] = ["planned", "writing"];
+const PHASES: [Phase; 2] = [Phase::Planned, Phase::Writing];
 
 /// What a report says: status, whether it committed, rows written, table version, retries, note.
 type Outline = (String, bool, Option<u64>, Option<u64>, u32, Option<String>);
@@ -245,7 +246,7 @@ fn outcome(a: &Report) -> String {
 /// `late_file_first`) and B on `b_day`; then A resumed.
 struct Race {
     /// The phase A was in when it stopped.
-    hit: String,
+    hit: Phase,
     b: Report,
     /// The table after B, A still stopped, where B wrote A's partition.
     after_b: Option<Digest>,
@@ -256,10 +257,10 @@ struct Race {
 
 /// Runs a [`Race`] in `place` (its table written). `None` where A's commit landed before it
 /// stopped — its `kill` came after the commit: nothing raced, and the trial is run again.
-fn race(place: &Place, mode: Mode, phase: &str, b_day: &str, late_file_first: bool) -> Option<Race> {
+fn race(place: &Place, mode: Mode, phase: Phase, b_day: &str, late_file_first: bool) -> Option<Race> {
     let lake = place.lake();
     let paused = Paused::start(lake, &args(mode, DAY), phase);
-    let hit = paused.stopped_at().to_owned();
+    let hit = paused.stopped_at();
     if late_file_first {
         let (path, batch) = late_file(mode);
         place.put(&path, &batch);
@@ -294,7 +295,7 @@ fn expected_after_same_partition(mode: Mode, b: &Report) -> Outline {
 /// One trial on the same partition: A paused at `phase`, a late file for [`DAY`], B run on
 /// [`DAY`], A resumed. B is one undisturbed run; A conflicts with it and runs again; the table is
 /// B's, and fresh. `None` where nothing raced.
-fn same_partition(place: &Place, mode: Mode, phase: &str, reference: &Reference, figures: &mut Figures) -> Option<()> {
+fn same_partition(place: &Place, mode: Mode, phase: Phase, reference: &Reference, figures: &mut Figures) -> Option<()> {
     let Race { hit, b, after_b, a, what } = race(place, mode, phase, DAY, true)?;
     assert_eq!(outline(&b), outline(&reference.b), "{what}\nB is one undisturbed run");
     assert_eq!(b.changes, reference.b.changes, "{what}\nB's changes");
@@ -309,7 +310,7 @@ fn same_partition(place: &Place, mode: Mode, phase: &str, reference: &Reference,
     if let Some(changes) = &a.changes {
         assert_eq!((changes.inserted, changes.updated, changes.deleted), (0, 0, 0), "{what}");
     }
-    figures.trial(&hit, &outcome(&a));
+    figures.trial(hit.as_str(), &outcome(&a));
     Some(())
 }
 
@@ -324,7 +325,13 @@ fn retries_beside(mode: Mode) -> u32 {
 /// One trial on another partition: A paused at `phase` on [`DAY`], B run on [`OTHER_DAY`], A
 /// resumed. Each report is that of the same run undisturbed, in the same order; the table holds
 /// both, and every partition is fresh. `None` where nothing raced.
-fn other_partition(place: &Place, mode: Mode, phase: &str, reference: &Reference, figures: &mut Figures) -> Option<()> {
+fn other_partition(
+    place: &Place,
+    mode: Mode,
+    phase: Phase,
+    reference: &Reference,
+    figures: &mut Figures,
+) -> Option<()> {
     let Race { hit, b, a, what, .. } = race(place, mode, phase, OTHER_DAY, false)?;
     assert_eq!(outline(&b), outline(&reference.b), "{what}\nB is one undisturbed run");
     assert_eq!(b.changes, reference.b.changes, "{what}\nB's changes");
@@ -339,7 +346,7 @@ fn other_partition(place: &Place, mode: Mode, phase: &str, reference: &Reference
     expected.4 = retries_beside(mode);
     assert_eq!(outline(&a), expected, "{what}");
     assert_eq!(a.changes, undisturbed.changes, "{what}\nA's changes");
-    figures.trial(&hit, &outcome(&a));
+    figures.trial(hit.as_str(), &outcome(&a));
     Some(())
 }
 
@@ -349,7 +356,7 @@ const SLIPS: usize = 3;
 
 /// Runs `count` trials, each in a fresh place (local or on S3) with its table written: the `i`th
 /// with the mode and phase `pairs[i % pairs.len()]`, on the same partition or (`other`) another.
-fn run_trials(on_s3: bool, other: bool, pairs: &[(Mode, &'static str)], count: usize, figures: &mut Figures) {
+fn run_trials(on_s3: bool, other: bool, pairs: &[(Mode, Phase)], count: usize, figures: &mut Figures) {
     for &(mode, phase) in pairs.iter().cycle().take(count) {
         let reference = reference(mode, other);
         let mut slips = 0;
@@ -367,7 +374,7 @@ fn run_trials(on_s3: bool, other: bool, pairs: &[(Mode, &'static str)], count: u
 
 /// Every (mode, phase): first each mode once, in an order and at a phase of `rng`'s, then each at
 /// the other phase.
-fn every_mode_at_every_phase(modes: &[Mode], rng: &mut fastrand::Rng) -> Vec<(Mode, &'static str)> {
+fn every_mode_at_every_phase(modes: &[Mode], rng: &mut fastrand::Rng) -> Vec<(Mode, Phase)> {
     let mut modes = modes.to_vec();
     rng.shuffle(&mut modes);
     let first: Vec<usize> = modes.iter().map(|_| rng.usize(..PHASES.len())).collect();

@@ -1,4 +1,4 @@
-//! Crash injection: a run SIGKILLed as it enters a phase of its write — told by what it logs on
+//! Crash injection: a run SIGKILLed as it enters a phase of its write — told by its JSON log on
 //! stderr (see ARCHITECTURE.md, "Phases"), never by a guessed time. After each kill the table
 //! opens, in lakewriter and in an independent reader (delta-rs Python); it holds its old or its
 //! new content whole, never a mix or a duplicate; its partition state agrees with the data; the
@@ -9,11 +9,13 @@ use std::io::{BufRead, BufReader};
 use std::process::Stdio;
 use std::time::Duration;
 
+use lakewriter_core::Phase;
+
 use crate::failures::{FAILING, GOOD, WRITTEN, project, run, table};
 use crate::figures::{self, Figures};
 use crate::reader::{Read, Reader};
 use crate::s3::S3;
-use crate::support::{DAILY_ORDERS_SQL, Digest, Lake, Mode, daily_orders, day};
+use crate::support::{DAILY_ORDERS_SQL, Digest, Lake, LogLine, Mode, daily_orders, day};
 
 /// Where a trial runs: a local lakehouse, or a prefix of the S3 test bucket.
 enum Place {
@@ -79,30 +81,60 @@ impl Place {
     }
 }
 
-/// The phases a run is killed at, and the stderr line that tells each: planned (nothing written
-/// yet), writing (data files on their way), committing (data files written, the log entry
-/// being put: delta-rs opens its commit span), committed (the log entry landed; the checkpoint
-/// and the report not yet), checkpointing (the checkpoint on its way).
-const PHASES: [(&str, &str); 5] = [
-    ("planned", "phase=\"planned\""),
-    ("writing", "phase=\"writing\""),
-    ("committing", "commit_with_retries{"),
-    ("committed", "phase=\"committed\""),
-    ("checkpointing", "phase=\"checkpointing\""),
+/// Where a run is killed: as it enters a phase (its phase event), or as it commits — its data files
+/// written, its log entry being put: delta-rs opens its commit span (`commit_with_retries`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum KillAt {
+    Entered(Phase),
+    Committing,
+}
+
+impl KillAt {
+    /// Its name in the figures: the phase's, or `committing`.
+    fn name(self) -> &'static str {
+        match self {
+            Self::Entered(phase) => phase.as_str(),
+            Self::Committing => "committing",
+        }
+    }
+
+    /// Whether `line` of the run's log tells that it got here.
+    fn told_by(self, line: &LogLine) -> bool {
+        match self {
+            Self::Entered(phase) => line.phase() == Some(phase),
+            Self::Committing => line.opens("commit_with_retries"),
+        }
+    }
+}
+
+impl std::fmt::Display for KillAt {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Where a run is killed: planned (nothing written yet), writing (data files on their way),
+/// committing (data files written, the log entry being put), committed (the log entry landed; the
+/// checkpoint and the report not yet), checkpointing (the checkpoint on its way).
+const PHASES: [KillAt; 5] = [
+    KillAt::Entered(Phase::Planned),
+    KillAt::Entered(Phase::Writing),
+    KillAt::Committing,
+    KillAt::Entered(Phase::Committed),
+    KillAt::Entered(Phase::Checkpointing),
 ];
 
-/// Runs `lakewriter ARGS` on `lake`, waits for the stderr line that tells `phase`, waits `delay`
-/// more and SIGKILLs it; whether it reached that phase before it ended on its own.
-fn kill_at(lake: &Lake, args: &[&str], phase: &str, delay: Duration) -> bool {
-    let needle = PHASES.iter().find(|(name, _)| *name == phase).expect("a known phase").1;
-    let mut command = lake.command(args);
+/// Runs `lakewriter --log-format json ARGS` on `lake`, waits for the log line that tells `point`,
+/// waits `delay` more and SIGKILLs it; whether it got there before it ended on its own.
+fn kill_at(lake: &Lake, args: &[&str], point: KillAt, delay: Duration) -> bool {
+    let mut command = lake.command(&[&["--log-format", "json"], args].concat());
     command
         .env("RUST_LOG", "lakewriter=warn,lakewriter::phase=info,deltalake_core::kernel::transaction=info")
         .stdout(Stdio::null())
         .stderr(Stdio::piped());
     let mut child = command.spawn().expect("spawn lakewriter");
     let mut lines = BufReader::new(child.stderr.take().expect("stderr")).lines();
-    let hit = lines.by_ref().map_while(Result::ok).any(|line| line.contains(needle));
+    let hit = lines.by_ref().map_while(Result::ok).any(|line| LogLine::parse(&line).is_some_and(|l| point.told_by(&l)));
     if hit {
         std::thread::sleep(delay);
         child.kill().expect("SIGKILL");
@@ -162,7 +194,7 @@ impl Contents {
 
 /// One trial: `mode`'s run for [`FAILING`] killed at `phase` (`delay` after it), in a fresh
 /// place; checks the table after the kill, after a rerun and after a vacuum.
-fn trial(on_s3: bool, mode: Mode, phase: &str, delay: Duration, contents: &Contents, figures: &mut Figures) {
+fn trial(on_s3: bool, mode: Mode, phase: KillAt, delay: Duration, contents: &Contents, figures: &mut Figures) {
     let place = Place::written(on_s3, mode);
     let (lake, uri, what) = (place.lake(), place.table_uri(mode), format!("{mode:?} killed at {phase} (+{delay:?})"));
     assert!(kill_at(lake, &args(mode, FAILING), phase, delay), "{what}: the run reaches {phase}");
@@ -181,8 +213,12 @@ fn trial(on_s3: bool, mode: Mode, phase: &str, delay: Duration, contents: &Conte
     );
     assert_eq!(read.distinct_rows, read.rows, "{what}: duplicate rows in the independent reader");
     match (phase, delay.is_zero()) {
-        ("planned", true) => assert!(is_old, "{what}: killed before writing, yet the table changed"),
-        ("committed" | "checkpointing", _) => assert!(is_new, "{what}: killed after its commit, yet the table is old"),
+        (KillAt::Entered(Phase::Planned), true) => {
+            assert!(is_old, "{what}: killed before writing, yet the table changed");
+        }
+        (KillAt::Entered(Phase::Committed | Phase::Checkpointing), _) => {
+            assert!(is_new, "{what}: killed after its commit, yet the table is old");
+        }
         _ => {}
     }
     let leftovers = if is_old { place.reader().unreferenced(&uri).len() } else { 0 };
@@ -191,7 +227,7 @@ fn trial(on_s3: bool, mode: Mode, phase: &str, delay: Duration, contents: &Conte
         (false, 0) => "old content",
         (false, _) => "old content, unreferenced files left behind",
     };
-    figures.trial(phase, outcome);
+    figures.trial(phase.name(), outcome);
     if mode != Mode::Rebuild {
         let expected = if is_new { "fresh" } else { "missing" };
         assert_eq!(state(lake, mode), expected, "{what}: the state disagrees with the data");
@@ -223,7 +259,7 @@ fn kill_at_every_phase(on_s3: bool, mode: Mode) {
     let mut rng = figures::rng(&scenario);
     let contents = Contents::of(on_s3, mode);
     for i in 0..figures::trials(PHASES.len()) {
-        let phase = PHASES[i % PHASES.len()].0;
+        let phase = PHASES[i % PHASES.len()];
         let delay = Duration::from_millis(if i < PHASES.len() { 0 } else { rng.u64(0..=25) });
         trial(on_s3, mode, phase, delay, &contents, &mut figures);
     }
@@ -256,7 +292,8 @@ kill_tests! {
 /// A `backfill --parallel N` killed as one of its partitions enters `writing` or `committed`:
 /// every partition holds nothing or its whole new content, and the rerun converges.
 fn kill_a_backfill(on_s3: bool) {
-    const PHASES: [&str; 3] = ["writing", "committing", "committed"];
+    const PHASES: [KillAt; 3] =
+        [KillAt::Entered(Phase::Writing), KillAt::Committing, KillAt::Entered(Phase::Committed)];
     const DAYS: [&str; 4] = ["2026-09-01", "2026-09-02", "2026-09-03", "2026-09-04"];
     let where_ = if on_s3 { "S3" } else { "local" };
     let scenario = format!("`backfill --parallel N` SIGKILLed at a partition's phase, {where_}");
@@ -296,7 +333,7 @@ fn kill_a_backfill(on_s3: bool) {
         let fresh: Vec<bool> = states.iter().map(|s| s == "fresh").collect();
         assert_eq!(fresh, written, "after a kill at {phase}: the states {states:?} disagree with the data");
         let written = written.iter().filter(|w| **w).count();
-        figures.trial(phase, &format!("{written} of {} partitions written", DAYS.len()));
+        figures.trial(phase.name(), &format!("{written} of {} partitions written", DAYS.len()));
         lake.cli(&backfill).assert_code(0);
         for (day, new) in DAYS.iter().zip(expected.iter()) {
             let part = lake.digest("analytics.daily_orders", Some(day));

@@ -1,22 +1,10 @@
 //! `--log-format json`: stderr is JSON Lines — every log line, and the CLI's own errors — and
 //! each line of a partition's run carries its job, partition and run id.
 
+use lakewriter_core::Phase;
 use serde_json::Value;
 
-use crate::support::Lake;
-
-/// Each line of `stderr` as a JSON object; panics naming a line that is not one.
-fn log_lines(stderr: &str) -> Vec<Value> {
-    stderr
-        .lines()
-        .map(|line| {
-            let value: Value =
-                serde_json::from_str(line).unwrap_or_else(|e| panic!("not a JSON log line ({e}): {line}"));
-            assert!(value["timestamp"].is_string() && value["level"].is_string(), "{line}");
-            value
-        })
-        .collect()
-}
+use crate::support::{Lake, log_lines};
 
 #[test]
 fn json_logs_carry_each_runs_job_partition_and_run_id() {
@@ -36,6 +24,7 @@ fn json_logs_carry_each_runs_job_partition_and_run_id() {
     let run = lake.cli(&args);
     run.assert_code(0);
     let logs = log_lines(&run.stderr);
+    assert!(logs.iter().all(|l| !l.timestamp.is_empty()), "{logs:?}");
     let reports: Vec<Value> = run
         .stdout
         .lines()
@@ -44,12 +33,12 @@ fn json_logs_carry_each_runs_job_partition_and_run_id() {
         .collect();
     assert_eq!(reports.len(), 3);
     for report in &reports {
-        let in_run: Vec<&Value> = logs.iter().filter(|l| l["span"]["run_id"] == report["run_id"]).collect();
-        let phases: Vec<&str> = in_run.iter().filter_map(|l| l["fields"]["phase"].as_str()).collect();
-        assert!(phases.contains(&"planned") && phases.contains(&"committed"), "{report}: {phases:?}");
+        let in_run: Vec<_> = logs.iter().filter(|l| l.span_field("run_id") == report["run_id"].as_str()).collect();
+        let phases: Vec<Phase> = in_run.iter().filter_map(|l| l.phase()).collect();
+        assert_eq!(phases, [Phase::Planned, Phase::Writing, Phase::Committed], "{report}");
         for line in in_run {
-            assert_eq!(line["span"]["job"], "daily_orders", "{line}");
-            assert_eq!(line["span"]["partition"], report["partition"], "{line}");
+            assert_eq!(line.span_field("job"), Some("daily_orders"), "{line:?}");
+            assert_eq!(line.span_field("partition"), report["partition"].as_str(), "{line:?}");
         }
     }
 
@@ -61,8 +50,8 @@ fn json_logs_carry_each_runs_job_partition_and_run_id() {
         .expect("run lakewriter");
     assert_eq!(failed.status.code(), Some(2));
     let logs = log_lines(&String::from_utf8_lossy(&failed.stderr));
-    let errors: Vec<&Value> = logs.iter().filter(|l| l["level"] == "ERROR").collect();
-    assert_eq!(errors.len(), 1, "{logs:?}");
-    let message = errors[0]["fields"]["message"].as_str().expect("a message");
-    assert!(message.ends_with("no job `nope`; jobs here: customers, daily_orders, weekly_revenue"), "{message}");
+    let errors: Vec<&str> = logs.iter().filter_map(|l| l.error()).collect();
+    let expected =
+        format!("{}: no job `nope`; jobs here: customers, daily_orders, weekly_revenue", lake.project_file().display());
+    assert_eq!(errors, [expected.as_str()], "{logs:?}");
 }

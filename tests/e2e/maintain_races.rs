@@ -7,6 +7,8 @@
 //! unpartitioned: a file a day, and a rerun of a day rewrites the file holding its rows. A trial
 //! whose paused process committed before the signal stopped it raced nothing, and runs again.
 
+use lakewriter_core::Phase;
+
 use crate::concurrent::{DAY, OTHER_DAY, Place, WRITTEN};
 use crate::maintain::{Step, content_of, status, steps};
 use crate::pause::Paused;
@@ -71,7 +73,7 @@ fn until_raced(trial: impl Fn(&Place, &(String, u64), u64) -> Option<()>) {
 fn a_run_paused_before_it_writes_while_maintain_compacts_its_table_runs_again_and_loses_nothing() {
     until_raced(|place, digest, distinct| {
         let lake = place.lake();
-        let paused = Paused::start(lake, &["--json", "run", MODE.as_str(), "--dt", DAY], "writing");
+        let paused = Paused::start(lake, &["--json", "run", MODE.as_str(), "--dt", DAY], Phase::Writing);
         let what = format!("the run paused at {}", paused.stopped_at());
         let compacted = compaction(&lake.cli(&compact_args()));
         let run = paused.resume();
@@ -92,7 +94,7 @@ fn a_run_paused_before_it_writes_while_maintain_compacts_its_table_runs_again_an
 fn a_compaction_paused_before_its_commit_while_a_run_rewrites_its_files_plans_again() {
     until_raced(|place, digest, distinct| {
         let lake = place.lake();
-        let paused = Paused::start(lake, &compact_args(), "compacting");
+        let paused = Paused::start(lake, &compact_args(), Phase::Compacting);
         let what = format!("the compaction paused at {}", paused.stopped_at());
         let rerun = report(&lake.cli(&["--json", "run", MODE.as_str(), "--dt", DAY]));
         let run = paused.resume();
@@ -113,7 +115,7 @@ fn a_compaction_paused_before_its_commit_while_a_run_rewrites_its_files_plans_ag
 fn two_compactions_at_once_compact_once() {
     until_raced(|place, digest, distinct| {
         let lake: &Lake = place.lake();
-        let paused = Paused::start(lake, &compact_args(), "compacting");
+        let paused = Paused::start(lake, &compact_args(), Phase::Compacting);
         let what = format!("the first compaction paused at {}", paused.stopped_at());
         let second = compaction(&lake.cli(&compact_args()));
         let run = paused.resume();

@@ -1,5 +1,5 @@
 //! Pausing a run of the binary as it enters a phase of its write (SIGSTOP), told by its phase
-//! events on stderr, never by a guessed time; and letting it go on (SIGCONT).
+//! events in its JSON log on stderr, never by a guessed time; and letting it go on (SIGCONT).
 
 use std::io::{BufRead, BufReader, Read as _, Write as _};
 use std::process::{Child, Command, Stdio};
@@ -7,7 +7,9 @@ use std::sync::mpsc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use crate::support::{Lake, Run};
+use lakewriter_core::Phase;
+
+use crate::support::{Lake, LogLine, Run, log_lines};
 
 /// The paused run's log: its phases, and the retry loop's line when it runs again after a conflict.
 const LOG: &str = "lakewriter=warn,lakewriter::phase=info,lakewriter::run=info";
@@ -51,14 +53,6 @@ fn process_state(pid: u32) -> Option<char> {
     stat.rsplit_once(") ").and_then(|(_, rest)| rest.chars().next())
 }
 
-/// The phases (`phase="…"`) that `lines` log, in order.
-fn phases(lines: &[String]) -> Vec<String> {
-    lines
-        .iter()
-        .filter_map(|l| l.split_once("phase=\"").and_then(|(_, rest)| rest.split_once('"')).map(|(p, _)| p.to_owned()))
-        .collect()
-}
-
 enum Event {
     /// The run logged the phase and was sent SIGSTOP (unless it had ended).
     Reached,
@@ -81,15 +75,16 @@ pub struct Paused {
     lines: Option<JoinHandle<Vec<String>>>,
     stdout: Option<JoinHandle<String>>,
     /// The phases the run had entered when it stopped.
-    entered: Vec<String>,
+    entered: Vec<Phase>,
 }
 
 impl Paused {
-    /// Starts `lakewriter ARGS` on `lake` and pauses it as it logs that it enters `phase`.
-    pub fn start(lake: &Lake, args: &[&str], phase: &str) -> Self {
+    /// Starts `lakewriter --log-format json ARGS` on `lake` and pauses it as it logs that it
+    /// enters `phase`. Its stderr, once it ends, is its JSON log.
+    pub fn start(lake: &Lake, args: &[&str], phase: Phase) -> Self {
         let (reader, writer) = std::io::pipe().expect("a pipe");
         let mut child = {
-            let mut command = lake.command(args);
+            let mut command = lake.command(&[&["--log-format", "json"], args].concat());
             command.env("RUST_LOG", LOG).stdout(Stdio::piped()).stderr(writer.try_clone().expect("a pipe end"));
             command.spawn().expect("spawn lakewriter")
         };
@@ -101,9 +96,8 @@ impl Paused {
             text
         });
         let (events, received) = mpsc::channel();
-        let needle = format!("phase=\"{phase}\"");
         let stopper = Stopper::start(pid);
-        let lines = std::thread::spawn(move || drain(reader, stopper, &needle, &events));
+        let lines = std::thread::spawn(move || drain(reader, stopper, phase, &events));
         let mut paused = Self {
             child: Some(child),
             pid,
@@ -117,7 +111,7 @@ impl Paused {
     }
 
     /// Waits until the run stopped (or ended), then reads everything it wrote before.
-    fn wait_for_stop(&mut self, events: &mpsc::Receiver<Event>, phase: &str) {
+    fn wait_for_stop(&mut self, events: &mpsc::Receiver<Event>, phase: Phase) {
         let ended = |pid| matches!(process_state(pid), Some('Z') | None);
         loop {
             match events.recv_timeout(Duration::from_millis(20)) {
@@ -137,16 +131,16 @@ impl Paused {
                 break lines;
             }
         };
-        self.entered = phases(&lines);
-        if !self.entered.iter().any(|p| p == phase) {
+        self.entered = log_lines(&lines.join("\n")).iter().filter_map(LogLine::phase).collect();
+        if !self.entered.contains(&phase) {
             let run = self.finish();
             panic!("the run ended without entering {phase}:\n{}\n{}", run.stdout, run.stderr);
         }
     }
 
     /// The phase the run was in when it stopped: the last it entered.
-    pub fn stopped_at(&self) -> &str {
-        self.entered.last().map_or("", String::as_str)
+    pub fn stopped_at(&self) -> Phase {
+        *self.entered.last().expect("the run entered its phase")
     }
 
     /// Lets the run go on (SIGCONT) and waits for it to end.
@@ -175,9 +169,9 @@ impl Drop for Paused {
     }
 }
 
-/// Reads the run's stderr to its end, line by line; stops the run (SIGSTOP) as the first line
-/// with `needle` arrives, and answers the sentinel with the lines before it.
-fn drain(reader: std::io::PipeReader, stopper: Stopper, needle: &str, events: &mpsc::Sender<Event>) -> Vec<String> {
+/// Reads the run's stderr to its end, line by line; stops the run (SIGSTOP) as the first phase
+/// event of `phase` arrives, and answers the sentinel with the lines before it.
+fn drain(reader: std::io::PipeReader, stopper: Stopper, phase: Phase, events: &mpsc::Sender<Event>) -> Vec<String> {
     let mut lines = Vec::new();
     let mut stopper = Some(stopper);
     for line in BufReader::new(reader).lines().map_while(Result::ok) {
@@ -185,7 +179,7 @@ fn drain(reader: std::io::PipeReader, stopper: Stopper, needle: &str, events: &m
             let _ = events.send(Event::Drained(lines.clone()));
             continue;
         }
-        if line.contains(needle)
+        if LogLine::parse(&line).and_then(|l| l.phase()) == Some(phase)
             && let Some(stopper) = stopper.take()
         {
             // The run is not waited for yet: where it has ended, this signals its zombie.

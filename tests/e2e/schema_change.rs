@@ -5,10 +5,12 @@
 //! and its next attempt does. Either way it fails naming the column, exits 1 and commits nothing:
 //! the table is the other writer's.
 
+use lakewriter_core::Phase;
+
 use crate::failures::{DATED, FAILING, GOOD, project, table, written};
 use crate::figures::Figures;
 use crate::pause::Paused;
-use crate::support::{Job, Mode};
+use crate::support::{Job, Mode, log_lines};
 
 /// A `rebuild` of `mode`'s table (every day's orders) with the column `note` added.
 fn changer(mode: Mode) -> Job {
@@ -19,7 +21,7 @@ fn changer(mode: Mode) -> Job {
 
 /// Stops `mode`'s run at `phase` and changes the table's schema meanwhile; whether the run was
 /// stopped before it committed (else the trial is lost to the race, and says nothing).
-fn change_under(mode: Mode, phase: &str, figures: &mut Figures) -> bool {
+fn change_under(mode: Mode, phase: Phase, figures: &mut Figures) -> bool {
     let lake = written(&[mode]);
     lake.set_project(&project(&[mode], GOOD).job(changer(mode)));
     let before = lake.digest(&table(mode), None);
@@ -42,12 +44,13 @@ fn change_under(mode: Mode, phase: &str, figures: &mut Figures) -> bool {
     // after planning, it may have opened the table before the stop took hold, and so too).
     let line: serde_json::Value = serde_json::from_str(run.stdout.lines().next().unwrap_or_default()).expect("JSON");
     let retries = line["retries"].as_u64().expect("retries");
-    assert!(retries == 1 || (phase == "planned" && retries == 0), "{mode:?} at {phase}: {line}");
+    assert!(retries == 1 || (phase == Phase::Planned && retries == 0), "{mode:?} at {phase}: {line}");
     let report = run.json().0.remove(0);
     assert_eq!((report.committed, report.error.as_deref()), (false, Some(expected.as_str())), "{mode:?} at {phase}");
-    assert!(run.stderr.ends_with(&format!("error: {expected}")), "{mode:?} at {phase}: {}", run.stderr);
+    let error = log_lines(&run.stderr).last().and_then(|l| l.error().map(str::to_owned));
+    assert_eq!(error.as_deref(), Some(expected.as_str()), "{mode:?} at {phase}: {}", run.stderr);
     assert_eq!(lake.digest(&table(mode), None), changed, "{mode:?} at {phase}: the table is the other writer's");
-    figures.trial(phase, "clear error, exit 1, nothing committed");
+    figures.trial(phase.as_str(), "clear error, exit 1, nothing committed");
     true
 }
 
@@ -56,7 +59,7 @@ fn a_target_whose_schema_changes_under_a_run_fails_it_and_keeps_the_other_writer
     let mut figures =
         Figures::new("bad input: the target's schema changed under the run", "schema_change::a_target_whose_schema");
     for mode in DATED {
-        for phase in ["planned", "writing"] {
+        for phase in [Phase::Planned, Phase::Writing] {
             // A run stopped too late (after its commit) is tried again.
             assert!((0..3).any(|_| change_under(mode, phase, &mut figures)), "{mode:?} was never stopped at {phase}");
         }

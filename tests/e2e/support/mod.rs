@@ -9,6 +9,10 @@ use chrono::NaiveDate;
 use lakewriter_core::{DateRange, parse_date};
 use serde::{Deserialize, Serialize};
 
+mod logs;
+
+pub use logs::{LogLine, log_lines};
+
 pub const DAILY_ORDERS_SQL: &str = "SELECT customer_id, COUNT(*) AS orders, SUM(amount) AS revenue, $dt AS dt \
      FROM raw.orders WHERE dt = $dt GROUP BY customer_id";
 
