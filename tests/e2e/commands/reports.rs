@@ -11,7 +11,7 @@ use crate::support::maintain::{maintain, uri};
 use crate::support::place::{DAY, Place, WRITTEN};
 use crate::support::reader::Reader;
 use crate::support::s3::S3;
-use crate::support::{Lake, Mode, Run, daily_orders};
+use crate::support::{Checks, Job, Lake, Mode, Project, Run, daily_orders};
 
 const DT: &str = "2026-09-01";
 
@@ -136,12 +136,8 @@ fn log_lines(stderr: &str) -> Vec<Value> {
 #[test]
 fn a_runs_log_lines_carry_its_span_and_its_figures_as_numbers() {
     let lake = Lake::demo();
-    let project = crate::support::checks::with_checks(
-        &daily_orders(crate::support::DAILY_ORDERS_SQL),
-        "daily_orders",
-        "row_count = { max = 1 }\nwarn = [\"row_count\"]",
-    );
-    lake.set_project_text(&project);
+    let checks = Checks::new().row_count(None, Some(1)).warn("row_count");
+    lake.set_project(&daily_orders(crate::support::DAILY_ORDERS_SQL).with_checks("daily_orders", checks));
     let message = |l: &Value| l["fields"]["message"].as_str().unwrap_or_default().to_owned();
     // At the default verbosity: the warnings, each in its run's span.
     let run = lake.cli(&["--log-format", "json", "--json", "run", "daily_orders", "--dt", DT]);
@@ -172,9 +168,8 @@ fn a_merge_jobs_checks_fail_run_and_lint_alike() {
     let lake = Lake::demo();
     let merge = "MERGE INTO analytics.t AS t USING (SELECT 1 AS id) AS s ON t.id = s.id \
                  WHEN NOT MATCHED THEN INSERT (id) VALUES (s.id)";
-    lake.set_project_text(&format!(
-        "root = \"lake\"\n[jobs.j]\ntarget = \"analytics.t\"\nsql = \"{merge}\"\n[jobs.j.checks]\nrow_count = {{ min = 1 }}\n"
-    ));
+    let job = Job::statement("j", "analytics.t", merge).checks(Checks::new().row_count(Some(1), None));
+    lake.set_project(&Project::new().job(job));
     let problem = "check `row_count`: checks are not supported for a job written as MERGE INTO: they would see its \
                    source, not the rows it writes; give the job `write = \"merge\"` and a SELECT to check its rows";
     let run = lake.cli(&["run", "j", "--dt", DT]);

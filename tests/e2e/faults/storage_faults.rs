@@ -1,4 +1,4 @@
-//! Storage faults on S3. The fault proxy (`scripts/s3-fault-proxy.py`, see `fault_proxy`) sits
+//! Storage faults on S3. The fault proxy (`scripts/s3-fault-proxy.py`, see `support::fault_proxy`) sits
 //! between lakewriter and the S3 test server and answers chosen requests with a 5xx, answers
 //! them late, drops their connections mid-body, or goes away for a while. lakewriter retries
 //! what is safe to retry, within its request policy (README, "Running against MinIO / S3"); a

@@ -5,53 +5,43 @@
 
 use serde_json::Value;
 
-use crate::support::Lake;
 use crate::support::reader::Reader;
 use crate::support::s3::S3;
+use crate::support::{Job, Lake, Project};
 
 /// A job of every write mode over the demo's raw layer, and one written as a statement.
-const PROJECT: &str = r#"root = "lake"
-
-[jobs.overwrite]
-target = "interop.overwrite"
-write = "overwrite_partition"
-partition_by = "dt"
-sql = "SELECT customer_id, COUNT(*) AS orders, SUM(amount) AS revenue, $dt AS dt FROM raw.orders WHERE dt = $dt GROUP BY customer_id"
-
-[jobs.delete_insert]
-target = "interop.delete_insert"
-write = "delete_insert"
-predicate = "dt = $dt"
-sql = "SELECT order_id, customer_id, amount, status, $dt AS dt FROM raw.orders WHERE dt = $dt"
-
-[jobs.append]
-target = "interop.append"
-write = "append"
-sql = "SELECT order_id, customer_id, amount, $dt AS dt FROM raw.orders WHERE dt = $dt"
-
-[jobs.append_dedup]
-target = "interop.append_dedup"
-write = "append_dedup"
-key = ["order_id"]
-sql = "SELECT order_id, customer_id, amount FROM raw.orders WHERE dt = $dt"
-
-[jobs.rebuild]
-target = "interop.rebuild"
-write = "rebuild"
-sql = "SELECT customer_id, COUNT(*) AS orders, SUM(amount) AS revenue, MAX(dt) AS last_day FROM raw.orders GROUP BY customer_id"
-
-[jobs.merge]
-target = "interop.merge"
-write = "merge"
-key = ["customer_id"]
-newer_by = "updated_at"
-delete_when = "op = 'delete'"
-sql = "SELECT customer_id, email, tier, updated_at, op FROM raw.customers_batch WHERE dt = $dt"
-
-[jobs.statement]
-target = "interop.statement"
-sql = "INSERT OVERWRITE TABLE interop.statement PARTITION (dt = $dt) SELECT customer_id, SUM(amount) AS revenue FROM raw.orders WHERE dt = $dt GROUP BY customer_id"
-"#;
+fn project() -> Project {
+    let orders = "SELECT order_id, customer_id, amount, $dt AS dt FROM raw.orders WHERE dt = $dt";
+    Project::new()
+        .job(Job::new("overwrite", "interop.overwrite").sql(
+            "SELECT customer_id, COUNT(*) AS orders, SUM(amount) AS revenue, $dt AS dt FROM raw.orders WHERE dt = $dt \
+             GROUP BY customer_id",
+        ))
+        .job(
+            Job::delete_insert("delete_insert", "interop.delete_insert", "dt = $dt")
+                .sql("SELECT order_id, customer_id, amount, status, $dt AS dt FROM raw.orders WHERE dt = $dt"),
+        )
+        .job(Job::append("append", "interop.append").sql(orders))
+        .job(
+            Job::append_dedup("append_dedup", "interop.append_dedup", &["order_id"])
+                .sql("SELECT order_id, customer_id, amount FROM raw.orders WHERE dt = $dt"),
+        )
+        .job(Job::rebuild("rebuild", "interop.rebuild").sql(
+            "SELECT customer_id, COUNT(*) AS orders, SUM(amount) AS revenue, MAX(dt) AS last_day FROM raw.orders \
+             GROUP BY customer_id",
+        ))
+        .job(
+            Job::merge("merge", "interop.merge", &["customer_id"], "updated_at")
+                .delete_when("op = 'delete'")
+                .sql("SELECT customer_id, email, tier, updated_at, op FROM raw.customers_batch WHERE dt = $dt"),
+        )
+        .job(Job::statement(
+            "statement",
+            "interop.statement",
+            "INSERT OVERWRITE TABLE interop.statement PARTITION (dt = $dt) SELECT customer_id, SUM(amount) AS revenue \
+             FROM raw.orders WHERE dt = $dt GROUP BY customer_id",
+        ))
+}
 
 const TABLES: [&str; 7] = ["overwrite", "delete_insert", "append", "append_dedup", "rebuild", "merge", "statement"];
 
@@ -90,7 +80,7 @@ fn every_mode(lake: &Lake, uri: &dyn Fn(&str) -> String) {
 #[test]
 fn every_reader_reads_every_modes_table_as_lakewriter_does() {
     let lake = Lake::demo();
-    lake.set_project_text(PROJECT);
+    lake.set_project(&project());
     let root = lake.root().to_str().expect("utf-8 path").to_owned();
     every_mode(&lake, &|table| format!("{root}/interop/{table}"));
     // Tombstones are there to be seen: the demo's batches delete customers.
@@ -102,7 +92,7 @@ fn every_reader_reads_every_modes_table_as_lakewriter_does() {
 fn every_reader_reads_every_modes_table_as_lakewriter_does_on_s3() {
     let s3 = S3::new("interop");
     s3.lake.prepare_demo();
-    s3.lake.set_project_text(PROJECT);
+    s3.lake.set_project(&project());
     every_mode(&s3.lake, &|table| s3.url(&format!("interop/{table}")));
 }
 

@@ -7,15 +7,15 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Value, json};
 
-use crate::support::checks::{CHECKED, JOB, Row, SQL, TABLE, WRITTEN, rows, with_checks};
+use crate::support::checks::{CHECKED, JOB, Row, SQL, TABLE, WRITTEN, rows};
 use crate::support::json_lines;
-use crate::support::{CheckOutcome, Lake, Report, Run, daily_orders};
+use crate::support::{CheckOutcome, Checks, Lake, Report, Run, daily_orders};
 
 const TABLE_DIR: &str = "analytics/daily_orders";
 /// A check that fails on [`CHECKED`], and how, from the raw data.
-pub(crate) struct Failing {
-    /// The lines under `[jobs.daily_orders.checks]`.
-    definition: String,
+struct Failing {
+    /// The job's `[jobs.daily_orders.checks]`.
+    definition: Checks,
     name: String,
     failing_rows: u64,
     detail: Option<String>,
@@ -25,10 +25,10 @@ pub(crate) struct Failing {
 
 impl Failing {
     /// A check that looks at one row at a time, failing on the rows `fails` picks.
-    fn rows(definition: &str, name: &str, fails: impl Fn(&Row) -> bool) -> Self {
+    fn rows(definition: Checks, name: &str, fails: impl Fn(&Row) -> bool) -> Self {
         let failing: Vec<Row> = rows(CHECKED).into_iter().filter(|r| fails(r)).collect();
         Self {
-            definition: definition.to_owned(),
+            definition,
             name: name.to_owned(),
             failing_rows: failing.len() as u64,
             detail: None,
@@ -46,7 +46,7 @@ impl Failing {
         }
         groups.retain(|_, n| *n > 1);
         Self {
-            definition: format!("unique = [[\"{column}\"]]"),
+            definition: Checks::new().unique(&[column]),
             name: format!("unique({column})"),
             failing_rows: groups.values().sum(),
             detail: None,
@@ -54,9 +54,9 @@ impl Failing {
         }
     }
 
-    /// `row_count` failing with `detail`.
-    fn row_count(bounds: &str, detail: String) -> Self {
-        let definition = format!("row_count = {{ {bounds} }}");
+    /// `row_count` (at least `min`, at most `max`) failing with `detail`.
+    fn row_count(min: Option<u64>, max: Option<u64>, detail: String) -> Self {
+        let definition = Checks::new().row_count(min, max);
         Self { definition, name: "row_count".into(), failing_rows: 0, detail: Some(detail), examples: BTreeSet::new() }
     }
 
@@ -127,7 +127,7 @@ fn written() -> Lake {
 #[track_caller]
 fn assert_blocks_then_warns(lake: &Lake, failing: &Failing, warn: &str) {
     let (before, commits) = (lake.digest(TABLE, None), lake.commit_count(TABLE_DIR));
-    lake.set_project_text(&with_checks(&daily_orders(SQL), JOB, &failing.definition));
+    lake.set_project(&daily_orders(SQL).with_checks(JOB, failing.definition.clone()));
     let (run, report) = run_day(lake, CHECKED, 1);
     assert_eq!((report.status.as_str(), report.committed), ("failed", false), "{report:?}");
     let outcome = failing.assert_outcome(&report, "error");
@@ -137,8 +137,7 @@ fn assert_blocks_then_warns(lake: &Lake, failing: &Failing, warn: &str) {
     assert_eq!(lake.digest(TABLE, None), before, "{}: the table changed", failing.name);
     assert_eq!(lake.commit_count(TABLE_DIR), commits, "{}: a commit was added", failing.name);
 
-    let warned = format!("{}\nwarn = [\"{warn}\"]", failing.definition);
-    lake.set_project_text(&with_checks(&daily_orders(SQL), JOB, &warned));
+    lake.set_project(&daily_orders(SQL).with_checks(JOB, failing.definition.clone().warn(warn)));
     let (_, report) = run_day(lake, CHECKED, 0);
     let version = before.version + 1;
     let outcome = (report.status.as_str(), report.committed, report.table_version, report.error.as_deref());
@@ -152,15 +151,20 @@ fn assert_blocks_then_warns(lake: &Lake, failing: &Failing, warn: &str) {
 fn passing_checks_of_every_kind_are_reported_in_kind_order_and_recorded_in_the_commit() {
     let lake = written();
     let n = rows(CHECKED).len();
-    // Listed in another order than the kinds': outcomes come not_null, unique, accepted_values,
-    // row_count, expect, change_vs_previous, each kind's in the order listed.
-    let definition = format!(
-        "change_vs_previous = {{ max_row_count_change_pct = 0 }}\nexpect = [\"revenue > 0\", \"orders >= 1\"]\n\
-         row_count = {{ min = {n}, max = {n} }}\n\
-         accepted_values = {{ busy = [true, false], min_status = [\"placed\", \"shipped\", \"delivered\", \"cancelled\"] }}\n\
-         unique = [[\"customer_id\"], [\"customer_id\", \"orders\"]]\nnot_null = [\"revenue\", \"customer_id\"]"
-    );
-    lake.set_project_text(&with_checks(&daily_orders(SQL), JOB, &definition));
+    // Outcomes come not_null, unique, accepted_values, row_count, expect, change_vs_previous, each
+    // kind's in the order listed (not in the order of the names).
+    let definition = Checks::new()
+        .change_vs_previous(0.0)
+        .expect("revenue > 0")
+        .expect("orders >= 1")
+        .row_count(Some(n as u64), Some(n as u64))
+        .accepted_values("busy", &[true, false])
+        .accepted_values("min_status", &["placed", "shipped", "delivered", "cancelled"])
+        .unique(&["customer_id"])
+        .unique(&["customer_id", "orders"])
+        .not_null("revenue")
+        .not_null("customer_id");
+    lake.set_project(&daily_orders(SQL).with_checks(JOB, definition));
     let names = [
         "not_null(revenue)",
         "not_null(customer_id)",
@@ -193,7 +197,7 @@ fn passing_checks_of_every_kind_are_reported_in_kind_order_and_recorded_in_the_c
 #[test]
 fn not_null_blocks_or_warns_on_each_null() {
     let lake = written();
-    let nulls = Failing::rows("not_null = [\"repeat_orders\"]", "not_null(repeat_orders)", |r| r.orders == 1);
+    let nulls = Failing::rows(Checks::new().not_null("repeat_orders"), "not_null(repeat_orders)", |r| r.orders == 1);
     assert!(nulls.failing_rows > 5, "more failing rows than examples shown");
     assert_blocks_then_warns(&lake, &nulls, "not_null");
 }
@@ -214,20 +218,24 @@ fn unique_blocks_or_warns_on_rows_sharing_a_key_and_ignores_nulls() {
 fn accepted_values_of_each_type_block_or_warn_and_null_passes() {
     let lake = written();
     // repeat_orders is NULL for one order: only four and more fail.
-    let ints = Failing::rows("accepted_values = { repeat_orders = [2, 3] }", "accepted_values(repeat_orders)", |r| {
-        r.orders >= 4
-    });
+    let ints =
+        Failing::rows(Checks::new().accepted_values("repeat_orders", &[2, 3]), "accepted_values(repeat_orders)", |r| {
+            r.orders >= 4
+        });
     let strings = Failing::rows(
-        "accepted_values = { min_status = [\"cancelled\", \"delivered\"] }",
+        Checks::new().accepted_values("min_status", &["cancelled", "delivered"]),
         "accepted_values(min_status)",
         |r| ["placed", "shipped"].contains(&r.min_status.as_str()),
     );
     assert!((1..5).contains(&strings.failing_rows), "fewer failing rows than examples: all shown");
-    let bools = Failing::rows("accepted_values = { busy = [false] }", "accepted_values(busy)", |r| r.orders >= 4);
+    let bools =
+        Failing::rows(Checks::new().accepted_values("busy", &[false]), "accepted_values(busy)", |r| r.orders >= 4);
     assert_blocks_then_warns(&lake, &ints, "accepted_values");
     assert_blocks_then_warns(&lake, &strings, "accepted_values(min_status)");
     let floats =
-        Failing::rows("accepted_values = { orders = [1.0, 2.0, 3.0] }", "accepted_values(orders)", |r| r.orders >= 4);
+        Failing::rows(Checks::new().accepted_values("orders", &[1.0, 2.0, 3.0]), "accepted_values(orders)", |r| {
+            r.orders >= 4
+        });
     assert_blocks_then_warns(&lake, &bools, "accepted_values");
     assert_blocks_then_warns(&lake, &floats, "accepted_values(orders)");
 }
@@ -236,14 +244,14 @@ fn accepted_values_of_each_type_block_or_warn_and_null_passes() {
 fn row_count_blocks_or_warns_outside_its_bounds() {
     let lake = written();
     let n = rows(CHECKED).len();
-    let low = Failing::row_count(&format!("min = {}", n + 1), format!("{n} rows; expected at least {}", n + 1));
-    let high = Failing::row_count(&format!("max = {}", n - 1), format!("{n} rows; expected at most {}", n - 1));
+    let low = Failing::row_count(Some(n as u64 + 1), None, format!("{n} rows; expected at least {}", n + 1));
+    let high = Failing::row_count(None, Some(n as u64 - 1), format!("{n} rows; expected at most {}", n - 1));
     assert_blocks_then_warns(&lake, &low, "row_count");
     assert_blocks_then_warns(&lake, &high, "row_count");
 
     // A day without raw data: an empty result.
     let (before, empty) = (lake.digest(TABLE, None), "2026-09-03");
-    lake.set_project_text(&with_checks(&daily_orders(SQL), JOB, "row_count = { min = 1 }"));
+    lake.set_project(&daily_orders(SQL).with_checks(JOB, Checks::new().row_count(Some(1), None)));
     let error = run_day(&lake, empty, 1).1.error.unwrap_or_default();
     assert_eq!(error, format!("{JOB} dt={empty}: check `row_count` failed: 0 rows; expected at least 1"));
     assert_eq!(lake.digest(TABLE, None), before, "nothing committed");
@@ -252,12 +260,14 @@ fn row_count_blocks_or_warns_outside_its_bounds() {
 #[test]
 fn expect_blocks_or_warns_on_rows_that_make_it_false_and_null_passes() {
     let lake = written();
-    let revenue = Failing::rows("expect = [\"revenue < 1000\"]", "expect(revenue < 1000)", |r| r.cents >= 100_000);
+    let revenue =
+        Failing::rows(Checks::new().expect("revenue < 1000"), "expect(revenue < 1000)", |r| r.cents >= 100_000);
     // NULL (one order) passes: only two orders fail.
-    let repeats = Failing::rows("expect = [\"repeat_orders >= 3\"]", "expect(repeat_orders >= 3)", |r| r.orders == 2);
+    let repeats =
+        Failing::rows(Checks::new().expect("repeat_orders >= 3"), "expect(repeat_orders >= 3)", |r| r.orders == 2);
     let first = rows(CHECKED)[0].id;
     let one = Failing::rows(
-        &format!("expect = [\"customer_id <> {first}\"]"),
+        Checks::new().expect(&format!("customer_id <> {first}")),
         &format!("expect(customer_id <> {first})"),
         |r| r.id == first,
     );
@@ -270,9 +280,13 @@ fn expect_blocks_or_warns_on_rows_that_make_it_false_and_null_passes() {
 #[test]
 fn lint_names_checks_on_missing_columns_and_conditions_that_are_not_ones() {
     let lake = Lake::new(WRITTEN, WRITTEN);
-    let bad = "not_null = [\"customer\"]\nunique = [[\"customer_id\", \"region\"]]\n\
-               expect = [\"revenue >=\", \"revenue + 1\", \"revenue >= 0\"]";
-    lake.set_project_text(&with_checks(&daily_orders(SQL), JOB, bad));
+    let bad = Checks::new()
+        .not_null("customer")
+        .unique(&["customer_id", "region"])
+        .expect("revenue >=")
+        .expect("revenue + 1")
+        .expect("revenue >= 0");
+    lake.set_project(&daily_orders(SQL).with_checks(JOB, bad));
     let run = lake.cli(&["--json", "lint"]);
     run.assert_code(1);
     let lines = json_lines(&run);
@@ -304,11 +318,7 @@ fn lint_names_checks_on_missing_columns_and_conditions_that_are_not_ones() {
     assert!(error.contains("check `not_null(customer)`: the result has no column `customer`"), "{error}");
     assert!(!lake.root().join(TABLE_DIR).exists(), "no table");
 
-    lake.set_project_text(&with_checks(
-        &daily_orders(SQL),
-        JOB,
-        "not_null = [\"customer_id\"]\nexpect = [\"revenue >= 0\"]",
-    ));
+    lake.set_project(&daily_orders(SQL).with_checks(JOB, Checks::new().not_null("customer_id").expect("revenue >= 0")));
     let run = lake.cli(&["lint"]);
     run.assert_code(0);
     assert_eq!(run.stdout, "lint: 1 job checked, 0 errors, 0 warnings\n");

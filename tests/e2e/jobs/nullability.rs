@@ -13,7 +13,7 @@ use arrow::datatypes::Int64Type;
 
 use crate::support::reader::Reader;
 use crate::support::s3::S3;
-use crate::support::{Lake, Run, day, orders};
+use crate::support::{Job, Lake, Project, Run, day, orders};
 
 const DAY1: &str = "2026-09-01";
 const DAY2: &str = "2026-09-02";
@@ -21,24 +21,22 @@ const DAY2: &str = "2026-09-02";
 /// A NULL in `code` for every even order id.
 const SOME_NULL: &str = "CASE WHEN order_id % 2 = 0 THEN NULL ELSE 'k' END";
 
-/// A job of each way to write a table: name, its keys but `sql`, and its SQL, where `{TAG}` and
-/// `{CODE}` are the expressions of the columns `tag` and `code`.
-const JOBS: [(&str, &str, &str); 8] = [
-    ("overwrite_partition", "write = \"overwrite_partition\"\npartition_by = \"dt\"", SELECT),
-    ("delete_insert", "write = \"delete_insert\"\npredicate = \"dt = $dt\"\npartition_by = \"dt\"", SELECT),
-    ("merge", "write = \"merge\"\nkey = [\"order_id\"]\nnewer_by = \"created_at\"\npartition_by = \"dt\"", SELECT),
-    ("append_dedup", "write = \"append_dedup\"\nkey = [\"order_id\"]\npartition_by = \"dt\"", SELECT),
-    ("append", "write = \"append\"\npartition_by = \"dt\"", SELECT),
-    ("rebuild", "write = \"rebuild\"\npartition_by = \"dt\"", EVERY_DAY),
+/// A job of each way to write a table: its name and SQL, where `{TAG}` and `{CODE}` are the
+/// expressions of the columns `tag` and `code`.
+const JOBS: [(&str, &str); 8] = [
+    ("overwrite_partition", SELECT),
+    ("delete_insert", SELECT),
+    ("merge", SELECT),
+    ("append_dedup", SELECT),
+    ("append", SELECT),
+    ("rebuild", EVERY_DAY),
     (
         "insert_overwrite",
-        "",
         "INSERT OVERWRITE TABLE nulls.insert_overwrite PARTITION (dt = $dt) \
          SELECT order_id, created_at, {TAG} AS tag, {CODE} AS code FROM raw.orders WHERE dt = $dt",
     ),
     (
         "merge_into",
-        "",
         "MERGE INTO nulls.merge_into AS t USING (SELECT order_id, created_at, {TAG} AS tag, {CODE} AS code, $dt AS dt \
          FROM raw.orders WHERE dt = $dt) AS s ON t.order_id = s.order_id WHEN NOT MATCHED THEN INSERT *",
     ),
@@ -48,18 +46,28 @@ const SELECT: &str =
     "SELECT order_id, created_at, {TAG} AS tag, {CODE} AS code, $dt AS dt FROM raw.orders WHERE dt = $dt";
 const EVERY_DAY: &str = "SELECT order_id, created_at, {TAG} AS tag, {CODE} AS code, dt FROM raw.orders";
 
-/// The project of [`JOBS`], each writing `nulls.<name>`, with `tag` and `code` as given and, where
-/// `declared`, `not_null = ["code"]`.
-fn project(root: &str, tag: &str, code: &str, declared: bool) -> String {
-    let not_null = if declared { "not_null = [\"code\"]\n" } else { "" };
-    let jobs: Vec<String> = JOBS
-        .iter()
-        .map(|(name, keys, sql)| {
-            let sql = toml::Value::String(sql.replace("{TAG}", tag).replace("{CODE}", code));
-            format!("\n[jobs.{name}]\ntarget = \"nulls.{name}\"\n{keys}\n{not_null}sql = {sql}\n")
-        })
-        .collect();
-    format!("root = \"{root}\"\n{}", jobs.concat())
+/// The job of [`JOBS`] named `name`, writing `nulls.<name>` with `tag` and `code` as given.
+fn job(name: &str, tag: &str, code: &str) -> Job {
+    let (_, sql) = JOBS.iter().find(|(n, _)| *n == name).unwrap_or_else(|| panic!("no job {name}"));
+    let sql = sql.replace("{TAG}", tag).replace("{CODE}", code);
+    let target = format!("nulls.{name}");
+    let job = match name {
+        "overwrite_partition" => Job::new(name, &target),
+        "delete_insert" => Job::delete_insert(name, &target, "dt = $dt"),
+        "merge" => Job::merge(name, &target, &["order_id"], "created_at"),
+        "append_dedup" => Job::append_dedup(name, &target, &["order_id"]),
+        "append" => Job::append(name, &target),
+        "rebuild" => Job::rebuild(name, &target),
+        _ => return Job::statement(name, &target, &sql),
+    };
+    job.partition_by("dt").sql(sql)
+}
+
+/// The project of [`JOBS`], each writing `nulls.<name>`, with `tag` and `code` as given and
+/// `not_null = NOT_NULL`.
+fn project(root: &str, tag: &str, code: &str, not_null: &[&str]) -> Project {
+    JOBS.iter()
+        .fold(Project::new().root(root), |project, (name, _)| project.job(job(name, tag, code).not_null(not_null)))
 }
 
 /// `lakewriter --json run NAME` for `day` (`rebuild`: without a date), and `--dry-run`.
@@ -150,7 +158,7 @@ fn every_way_of_creating_a_table_makes_it_nullable_but_for_declared_columns() {
     let lake = Lake::new(DAY1, DAY2);
     let root = lake.root();
     let reader = Reader::new(&lake);
-    lake.set_project_text(&project("lake", "'x'", "'k'", true));
+    lake.set_project(&project("lake", "'x'", "'k'", &["code"]));
     for (name, ..) in JOBS {
         run(&lake, name, DAY1, false).assert_code(0);
         let dir = root.join("nulls").join(name);
@@ -162,7 +170,7 @@ fn every_way_of_creating_a_table_makes_it_nullable_but_for_declared_columns() {
 
     // The declaration gone, the table is stricter than the job: not refused for that alone, and
     // a NULL where the first run's literal could have none is written.
-    lake.set_project_text(&project("lake", "CAST(NULL AS VARCHAR)", "'k'", false));
+    lake.set_project(&project("lake", "CAST(NULL AS VARCHAR)", "'k'", &[]));
     for (name, ..) in JOBS {
         run(&lake, name, DAY2, false).assert_code(0);
         let uri = root.join("nulls").join(name);
@@ -196,14 +204,15 @@ fn every_way_of_creating_a_table_makes_it_nullable_but_for_declared_columns() {
 #[test]
 fn a_null_in_a_not_null_column_fails_the_run_and_its_dry_run_alike_naming_it() {
     let lake = Lake::new(DAY1, DAY2);
-    lake.set_project_text(&project("lake", "'x'", "'k'", true));
+    lake.set_project(&project("lake", "'x'", "'k'", &["code"]));
     for (name, ..) in JOBS {
         run(&lake, name, DAY1, false).assert_code(0);
     }
     let before: Vec<_> = JOBS.iter().map(|(name, ..)| lake.digest(&format!("nulls.{name}"), None)).collect();
     // Declared, and (the declaration gone) from the table alone.
     for declared in [true, false] {
-        lake.set_project_text(&project("lake", "'x'", SOME_NULL, declared));
+        let not_null: &[&str] = if declared { &["code"] } else { &[] };
+        lake.set_project(&project("lake", "'x'", SOME_NULL, not_null));
         for (name, ..) in JOBS {
             if name == "rebuild" && !declared {
                 continue; // A rebuild replaces the schema: without the declaration, nothing refuses a NULL.
@@ -230,8 +239,8 @@ fn a_null_in_a_not_null_column_fails_the_run_and_its_dry_run_alike_naming_it() {
     assert_eq!(after, before, "no table changed");
 
     // A declared column the result does not have: `lint` and each run name it.
-    let text = project("lake", "'x'", "'k'", true).replacen("not_null = [\"code\"]", "not_null = [\"nope\"]", 1);
-    lake.set_project_text(&text);
+    let nope = job("overwrite_partition", "'x'", "'k'").not_null(&["nope"]);
+    lake.set_project(&project("lake", "'x'", "'k'", &["code"]).job(nope));
     let lint = lake.cli(&["lint"]);
     lint.assert_code(1);
     assert!(
@@ -255,17 +264,17 @@ fn on_s3_a_created_table_is_nullable_but_for_declared_columns_and_a_null_there_i
     }
     let (lake, name) = (&s3.lake, "overwrite_partition");
     let uri = s3.url("nulls/overwrite_partition");
-    lake.set_project_text(&project(s3.root(), "'x'", "'k'", true));
+    lake.set_project(&project(s3.root(), "'x'", "'k'", &["code"]));
     run(lake, name, DAY1, false).assert_code(0);
     let reader = Reader::new(lake);
     assert_eq!(reader.schema(&uri), created(false));
 
-    lake.set_project_text(&project(s3.root(), "CAST(NULL AS VARCHAR)", "'k'", true));
+    lake.set_project(&project(s3.root(), "CAST(NULL AS VARCHAR)", "'k'", &["code"]));
     run(lake, name, DAY2, false).assert_code(0);
     let read = reader.read(&uri);
     assert_eq!((read.version, read.rows), (1, orders(DAY1) + orders(DAY2)));
 
-    lake.set_project_text(&project(s3.root(), "'x'", SOME_NULL, true));
+    lake.set_project(&project(s3.root(), "'x'", SOME_NULL, &["code"]));
     let expected = refusal(name, DAY1, even_orders(DAY1));
     for dry in [true, false] {
         assert_refused(&run(lake, name, DAY1, dry), &expected);
@@ -277,12 +286,9 @@ fn on_s3_a_created_table_is_nullable_but_for_declared_columns_and_a_null_there_i
 fn a_delete_when_added_or_removed_since_the_table_was_created_is_named_in_the_run_and_the_dry_run() {
     let lake = Lake::new(DAY1, DAY2);
     let project = |delete_when: bool| {
-        let delete_when = if delete_when { "delete_when = \"status = 'cancelled'\"\n" } else { "" };
-        format!(
-            "root = \"lake\"\n\n[jobs.orders]\ntarget = \"nulls.orders\"\nwrite = \"merge\"\nkey = [\"order_id\"]\n\
-             newer_by = \"created_at\"\n{delete_when}sql = \"SELECT order_id, created_at, status FROM raw.orders \
-             WHERE dt = $dt\"\n"
-        )
+        let job = Job::merge("orders", "nulls.orders", &["order_id"], "created_at")
+            .sql("SELECT order_id, created_at, status FROM raw.orders WHERE dt = $dt");
+        Project::new().job(if delete_when { job.delete_when("status = 'cancelled'") } else { job })
     };
     let refused = |difference: &str| {
         format!(
@@ -302,9 +308,9 @@ fn a_delete_when_added_or_removed_since_the_table_was_created_is_named_in_the_ru
     );
     for (first, then, expected) in [(false, true, added), (true, false, removed)] {
         let _ = std::fs::remove_dir_all(lake.root().join("nulls"));
-        lake.set_project_text(&project(first));
+        lake.set_project(&project(first));
         run(&lake, "orders", DAY1, false).assert_code(0);
-        lake.set_project_text(&project(then));
+        lake.set_project(&project(then));
         for dry in [true, false] {
             assert_refused(&run(&lake, "orders", DAY2, dry), &expected);
         }

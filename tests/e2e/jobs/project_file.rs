@@ -2,17 +2,37 @@
 //! quoting a string needs, and the binary reads it.
 
 use crate::support::figures::Figures;
-use crate::support::{DAILY_ORDERS_SQL, Job, Lake, Project};
+use crate::support::{Checks, DAILY_ORDERS_SQL, Job, Lake, Project};
 
 /// SQL that no single TOML quoting style holds as it is.
 const AWKWARD_SQL: &str = "SELECT '''a''' AS x, \"\"\"b\"\"\" AS y, 'c\\d' AS z,\n\t$dt AS dt -- é\r\n";
 
-/// One job of each mode, with every setting of each.
+/// Every kind of check, and a check that warns.
+fn every_check() -> Checks {
+    Checks::new()
+        .not_null("dt")
+        .unique(&["x", "y"])
+        .accepted_values("x", &["a", "b"])
+        .accepted_values("n", &[1, 2])
+        .row_count(Some(1), Some(9))
+        .expect("n >= 0")
+        .change_vs_previous(50.0)
+        .warn("row_count")
+}
+
+/// One job of each mode and one written as a statement, with every setting of each.
 fn every_key(root: &str) -> Project {
     Project::new()
         .root(root)
         .storage("aws_region", "${LAKEWRITER_TEST_REGION}")
-        .job(Job::new("daily", "a.daily").sql(AWKWARD_SQL).allow_nondeterministic())
+        .job(
+            Job::new("daily", "a.daily")
+                .sql(AWKWARD_SQL)
+                .allow_nondeterministic()
+                .not_null(&["dt", "x"])
+                .checks(every_check()),
+        )
+        .job(Job::statement("inserted", "a.inserted", "INSERT OVERWRITE a.inserted PARTITION (dt = $dt) SELECT 5 AS n"))
         .job(
             Job::merge("merged", "a.merged", &["k1", "k2"], "v")
                 .delete_when("op = 'd'")
@@ -42,7 +62,21 @@ target = "a.daily"
 write = "overwrite_partition"
 partition_by = "dt"
 allow_nondeterministic = true
+not_null = ["dt", "x"]
 sql = "SELECT '''a''' AS x, \"\"\"b\"\"\" AS y, 'c\\d' AS z,\n\t$dt AS dt -- é\r\n"
+
+[jobs.daily.checks]
+not_null = ["dt"]
+unique = [["x", "y"]]
+accepted_values = { x = ["a", "b"], n = [1, 2] }
+row_count = { min = 1, max = 9 }
+expect = ["n >= 0"]
+change_vs_previous = { max_row_count_change_pct = 50.0 }
+warn = ["row_count"]
+
+[jobs.inserted]
+target = "a.inserted"
+sql = "INSERT OVERWRITE a.inserted PARTITION (dt = $dt) SELECT 5 AS n"
 
 [jobs.merged]
 target = "a.merged"
@@ -95,7 +129,7 @@ fn the_binary_reads_every_key_the_builder_writes() {
     assert_eq!(
         run.stderr,
         format!(
-            "error: {}: no job `nope`; jobs here: daily, log, merged, seen, sliced, totals\n",
+            "error: {}: no job `nope`; jobs here: daily, inserted, log, merged, seen, sliced, totals\n",
             lake.project_file().display()
         )
     );

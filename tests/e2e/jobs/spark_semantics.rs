@@ -8,10 +8,10 @@
 
 use serde_json::Value;
 
-use crate::support::Lake;
 use crate::support::json_lines;
 use crate::support::reader::Reader;
 use crate::support::s3::S3;
+use crate::support::{Job, Lake, Project, edited};
 
 /// The columns every job writes, from one day of the demo's raw orders: a mixed-case key, an
 /// exact decimal product, a decimal literal rounded into `DECIMAL(10,2)` (half up: 1.01), a
@@ -21,54 +21,48 @@ const CASES: &str = r#"order_id AS "OrderId", amount * 1.5 AS "Amount x1.5", CAS
   CASE WHEN order_id % 5 = 0 THEN '' ELSE status END AS "Säle Status", 1 AS "One", created_at AS "Created At""#;
 
 /// The partition column of the jobs whose table is partitioned by a string: `''` there is NULL.
-const STRING_PARTITION: &str = "partition_by = \"Säle Status\"";
+const STRING_PARTITION: &str = "Säle Status";
 
-/// The jobs: `(name, settings)`; each writes `cases.NAME`.
-fn jobs() -> Vec<(&'static str, String)> {
-    let day = format!("SELECT {CASES}, $dt AS dt FROM raw.orders WHERE dt = $dt");
-    let string_partition = STRING_PARTITION;
-    vec![
-        ("overwrite", format!("write = \"overwrite_partition\"\npartition_by = \"dt\"\nsql = '''{day}'''")),
-        (
-            "delete_insert",
-            format!("write = \"delete_insert\"\n{string_partition}\npredicate = \"dt = $dt\"\nsql = '''{day}'''"),
-        ),
-        ("append", format!("write = \"append\"\n{string_partition}\nsql = '''{day}'''")),
-        (
-            "append_dedup",
-            format!("write = \"append_dedup\"\n{string_partition}\nkey = [\"OrderId\"]\nsql = '''{day}'''"),
-        ),
-        (
-            "merge",
-            format!(
-                "write = \"merge\"\n{string_partition}\nkey = [\"OrderId\"]\nnewer_by = \"Created At\"\nsql = '''{day}'''"
-            ),
-        ),
-        ("rebuild", format!("write = \"rebuild\"\n{string_partition}\nsql = '''SELECT {CASES}, dt FROM raw.orders'''")),
-        (
-            "insert_statement",
-            format!(
-                "sql = '''INSERT OVERWRITE TABLE cases.insert_statement PARTITION (dt = $dt) \
-                 SELECT {CASES} FROM raw.orders WHERE dt = $dt'''"
-            ),
-        ),
-        (
-            "merge_statement",
-            format!(
-                "sql = '''MERGE INTO cases.merge_statement AS t USING (SELECT {CASES}, $dt AS dt FROM raw.orders \
-                 WHERE dt = $dt) AS s ON t.\"OrderId\" = s.\"OrderId\" \
-                 WHEN MATCHED AND s.\"Created At\" > t.\"Created At\" THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *'''"
-            ),
-        ),
-    ]
+/// The jobs, each writing `cases.NAME`.
+const JOBS: [&str; 8] =
+    ["overwrite", "delete_insert", "append", "append_dedup", "merge", "rebuild", "insert_statement", "merge_statement"];
+
+/// Whether `job`'s table is partitioned by [`STRING_PARTITION`].
+fn string_partitioned(job: &str) -> bool {
+    !["overwrite", "insert_statement", "merge_statement"].contains(&job)
 }
 
-fn project(jobs: &[(&str, String)]) -> String {
-    let each: Vec<String> = jobs
-        .iter()
-        .map(|(name, settings)| format!("\n[jobs.{name}]\ntarget = \"cases.{name}\"\n{settings}\n"))
-        .collect();
-    format!("root = \"lake\"\n{}", each.concat())
+/// The project of [`JOBS`], each selecting `cases` (the columns of [`CASES`], or a variant).
+fn project(cases: &str) -> Project {
+    let day = format!("SELECT {cases}, $dt AS dt FROM raw.orders WHERE dt = $dt");
+    let jobs = [
+        Job::new("overwrite", "cases.overwrite").sql(&day),
+        Job::delete_insert("delete_insert", "cases.delete_insert", "dt = $dt").sql(&day),
+        Job::append("append", "cases.append").sql(&day),
+        Job::append_dedup("append_dedup", "cases.append_dedup", &["OrderId"]).sql(&day),
+        Job::merge("merge", "cases.merge", &["OrderId"], "Created At").sql(&day),
+        Job::rebuild("rebuild", "cases.rebuild").sql(format!("SELECT {cases}, dt FROM raw.orders")),
+        Job::statement(
+            "insert_statement",
+            "cases.insert_statement",
+            &format!(
+                "INSERT OVERWRITE TABLE cases.insert_statement PARTITION (dt = $dt) SELECT {cases} FROM raw.orders \
+                 WHERE dt = $dt"
+            ),
+        ),
+        Job::statement(
+            "merge_statement",
+            "cases.merge_statement",
+            &format!(
+                "MERGE INTO cases.merge_statement AS t USING (SELECT {cases}, $dt AS dt FROM raw.orders \
+                 WHERE dt = $dt) AS s ON t.\"OrderId\" = s.\"OrderId\" \
+                 WHEN MATCHED AND s.\"Created At\" > t.\"Created At\" THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *"
+            ),
+        ),
+    ];
+    jobs.into_iter().zip(JOBS).fold(Project::new(), |project, (job, name)| {
+        project.job(if string_partitioned(name) { job.partition_by(STRING_PARTITION) } else { job })
+    })
 }
 
 const FROM: &str = "2026-09-01";
@@ -83,7 +77,7 @@ fn select_one(lake: &Lake, sql: &str) -> Value {
 
 /// Writes every job (the dated ones over `FROM..=TO`, the rebuild once).
 fn write_all(lake: &Lake) {
-    for (job, _) in jobs() {
+    for job in JOBS {
         let run = if job == "rebuild" {
             lake.cli(&["run", job])
         } else {
@@ -96,7 +90,7 @@ fn write_all(lake: &Lake) {
 /// What every table holds, checked by lakewriter's SQL and delta-rs Python's reading.
 fn assert_cases(lake: &Lake, uri: &dyn Fn(&str) -> String) {
     let reader = Reader::new(lake);
-    for (job, settings) in jobs() {
+    for job in JOBS {
         let table = format!("cases.{job}");
         // lakewriter and delta-rs Python (its table and its pyarrow dataset) read the same rows.
         let select = lake.cli(&["--json", "sql", "-e", &format!("SELECT * FROM {table}")]);
@@ -125,7 +119,7 @@ fn assert_cases(lake: &Lake, uri: &dyn Fn(&str) -> String) {
         );
         assert!(counts["n"].as_i64().is_some_and(|n| n > 0), "{table}: {counts}");
         assert_eq!(counts["rounded_half_up"], counts["n"], "{table}: 1.005 into DECIMAL(10,2) is 1.01: {counts}");
-        if settings.contains(STRING_PARTITION) {
+        if string_partitioned(job) {
             assert_eq!(counts["null_status"], counts["every_fifth"], "{table}: '' is written as NULL: {counts}");
             assert_eq!(counts["empty_status"], 0, "{table}: no '' is left: {counts}");
         } else {
@@ -149,12 +143,12 @@ fn assert_cases(lake: &Lake, uri: &dyn Fn(&str) -> String) {
 /// Writes every job, checks the tables, runs every job again (the digests unchanged), then runs
 /// a later day with a NULL where the first runs wrote a literal: the created columns take it.
 fn every_mode(lake: &Lake, uri: &dyn Fn(&str) -> String) {
-    lake.set_project_text(&project(&jobs()));
+    lake.set_project(&project(CASES));
     write_all(lake);
     assert_cases(lake, uri);
-    let digests: Vec<_> = jobs().iter().map(|(job, _)| lake.digest(&format!("cases.{job}"), None)).collect();
+    let digests: Vec<_> = JOBS.iter().map(|job| lake.digest(&format!("cases.{job}"), None)).collect();
     write_all(lake);
-    for ((job, _), before) in jobs().iter().zip(digests) {
+    for (job, before) in JOBS.iter().zip(digests) {
         let after = lake.digest(&format!("cases.{job}"), None);
         assert_eq!(
             (after.rows, &after.digest),
@@ -162,14 +156,10 @@ fn every_mode(lake: &Lake, uri: &dyn Fn(&str) -> String) {
             "cases.{job}: a rerun changed the table"
         );
     }
-    let nulls: Vec<(&str, String)> = jobs()
-        .into_iter()
-        .map(|(job, settings)| (job, settings.replace("1 AS \"One\"", "CAST(NULL AS BIGINT) AS \"One\"")))
-        .collect();
-    lake.set_project_text(&project(&nulls));
-    for (job, _) in &nulls {
+    lake.set_project(&project(&edited(CASES, "1 AS \"One\"", "CAST(NULL AS BIGINT) AS \"One\"")));
+    for job in JOBS {
         let run =
-            if *job == "rebuild" { lake.cli(&["run", job]) } else { lake.cli(&["run", job, "--dt", "2026-09-03"]) };
+            if job == "rebuild" { lake.cli(&["run", job]) } else { lake.cli(&["run", job, "--dt", "2026-09-03"]) };
         run.assert_code(0);
         let written = select_one(lake, &format!(r#"SELECT COUNT(*) AS n FROM cases.{job} WHERE "One" IS NULL"#));
         assert!(written["n"].as_i64().is_some_and(|n| n > 0), "cases.{job}: the NULLs were written: {written}");

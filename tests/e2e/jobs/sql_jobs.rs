@@ -15,71 +15,76 @@ use crate::support::json_lines;
 use crate::support::reader::Reader;
 use crate::support::s3::S3;
 use crate::support::{
-    Change as RawChange, Lake, Run, customers_with_orders, daily_orders_rows, day, days, distinct_customers, edited,
-    orders,
+    Change as RawChange, Job, Lake, Project, Run, Write, customers_with_orders, daily_orders_rows, day, days,
+    distinct_customers, edited, orders,
 };
 
 const FROM: &str = "2026-09-01";
 
-/// A partition overwrite: the issue's daily revenue, `dt` appended as the table's last column.
-const DAILY: &str = r#"
-[jobs.daily]
-target = "analytics.daily"
-sql = """
-INSERT OVERWRITE TABLE analytics.daily PARTITION (dt = $dt)
+/// `daily`'s statement: a partition overwrite, the issue's daily revenue, `dt` appended as the
+/// table's last column.
+const DAILY_STATEMENT: &str = "INSERT OVERWRITE TABLE analytics.daily PARTITION (dt = $dt)
 SELECT customer_id, COUNT(*) AS orders, SUM(amount) AS revenue
 FROM raw.orders WHERE dt = $dt GROUP BY customer_id
-"""
-"#;
+";
+
+/// A partition overwrite: [`DAILY_STATEMENT`].
+fn daily_job() -> Job {
+    Job::statement("daily", "analytics.daily", DAILY_STATEMENT)
+}
 
 /// A 7-day window over `daily`'s table: a job below it.
-const WEEKLY: &str = r#"
-[jobs.weekly]
-target = "analytics.weekly"
-sql = """
-INSERT OVERWRITE analytics.weekly PARTITION (dt = $dt)
+fn weekly_job() -> Job {
+    Job::statement(
+        "weekly",
+        "analytics.weekly",
+        "INSERT OVERWRITE analytics.weekly PARTITION (dt = $dt)
 SELECT customer_id, SUM(revenue) AS revenue_7d FROM analytics.daily
 WHERE dt BETWEEN $dt - INTERVAL '6 days' AND $dt GROUP BY customer_id
-"""
-"#;
+",
+    )
+}
 
 /// The issue's newer-wins merge of a day's customer changes. A batch holds changes to one
 /// customer at the very same time; the ROW_NUMBER's order breaks those ties (by email, then tier)
 /// so that which change a day keeps is known.
-const CUSTOMERS: &str = r#"
-[jobs.customers]
-target = "core.customers"
-sql = """
-MERGE INTO core.customers AS t
+fn customers_job() -> Job {
+    Job::statement(
+        "customers",
+        "core.customers",
+        "MERGE INTO core.customers AS t
 USING (SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY customer_id ORDER BY updated_at DESC, email DESC, tier DESC) AS rn
        FROM raw.customers_batch WHERE dt = $dt) WHERE rn = 1) AS s
 ON t.customer_id = s.customer_id
 WHEN MATCHED AND s.updated_at > t.updated_at THEN UPDATE SET email = s.email, tier = s.tier, updated_at = s.updated_at
 WHEN NOT MATCHED THEN INSERT (customer_id, email, tier, updated_at) VALUES (s.customer_id, s.email, s.tier, s.updated_at)
-"""
-"#;
+",
+    )
+}
 
 /// An exactly-once append of each day's orders.
-const EVENTS: &str = r#"
-[jobs.events]
-target = "analytics.events"
-sql = "INSERT INTO analytics.events PARTITION (dt = $dt) SELECT order_id, amount FROM raw.orders WHERE dt = $dt"
-"#;
+fn events_job() -> Job {
+    Job::statement(
+        "events",
+        "analytics.events",
+        "INSERT INTO analytics.events PARTITION (dt = $dt) SELECT order_id, amount FROM raw.orders WHERE dt = $dt",
+    )
+}
 
-/// The write-mode twins of `daily` and `events`: the same rows from a SELECT, `dt` last.
-const TWINS: &str = r#"
-[jobs.daily_twin]
-target = "analytics.daily_twin"
-write = "overwrite_partition"
-partition_by = "dt"
-sql = "SELECT customer_id, COUNT(*) AS orders, SUM(amount) AS revenue, $dt AS dt FROM raw.orders WHERE dt = $dt GROUP BY customer_id"
+/// The write-mode twin of `daily`: the same rows from a SELECT, `dt` last.
+fn daily_twin() -> Job {
+    Job::new("daily_twin", "analytics.daily_twin").sql(
+        "SELECT customer_id, COUNT(*) AS orders, SUM(amount) AS revenue, $dt AS dt FROM raw.orders WHERE dt = $dt \
+         GROUP BY customer_id",
+    )
+}
 
-[jobs.events_twin]
-target = "analytics.events_twin"
-write = "append"
-partition_by = "dt"
-sql = "SELECT order_id, amount, $dt AS dt FROM raw.orders WHERE dt = $dt"
-"#;
+/// The write-mode twin of `events`.
+fn events_twin() -> Job {
+    Job::append("events_twin", "analytics.events_twin")
+        .partition_by("dt")
+        .sql("SELECT order_id, amount, $dt AS dt FROM raw.orders WHERE dt = $dt")
+}
 
 /// The three statement forms: (job, table, table folder).
 const FORMS: [(&str, &str, &str); 3] = [
@@ -88,15 +93,13 @@ const FORMS: [(&str, &str, &str); 3] = [
     ("events", "analytics.events", "analytics/events"),
 ];
 
-fn project(jobs: &[&str]) -> String {
-    format!("root = \"lake\"\n{}", jobs.concat())
+fn project(jobs: &[Job]) -> Project {
+    jobs.iter().cloned().fold(Project::new(), Project::job)
 }
 
 /// The demo's raw layer (September 2026) with `jobs` as the project's jobs, nothing run.
-fn lake(jobs: &[&str]) -> Lake {
-    let lake = Lake::demo();
-    lake.set_project_text(&project(jobs));
-    lake
+fn lake(jobs: &[Job]) -> Lake {
+    crate::support::pipeline::lake(&project(jobs))
 }
 
 fn dates(from: &str, to: &str) -> Vec<String> {
@@ -262,7 +265,7 @@ fn customers(lake: &Lake, uri: &str) -> Vec<Customer> {
 
 /// `(rows, digest)` of each of `tables` after `backfill --all` over `FROM..=to` in a fresh
 /// lakehouse with `jobs`, the late orders of each of `late_days` delivered first.
-fn fresh_run(jobs: &[&str], late_days: &[&str], to: &str, tables: &[&str]) -> Vec<(u64, String)> {
+fn fresh_run(jobs: &[Job], late_days: &[&str], to: &str, tables: &[&str]) -> Vec<(u64, String)> {
     let fresh = lake(jobs);
     for day in late_days {
         fresh.run_demo(&["--late", day]).assert_code(0);
@@ -279,7 +282,7 @@ fn digests(lake: &Lake, tables: &[&str]) -> Vec<(u64, String)> {
 #[test]
 fn statement_jobs_backfill_to_fresh_tables_equal_to_their_write_mode_twins() {
     const TO: &str = "2026-09-06";
-    let lake = lake(&[DAILY, WEEKLY, CUSTOMERS, EVENTS, TWINS]);
+    let lake = lake(&[daily_job(), weekly_job(), customers_job(), events_job(), daily_twin(), events_twin()]);
     // The graph comes from the tables each statement's query reads.
     let graph = lake.cli(&["--json", "graph"]);
     graph.assert_code(0);
@@ -323,7 +326,7 @@ fn statement_jobs_backfill_to_fresh_tables_equal_to_their_write_mode_twins() {
 #[test]
 fn late_orders_make_exactly_their_day_stale_and_only_stale_repairs_it_and_the_week_above() {
     const TO: &str = "2026-09-14";
-    let jobs = [DAILY, WEEKLY, CUSTOMERS];
+    let jobs = [daily_job(), weekly_job(), customers_job()];
     let lake = lake(&jobs);
     lake.cli(&["backfill", "--all", "--from", FROM, "--to", TO]).assert_code(0);
     lake.run_demo(&["--late", "2026-09-05"]).assert_code(0);
@@ -362,7 +365,7 @@ fn late_orders_make_exactly_their_day_stale_and_only_stale_repairs_it_and_the_we
 fn late_customer_changes_make_their_day_stale_and_the_merge_takes_only_what_is_newer() {
     const TO: &str = "2026-09-04";
     const LATE: &str = "2026-09-02";
-    let lake = lake(&[CUSTOMERS]);
+    let lake = lake(&[customers_job()]);
     lake.cli(&["backfill", "customers", "--from", FROM, "--to", TO]).assert_code(0);
     let uri = lake.root().join("core/customers").display().to_string();
     let before = customers(&lake, &uri);
@@ -410,7 +413,7 @@ const APPENDED: &str = "already appended; nothing appended. --force appends agai
 #[test]
 fn a_second_run_of_each_statement_form_leaves_the_content() {
     const TO: &str = "2026-09-03";
-    let lake = lake(&[DAILY, CUSTOMERS, EVENTS]);
+    let lake = lake(&[daily_job(), customers_job(), events_job()]);
     let lint = lake.cli(&["lint"]);
     lint.assert_code(0).assert_line_starts("lint: 3 jobs checked, 0 errors, ");
     for (job, ..) in FORMS {
@@ -441,7 +444,7 @@ fn a_second_run_of_each_statement_form_leaves_the_content() {
 fn verify_passes_for_each_statement_form_on_a_scratch_copy_and_fails_an_unguarded_append() {
     const TO: &str = "2026-09-02";
     const NEW: &str = "2026-09-03";
-    let lake = lake(&[DAILY, CUSTOMERS, EVENTS]);
+    let lake = lake(&[daily_job(), customers_job(), events_job()]);
     lake.cli(&["backfill", "--all", "--from", FROM, "--to", TO]).assert_code(0);
     // On a day none has written: the first application writes it, the second leaves the content.
     for (job, table, dir) in FORMS {
@@ -478,9 +481,10 @@ fn verify_passes_for_each_statement_form_on_a_scratch_copy_and_fails_an_unguarde
 fn editing_a_statement_makes_its_days_stale_for_code_and_a_rerun_records_the_new_code() {
     const TO: &str = "2026-09-02";
     // `daily`'s statement in a file of its own.
-    let jobs = [CUSTOMERS, EVENTS, "\n[jobs.daily]\ntarget = \"analytics.daily\"\nsql_file = \"daily.sql\"\n"];
-    let (text, lake) = (project(&jobs), lake(&jobs));
-    let statement = DAILY.split("\"\"\"").nth(1).expect("daily's statement");
+    let from_file = Job::with_write("daily", "analytics.daily", Write::Statement).sql_file("daily.sql");
+    let jobs = [customers_job(), events_job(), from_file];
+    let (project, lake) = (project(&jobs), lake(&jobs));
+    let statement = DAILY_STATEMENT;
     let write_file = |sql: &str| std::fs::write(lake.path().join("daily.sql"), sql).expect("write daily.sql");
     write_file(statement);
     lake.cli(&["backfill", "--all", "--from", FROM, "--to", TO]).assert_code(0);
@@ -489,8 +493,10 @@ fn editing_a_statement_makes_its_days_stale_for_code_and_a_rerun_records_the_new
 
     // An alias (the column is laid out by its position), a filter every change passes, a name.
     write_file(&edited(statement, "SUM(amount) AS revenue", "SUM(amount) AS total"));
-    let text = edited(&text, "WHERE dt = $dt) WHERE rn = 1", "WHERE dt = $dt AND op IS NOT NULL) WHERE rn = 1");
-    lake.set_project_text(&edited(&text, "SELECT order_id, amount FROM", "SELECT order_id, amount AS value FROM"));
+    let project = project
+        .edited_sql("customers", "WHERE dt = $dt) WHERE rn = 1", "WHERE dt = $dt AND op IS NOT NULL) WHERE rn = 1")
+        .edited_sql("events", "SELECT order_id, amount FROM", "SELECT order_id, amount AS value FROM");
+    lake.set_project(&project);
     for (job, ..) in FORMS {
         assert_eq!(not_fresh(&lake, job, FROM, TO), each(&dates(FROM, TO), "stale:code_changed"), "{job}");
     }
@@ -518,9 +524,9 @@ fn editing_a_statement_makes_its_days_stale_for_code_and_a_rerun_records_the_new
     assert_state_in_commits(&lake, "customers", "core/customers", FROM, TO);
 }
 
-/// A project of one job `j` writing `analytics.t` with `sql`, then `more` lines.
-fn one_job(sql: &str, more: &str) -> String {
-    format!("root = \"lake\"\n[jobs.j]\ntarget = \"analytics.t\"\n{more}sql = \"{sql}\"\n")
+/// A project of one job `j` writing `analytics.t` with the statement `sql`.
+fn one_job(sql: &str) -> Project {
+    Project::new().job(Job::statement("j", "analytics.t", sql))
 }
 
 #[test]
@@ -528,28 +534,28 @@ fn a_statement_a_job_cannot_be_is_refused_naming_the_job_and_nothing_is_written(
     let (write_mode, one) =
         ("without a `write` mode, a job's SQL is INSERT OVERWRITE", "replaces one partition, its run's");
     let projects = [
-        (one_job("DELETE FROM analytics.t WHERE dt = $dt", ""), write_mode),
-        (one_job("UPDATE analytics.t SET id = 1", ""), write_mode),
-        (one_job("SELECT 1 AS id, $dt AS dt", ""), write_mode),
+        (one_job("DELETE FROM analytics.t WHERE dt = $dt"), write_mode),
+        (one_job("UPDATE analytics.t SET id = 1"), write_mode),
+        (one_job("SELECT 1 AS id, $dt AS dt"), write_mode),
         (
-            one_job("INSERT OVERWRITE analytics.other PARTITION (dt = $dt) SELECT 1 AS id", ""),
+            one_job("INSERT OVERWRITE analytics.other PARTITION (dt = $dt) SELECT 1 AS id"),
             "its statement writes analytics.other, but its target is analytics.t",
         ),
-        (one_job("INSERT OVERWRITE analytics.t PARTITION (dt) SELECT 1 AS id, $dt AS dt", ""), one),
-        (one_job("INSERT OVERWRITE analytics.t SELECT 1 AS id", ""), one),
+        (one_job("INSERT OVERWRITE analytics.t PARTITION (dt) SELECT 1 AS id, $dt AS dt"), one),
+        (one_job("INSERT OVERWRITE analytics.t SELECT 1 AS id"), one),
         (
-            one_job("INSERT INTO analytics.t PARTITION (dt) SELECT 1 AS id, $dt AS dt", ""),
+            one_job("INSERT INTO analytics.t PARTITION (dt) SELECT 1 AS id, $dt AS dt"),
             "a job's INSERT INTO names at most its run's partition",
         ),
         (
-            one_job("INSERT INTO analytics.t SELECT 1 AS id; INSERT INTO analytics.t SELECT 2 AS id", ""),
+            one_job("INSERT INTO analytics.t SELECT 1 AS id; INSERT INTO analytics.t SELECT 2 AS id"),
             "its SQL holds several statements",
         ),
     ];
     let lake = Lake::demo();
     let range = ["--from", FROM, "--to", "2026-09-02"];
     for (project, message) in &projects {
-        lake.set_project_text(project);
+        lake.set_project(project);
         for args in [
             &["run", "j", "--dt", FROM][..],
             &[&["backfill", "j"][..], &range].concat(),
@@ -563,13 +569,13 @@ fn a_statement_a_job_cannot_be_is_refused_naming_the_job_and_nothing_is_written(
             let lines = run.error_lines();
             assert!(
                 lines.len() == 1 && lines[0].starts_with("error: job `j`: ") && lines[0].contains(message),
-                "{args:?} of\n{project}\nnot `error: job `j`: …{message}…`:\n{}",
+                "{args:?} of\n{project:?}\nnot `error: job `j`: …{message}…`:\n{}",
                 run.stderr
             );
         }
     }
-    // A write mode's key without a write mode.
-    lake.set_project_text(&one_job("INSERT INTO analytics.t SELECT 1 AS id", "key = [\"id\"]\n"));
+    // A write mode's key without a write mode: a file the builder cannot write.
+    lake.set_project_text(&format!("{}key = [\"id\"]\n", one_job("INSERT INTO analytics.t SELECT 1 AS id").to_toml()));
     let run = lake.cli(&["run", "j", "--dt", FROM]);
     run.assert_code(2);
     let lines = run.error_lines();
@@ -590,7 +596,7 @@ fn dry_run(lake: &Lake, job: &str, dt: &str) -> Value {
 
 #[test]
 fn a_dry_run_of_an_insert_overwrite_is_an_overwrite_partitions_and_of_a_merge_is_refused() {
-    let lake = lake(&[DAILY, CUSTOMERS, TWINS]);
+    let lake = lake(&[daily_job(), customers_job(), daily_twin(), events_twin()]);
     let new = json!({"changes": true, "rows_added": customers_with_orders(FROM), "rows_removed": 0});
     assert_eq!(dry_run(&lake, "daily", FROM), new, "against no table yet");
     assert!(!lake.root().join("analytics").exists(), "the dry run wrote nothing");
@@ -616,10 +622,10 @@ fn a_dry_run_of_an_insert_overwrite_is_an_overwrite_partitions_and_of_a_merge_is
 #[test]
 fn insert_overwrite_and_merge_jobs_on_s3_backfill_fresh_and_rerun_unchanged() {
     const TO: &str = "2026-09-04";
-    let jobs = [DAILY, WEEKLY, CUSTOMERS];
+    let jobs = [daily_job(), weekly_job(), customers_job()];
     let s3 = S3::new("sql-jobs");
     s3.lake.prepare_demo();
-    s3.lake.set_project_text(&project(&jobs));
+    s3.lake.set_project(&project(&jobs));
     let lake = &s3.lake;
     let run = lake.cli(&["--json", "backfill", "daily", "--downstream", "--from", FROM, "--to", TO]);
     run.assert_code(0);

@@ -5,8 +5,6 @@ use std::collections::BTreeMap;
 
 use arrow::array::{Decimal128Array, Int64Array, StringArray};
 
-use super::Project;
-
 pub const JOB: &str = "daily_orders";
 
 pub const TABLE: &str = "analytics.daily_orders";
@@ -71,9 +69,4 @@ pub fn rows(day: &str) -> Vec<Row> {
         }
     }
     by_id.into_values().collect()
-}
-
-/// The text of `project` with `[jobs.JOB.checks]` holding `lines`.
-pub fn with_checks(project: &Project, job: &str, lines: &str) -> String {
-    format!("{}\n[jobs.{job}.checks]\n{lines}\n", project.to_toml())
 }

@@ -7,7 +7,7 @@ use arrow::array::RecordBatch;
 use super::s3::S3;
 use super::{DAILY_ORDERS_SQL, Job, Lake, Mode, Project, day};
 
-/// The schema of every table (`concurrent.<mode>`; see `races::project`).
+/// The schema of every table (`concurrent.<mode>`; see [`project`]).
 pub const SCHEMA: &str = "concurrent";
 
 /// The day each table is written for before a trial.

@@ -1,4 +1,6 @@
-//! The project file, built from typed parts and written with the TOML serializer.
+//! The project file, built from typed parts and written with the TOML serializer: every write
+//! mode and jobs written as a statement, with `partition_by`, `not_null`,
+//! `allow_nondeterministic` and `[jobs.NAME.checks]`, and `[sources]`.
 
 use std::collections::BTreeMap;
 
@@ -51,6 +53,9 @@ pub enum Write {
     },
     Append,
     Rebuild,
+    /// No `write` key: the job's SQL is a statement (`INSERT OVERWRITE … PARTITION (c = $dt)`,
+    /// `INSERT INTO`, `MERGE INTO`).
+    Statement,
 }
 
 impl Write {
@@ -74,14 +79,16 @@ impl Write {
         Write::AppendDedup { key: key.iter().map(|&c| c.to_owned()).collect() }
     }
 
-    pub fn mode(&self) -> Mode {
+    /// The mode `write = "…"` names; `None` for a statement, which has no `write` key.
+    pub fn mode(&self) -> Option<Mode> {
         match self {
-            Write::OverwritePartition => Mode::OverwritePartition,
-            Write::DeleteInsert { .. } => Mode::DeleteInsert,
-            Write::Merge { .. } => Mode::Merge,
-            Write::AppendDedup { .. } => Mode::AppendDedup,
-            Write::Append => Mode::Append,
-            Write::Rebuild => Mode::Rebuild,
+            Write::OverwritePartition => Some(Mode::OverwritePartition),
+            Write::DeleteInsert { .. } => Some(Mode::DeleteInsert),
+            Write::Merge { .. } => Some(Mode::Merge),
+            Write::AppendDedup { .. } => Some(Mode::AppendDedup),
+            Write::Append => Some(Mode::Append),
+            Write::Rebuild => Some(Mode::Rebuild),
+            Write::Statement => None,
         }
     }
 }
@@ -95,7 +102,7 @@ enum Sql {
 }
 
 /// One `[jobs.NAME]` table of a [`Project`].
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Job {
     name: String,
     target: String,
@@ -103,6 +110,8 @@ pub struct Job {
     partition_by: Option<String>,
     sql: Option<Sql>,
     allow_nondeterministic: bool,
+    not_null: Vec<String>,
+    checks: Option<Checks>,
 }
 
 impl Job {
@@ -116,6 +125,8 @@ impl Job {
             partition_by: Some("dt".to_owned()),
             sql: None,
             allow_nondeterministic: false,
+            not_null: Vec::new(),
+            checks: None,
         }
     }
 
@@ -149,8 +160,21 @@ impl Job {
         Self::with_write(name, target, Write::Rebuild)
     }
 
-    pub fn mode(&self) -> Mode {
-        self.write.mode()
+    /// A job written as `statement`: no `write` key, and the statement as its `sql`.
+    pub fn statement(name: &str, target: &str, statement: &str) -> Self {
+        Self::with_write(name, target, Write::Statement).sql(statement)
+    }
+
+    /// `not_null = COLUMNS`: the columns the table's schema declares NOT NULL.
+    #[must_use]
+    pub fn not_null(self, columns: &[&str]) -> Self {
+        Self { not_null: columns.iter().map(|&c| c.to_owned()).collect(), ..self }
+    }
+
+    /// `[jobs.NAME.checks]`.
+    #[must_use]
+    pub fn checks(self, checks: Checks) -> Self {
+        Self { checks: Some(checks), ..self }
     }
 
     #[must_use]
@@ -198,7 +222,7 @@ impl Job {
 
 /// A `lakewriter.toml`, built from typed parts and written with the TOML serializer. A changed
 /// project is a new value: `project.clone().job(changed)` replaces the job of that name.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Project {
     root: String,
     storage: BTreeMap<String, String>,
@@ -245,6 +269,14 @@ impl Project {
         self
     }
 
+    /// This project with the checks of job `name` set to `checks`.
+    #[must_use]
+    #[track_caller]
+    pub fn with_checks(mut self, name: &str, checks: Checks) -> Self {
+        let job = self.jobs.remove(name).unwrap_or_else(|| panic!("no job `{name}`"));
+        self.job(job.checks(checks))
+    }
+
     /// This project with the one occurrence of `from` in the SQL of job `name` replaced by `to`
     /// (see [`edited`](super::edited)).
     #[must_use]
@@ -287,7 +319,8 @@ struct SourceTable<'a> {
 #[derive(Serialize)]
 struct JobTable<'a> {
     target: &'a str,
-    write: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    write: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     partition_by: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -302,17 +335,21 @@ struct JobTable<'a> {
     predicate: Option<&'a str>,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     allow_nondeterministic: bool,
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    not_null: &'a [String],
     #[serde(skip_serializing_if = "Option::is_none")]
     sql: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     sql_file: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    checks: Option<&'a Checks>,
 }
 
 impl<'a> JobTable<'a> {
     fn of(job: &'a Job) -> Self {
         let mut table = JobTable {
             target: &job.target,
-            write: job.mode().as_str(),
+            write: job.write.mode().map(Mode::as_str),
             partition_by: job.partition_by.as_deref(),
             key: None,
             newer_by: None,
@@ -320,8 +357,10 @@ impl<'a> JobTable<'a> {
             delete_when: None,
             predicate: None,
             allow_nondeterministic: job.allow_nondeterministic,
+            not_null: &job.not_null,
             sql: None,
             sql_file: None,
+            checks: job.checks.as_ref(),
         };
         match &job.write {
             Write::Merge { key, newer_by, duplicate_keys_are_errors, delete_when } => {
@@ -332,7 +371,7 @@ impl<'a> JobTable<'a> {
             }
             Write::DeleteInsert { predicate } => table.predicate = Some(predicate),
             Write::AppendDedup { key } => table.key = Some(key),
-            Write::OverwritePartition | Write::Append | Write::Rebuild => {}
+            Write::OverwritePartition | Write::Append | Write::Rebuild | Write::Statement => {}
         }
         match &job.sql {
             Some(Sql::Inline(sql)) => table.sql = Some(sql),
@@ -340,5 +379,90 @@ impl<'a> JobTable<'a> {
             None => panic!("job `{}` has no SQL: set it with Job::sql or Job::sql_file", job.name),
         }
         table
+    }
+}
+
+/// A job's `[jobs.NAME.checks]`: each kind of check, and the checks that only warn.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Checks {
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    not_null: Vec<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    unique: Vec<Vec<String>>,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    accepted_values: BTreeMap<String, Vec<toml::Value>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    row_count: Option<RowCount>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    expect: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    change_vs_previous: Option<ChangeVsPrevious>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    warn: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+struct RowCount {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    min: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    max: Option<u64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+struct ChangeVsPrevious {
+    max_row_count_change_pct: f64,
+}
+
+impl Checks {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// `not_null = [.., COLUMN]`.
+    #[must_use]
+    pub fn not_null(mut self, column: &str) -> Self {
+        self.not_null.push(column.to_owned());
+        self
+    }
+
+    /// `unique = [.., COLUMNS]`: the columns unique together.
+    #[must_use]
+    pub fn unique(mut self, columns: &[&str]) -> Self {
+        self.unique.push(columns.iter().map(|&c| c.to_owned()).collect());
+        self
+    }
+
+    /// `accepted_values = { COLUMN = VALUES }`.
+    #[must_use]
+    pub fn accepted_values<V: Into<toml::Value> + Clone>(mut self, column: &str, values: &[V]) -> Self {
+        self.accepted_values.insert(column.to_owned(), values.iter().cloned().map(Into::into).collect());
+        self
+    }
+
+    /// `row_count = { min = MIN, max = MAX }`, each bound where given.
+    #[must_use]
+    pub fn row_count(self, min: Option<u64>, max: Option<u64>) -> Self {
+        Self { row_count: Some(RowCount { min, max }), ..self }
+    }
+
+    /// `expect = [.., CONDITION]`.
+    #[must_use]
+    pub fn expect(mut self, condition: &str) -> Self {
+        self.expect.push(condition.to_owned());
+        self
+    }
+
+    /// `change_vs_previous = { max_row_count_change_pct = PCT }`.
+    #[must_use]
+    pub fn change_vs_previous(self, max_row_count_change_pct: f64) -> Self {
+        Self { change_vs_previous: Some(ChangeVsPrevious { max_row_count_change_pct }), ..self }
+    }
+
+    /// `warn = [.., CHECK]`: a check (or a kind of check) that warns rather than blocks.
+    #[must_use]
+    pub fn warn(mut self, check: &str) -> Self {
+        self.warn.push(check.to_owned());
+        self
     }
 }
