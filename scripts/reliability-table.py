@@ -1,4 +1,4 @@
-"""Turns the figures the fault scenarios record (JSON Lines, see tests/e2e/figures.rs) into the
+"""Turns the figures the fault scenarios record (JSON Lines, see tests/e2e/support/figures.rs) into the
 Markdown table of docs/reliability.md.
 
     reliability-table.py FIGURES.jsonl TRIALS SEED

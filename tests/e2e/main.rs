@@ -1,50 +1,14 @@
 //! End-to-end tests: each drives the real `lakewriter` binary against a fresh lakehouse in a
-//! temporary folder, with raw data from `lakewriter-datagen`.
+//! temporary folder, with raw data from `lakewriter-datagen`. One test binary, grouped by what a
+//! test is about: `commands` (each command of the CLI), `jobs` (the project file, write modes,
+//! statements, checks, values and types), `faults` (bad input, crashes, races, storage faults)
+//! and `interop` (other readers, the protocol, S3, orchestrators); `docs_examples` runs the
+//! console examples of the README and the guide; `support` is what they share.
 
 mod support;
 
-mod bad_input;
-mod checks;
-mod checks_modes;
-mod cli_errors;
-mod column_names;
-mod concurrent;
-mod crash;
-mod demo;
-mod digest;
+mod commands;
 mod docs_examples;
-mod dry_run;
-mod events_schema;
-mod failures;
-mod fault_proxy;
-mod figures;
-mod init;
+mod faults;
 mod interop;
-mod lint;
-mod local_faults;
-mod log_format;
-mod maintain;
-mod maintain_races;
-mod nullability;
-mod orchestrators;
-mod overwrite_partition;
-mod pause;
-mod pipeline;
-mod project_file;
-mod protocol;
-mod races;
-mod raw;
-mod reader;
-mod reports;
-mod reproduce;
-mod s3;
-mod schema_change;
-mod spark_semantics;
-mod sql;
-mod sql_errors;
-mod sql_jobs;
-mod state;
-mod storage_faults;
-mod types;
-mod values;
-mod write_modes;
+mod jobs;

@@ -12,6 +12,7 @@ pub mod project;
 
 mod error;
 mod partition;
+mod phase;
 #[cfg(test)]
 mod properties;
 mod table_ref;
@@ -20,6 +21,7 @@ mod unit;
 pub use date::{DateRange, days_since_epoch, parse_date};
 pub use error::{Error, Result};
 pub use partition::PartitionKey;
+pub use phase::Phase;
 pub use project::{
     Check, CheckKind, CheckOutcome, CheckSeverity, CheckValue, Checks, JobSpec, OnDuplicateKeys, Project, SourceSpec,
     SqlSource, WriteMode, WriteSpec, root_url,

@@ -43,15 +43,15 @@ pub use write::{
 
 use datafusion::prelude::SessionContext;
 
-/// The `tracing` target of phase events: one `info` event as a write enters each phase
-/// (`planned`, `writing`, `committed`, `checkpointing`), with its table and partition. Off by
-/// default; `RUST_LOG=lakewriter::phase=info` shows them, which is how the crash tests know when
-/// to kill a run (see ARCHITECTURE.md).
+/// The `tracing` target of phase events: one `info` event as a write enters each
+/// [`Phase`](lakewriter_core::Phase), its name in the field `phase`, with its table and partition
+/// (or version). Off by default; `RUST_LOG=lakewriter::phase=info` shows them, which is how the
+/// crash tests know when to kill a run (see ARCHITECTURE.md).
 pub const PHASE_TARGET: &str = "lakewriter::phase";
 
 /// Logs that the write of `partition` to `table` enters `phase`.
-pub fn phase(phase: &str, table: &str, partition: &lakewriter_core::PartitionKey) {
-    tracing::info!(target: PHASE_TARGET, phase, table, %partition);
+pub fn phase(phase: lakewriter_core::Phase, table: &str, partition: &lakewriter_core::PartitionKey) {
+    tracing::info!(target: PHASE_TARGET, phase = phase.as_str(), table, %partition);
 }
 
 /// A DataFusion session set up as delta-rs needs it for plan-based writes (its query planner and

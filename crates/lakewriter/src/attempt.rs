@@ -36,7 +36,7 @@ impl Runner {
         query.plan = lakewriter_delta::schema::storable(query.plan, &table)?;
         query.plan =
             lakewriter_delta::values::empty_partitions_as_null(query.plan, job.partition_by.as_slice(), &table)?;
-        lakewriter_delta::phase("planned", &table, &run.partition);
+        lakewriter_delta::phase(lakewriter_core::Phase::Planned, &table, &run.partition);
         let inputs = input_fingerprint(&query.files);
         attempt.fresh = previous.is_some_and(|r| r.is_fresh(&job.code, &inputs));
         report.fresh_before = Some(attempt.fresh);

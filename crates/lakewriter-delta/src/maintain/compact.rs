@@ -30,6 +30,7 @@ use deltalake::kernel::{Action, Remove, Transaction};
 use deltalake::protocol::DeltaOperation;
 use deltalake::writer::{DeltaWriter, RecordBatchWriter};
 use futures::StreamExt;
+use lakewriter_core::Phase;
 use lakewriter_storage::Location;
 use serde::Serialize;
 
@@ -182,7 +183,7 @@ pub async fn compact(
         let read_version = table.version().unwrap_or(0);
         match attempt(&table, &files, &bins, name, run_id, target).await {
             Ok((version, adds)) => {
-                tracing::info!(target: crate::PHASE_TARGET, phase = "compacted", table = name, version);
+                tracing::info!(target: crate::PHASE_TARGET, phase = Phase::Compacted.as_str(), table = name, version);
                 planned.version = Some(version);
                 planned.files_added = adds.len() as u64;
                 planned.bytes_added = adds.iter().map(|a| u64::try_from(a.size).unwrap_or(0)).sum();
@@ -221,7 +222,7 @@ async fn attempt(
     }
     let removes = bins.iter().flat_map(|b| &b.files).map(|i| Action::Remove(files[*i].remove.clone()));
     let actions: Vec<Action> = removes.chain(adds.iter().cloned().map(Action::Add)).collect();
-    tracing::info!(target: crate::PHASE_TARGET, phase = "compacting", table = name);
+    tracing::info!(target: crate::PHASE_TARGET, phase = Phase::Compacting.as_str(), table = name);
     let version = commit(table, actions, bins, files, run_id, target).await?;
     Ok((version, adds))
 }

@@ -4,6 +4,7 @@
 
 use deltalake::kernel::transaction::CommitProperties;
 use deltalake::{DeltaTable, DeltaTableError};
+use lakewriter_core::Phase;
 use lakewriter_storage::Location;
 use serde_json::Value;
 
@@ -67,7 +68,7 @@ where
     }
     crate::protocol::check(&table, target.name)?;
     let props = properties(target.metadata, target.location, read_version.is_none())?;
-    crate::phase("writing", target.name, &target.metadata.partition);
+    crate::phase(Phase::Writing, target.name, &target.metadata.partition);
     let result = match write(table, props).await {
         Ok(None) => Ok(None),
         Ok(Some(table)) => {
@@ -114,7 +115,7 @@ pub(super) async fn finish(
             let Some(version) = table.version().filter(|v| Some(*v) != read_version) else {
                 return Err(changed_meanwhile(target, "the write made no commit"));
             };
-            crate::phase("committed", target.name, &target.metadata.partition);
+            crate::phase(Phase::Committed, target.name, &target.metadata.partition);
             // The counts come from the commit file; where it cannot be read back, they are unknown.
             let committed = read_commit(&table, version, target).await.unwrap_or(Committed {
                 version,
@@ -175,7 +176,7 @@ async fn maintain(table: &DeltaTable, version: u64, name: &str) {
     {
         return;
     }
-    tracing::info!(target: crate::PHASE_TARGET, phase = "checkpointing", table = name, version);
+    tracing::info!(target: crate::PHASE_TARGET, phase = Phase::Checkpointing.as_str(), table = name, version);
     if let Err(e) = deltalake::checkpoints::create_checkpoint(table, None).await {
         tracing::warn!(table = name, version, error = %e, "committed; writing the checkpoint failed (the next one will be written as usual)");
         return;

@@ -1,0 +1,18 @@
+//! Each command of the CLI, by its name: what it prints (text and `--json`), its exit codes and
+//! what it leaves in the lakehouse.
+
+mod cli_errors;
+mod demo;
+mod digest;
+mod dry_run;
+mod events_schema;
+mod init;
+mod lint;
+mod log_format;
+mod maintain;
+mod pipeline;
+mod reports;
+mod reproduce;
+mod sql;
+mod sql_errors;
+mod state;

@@ -1,0 +1,15 @@
+//! What a job writes: the project file, each write mode and jobs written as statements, data
+//! checks, and values, names and types as a Spark user expects them.
+
+mod checks;
+mod checks_modes;
+mod column_names;
+mod nullability;
+mod overwrite_partition;
+mod project_file;
+mod raw;
+mod spark_semantics;
+mod sql_jobs;
+mod types;
+mod values;
+mod write_modes;

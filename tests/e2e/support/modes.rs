@@ -1,0 +1,97 @@
+//! A table per write mode, each job named after its mode and writing `failures.<mode>` from a
+//! day's raw orders (`rebuild`: every day's): written for [`WRITTEN`], then run for [`FAILING`].
+//! The failure, crash, fault, check and schema-change scenarios all start here.
+
+use super::{Job, Lake, Mode, Project, Run};
+
+/// The day every table is written for first (`rebuild`: every day, without a date).
+pub const WRITTEN: &str = "2026-09-01";
+
+/// The day of the failing runs.
+pub const FAILING: &str = "2026-09-02";
+
+/// The modes that run for a date: all but `rebuild`.
+pub const DATED: [Mode; 5] =
+    [Mode::OverwritePartition, Mode::DeleteInsert, Mode::Merge, Mode::AppendDedup, Mode::Append];
+
+/// What every job selects: the expression of each column, and the table it reads. A case
+/// changes one of them to make its runs fail.
+#[derive(Debug, Clone, Copy)]
+pub struct Columns {
+    pub customer_id: &'static str,
+    pub amount: &'static str,
+    pub status: &'static str,
+    /// The partition column of a dated job (`rebuild` keeps each row's `dt`).
+    pub dt: &'static str,
+    pub from: &'static str,
+}
+
+pub const GOOD: Columns =
+    Columns { customer_id: "customer_id", amount: "amount", status: "status", dt: "$dt", from: "raw.orders" };
+
+/// The job of `mode`, named after it, writing `failures.<mode>`: a day's orders (`rebuild`: every
+/// day's), keyed by `order_id` where the mode has a key.
+fn job(mode: Mode, columns: Columns) -> Job {
+    let Columns { customer_id, amount, status, dt, from } = columns;
+    let select = |dt: &str| {
+        format!(
+            "SELECT order_id, {customer_id} AS customer_id, {amount} AS amount, {status} AS status, created_at, \
+             {dt} AS dt FROM {from}"
+        )
+    };
+    let one_day = format!("{} WHERE dt = $dt", select(dt));
+    let (name, target) = (mode.as_str(), table(mode));
+    match mode {
+        Mode::OverwritePartition => Job::new(name, &target).sql(one_day),
+        Mode::DeleteInsert => Job::delete_insert(name, &target, "dt = $dt").sql(one_day),
+        Mode::Merge => Job::merge(name, &target, &["order_id"], "created_at").sql(one_day),
+        Mode::AppendDedup => Job::append_dedup(name, &target, &["order_id"]).sql(one_day),
+        Mode::Append => Job::append(name, &target).sql(one_day),
+        Mode::Rebuild => Job::rebuild(name, &target).sql(select("dt")),
+    }
+}
+
+pub fn table(mode: Mode) -> String {
+    format!("failures.{}", mode.as_str())
+}
+
+pub fn project(modes: &[Mode], columns: Columns) -> Project {
+    modes.iter().fold(Project::new(), |project, &mode| project.job(job(mode, columns)))
+}
+
+/// `lakewriter --json run MODE --dt DAY` (`rebuild`: without a date).
+pub fn run(lake: &Lake, mode: Mode, day: &str) -> Run {
+    let mut args = vec!["--json", "run", mode.as_str()];
+    if mode != Mode::Rebuild {
+        args.extend(["--dt", day]);
+    }
+    lake.cli(&args)
+}
+
+/// Raw orders for [`WRITTEN`] and [`FAILING`], and the table of each of `modes` written once,
+/// for [`WRITTEN`].
+pub fn written(modes: &[Mode]) -> Lake {
+    let lake = Lake::new(WRITTEN, FAILING);
+    lake.set_project(&project(modes, GOOD));
+    for &mode in modes {
+        run(&lake, mode, WRITTEN).assert_code(0);
+    }
+    lake
+}
+
+/// How errors name a failing run of `mode`: `MODE dt=DAY`, or `rebuild (whole table)`.
+pub fn label(mode: Mode, day: &str) -> String {
+    match mode {
+        Mode::Rebuild => "rebuild (whole table)".to_owned(),
+        _ => format!("{} dt={day}", mode.as_str()),
+    }
+}
+
+/// The state `status` gives the partition of `mode`'s run for [`FAILING`] (`rebuild`: the table's).
+pub fn state(lake: &Lake, mode: Mode) -> String {
+    let mut args = vec![mode.as_str()];
+    if mode != Mode::Rebuild {
+        args.extend(["--from", FAILING, "--to", FAILING]);
+    }
+    lake.status(&args).partitions.remove(0).state
+}

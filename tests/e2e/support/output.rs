@@ -1,0 +1,125 @@
+//! What a run of the binary returned, and typed views of its `--json` lines.
+
+use std::process::Output;
+
+use serde::Deserialize;
+use serde_json::Value;
+
+/// What a run of the binary returned.
+pub struct Run {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Run {
+    pub fn from(output: &Output) -> Self {
+        Self {
+            code: output.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+        }
+    }
+
+    /// The JSON lines of stdout: partition reports, then the summary.
+    pub fn json(&self) -> (Vec<Report>, Summary) {
+        let mut reports = Vec::new();
+        let mut summary = None;
+        for line in self.stdout.lines() {
+            let value: serde_json::Value =
+                serde_json::from_str(line).unwrap_or_else(|e| panic!("not JSON: {line}: {e}"));
+            if let Some(s) = value.get("summary") {
+                summary = Some(serde_json::from_value(s.clone()).expect("summary shape"));
+            } else {
+                reports.push(serde_json::from_value(value).unwrap_or_else(|e| panic!("report shape: {line}: {e}")));
+            }
+        }
+        (reports, summary.unwrap_or_else(|| panic!("no summary line in {}", self.stdout)))
+    }
+
+    /// Asserts that stdout has the line `line`.
+    #[track_caller]
+    pub fn assert_line(&self, line: &str) {
+        assert!(self.stdout.lines().any(|l| l == line), "no line `{line}` in:\n{}", self.stdout);
+    }
+
+    /// Asserts that stdout has a line that starts with `start`: a line that ends with a duration.
+    #[track_caller]
+    pub fn assert_line_starts(&self, start: &str) {
+        assert!(self.stdout.lines().any(|l| l.starts_with(start)), "no line starting `{start}` in:\n{}", self.stdout);
+    }
+
+    /// The lines of stderr from its `error: ` line on (logs come before it).
+    pub fn error_lines(&self) -> Vec<&str> {
+        self.stderr.lines().skip_while(|l| !l.starts_with("error: ")).collect()
+    }
+
+    #[track_caller]
+    pub fn assert_code(&self, code: i32) -> &Self {
+        assert_eq!(self.code, code, "exit code\nstdout:\n{}\nstderr:\n{}", self.stdout, self.stderr);
+        self
+    }
+}
+
+#[derive(Debug, Deserialize)]
+pub struct Report {
+    pub job: String,
+    pub partition: String,
+    pub status: String,
+    pub committed: bool,
+    pub changes: Option<Changes>,
+    pub note: Option<String>,
+    pub rows_written: Option<u64>,
+    pub table_version: Option<u64>,
+    pub files_scanned: Option<usize>,
+    /// Attempts beyond the first, after conflicts with concurrent commits.
+    pub retries: u32,
+    pub error: Option<String>,
+    /// The job's checks on the partition's result (`[]` for a job without checks).
+    #[serde(default)]
+    pub checks: Vec<CheckOutcome>,
+}
+
+/// One check's outcome in a partition report.
+#[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
+pub struct CheckOutcome {
+    pub name: String,
+    pub passed: bool,
+    pub failing_rows: u64,
+    /// `error` (a failure blocks the commit) or `warn`.
+    pub severity: String,
+    pub detail: Option<String>,
+    #[serde(default)]
+    pub examples: Vec<String>,
+}
+
+#[derive(Debug, Deserialize, PartialEq, Eq)]
+pub struct Changes {
+    pub inserted: u64,
+    pub updated: u64,
+    pub deleted: u64,
+    pub unchanged: u64,
+    pub duplicates_dropped: u64,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct Summary {
+    pub partitions: usize,
+    pub ok: usize,
+    pub skipped: usize,
+    pub failed: usize,
+    pub rows_written: u64,
+    pub table_version: Option<u64>,
+}
+
+#[derive(Debug, Deserialize, PartialEq, Eq)]
+pub struct Digest {
+    pub rows: u64,
+    pub digest: String,
+    pub version: u64,
+}
+
+/// Every JSON line of `run`'s stdout.
+pub fn json_lines(run: &Run) -> Vec<Value> {
+    run.stdout.lines().map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON: {l}: {e}"))).collect()
+}
