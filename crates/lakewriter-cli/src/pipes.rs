@@ -97,9 +97,10 @@ impl Pipes {
         if report.error.is_some() {
             return Ok(());
         }
+        let target = report.target.as_ref().map(ToString::to_string).unwrap_or_default();
         let asset_key = match self.context.get("asset_keys").and_then(Value::as_array).map(Vec::as_slice) {
-            Some([key]) => key.as_str().unwrap_or(&report.target).to_owned(),
-            _ => report.target.replace('.', "/"),
+            Some([key]) => key.as_str().unwrap_or(&target).to_owned(),
+            _ => target.replace('.', "/"),
         };
         let int = |v: Option<u64>| {
             v.map_or(json!({"raw_value": null, "type": "null"}), |v| json!({"raw_value": v, "type": "int"}))

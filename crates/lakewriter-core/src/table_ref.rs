@@ -50,6 +50,13 @@ impl TableRef {
     }
 }
 
+/// As `schema.table`.
+impl serde::Serialize for TableRef {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
 impl fmt::Display for TableRef {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}.{}", self.schema, self.table)

@@ -160,7 +160,7 @@ impl PartitionReport {
         if fresh && self.note.is_none() {
             self.note = Some("was already fresh (same code and inputs)".into());
         }
-        self.rows_written = self.changes.map(|c| c.inserted + c.updated + c.deleted).or(committed.rows_written);
+        self.rows_written = self.changes.map(|c| c.rows_changed()).or(committed.rows_written);
         self.table_version = Some(committed.version);
         self.files_added = committed.files_added;
         self.files_removed = committed.files_removed;

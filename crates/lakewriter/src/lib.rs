@@ -47,12 +47,12 @@ pub use lakewriter_delta::MergeCounts;
 pub use lakewriter_delta::maintain::{Layout, PartitionFiles};
 pub use maintain::{MaintainOptions, MaintainSummary, StepReport, StepStatus};
 pub use pipeline::{PipelineObserver, PipelineOutcome};
-pub use report::{DryRun, PartitionReport, RunStatus, Summary, VerifyReport};
+pub use report::{Changes, DryRun, PartitionReport, RunStatus, Summary, VerifyReport};
 pub use reproduce::Reproduced;
 pub use runner::Runner;
 pub use sql::{Executed, JobStatement, SqlOptions, StatementReport};
 pub use status::{
-    CHECKPOINT_AFTER, Freshness, JobStatus, LogLength, Only, PartitionStatus, PlannedPartition, StaleReason,
+    Action, CHECKPOINT_AFTER, Freshness, JobStatus, LogLength, Only, PartitionStatus, PlannedPartition, StaleReason,
 };
 pub use workspace::{PROJECT_FILE, Workspace};
 

@@ -1,7 +1,8 @@
 use chrono::NaiveDate;
 use lakewriter_compute::KeyedCounts;
-use lakewriter_core::{CheckOutcome, PartitionKey};
-use serde::Serialize;
+use lakewriter_core::{CheckOutcome, PartitionKey, TableRef, WriteMode};
+use lakewriter_delta::MergeCounts;
+use serde::{Serialize, Serializer};
 
 /// How one partition run ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -21,8 +22,16 @@ pub enum RunStatus {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct PartitionReport {
     pub job: String,
-    pub target: String,
-    pub write: String,
+    /// The job's target; `None` (`""` in JSON) where the job is unknown.
+    #[serde(serialize_with = "or_empty")]
+    pub target: Option<TableRef>,
+    /// The job's `write` as the project file spells it (`statement` for a job written as one);
+    /// `None` (`""` in JSON) where the job is unknown.
+    #[serde(serialize_with = "or_empty")]
+    pub write: Option<WriteMode>,
+    /// The mode the run makes: its `write`, or the mode its statement maps onto.
+    #[serde(skip)]
+    pub mode: Option<WriteMode>,
     /// `column=value`, e.g. `dt=2026-09-30`, or `all` for a run without a date.
     pub partition: PartitionKey,
     pub dt: Option<NaiveDate>,
@@ -41,8 +50,9 @@ pub struct PartitionReport {
     /// Whether the partition was already fresh before this run: its last write recorded the same
     /// code and inputs. `None` where the run failed before it could tell.
     pub fresh_before: Option<bool>,
-    /// `merge` and `append_dedup`: what happened to each source row.
-    pub changes: Option<KeyedCounts>,
+    /// `merge` and `append_dedup`: what happened to each source row; a `MERGE INTO`: the rows
+    /// it changed.
+    pub changes: Option<Changes>,
     /// The job's checks on this partition's result: by kind (not_null, unique, accepted_values,
     /// row_count, expect, change_vs_previous), each kind's as listed (accepted_values by column
     /// name). Empty for a job without checks, or a run that failed before they were evaluated.
@@ -66,17 +76,12 @@ impl PartitionReport {
     }
 
     /// A report that says nothing yet but what ran: failed, nothing committed.
-    pub(crate) fn blank(
-        job: String,
-        target: String,
-        write: String,
-        partition: PartitionKey,
-        dt: Option<NaiveDate>,
-    ) -> Self {
+    pub(crate) fn blank(job: String, partition: PartitionKey, dt: Option<NaiveDate>) -> Self {
         Self {
             job,
-            target,
-            write,
+            target: None,
+            write: None,
+            mode: None,
             partition,
             dt,
             status: RunStatus::Failed,
@@ -97,6 +102,36 @@ impl PartitionReport {
             note: None,
             error: None,
         }
+    }
+}
+
+/// What a write changed, row by row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(untagged)]
+pub enum Changes {
+    /// `merge`, `append_dedup`: what happened to each source row.
+    Keyed(KeyedCounts),
+    /// A job's `MERGE INTO`: the rows it changed, as delta-rs counted them.
+    Merge(MergeCounts),
+}
+
+impl Changes {
+    /// The rows inserted, updated and deleted.
+    #[must_use]
+    pub fn rows_changed(&self) -> u64 {
+        match self {
+            Self::Keyed(c) => c.inserted + c.updated + c.deleted,
+            Self::Merge(c) => c.inserted + c.updated + c.deleted,
+        }
+    }
+}
+
+/// `value` as its text, `""` where there is none.
+#[allow(clippy::ref_option)] // serde's `serialize_with` hands the field over by reference.
+fn or_empty<T: Serialize, S: Serializer>(value: &Option<T>, serializer: S) -> Result<S::Ok, S::Error> {
+    match value {
+        Some(value) => value.serialize(serializer),
+        None => serializer.serialize_str(""),
     }
 }
 

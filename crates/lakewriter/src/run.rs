@@ -92,11 +92,16 @@ impl Runner {
 impl PartitionReport {
     /// The report of `run` before anything is known: failed until the attempt says otherwise.
     fn of_run(run: &PreparedRun<'_>) -> Self {
-        Self::of_job(&run.job.spec, run.partition.clone(), run.unit.dt)
+        let mut report = Self::of_job(&run.job.spec, run.partition.clone(), run.unit.dt);
+        report.mode = Some(run.job.write_mode());
+        report
     }
 
     fn of_job(job: &JobSpec, partition: PartitionKey, dt: Option<chrono::NaiveDate>) -> Self {
-        Self::blank(job.name.clone(), job.target.to_string(), job.write.mode().to_string(), partition, dt)
+        let mut report = Self::blank(job.name.clone(), partition, dt);
+        report.target = Some(job.target.clone());
+        report.write = Some(job.write.mode());
+        report
     }
 
     /// A run that failed before it started (an unknown job, a bad argument) for its `partition`;
@@ -110,7 +115,7 @@ impl PartitionReport {
     ) -> Self {
         let mut report = match job {
             Some(job) => Self::of_job(job, partition, unit.dt),
-            None => Self::blank(unit.job.clone(), String::new(), String::new(), partition, unit.dt),
+            None => Self::blank(unit.job.clone(), partition, unit.dt),
         };
         report.fail(unit, error);
         report.duration_ms = elapsed_ms(started);
@@ -119,7 +124,9 @@ impl PartitionReport {
 
     /// A run of `job` that failed before it started (a bad argument).
     pub(crate) fn not_run(job: &crate::Job, unit: &PartitionRun, started: Instant, error: &crate::Error) -> Self {
-        Self::not_started(unit, Some(&job.spec), job.partition(unit.dt), started, error)
+        let mut report = Self::not_started(unit, Some(&job.spec), job.partition(unit.dt), started, error);
+        report.mode = Some(job.write_mode());
+        report
     }
 
     /// This report, failed: its `error` is the run and the error's whole chain.
@@ -149,8 +156,11 @@ mod tests {
 
         let whole = runner.run(&PartitionRun::whole("j")).await;
         assert_eq!((whole.status, whole.committed), (RunStatus::Failed, false));
-        let known = (whole.target.as_str(), whole.write.as_str(), whole.partition.to_string());
-        assert_eq!(known, ("a.b", "overwrite_partition", "all".to_owned()));
+        let known = (whole.target.as_ref().map(ToString::to_string), whole.write, whole.partition.to_string());
+        assert_eq!(
+            known,
+            (Some("a.b".to_owned()), Some(lakewriter_core::WriteMode::OverwritePartition), "all".to_owned())
+        );
         let error = "j (whole table): job `j` (write = \"overwrite_partition\") runs for a date: pass --dt YYYY-MM-DD";
         assert_eq!(whole.error.as_deref(), Some(error));
 
@@ -161,7 +171,10 @@ mod tests {
         assert_eq!(forced.error.as_deref(), Some(error));
 
         let unknown = runner.run(&PartitionRun::new("nope", day)).await;
-        assert_eq!((unknown.target.as_str(), unknown.partition.to_string()), ("", "dt=2026-09-30".to_owned()));
+        assert_eq!(
+            (unknown.target, unknown.write, unknown.partition.to_string()),
+            (None, None, "dt=2026-09-30".to_owned())
+        );
         let error = format!(
             "nope dt=2026-09-30: {}: no job `nope`; jobs here: j",
             dir.path().join("lakewriter.toml").display()

@@ -43,8 +43,8 @@ impl Runner {
             .await;
         Ok(JobStatus {
             job: job.spec.name.clone(),
-            target: job.spec.target.to_string(),
-            write: job.spec.write.mode().to_string(),
+            target: job.spec.target.clone(),
+            write: job.spec.write.mode(),
             table_version,
             checkpoint: state.checkpoint,
             log: table_version.map(|_| LogLength::of(&state)),
@@ -198,8 +198,9 @@ impl PartitionStatus {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct JobStatus {
     pub job: String,
-    pub target: String,
-    pub write: String,
+    pub target: lakewriter_core::TableRef,
+    /// The job's `write` as the project file spells it.
+    pub write: lakewriter_core::WriteMode,
     /// The table version the state was read at; `None` where the table does not exist yet.
     pub table_version: Option<u64>,
     /// The newest checkpoint the state was read from.
@@ -268,13 +269,20 @@ impl Only {
     }
 }
 
+/// Whether a backfill would run a partition.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Action {
+    Run,
+    Skip,
+}
+
 /// What `plan` says a backfill would do with one partition, and why.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct PlannedPartition {
     pub partition: PartitionKey,
     pub dt: Option<NaiveDate>,
-    /// `run` or `skip`.
-    pub action: &'static str,
+    pub action: Action,
     pub state: Freshness,
     pub reasons: Vec<StaleReason>,
     pub why: String,
@@ -296,7 +304,7 @@ impl PlannedPartition {
         Self {
             partition: status.partition.clone(),
             dt: status.dt,
-            action: if run { "run" } else { "skip" },
+            action: if run { Action::Run } else { Action::Skip },
             state: status.state,
             reasons: status.reasons.clone(),
             why,

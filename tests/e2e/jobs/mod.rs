@@ -10,6 +10,7 @@ mod project_file;
 mod raw;
 mod spark_semantics;
 mod sql_jobs;
+mod statement_rules;
 mod types;
 mod values;
 mod write_modes;

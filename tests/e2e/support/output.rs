@@ -93,12 +93,17 @@ pub struct CheckOutcome {
     pub examples: Vec<String>,
 }
 
+/// A report's `changes`: a keyed write's counts, or a `MERGE INTO` job's (inserted, updated and
+/// deleted only: `unchanged` and `duplicates_dropped` read as 0; the events schema holds each
+/// shape whole).
 #[derive(Debug, Deserialize, PartialEq, Eq)]
 pub struct Changes {
     pub inserted: u64,
     pub updated: u64,
     pub deleted: u64,
+    #[serde(default)]
     pub unchanged: u64,
+    #[serde(default)]
     pub duplicates_dropped: u64,
 }
 

@@ -1,25 +1,7 @@
-//! What both printers read off the reports: the report fields that are still strings, each
-//! compared here and nowhere else, and the figures both formats show (a status's counts, the
-//! maintenance due).
+//! The figures both printers show: a status's counts, the maintenance due.
 
-use lakewriter::{Freshness, Layout, LogLength, PartitionReport, PartitionStatus, PlannedPartition};
+use lakewriter::{Freshness, Layout, LogLength, PartitionStatus};
 use serde::Serialize;
-
-/// A job written as a SQL statement (its `changes` are delta-rs's MERGE counts: no unchanged or
-/// dropped rows).
-pub fn is_statement(report: &PartitionReport) -> bool {
-    report.write == "statement"
-}
-
-/// A job of `write = "overwrite_partition"` (a run of no rows leaves its partition empty).
-pub fn is_overwrite_partition(report: &PartitionReport) -> bool {
-    report.write == "overwrite_partition"
-}
-
-/// A partition `plan` says a backfill would run.
-pub fn runs(planned: &PlannedPartition) -> bool {
-    planned.action == "run"
-}
 
 /// How many partitions of a status are fresh, stale and missing.
 #[derive(Debug, Clone, Copy, Default, Serialize)]

@@ -141,17 +141,50 @@ impl Statement {
         }
     }
 
-    /// The statement's kind, as reports name it.
+    /// The statement's kind.
     #[must_use]
-    pub fn kind(&self) -> &'static str {
+    pub fn kind(&self) -> StatementKind {
         match self {
-            Self::Query { .. } => "query",
-            Self::Insert(Insert { overwrite: true, .. }) => "insert_overwrite",
-            Self::Insert(Insert { overwrite: false, .. }) => "insert_into",
-            Self::Merge(_) => "merge",
-            Self::Delete { .. } => "delete",
-            Self::Update { .. } => "update",
+            Self::Query { .. } => StatementKind::Query,
+            Self::Insert(Insert { overwrite: true, .. }) => StatementKind::InsertOverwrite,
+            Self::Insert(Insert { overwrite: false, .. }) => StatementKind::InsertInto,
+            Self::Merge(_) => StatementKind::Merge,
+            Self::Delete { .. } => StatementKind::Delete,
+            Self::Update { .. } => StatementKind::Update,
         }
+    }
+}
+
+/// What kind of statement a statement is, as reports name it (`insert_overwrite`, …).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StatementKind {
+    #[default]
+    Query,
+    InsertOverwrite,
+    InsertInto,
+    Merge,
+    Delete,
+    Update,
+}
+
+impl StatementKind {
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Query => "query",
+            Self::InsertOverwrite => "insert_overwrite",
+            Self::InsertInto => "insert_into",
+            Self::Merge => "merge",
+            Self::Delete => "delete",
+            Self::Update => "update",
+        }
+    }
+}
+
+impl std::fmt::Display for StatementKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
     }
 }
 

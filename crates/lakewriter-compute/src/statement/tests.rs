@@ -108,7 +108,7 @@ fn several_statements_delete_update_and_explain() {
     assert_eq!(alias.as_deref(), Some("u"));
     assert_eq!(assignments, &[("v".to_owned(), "v + 1".to_owned()), ("w".to_owned(), "'x'".to_owned())]);
     assert_eq!(predicate.as_deref(), Some("k = 3"));
-    assert_eq!(parsed[2].statement.kind(), "query");
+    assert_eq!(parsed[2].statement.kind().as_str(), "query");
 }
 
 #[test]

@@ -21,7 +21,7 @@ pub use checks::{Check, CheckKind, CheckOutcome, CheckSeverity, CheckValue, Chec
 pub use keys::KEYS;
 
 /// The `write` key of a job: how its result is committed to its target.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum WriteMode {
     OverwritePartition,

@@ -47,7 +47,7 @@ pub enum Executed {
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct StatementReport {
     /// The statement's kind: `insert_overwrite`, `insert_into`, `merge`, `delete`, `update`.
-    pub kind: &'static str,
+    pub kind: lakewriter_compute::statement::StatementKind,
     pub table: String,
     pub committed: bool,
     /// The version this statement committed, or the version it found where it committed nothing.
@@ -220,7 +220,7 @@ impl Runner {
         let metadata = CommitMetadata {
             job: String::new(),
             partition: PartitionKey::of(None, dt),
-            write: parsed.statement.kind().to_owned(),
+            write: parsed.statement.kind().to_string(),
             lakewriter_version: lakewriter_core::VERSION.to_owned(),
             sql_hash: stable_hash(parsed.text.as_bytes()),
             code_fingerprint: stable_hash(parsed.text.as_bytes()),

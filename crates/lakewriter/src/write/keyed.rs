@@ -9,7 +9,7 @@ use lakewriter_delta::{Committed, MergeSpec, Target};
 
 use super::{Attempt, Mode};
 use crate::result::Computed;
-use crate::{DryRun, PartitionReport, RunError};
+use crate::{Changes, DryRun, PartitionReport, RunError};
 
 #[derive(Debug)]
 pub(crate) struct Keyed {
@@ -72,7 +72,7 @@ impl Mode for Keyed {
         report: &mut PartitionReport,
     ) -> Result<DryRun, RunError> {
         let counts = self.classified(attempt, &computed).await?;
-        report.changes = Some(counts);
+        report.changes = Some(Changes::Keyed(counts));
         if !counts.changes_anything() && !attempt.fresh && attempt.read_version.is_some() {
             report.note = Some("no row to change: a run would commit only the partition's new state".into());
         }
@@ -90,7 +90,7 @@ impl Mode for Keyed {
         report: &mut PartitionReport,
     ) -> Result<Option<Committed>, RunError> {
         let counts = self.classified(attempt, &computed).await?;
-        report.changes = Some(counts);
+        report.changes = Some(Changes::Keyed(counts));
         let Computed::Keyed(source) = computed else { return Ok(None) };
         if !counts.changes_anything() {
             return super::record_state_alone(attempt, target, &source.held.schema, report).await;

@@ -3,7 +3,6 @@
 //! see the source, not the rows it writes, and delta-rs merges only by committing: it has
 //! neither checks nor a dry run.
 
-use lakewriter_compute::KeyedCounts;
 use lakewriter_compute::statement::Merge;
 use lakewriter_core::{CheckKind, WriteMode};
 use lakewriter_delta::{Committed, Target};
@@ -55,12 +54,7 @@ impl Mode for MergeInto {
             .merge_statement(&self.merge, target, shape.as_ref(), source, attempt.run.unit.dt)
             .await
             .map_err(RunError::of)?;
-        report.changes = Some(KeyedCounts {
-            inserted: counts.inserted,
-            updated: counts.updated,
-            deleted: counts.deleted,
-            ..KeyedCounts::default()
-        });
+        report.changes = Some(crate::Changes::Merge(counts));
         if committed.is_some() {
             return Ok(committed);
         }

@@ -112,7 +112,7 @@ pub struct DigestLine<'a> {
 #[derive(Serialize)]
 pub struct StatusSummary<'a> {
     pub job: &'a str,
-    pub target: &'a str,
+    pub target: &'a lakewriter::TableRef,
     pub table_version: Option<u64>,
     pub checkpoint: Option<u64>,
     pub log: Option<LogLength>,

@@ -10,8 +10,8 @@ use arrow::array::RecordBatch;
 use arrow::datatypes::SchemaRef;
 use chrono::NaiveDate;
 use lakewriter::{
-    AuditSummary, Digest, Finding, JobGraph, JobStatus, Layout, MaintainSummary, Only, PartitionAudit, PartitionReport,
-    PlannedPartition, StatementReport, StepReport, Summary, TableRef, VerifyReport,
+    Action, AuditSummary, Digest, Finding, JobGraph, JobStatus, Layout, MaintainSummary, Only, PartitionAudit,
+    PartitionReport, PlannedPartition, StatementReport, StepReport, Summary, TableRef, VerifyReport,
 };
 use serde::Serialize;
 
@@ -19,7 +19,7 @@ use self::events::{
     DigestLine, Event, GraphSummary, JobLine, NotRun, PlanSummary, RerunLine, SCHEMA_VERSION, Shape, StatementLine,
     StatusSummary, Versioned,
 };
-use super::fields::{self, Maintenance, StateCounts};
+use super::fields::{Maintenance, StateCounts};
 use super::{LintCounts, Output, Rerun, stderr};
 
 /// JSON Lines on `out`.
@@ -124,7 +124,7 @@ impl<W: Write> Output for JsonPrinter<W> {
         for partition in planned {
             self.emit(&JobLine { job: &status.job, line: partition })?;
         }
-        let run = planned.iter().filter(|p| fields::runs(p)).count();
+        let run = planned.iter().filter(|p| p.action == Action::Run).count();
         self.emit(&PlanSummary { job: &status.job, only, run, skip: planned.len() - run })
     }
 

@@ -5,10 +5,9 @@ use std::fmt::Write as _;
 use std::io::{self, Write};
 use std::time::Duration;
 
-use lakewriter::{CheckSeverity, KeyedCounts, PartitionReport, RunStatus, Summary};
+use lakewriter::{Changes, CheckSeverity, KeyedCounts, PartitionReport, RunStatus, Summary, WriteMode};
 
 use super::{TextPrinter, plural};
-use crate::output::fields;
 
 impl<W: Write> TextPrinter<W> {
     /// A line per partition, in date order, each with its details, then the summary.
@@ -60,17 +59,18 @@ impl<W: Write> TextPrinter<W> {
             r.duration_ms
         );
         match &r.changes {
-            Some(c) if fields::is_statement(r) => {
+            // A MERGE INTO's counts are delta-rs's: no unchanged or dropped rows.
+            Some(Changes::Merge(c)) => {
                 let _ = write!(text, "  ({} inserted, {} updated, {} deleted)", c.inserted, c.updated, c.deleted);
             }
-            Some(c) => {
+            Some(Changes::Keyed(c)) => {
                 let _ = write!(
                     text,
                     "  ({} inserted, {} updated, {} deleted, {} unchanged, {} duplicates dropped)",
                     c.inserted, c.updated, c.deleted, c.unchanged, c.duplicates_dropped
                 );
             }
-            None if rows == 0 && fields::is_overwrite_partition(r) => {
+            None if rows == 0 && r.mode == Some(WriteMode::OverwritePartition) => {
                 text.push_str("  (no rows: the partition is now empty)");
             }
             None => {}
@@ -90,8 +90,10 @@ impl<W: Write> TextPrinter<W> {
     /// A dry run's partition line: what a run would change.
     fn dry_run_line(&self, r: &PartitionReport) -> String {
         let would = match (&r.dry_run, &r.changes) {
-            (Some(d), Some(c)) if !d.changes => format!("would change nothing ({} unchanged)", c.unchanged),
-            (_, Some(c)) => format!(
+            (Some(d), Some(Changes::Keyed(c))) if !d.changes => {
+                format!("would change nothing ({} unchanged)", c.unchanged)
+            }
+            (_, Some(Changes::Keyed(c))) => format!(
                 "would change: {} inserted, {} updated, {} deleted, {} unchanged",
                 c.inserted, c.updated, c.deleted, c.unchanged
             ),
@@ -161,7 +163,13 @@ impl<W: Write> TextPrinter<W> {
 
     /// The totals of a keyed backfill's changes (nothing for other modes).
     pub(super) fn print_merged(&mut self, reports: &[PartitionReport]) -> io::Result<()> {
-        let changes: Vec<&KeyedCounts> = reports.iter().filter_map(|r| r.changes.as_ref()).collect();
+        let changes: Vec<&KeyedCounts> = reports
+            .iter()
+            .filter_map(|r| match &r.changes {
+                Some(Changes::Keyed(c)) => Some(c),
+                _ => None,
+            })
+            .collect();
         if changes.is_empty() {
             return Ok(());
         }

@@ -4,10 +4,10 @@ use std::fmt::Write as _;
 use std::io::{self, Write};
 
 use chrono::{Datelike, NaiveDate};
-use lakewriter::{Freshness, JobStatus, Layout, Only, PartitionStatus, PlannedPartition};
+use lakewriter::{Action, Freshness, JobStatus, Layout, Only, PartitionStatus, PlannedPartition};
 
 use super::{TextPrinter, count, plural};
-use crate::output::fields::{self, Maintenance, StateCounts};
+use crate::output::fields::{Maintenance, StateCounts};
 
 impl<W: Write> TextPrinter<W> {
     /// The job and its table, its log (and with `--maintenance` its files), a calendar (on a
@@ -55,10 +55,10 @@ impl<W: Write> TextPrinter<W> {
         only: Only,
     ) -> io::Result<()> {
         for p in planned {
-            let action = if fields::runs(p) { self.paint("run ", "1") } else { "skip".to_owned() };
+            let action = if p.action == Action::Run { self.paint("run ", "1") } else { "skip".to_owned() };
             self.line(&format!("  {:<16} {action}  {}", p.partition, p.why))?;
         }
-        let runs = planned.iter().filter(|p| fields::runs(p)).count();
+        let runs = planned.iter().filter(|p| p.action == Action::Run).count();
         self.line(&format!(
             "plan {} (--only {}): {runs} of {} partitions would run; nothing was written",
             status.job,
