@@ -45,18 +45,25 @@ pub fn stable_hash(bytes: &[u8]) -> String {
     format!("{:032x}", xxhash_rust::xxh3::xxh3_128(bytes))
 }
 
-/// An error and its causes, joined by `: ` — each cause once.
+/// The text of `error`, then of each of its causes, leaving out a cause that the text before it
+/// already ends with: the store's and delta-rs's errors repeat their source in their own message.
+/// The one rule by which every error becomes text, in reports and on stderr.
 #[must_use]
-pub fn error_chain(error: &(dyn std::error::Error + 'static)) -> String {
-    let mut text = error.to_string();
+pub fn causes(error: &(dyn std::error::Error + 'static)) -> Vec<String> {
+    let mut texts = vec![error.to_string()];
     let mut source = error.source();
     while let Some(cause) = source {
-        let cause_text = cause.to_string();
-        if !text.ends_with(&cause_text) {
-            text.push_str(": ");
-            text.push_str(&cause_text);
+        let text = cause.to_string();
+        if !texts.last().is_some_and(|before| before.ends_with(&text)) {
+            texts.push(text);
         }
         source = cause.source();
     }
-    text
+    texts
+}
+
+/// An error and its [`causes`], joined by `: `.
+#[must_use]
+pub fn error_chain(error: &(dyn std::error::Error + 'static)) -> String {
+    causes(error).join(": ")
 }

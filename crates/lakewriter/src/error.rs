@@ -195,7 +195,7 @@ impl RunError {
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
-pub use lakewriter_core::error_chain;
+pub use lakewriter_core::{causes, error_chain};
 
 #[cfg(test)]
 mod tests {

@@ -32,7 +32,7 @@ mod write;
 
 pub use audit::{AuditSummary, PartitionAudit, Verdict};
 pub use backfill::Selection;
-pub use error::{Error, Result, RunError, error_chain};
+pub use error::{Error, Result, RunError, causes, error_chain};
 pub use graph::{GraphJob, JobGraph};
 pub use job::{Job, PreparedRun};
 pub use lakewriter_compute::statement::Parsed as ParsedStatement;
@@ -47,7 +47,7 @@ pub use lakewriter_delta::MergeCounts;
 pub use lakewriter_delta::maintain::{Layout, PartitionFiles};
 pub use maintain::{MaintainOptions, MaintainSummary, StepReport, StepStatus};
 pub use pipeline::{PipelineObserver, PipelineOutcome};
-pub use report::{Changes, DryRun, PartitionReport, RunStatus, Summary, VerifyReport};
+pub use report::{Changes, DryRun, Failure, PartitionReport, RunStatus, Summary, VerifyReport};
 pub use reproduce::Reproduced;
 pub use runner::Runner;
 pub use sql::{Executed, JobStatement, SqlOptions, StatementReport};

@@ -66,7 +66,8 @@ pub struct PartitionReport {
     pub run_id: String,
     pub duration_ms: u64,
     pub note: Option<String>,
-    pub error: Option<String>,
+    /// Why the run failed: the run and its error's causes (`run: cause: cause`, in JSON).
+    pub error: Option<Failure>,
 }
 
 impl PartitionReport {
@@ -102,6 +103,33 @@ impl PartitionReport {
             note: None,
             error: None,
         }
+    }
+}
+
+/// Why a partition run failed: the run, and its error's [`crate::causes`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Failure {
+    pub run: lakewriter_core::PartitionRun,
+    pub causes: Vec<String>,
+}
+
+impl Failure {
+    #[must_use]
+    pub fn of(run: &lakewriter_core::PartitionRun, error: &(dyn std::error::Error + 'static)) -> Self {
+        Self { run: run.clone(), causes: crate::causes(error) }
+    }
+}
+
+/// `job dt=…: error: cause: …`, as the error of a report says it.
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.run, self.causes.join(": "))
+    }
+}
+
+impl Serialize for Failure {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
     }
 }
 

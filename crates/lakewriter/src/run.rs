@@ -6,7 +6,7 @@ use std::time::Instant;
 use lakewriter_core::{CheckSeverity, JobSpec, PartitionKey, PartitionRun, stable_hash};
 use lakewriter_delta::state::Recorded;
 
-use crate::{PartitionReport, PreparedRun, RunError, Runner, elapsed_ms, error_chain};
+use crate::{PartitionReport, PreparedRun, RunError, Runner, elapsed_ms};
 
 impl Runner {
     /// Runs one partition into the job's target: plan, write, one commit (or none). Never panics
@@ -131,8 +131,9 @@ impl PartitionReport {
 
     /// This report, failed: its `error` is the run and the error's whole chain.
     fn fail(&mut self, unit: &PartitionRun, error: &(dyn std::error::Error + 'static)) {
-        self.error = Some(format!("{unit}: {}", error_chain(error)));
-        tracing::info!(partition = %unit, error = self.error.as_deref(), "failed; nothing committed");
+        let failure = crate::Failure::of(unit, error);
+        tracing::info!(partition = %unit, error = %failure, "failed; nothing committed");
+        self.error = Some(failure);
     }
 }
 
@@ -162,13 +163,13 @@ mod tests {
             (Some("a.b".to_owned()), Some(lakewriter_core::WriteMode::OverwritePartition), "all".to_owned())
         );
         let error = "j (whole table): job `j` (write = \"overwrite_partition\") runs for a date: pass --dt YYYY-MM-DD";
-        assert_eq!(whole.error.as_deref(), Some(error));
+        assert_eq!(whole.error.map(|e| e.to_string()).as_deref(), Some(error));
 
         let day = lakewriter_core::parse_date("2026-09-30").expect("date");
         let forced = runner.run(&PartitionRun::new("j", day).forced(true)).await;
         assert_eq!(forced.partition.to_string(), "order_date=2026-09-30");
         let error = "j dt=2026-09-30: --force applies to write = \"append\" only; job `j` is overwrite_partition";
-        assert_eq!(forced.error.as_deref(), Some(error));
+        assert_eq!(forced.error.map(|e| e.to_string()).as_deref(), Some(error));
 
         let unknown = runner.run(&PartitionRun::new("nope", day)).await;
         assert_eq!(
@@ -179,6 +180,6 @@ mod tests {
             "nope dt=2026-09-30: {}: no job `nope`; jobs here: j",
             dir.path().join("lakewriter.toml").display()
         );
-        assert_eq!(unknown.error, Some(error));
+        assert_eq!(unknown.error.map(|e| e.to_string()), Some(error));
     }
 }

@@ -136,8 +136,8 @@ async fn open_writer(global: &Global, dry_run: &crate::cli::DryRunArgs) -> Resul
 /// failed.
 fn finish(printer: &mut dyn Output, reports: &[PartitionReport], summary: &Summary) -> Result<ExitCode> {
     printer.job_done(reports, summary)?;
-    for error in reports.iter().filter_map(|r| r.error.as_deref()) {
-        stderr::error(error);
+    for error in reports.iter().filter_map(|r| r.error.as_ref()) {
+        stderr::error(&error.to_string());
     }
     Ok(if summary.failed > 0 { ExitCode::from(FAILED) } else { ExitCode::SUCCESS })
 }

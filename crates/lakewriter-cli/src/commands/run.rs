@@ -17,7 +17,7 @@ pub async fn run(global: &Global, printer: &mut dyn Output, args: RunArgs) -> Re
     };
     let outcome = run_partition(global, printer, args, Some(&pipes)).await;
     let error = match &outcome {
-        Ok((_, failed)) => failed.clone(),
+        Ok((_, failed)) => failed.as_ref().map(ToString::to_string),
         Err(e) => Some(stderr::one_line(e.as_ref())),
     };
     pipes.close(printer, error.as_deref())?;
@@ -32,7 +32,7 @@ async fn run_partition(
     printer: &mut dyn Output,
     args: RunArgs,
     pipes: Option<&Pipes>,
-) -> Result<(ExitCode, Option<String>)> {
+) -> Result<(ExitCode, Option<lakewriter::Failure>)> {
     let runner = super::open_writer(global, &args.dry_run).await?;
     let job = runner.prepare(&args.partition.job)?;
     let dt = match (args.partition.dt, pipes) {

@@ -19,24 +19,11 @@ fn json_logs() -> bool {
     JSON_LOGS.get().copied().unwrap_or(false)
 }
 
-/// The text of `error`, then of each of its causes, leaving out a cause that the text before
-/// already ends with: the store's and delta-rs's errors repeat their source in their own message.
-pub fn causes(error: &(dyn Error + 'static)) -> Vec<String> {
-    let mut texts = vec![error.to_string()];
-    let mut source = error.source();
-    while let Some(cause) = source {
-        let text = cause.to_string();
-        if !texts.last().is_some_and(|before| before.ends_with(&text)) {
-            texts.push(text);
-        }
-        source = cause.source();
-    }
-    texts
-}
+pub use lakewriter::causes;
 
 /// `error` and its [`causes`] on one line, joined by `: `.
 pub fn one_line(error: &(dyn Error + 'static)) -> String {
-    causes(error).join(": ")
+    lakewriter::error_chain(error)
 }
 
 /// `error: …` on stderr (a log line of level ERROR with `--log-format json`).

@@ -149,23 +149,19 @@ impl Runner {
 
     async fn execute_once(&self, parsed: &Parsed, options: SqlOptions) -> Result<Executed> {
         Self::require_dt(std::slice::from_ref(parsed), options)?;
-        let Some(table) = parsed.statement.target() else {
-            return self.query(parsed, options.dt).await;
-        };
-        let mut written = self.written(table, parsed, options.dt).await?;
-        let mut report = StatementReport {
-            kind: parsed.statement.kind(),
-            table: written.name.clone(),
-            table_version: written.read_version,
-            run_id: written.metadata.run_id.clone(),
-            ..StatementReport::default()
+        let dt = options.dt;
+        let (mut written, mut report) = match &parsed.statement {
+            Statement::Query { sql } => return self.query(sql, dt).await,
+            Statement::Insert(insert) => self.begin(&insert.table, parsed, dt).await?,
+            Statement::Merge(merge) => self.begin(&merge.target, parsed, dt).await?,
+            Statement::Delete { table, .. } | Statement::Update { table, .. } => self.begin(table, parsed, dt).await?,
         };
         match &parsed.statement {
             Statement::Insert(insert) => self.insert(insert, &mut written, options, &mut report).await?,
-            Statement::Merge(merge) => self.merge_into(merge, &mut written, options.dt, &mut report).await?,
+            Statement::Merge(merge) => self.merge_into(merge, &mut written, dt, &mut report).await?,
             Statement::Delete { predicate, .. } => {
                 written.existing("DELETE")?;
-                let predicate = self.predicate(predicate.as_deref(), &written, None, options.dt)?;
+                let predicate = self.predicate(predicate.as_deref(), &written, None, dt)?;
                 let target = written.target(self, &[]);
                 let (committed, counts) =
                     lakewriter_delta::delete(&self.session().state(), target, predicate).await.map_err(Error::write)?;
@@ -174,8 +170,8 @@ impl Runner {
             }
             Statement::Update { alias, assignments, predicate, .. } => {
                 written.existing("UPDATE")?;
-                let predicate = self.predicate(predicate.as_deref(), &written, alias.as_deref(), options.dt)?;
-                let set = self.assignments(assignments, &written, alias.as_deref(), options.dt)?;
+                let predicate = self.predicate(predicate.as_deref(), &written, alias.as_deref(), dt)?;
+                let set = self.assignments(assignments, &written, alias.as_deref(), dt)?;
                 let target = written.target(self, &[]);
                 let (committed, counts) = lakewriter_delta::update(&self.session().state(), target, set, predicate)
                     .await
@@ -183,7 +179,8 @@ impl Runner {
                 report.changes = Some(counts);
                 report.finish(committed, "no row matched: nothing updated");
             }
-            Statement::Query { .. } => unreachable!("a query writes no table"),
+            // Answered above, before any table was looked at.
+            Statement::Query { .. } => {}
         }
         if written.read_version.is_none() && report.committed {
             // The statements after this one may read the table it created.
@@ -192,8 +189,25 @@ impl Runner {
         Ok(Executed::Written(report))
     }
 
-    async fn query(&self, parsed: &Parsed, dt: Option<NaiveDate>) -> Result<Executed> {
-        let Statement::Query { sql } = &parsed.statement else { unreachable!("a query") };
+    /// The table a write statement writes, as found before it runs, and its report so far.
+    async fn begin<'a>(
+        &self,
+        table: &'a TableRef,
+        parsed: &Parsed,
+        dt: Option<NaiveDate>,
+    ) -> Result<(Written<'a>, StatementReport)> {
+        let written = self.written(table, parsed, dt).await?;
+        let report = StatementReport {
+            kind: parsed.statement.kind(),
+            table: written.name.clone(),
+            table_version: written.read_version,
+            run_id: written.metadata.run_id.clone(),
+            ..StatementReport::default()
+        };
+        Ok((written, report))
+    }
+
+    async fn query(&self, sql: &str, dt: Option<NaiveDate>) -> Result<Executed> {
         let query = self.plan(sql, dt).await.map_err(Error::statement_plan)?;
         let df = datafusion::prelude::DataFrame::new(self.session().state(), query.plan);
         let held = lakewriter_compute::Materialized::collect(df).await.map_err(result_err)?;

@@ -34,7 +34,7 @@ impl<W: Write> TextPrinter<W> {
                     "  {}  {}  {}",
                     r.partition,
                     self.paint("FAILED ", "31;1"),
-                    r.error.as_deref().unwrap_or("unknown error")
+                    r.error.as_ref().map_or_else(|| "unknown error".to_owned(), ToString::to_string)
                 )
             }
             RunStatus::Skipped => {
