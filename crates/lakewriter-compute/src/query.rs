@@ -137,7 +137,7 @@ fn input_file(meta: &object_store::ObjectMeta, local: bool) -> InputFile {
 /// Parses `sql`, a condition over the columns of `schema`, with `$dt` bound to `dt`.
 pub fn condition(ctx: &SessionContext, sql: &str, schema: &Schema, dt: Option<NaiveDate>) -> Result<Expr> {
     let schema = DFSchema::try_from(schema.clone()).map_err(|source| Error::Predicate { source: Box::new(source) })?;
-    crate::statement::expression(ctx, sql, &schema, dt).map_err(|e| match e {
+    crate::statement::expression_text(ctx, sql, &schema, dt).map_err(|e| match e {
         Error::Expression { source, .. } => Error::Predicate { source },
         other => other,
     })

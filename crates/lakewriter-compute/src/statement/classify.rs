@@ -9,7 +9,7 @@ use datafusion::sql::sqlparser::ast::{
 use lakewriter_core::TableRef;
 
 use super::parse::ALL_COLUMNS;
-use super::{Insert, Merge, MergeAction, MergeClause, MergeSource, PartitionColumn, Statement, When};
+use super::{Insert, Merge, MergeAction, MergeClause, MergeSource, PartitionColumn, SqlExpr, Statement, When};
 use crate::{Error, Result};
 
 fn refuse<T>(problem: impl Into<String>) -> Result<T> {
@@ -86,7 +86,7 @@ fn partition_column(expr: &AstExpr) -> Result<PartitionColumn> {
         AstExpr::Identifier(ident) => Ok(PartitionColumn { column: ident.value.clone(), value: None }),
         AstExpr::BinaryOp { left, op: BinaryOperator::Eq, right } => match left.as_ref() {
             AstExpr::Identifier(ident) => {
-                Ok(PartitionColumn { column: ident.value.clone(), value: Some(right.to_string()) })
+                Ok(PartitionColumn { column: ident.value.clone(), value: Some(right.as_ref().clone()) })
             }
             _ => refuse(format!("PARTITION ({expr}): name a partition column on the left of `=`")),
         },
@@ -123,7 +123,7 @@ fn merge(merge: AstMerge) -> Result<Merge> {
     if clauses.is_empty() {
         return refuse("a MERGE needs at least one WHEN clause");
     }
-    Ok(Merge { target, target_alias, source, source_alias, on: merge.on.to_string(), clauses })
+    Ok(Merge { target, target_alias, source, source_alias, on: merge.on, clauses })
 }
 
 fn alias_name(alias: Option<&TableAlias>) -> Result<Option<String>> {
@@ -169,19 +169,19 @@ fn clause(clause: AstClause) -> Result<MergeClause> {
                             row.len()
                         ));
                     }
-                    MergeAction::Insert { columns, values: row.iter().map(ToString::to_string).collect() }
+                    MergeAction::Insert { columns, values: row.to_vec() }
                 }
             }
         }
     };
-    Ok(MergeClause { when, predicate: clause.predicate.map(|p| p.to_string()), action })
+    Ok(MergeClause { when, predicate: clause.predicate, action })
 }
 
-fn assignments(assignments: &[Assignment]) -> Result<Vec<(String, String)>> {
+fn assignments(assignments: &[Assignment]) -> Result<Vec<(String, SqlExpr)>> {
     assignments
         .iter()
         .map(|a| match &a.target {
-            AssignmentTarget::ColumnName(name) => Ok((column_name(name)?, a.value.to_string())),
+            AssignmentTarget::ColumnName(name) => Ok((column_name(name)?, a.value.clone())),
             AssignmentTarget::Tuple(_) => refuse(format!("SET {}: assign one column at a time", a.target)),
         })
         .collect()
@@ -204,7 +204,7 @@ fn delete(delete: Delete) -> Result<Statement> {
     let (FromTable::WithFromKeyword(tables) | FromTable::WithoutKeyword(tables)) = &delete.from;
     let (table, alias) = single_table(tables, "DELETE")?;
     unsupported(alias.is_some(), "an alias of the DELETE's table")?;
-    Ok(Statement::Delete { table, predicate: delete.selection.map(|p| p.to_string()) })
+    Ok(Statement::Delete { table, predicate: delete.selection })
 }
 
 fn update(update: Update) -> Result<Statement> {
@@ -213,10 +213,5 @@ fn update(update: Update) -> Result<Statement> {
     unsupported(update.or.is_some(), "UPDATE OR …")?;
     unsupported(!update.order_by.is_empty() || update.limit.is_some(), "UPDATE … ORDER BY/LIMIT")?;
     let (table, alias) = single_table(std::slice::from_ref(&update.table), "UPDATE")?;
-    Ok(Statement::Update {
-        table,
-        alias,
-        assignments: assignments(&update.assignments)?,
-        predicate: update.selection.map(|p| p.to_string()),
-    })
+    Ok(Statement::Update { table, alias, assignments: assignments(&update.assignments)?, predicate: update.selection })
 }

@@ -1,7 +1,8 @@
 //! Spark-style SQL statements — `INSERT OVERWRITE … PARTITION`, `INSERT INTO`, `MERGE INTO`,
 //! `DELETE`, `UPDATE` — and queries, read from SQL text and classified into what lakewriter
-//! runs. Expressions stay SQL text here; [`expression`] plans one against the columns it may
-//! name, with `$dt` bound. Anything else is an error naming the construct.
+//! runs. Expressions stay as the parser read them ([`SqlExpr`]); [`expression`] plans one against
+//! the columns it may name, with `$dt` bound as a typed parameter. Anything else is an error
+//! naming the construct.
 
 mod classify;
 mod parse;
@@ -16,6 +17,9 @@ use datafusion::sql::sqlparser::ast::{Expr as AstExpr, Value, visit_expressions}
 use lakewriter_core::TableRef;
 
 use crate::{Error, Result};
+
+/// An expression as the SQL parser read it.
+pub type SqlExpr = AstExpr;
 
 /// One statement of SQL text: as written (re-printed by the parser) and as classified.
 #[derive(Debug, Clone)]
@@ -39,14 +43,14 @@ pub enum Statement {
     /// `DELETE FROM table [WHERE predicate]`.
     Delete {
         table: TableRef,
-        predicate: Option<String>,
+        predicate: Option<SqlExpr>,
     },
     /// `UPDATE table [AS alias] SET column = value, … [WHERE predicate]`.
     Update {
         table: TableRef,
         alias: Option<String>,
-        assignments: Vec<(String, String)>,
-        predicate: Option<String>,
+        assignments: Vec<(String, SqlExpr)>,
+        predicate: Option<SqlExpr>,
     },
 }
 
@@ -67,8 +71,16 @@ pub struct Insert {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PartitionColumn {
     pub column: String,
-    /// `Some`: a static partition value (SQL text of a constant, or `$dt`); `None`: dynamic.
-    pub value: Option<String>,
+    /// `Some`: a static partition value (a constant, or `$dt`); `None`: dynamic.
+    pub value: Option<SqlExpr>,
+}
+
+impl PartitionColumn {
+    /// Whether its value is `$dt`: the run's partition.
+    #[must_use]
+    pub fn is_dt(&self) -> bool {
+        matches!(&self.value, Some(AstExpr::Value(v)) if matches!(&v.value, Value::Placeholder(p) if p == "$dt"))
+    }
 }
 
 /// `MERGE INTO target [AS alias] USING source [AS alias] ON condition WHEN …`.
@@ -80,7 +92,7 @@ pub struct Merge {
     pub source: MergeSource,
     /// The source's alias, or a source table's name.
     pub source_alias: String,
-    pub on: String,
+    pub on: Box<SqlExpr>,
     pub clauses: Vec<MergeClause>,
 }
 
@@ -97,7 +109,7 @@ pub enum MergeSource {
 pub struct MergeClause {
     pub when: When,
     /// The clause's `AND` condition.
-    pub predicate: Option<String>,
+    pub predicate: Option<SqlExpr>,
     pub action: MergeAction,
 }
 
@@ -116,14 +128,14 @@ pub enum When {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum MergeAction {
     /// `UPDATE SET column = value, …`.
-    Update(Vec<(String, String)>),
+    Update(Vec<(String, SqlExpr)>),
     /// `UPDATE SET *`: every target column from the source column of its name.
     UpdateAll,
     Delete,
     /// `INSERT (columns) VALUES (values)`.
     Insert {
         columns: Vec<String>,
-        values: Vec<String>,
+        values: Vec<SqlExpr>,
     },
     /// `INSERT *`: every target column from the source column of its name.
     InsertAll,
@@ -219,9 +231,26 @@ pub fn parse(sql: &str) -> Result<Vec<Parsed>> {
 
 /// Plans `sql`, an expression over the columns of `schema` (qualified or not), with `$dt` bound
 /// to `dt` as a `DATE` value.
-pub fn expression(ctx: &SessionContext, sql: &str, schema: &DFSchema, dt: Option<NaiveDate>) -> Result<Expr> {
+pub fn expression(ctx: &SessionContext, sql: &SqlExpr, schema: &DFSchema, dt: Option<NaiveDate>) -> Result<Expr> {
+    let err = |source| Error::Expression { expression: sql.to_string(), source: Box::new(source) };
+    let with_alias = datafusion::sql::sqlparser::ast::ExprWithAlias { expr: sql.clone(), alias: None };
+    let expr = ctx.state().create_logical_expr_from_sql_expr(with_alias, schema).map_err(err)?;
+    bound(expr, dt).map_err(err)
+}
+
+/// [`expression`] of SQL text (a condition the project file holds).
+pub(crate) fn expression_text(
+    ctx: &SessionContext,
+    sql: &str,
+    schema: &DFSchema,
+    dt: Option<NaiveDate>,
+) -> Result<Expr> {
     let err = |source| Error::Expression { expression: sql.to_owned(), source: Box::new(source) };
-    let expr = ctx.parse_sql_expr(sql, schema).map_err(err)?;
+    bound(ctx.parse_sql_expr(sql, schema).map_err(err)?, dt).map_err(err)
+}
+
+/// `expr` with `$dt` bound to `dt`.
+fn bound(expr: Expr, dt: Option<NaiveDate>) -> datafusion::error::Result<Expr> {
     let Some(dt) = dt else { return Ok(expr) };
     let params = crate::query::dt_param(dt);
     Ok(expr
@@ -230,8 +259,7 @@ pub fn expression(ctx: &SessionContext, sql: &str, schema: &DFSchema, dt: Option
                 params.get_placeholders_with_values(&p.id).map(|v| Transformed::yes(Expr::Literal(v.value, None)))
             }
             other => Ok(Transformed::no(other)),
-        })
-        .map_err(err)?
+        })?
         .data)
 }
 

@@ -1,6 +1,6 @@
 use lakewriter_core::TableRef;
 
-use super::{Insert, MergeAction, MergeClause, MergeSource, PartitionColumn, Statement, When, parse};
+use super::{Insert, MergeAction, MergeClause, MergeSource, PartitionColumn, Statement, parse};
 
 fn one(sql: &str) -> super::Parsed {
     let mut parsed = parse(sql).expect("parses");
@@ -16,6 +16,27 @@ fn table(name: &str) -> TableRef {
     TableRef::parse(name).expect("table")
 }
 
+/// An expression as the parser prints it back.
+fn text(expr: Option<&super::SqlExpr>) -> Option<String> {
+    expr.map(ToString::to_string)
+}
+
+/// A MERGE clause in words: when, its condition, what it does (expressions as printed).
+fn described(clause: &MergeClause) -> String {
+    let action = match &clause.action {
+        MergeAction::Update(set) => {
+            let set: Vec<String> = set.iter().map(|(c, v)| format!("{c} = {v}")).collect();
+            format!("UPDATE SET {}", set.join(", "))
+        }
+        MergeAction::Insert { columns, values } => {
+            let values: Vec<String> = values.iter().map(ToString::to_string).collect();
+            format!("INSERT ({}) VALUES ({})", columns.join(", "), values.join(", "))
+        }
+        other => format!("{other:?}"),
+    };
+    format!("{:?} {:?} {action}", clause.when, text(clause.predicate.as_ref()))
+}
+
 #[test]
 fn a_static_partition_overwrite_keeps_its_partition_value_and_query() {
     let parsed = one("INSERT OVERWRITE TABLE analytics.daily_orders PARTITION (dt = '2026-09-30') \
@@ -25,7 +46,8 @@ fn a_static_partition_overwrite_keeps_its_partition_value_and_query() {
     };
     assert_eq!(t, table("analytics.daily_orders"));
     assert!(overwrite && columns.is_empty());
-    assert_eq!(partition, [PartitionColumn { column: "dt".into(), value: Some("'2026-09-30'".into()) }]);
+    let partition: Vec<_> = partition.iter().map(|p| (p.column.as_str(), text(p.value.as_ref()))).collect();
+    assert_eq!(partition, [("dt", Some("'2026-09-30'".to_owned()))]);
     assert!(query.starts_with("SELECT customer_id, COUNT(*) AS orders FROM raw.orders"), "{query}");
     assert!(!parsed.uses_dt);
 }
@@ -36,7 +58,8 @@ fn dynamic_partitions_columns_and_dt_are_read() {
     let Statement::Insert(insert) = parsed.statement else { panic!("an insert") };
     assert!(!insert.overwrite);
     assert_eq!(insert.columns, ["a", "b"]);
-    assert_eq!(insert.partition[0].value.as_deref(), Some("$dt"));
+    assert_eq!(text(insert.partition[0].value.as_ref()).as_deref(), Some("$dt"));
+    assert!(insert.partition[0].is_dt() && !insert.partition[1].is_dt());
     assert_eq!(insert.partition[1], PartitionColumn { column: "region".into(), value: None });
     assert!(parsed.uses_dt);
 }
@@ -59,29 +82,16 @@ fn a_merge_keeps_every_clause_in_order_with_spark_stars() {
     let Statement::Merge(merge) = parsed.statement else { panic!("a merge") };
     assert_eq!((merge.target, merge.target_alias.as_str()), (table("analytics.customers"), "t"));
     assert!(matches!(&merge.source, MergeSource::Query(q) if q.contains("$dt")));
-    assert_eq!((merge.source_alias.as_str(), merge.on.as_str()), ("s", "t.id = s.id"));
-    let clause =
-        |when, predicate: Option<&str>, action| MergeClause { when, predicate: predicate.map(Into::into), action };
+    assert_eq!((merge.source_alias.as_str(), merge.on.to_string().as_str()), ("s", "t.id = s.id"));
     assert_eq!(
-        merge.clauses,
+        merge.clauses.iter().map(described).collect::<Vec<_>>(),
         [
-            clause(When::Matched, Some("s.u > t.u"), MergeAction::UpdateAll),
-            clause(When::Matched, None, MergeAction::Delete),
-            clause(
-                When::NotMatchedBySource,
-                Some("t.id > 5"),
-                MergeAction::Update(vec![("tier".into(), "'gone'".into())])
-            ),
-            clause(When::NotMatchedBySource, None, MergeAction::Delete),
-            clause(
-                When::NotMatched,
-                Some("s.id > 0"),
-                MergeAction::Insert {
-                    columns: vec!["id".into(), "email".into()],
-                    values: vec!["s.id".into(), "s.email".into()]
-                }
-            ),
-            clause(When::NotMatched, None, MergeAction::InsertAll),
+            "Matched Some(\"s.u > t.u\") UpdateAll",
+            "Matched None Delete",
+            "NotMatchedBySource Some(\"t.id > 5\") UPDATE SET tier = 'gone'",
+            "NotMatchedBySource None Delete",
+            "NotMatched Some(\"s.id > 0\") INSERT (id, email) VALUES (s.id, s.email)",
+            "NotMatched None InsertAll",
         ]
     );
 }
@@ -92,7 +102,7 @@ fn a_star_in_a_string_or_a_query_is_left_alone() {
     let Statement::Merge(merge) = parsed.statement else { panic!("a merge") };
     assert_eq!((merge.target_alias.as_str(), merge.source_alias.as_str()), ("t", "s"));
     assert_eq!(merge.source, MergeSource::Table(table("a.s")));
-    assert_eq!(merge.clauses[0].action, MergeAction::Update(vec![("v".into(), "'UPDATE SET *'".into())]));
+    assert_eq!(described(&merge.clauses[0]), "Matched None UPDATE SET v = 'UPDATE SET *'");
     assert!(matches!(one("SELECT * FROM raw.orders").statement, Statement::Query { .. }));
 }
 
@@ -103,11 +113,14 @@ fn several_statements_delete_update_and_explain() {
     )
     .expect("parses");
     assert_eq!(parsed.len(), 3);
-    assert!(matches!(&parsed[0].statement, Statement::Delete { predicate: Some(p), .. } if p == "dt = $dt"));
+    assert!(
+        matches!(&parsed[0].statement, Statement::Delete { predicate: Some(p), .. } if p.to_string() == "dt = $dt")
+    );
     let Statement::Update { alias, assignments, predicate, .. } = &parsed[1].statement else { panic!("an update") };
     assert_eq!(alias.as_deref(), Some("u"));
-    assert_eq!(assignments, &[("v".to_owned(), "v + 1".to_owned()), ("w".to_owned(), "'x'".to_owned())]);
-    assert_eq!(predicate.as_deref(), Some("k = 3"));
+    let assignments: Vec<(&str, String)> = assignments.iter().map(|(c, v)| (c.as_str(), v.to_string())).collect();
+    assert_eq!(assignments, [("v", "v + 1".to_owned()), ("w", "'x'".to_owned())]);
+    assert_eq!(text(predicate.as_ref()).as_deref(), Some("k = 3"));
     assert_eq!(parsed[2].statement.kind().as_str(), "query");
 }
 

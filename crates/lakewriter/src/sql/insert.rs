@@ -14,7 +14,7 @@ use datafusion::common::{Column, DFSchema, ScalarValue};
 use datafusion::logical_expr::{LogicalPlan, LogicalPlanBuilder};
 use datafusion::prelude::{DataFrame, Expr, lit};
 use lakewriter_compute::column;
-use lakewriter_compute::statement::Insert;
+use lakewriter_compute::statement::{Insert, SqlExpr};
 use lakewriter_core::input_fingerprint;
 use lakewriter_delta::table::Shape;
 
@@ -204,7 +204,7 @@ impl Runner {
     fn partition_value(
         &self,
         column: &str,
-        sql: &str,
+        sql: &SqlExpr,
         column_type: Option<&DataType>,
         dt: Option<NaiveDate>,
     ) -> Result<ScalarValue> {

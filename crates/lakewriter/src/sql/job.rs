@@ -51,7 +51,8 @@ impl JobStatement {
             }
         };
         let column = statement.partition_column();
-        let static_dt = |insert: &Insert| insert.partition.iter().all(|p| p.value.as_deref() == Some("$dt"));
+        let static_dt =
+            |insert: &Insert| insert.partition.iter().all(lakewriter_compute::statement::PartitionColumn::is_dt);
         match &statement {
             Self::Overwrite(insert) if insert.partition.len() != 1 || !static_dt(insert) => {
                 return refuse(

@@ -8,7 +8,7 @@ use chrono::NaiveDate;
 use datafusion::common::{Column, DFSchema, JoinType};
 use datafusion::functions_aggregate::expr_fn::count;
 use datafusion::prelude::{DataFrame, Expr, lit};
-use lakewriter_compute::statement::{Merge, MergeAction, MergeClause, MergeSource, When};
+use lakewriter_compute::statement::{Merge, MergeAction, MergeClause, MergeSource, SqlExpr, When};
 use lakewriter_core::input_fingerprint;
 use lakewriter_delta::table::Shape;
 use lakewriter_delta::{Clause, Committed, MergeCounts, MergeStatement, Target};
@@ -97,8 +97,8 @@ impl Runner {
             When::NotMatched => &sides.source,
             When::NotMatchedBySource => &sides.target,
         };
-        let predicate = clause.predicate.as_deref().map(|p| self.expression(p, schema, dt)).transpose()?;
-        let set = |pairs: &[(String, String)]| -> Result<Vec<(String, Expr)>> {
+        let predicate = clause.predicate.as_ref().map(|p| self.expression(p, schema, dt)).transpose()?;
+        let set = |pairs: &[(String, SqlExpr)]| -> Result<Vec<(String, Expr)>> {
             pairs
                 .iter()
                 .map(|(column, value)| {
@@ -115,7 +115,7 @@ impl Runner {
             (When::Matched, MergeAction::UpdateAll) => Clause::MatchedUpdate { predicate, set: all()? },
             (When::Matched, MergeAction::Delete) => Clause::MatchedDelete { predicate },
             (When::NotMatched, MergeAction::Insert { columns, values }) => {
-                let pairs: Vec<(String, String)> = columns.iter().cloned().zip(values.iter().cloned()).collect();
+                let pairs: Vec<(String, SqlExpr)> = columns.iter().cloned().zip(values.iter().cloned()).collect();
                 Clause::NotMatchedInsert { predicate, set: set(&pairs)? }
             }
             (When::NotMatched, MergeAction::InsertAll) => Clause::NotMatchedInsert { predicate, set: all()? },

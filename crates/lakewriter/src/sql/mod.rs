@@ -15,7 +15,7 @@ use datafusion::arrow::datatypes::SchemaRef;
 use datafusion::common::tree_node::{Transformed, TreeNode};
 use datafusion::common::{Column, DFSchema};
 use datafusion::prelude::Expr;
-use lakewriter_compute::statement::{Parsed, Statement};
+use lakewriter_compute::statement::{Parsed, SqlExpr, Statement};
 use lakewriter_core::{PartitionKey, TableRef, input_fingerprint, stable_hash};
 use lakewriter_delta::table::Shape;
 use lakewriter_delta::{CommitMetadata, Committed, MergeCounts, Target};
@@ -161,7 +161,7 @@ impl Runner {
             Statement::Merge(merge) => self.merge_into(merge, &mut written, dt, &mut report).await?,
             Statement::Delete { predicate, .. } => {
                 written.existing("DELETE")?;
-                let predicate = self.predicate(predicate.as_deref(), &written, None, dt)?;
+                let predicate = self.predicate(predicate.as_ref(), &written, None, dt)?;
                 let target = written.target(self, &[]);
                 let (committed, counts) =
                     lakewriter_delta::delete(&self.session().state(), target, predicate).await.map_err(Error::write)?;
@@ -170,7 +170,7 @@ impl Runner {
             }
             Statement::Update { alias, assignments, predicate, .. } => {
                 written.existing("UPDATE")?;
-                let predicate = self.predicate(predicate.as_deref(), &written, alias.as_deref(), dt)?;
+                let predicate = self.predicate(predicate.as_ref(), &written, alias.as_deref(), dt)?;
                 let set = self.assignments(assignments, &written, alias.as_deref(), dt)?;
                 let target = written.target(self, &[]);
                 let (committed, counts) = lakewriter_delta::update(&self.session().state(), target, set, predicate)
@@ -251,7 +251,7 @@ impl Runner {
     /// or not), with `$dt` bound; the qualifiers removed, as delta-rs reads columns by name.
     fn predicate(
         &self,
-        sql: Option<&str>,
+        sql: Option<&SqlExpr>,
         written: &Written<'_>,
         alias: Option<&str>,
         dt: Option<NaiveDate>,
@@ -263,7 +263,7 @@ impl Runner {
 
     fn assignments(
         &self,
-        assignments: &[(String, String)],
+        assignments: &[(String, SqlExpr)],
         written: &Written<'_>,
         alias: Option<&str>,
         dt: Option<NaiveDate>,
@@ -280,7 +280,7 @@ impl Runner {
             .collect()
     }
 
-    pub(crate) fn expression(&self, sql: &str, schema: &DFSchema, dt: Option<NaiveDate>) -> Result<Expr> {
+    pub(crate) fn expression(&self, sql: &SqlExpr, schema: &DFSchema, dt: Option<NaiveDate>) -> Result<Expr> {
         lakewriter_compute::statement::expression(self.session(), sql, schema, dt).map_err(Error::statement)
     }
 }
