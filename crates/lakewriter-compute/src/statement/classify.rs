@@ -9,7 +9,7 @@ use datafusion::sql::sqlparser::ast::{
 use lakewriter_core::TableRef;
 
 use super::parse::ALL_COLUMNS;
-use super::{Insert, Merge, MergeAction, MergeClause, MergeSource, PartitionColumn, SqlExpr, Statement, When};
+use super::{Insert, Merge, MergeAction, MergeClause, MergeSource, PartitionColumn, SqlExpr, Statement, When, Write};
 use crate::{Error, Result};
 
 fn refuse<T>(problem: impl Into<String>) -> Result<T> {
@@ -24,8 +24,8 @@ fn unsupported(present: bool, what: &str) -> Result<()> {
 pub(super) fn statement(ast: Ast) -> Result<Statement> {
     match ast {
         Ast::Query(_) | Ast::Explain { .. } => Ok(Statement::Query { sql: ast.to_string() }),
-        Ast::Insert(insert) => self::insert(insert).map(Statement::Insert),
-        Ast::Merge(merge) => self::merge(merge).map(Statement::Merge),
+        Ast::Insert(insert) => self::insert(insert).map(|i| Statement::Write(Write::Insert(i))),
+        Ast::Merge(merge) => self::merge(merge).map(|m| Statement::Write(Write::Merge(m))),
         Ast::Delete(delete) => self::delete(delete),
         Ast::Update(update) => self::update(update),
         other => refuse(format!(
@@ -204,7 +204,7 @@ fn delete(delete: Delete) -> Result<Statement> {
     let (FromTable::WithFromKeyword(tables) | FromTable::WithoutKeyword(tables)) = &delete.from;
     let (table, alias) = single_table(tables, "DELETE")?;
     unsupported(alias.is_some(), "an alias of the DELETE's table")?;
-    Ok(Statement::Delete { table, predicate: delete.selection })
+    Ok(Statement::Write(Write::Delete { table, predicate: delete.selection }))
 }
 
 fn update(update: Update) -> Result<Statement> {
@@ -213,5 +213,10 @@ fn update(update: Update) -> Result<Statement> {
     unsupported(update.or.is_some(), "UPDATE OR …")?;
     unsupported(!update.order_by.is_empty() || update.limit.is_some(), "UPDATE … ORDER BY/LIMIT")?;
     let (table, alias) = single_table(std::slice::from_ref(&update.table), "UPDATE")?;
-    Ok(Statement::Update { table, alias, assignments: assignments(&update.assignments)?, predicate: update.selection })
+    Ok(Statement::Write(Write::Update {
+        table,
+        alias,
+        assignments: assignments(&update.assignments)?,
+        predicate: update.selection,
+    }))
 }

@@ -33,11 +33,17 @@ pub struct Parsed {
 
 /// What a statement does.
 #[derive(Debug, Clone)]
+#[allow(clippy::large_enum_variant)] // A few per command, read once: not worth a box to match through.
 pub enum Statement {
     /// `SELECT`, `VALUES`, `WITH … SELECT` or `EXPLAIN`: read-only, planned as written.
-    Query {
-        sql: String,
-    },
+    Query { sql: String },
+    /// A statement that writes a Delta table.
+    Write(Write),
+}
+
+/// A statement that writes a Delta table, its [`Write::target`].
+#[derive(Debug, Clone)]
+pub enum Write {
     Insert(Insert),
     Merge(Merge),
     /// `DELETE FROM table [WHERE predicate]`.
@@ -147,9 +153,7 @@ impl Statement {
     pub fn target(&self) -> Option<&TableRef> {
         match self {
             Self::Query { .. } => None,
-            Self::Insert(insert) => Some(&insert.table),
-            Self::Merge(merge) => Some(&merge.target),
-            Self::Delete { table, .. } | Self::Update { table, .. } => Some(table),
+            Self::Write(write) => Some(write.target()),
         }
     }
 
@@ -158,6 +162,26 @@ impl Statement {
     pub fn kind(&self) -> StatementKind {
         match self {
             Self::Query { .. } => StatementKind::Query,
+            Self::Write(write) => write.kind(),
+        }
+    }
+}
+
+impl Write {
+    /// The Delta table the statement writes.
+    #[must_use]
+    pub fn target(&self) -> &TableRef {
+        match self {
+            Self::Insert(insert) => &insert.table,
+            Self::Merge(merge) => &merge.target,
+            Self::Delete { table, .. } | Self::Update { table, .. } => table,
+        }
+    }
+
+    /// The statement's kind.
+    #[must_use]
+    pub fn kind(&self) -> StatementKind {
+        match self {
             Self::Insert(Insert { overwrite: true, .. }) => StatementKind::InsertOverwrite,
             Self::Insert(Insert { overwrite: false, .. }) => StatementKind::InsertInto,
             Self::Merge(_) => StatementKind::Merge,

@@ -1,6 +1,6 @@
 use lakewriter_core::TableRef;
 
-use super::{Insert, MergeAction, MergeClause, MergeSource, PartitionColumn, Statement, parse};
+use super::{Insert, MergeAction, MergeClause, MergeSource, PartitionColumn, Statement, Write, parse};
 
 fn one(sql: &str) -> super::Parsed {
     let mut parsed = parse(sql).expect("parses");
@@ -41,7 +41,8 @@ fn described(clause: &MergeClause) -> String {
 fn a_static_partition_overwrite_keeps_its_partition_value_and_query() {
     let parsed = one("INSERT OVERWRITE TABLE analytics.daily_orders PARTITION (dt = '2026-09-30') \
          SELECT customer_id, COUNT(*) AS orders FROM raw.orders WHERE dt = '2026-09-30' GROUP BY customer_id");
-    let Statement::Insert(Insert { table: t, overwrite, columns, partition, query }) = parsed.statement else {
+    let Statement::Write(Write::Insert(Insert { table: t, overwrite, columns, partition, query })) = parsed.statement
+    else {
         panic!("an insert")
     };
     assert_eq!(t, table("analytics.daily_orders"));
@@ -55,7 +56,7 @@ fn a_static_partition_overwrite_keeps_its_partition_value_and_query() {
 #[test]
 fn dynamic_partitions_columns_and_dt_are_read() {
     let parsed = one("INSERT INTO analytics.t (a, b) PARTITION (dt = $dt, region) SELECT 1, 2, 'eu'");
-    let Statement::Insert(insert) = parsed.statement else { panic!("an insert") };
+    let Statement::Write(Write::Insert(insert)) = parsed.statement else { panic!("an insert") };
     assert!(!insert.overwrite);
     assert_eq!(insert.columns, ["a", "b"]);
     assert_eq!(text(insert.partition[0].value.as_ref()).as_deref(), Some("$dt"));
@@ -79,7 +80,7 @@ fn a_merge_keeps_every_clause_in_order_with_spark_stars() {
         "{}",
         parsed.text
     );
-    let Statement::Merge(merge) = parsed.statement else { panic!("a merge") };
+    let Statement::Write(Write::Merge(merge)) = parsed.statement else { panic!("a merge") };
     assert_eq!((merge.target, merge.target_alias.as_str()), (table("analytics.customers"), "t"));
     assert!(matches!(&merge.source, MergeSource::Query(q) if q.contains("$dt")));
     assert_eq!((merge.source_alias.as_str(), merge.on.to_string().as_str()), ("s", "t.id = s.id"));
@@ -99,7 +100,7 @@ fn a_merge_keeps_every_clause_in_order_with_spark_stars() {
 #[test]
 fn a_star_in_a_string_or_a_query_is_left_alone() {
     let parsed = one("MERGE INTO a.t USING a.s ON t.k = s.k WHEN MATCHED THEN UPDATE SET v = 'UPDATE SET *'");
-    let Statement::Merge(merge) = parsed.statement else { panic!("a merge") };
+    let Statement::Write(Write::Merge(merge)) = parsed.statement else { panic!("a merge") };
     assert_eq!((merge.target_alias.as_str(), merge.source_alias.as_str()), ("t", "s"));
     assert_eq!(merge.source, MergeSource::Table(table("a.s")));
     assert_eq!(described(&merge.clauses[0]), "Matched None UPDATE SET v = 'UPDATE SET *'");
@@ -114,9 +115,11 @@ fn several_statements_delete_update_and_explain() {
     .expect("parses");
     assert_eq!(parsed.len(), 3);
     assert!(
-        matches!(&parsed[0].statement, Statement::Delete { predicate: Some(p), .. } if p.to_string() == "dt = $dt")
+        matches!(&parsed[0].statement, Statement::Write(Write::Delete { predicate: Some(p), .. }) if p.to_string() == "dt = $dt")
     );
-    let Statement::Update { alias, assignments, predicate, .. } = &parsed[1].statement else { panic!("an update") };
+    let Statement::Write(Write::Update { alias, assignments, predicate, .. }) = &parsed[1].statement else {
+        panic!("an update")
+    };
     assert_eq!(alias.as_deref(), Some("u"));
     let assignments: Vec<(&str, String)> = assignments.iter().map(|(c, v)| (c.as_str(), v.to_string())).collect();
     assert_eq!(assignments, [("v", "v + 1".to_owned()), ("w", "'x'".to_owned())]);

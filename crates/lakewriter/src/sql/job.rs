@@ -5,7 +5,7 @@
 //! `status`, `plan`, `backfill --only stale`, `verify`, `lint`) goes through the same paths as
 //! for a write mode, with the statement's query as the job's query.
 
-use lakewriter_compute::statement::{Insert, Merge, Statement};
+use lakewriter_compute::statement::{Insert, Merge, Statement, Write};
 use lakewriter_core::JobSpec;
 
 use crate::{Error, Result};
@@ -36,13 +36,13 @@ impl JobStatement {
             return refuse(format!("its statement writes {table}, but its target is {}", job.target));
         }
         let statement = match &parsed.statement {
-            Statement::Insert(insert) if insert.overwrite => Self::Overwrite(insert.clone()),
-            Statement::Insert(insert) => Self::Append(insert.clone()),
-            Statement::Merge(merge) => Self::Merge(merge.clone()),
+            Statement::Write(Write::Insert(insert)) if insert.overwrite => Self::Overwrite(insert.clone()),
+            Statement::Write(Write::Insert(insert)) => Self::Append(insert.clone()),
+            Statement::Write(Write::Merge(merge)) => Self::Merge(merge.clone()),
             other => {
                 let what = match other {
-                    Statement::Delete { .. } => "a DELETE",
-                    Statement::Update { .. } => "an UPDATE",
+                    Statement::Write(Write::Delete { .. }) => "a DELETE",
+                    Statement::Write(Write::Update { .. }) => "an UPDATE",
                     _ => "a query",
                 };
                 return refuse(format!(

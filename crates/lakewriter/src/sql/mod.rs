@@ -15,7 +15,7 @@ use datafusion::arrow::datatypes::SchemaRef;
 use datafusion::common::tree_node::{Transformed, TreeNode};
 use datafusion::common::{Column, DFSchema};
 use datafusion::prelude::Expr;
-use lakewriter_compute::statement::{Parsed, SqlExpr, Statement};
+use lakewriter_compute::statement::{Parsed, SqlExpr, Statement, Write};
 use lakewriter_core::{PartitionKey, TableRef, input_fingerprint, stable_hash};
 use lakewriter_delta::table::Shape;
 use lakewriter_delta::{CommitMetadata, Committed, MergeCounts, Target};
@@ -150,16 +150,22 @@ impl Runner {
     async fn execute_once(&self, parsed: &Parsed, options: SqlOptions) -> Result<Executed> {
         Self::require_dt(std::slice::from_ref(parsed), options)?;
         let dt = options.dt;
-        let (mut written, mut report) = match &parsed.statement {
+        let write = match &parsed.statement {
             Statement::Query { sql } => return self.query(sql, dt).await,
-            Statement::Insert(insert) => self.begin(&insert.table, parsed, dt).await?,
-            Statement::Merge(merge) => self.begin(&merge.target, parsed, dt).await?,
-            Statement::Delete { table, .. } | Statement::Update { table, .. } => self.begin(table, parsed, dt).await?,
+            Statement::Write(write) => write,
         };
-        match &parsed.statement {
-            Statement::Insert(insert) => self.insert(insert, &mut written, options, &mut report).await?,
-            Statement::Merge(merge) => self.merge_into(merge, &mut written, dt, &mut report).await?,
-            Statement::Delete { predicate, .. } => {
+        let mut written = self.written(write.target(), parsed, dt).await?;
+        let mut report = StatementReport {
+            kind: write.kind(),
+            table: written.name.clone(),
+            table_version: written.read_version,
+            run_id: written.metadata.run_id.clone(),
+            ..StatementReport::default()
+        };
+        match write {
+            Write::Insert(insert) => self.insert(insert, &mut written, options, &mut report).await?,
+            Write::Merge(merge) => self.merge_into(merge, &mut written, dt, &mut report).await?,
+            Write::Delete { predicate, .. } => {
                 written.existing("DELETE")?;
                 let predicate = self.predicate(predicate.as_ref(), &written, None, dt)?;
                 let target = written.target(self, &[]);
@@ -168,7 +174,7 @@ impl Runner {
                 report.changes = Some(counts);
                 report.finish(committed, "no row matched: nothing deleted");
             }
-            Statement::Update { alias, assignments, predicate, .. } => {
+            Write::Update { alias, assignments, predicate, .. } => {
                 written.existing("UPDATE")?;
                 let predicate = self.predicate(predicate.as_ref(), &written, alias.as_deref(), dt)?;
                 let set = self.assignments(assignments, &written, alias.as_deref(), dt)?;
@@ -179,32 +185,12 @@ impl Runner {
                 report.changes = Some(counts);
                 report.finish(committed, "no row matched: nothing updated");
             }
-            // Answered above, before any table was looked at.
-            Statement::Query { .. } => {}
         }
         if written.read_version.is_none() && report.committed {
             // The statements after this one may read the table it created.
             self.refresh_catalog().await?;
         }
         Ok(Executed::Written(report))
-    }
-
-    /// The table a write statement writes, as found before it runs, and its report so far.
-    async fn begin<'a>(
-        &self,
-        table: &'a TableRef,
-        parsed: &Parsed,
-        dt: Option<NaiveDate>,
-    ) -> Result<(Written<'a>, StatementReport)> {
-        let written = self.written(table, parsed, dt).await?;
-        let report = StatementReport {
-            kind: parsed.statement.kind(),
-            table: written.name.clone(),
-            table_version: written.read_version,
-            run_id: written.metadata.run_id.clone(),
-            ..StatementReport::default()
-        };
-        Ok((written, report))
     }
 
     async fn query(&self, sql: &str, dt: Option<NaiveDate>) -> Result<Executed> {
