@@ -11,6 +11,7 @@ use lakewriter_core::{JobSpec, PartitionKey, PartitionRun, SqlSource, WriteMode}
 use lakewriter_storage::Location;
 
 use crate::sql::JobStatement;
+use crate::workspace::table_location;
 use crate::write::Mode;
 use crate::{Error, Result};
 
@@ -61,7 +62,7 @@ impl Job {
             .clone()
             .or_else(|| statement.as_ref().and_then(JobStatement::partition_column).map(str::to_owned));
         Ok(Self {
-            location: table_location(root, spec, file)?,
+            location: table_location(root, &spec.target, file)?,
             query: statement.as_ref().map_or_else(|| sql.clone(), JobStatement::query),
             code: spec.code_fingerprint(&sql),
             spec: spec.clone(),
@@ -74,7 +75,7 @@ impl Job {
 
     /// This job with its table under `root`.
     pub(crate) fn relocated(&self, root: &Location, file: &Path) -> Result<Self> {
-        Ok(Self { location: table_location(root, &self.spec, file)?, ..self.clone() })
+        Ok(Self { location: table_location(root, &self.spec.target, file)?, ..self.clone() })
     }
 
     /// The name of the partition `dt` of this job's target: `dt=2026-09-30` (with its partition
@@ -158,11 +159,6 @@ impl Job {
             "job `{name}` (write = \"rebuild\") has no partitions to {command}: use `lakewriter run {name}`"
         )))
     }
-}
-
-/// Where `job`'s target lives under `root`: `<root>/<schema>/<table>/`.
-fn table_location(root: &Location, job: &JobSpec, file: &Path) -> Result<Location> {
-    root.join(&job.target.relative_dir()).map_err(|error| Error::ProjectStorage { file: file.to_path_buf(), error })
 }
 
 /// One run of a job: the unit of work, its arguments checked once, before it starts.

@@ -112,10 +112,14 @@ impl Workspace {
 
     /// Where `table` lives: `<root>/<schema>/<table>/`.
     pub fn table_location(&self, table: &TableRef) -> Result<Location> {
-        self.root
-            .join(&table.relative_dir())
-            .map_err(|error| Error::ProjectStorage { file: self.project.file.clone(), error })
+        table_location(&self.root, table, &self.project.file)
     }
+}
+
+/// Where `table` lives under `root`: `<root>/<schema>/<table>/`; an error names the project
+/// file, whose root and storage options it comes from.
+pub(crate) fn table_location(root: &Location, table: &TableRef, file: &Path) -> Result<Location> {
+    root.join(&table.relative_dir()).map_err(|error| Error::ProjectStorage { file: file.to_path_buf(), error })
 }
 
 /// `root` as a URL: a path relative to the current folder, or a URL.
