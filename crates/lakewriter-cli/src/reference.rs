@@ -2,7 +2,8 @@
 //! rendered from the clap definition and must equal it (`LAKEWRITER_BLESS=1 cargo test -p
 //! lakewriter-cli --bin lakewriter reference` rewrites it), `docs/reference/project-file.md` must
 //! name every key the parser accepts, and `docs/reference/events.md` must have a section for every
-//! line kind of `schema/events.schema.json`.
+//! line kind of `schema/events.schema.json`. The write modes those files and the events schema
+//! list are the parser's (`WriteMode::ALL`), rewritten by the same command.
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -120,6 +121,36 @@ fn sentence(text: &str) -> String {
     if text.ends_with('.') { text.to_owned() } else { format!("{text}.") }
 }
 
+/// A list of the write modes in a file of the docs: after `heading`, up to `end`, each mode
+/// between two `quote`s.
+struct ModeList {
+    path: &'static str,
+    heading: &'static str,
+    end: &'static str,
+    quote: char,
+}
+
+/// The events schema's `write_mode` enum, its page's values and the project file's `write` row.
+const WRITE_MODE_LISTS: [ModeList; 3] = [
+    ModeList { path: "schema/events.schema.json", heading: "\"write_mode\": {\n", end: "]", quote: '"' },
+    ModeList { path: "docs/reference/events.md", heading: "### `write_mode`\n", end: ".\n", quote: '`' },
+    ModeList { path: "docs/reference/project-file.md", heading: "| `write` | `[jobs.NAME]` | ", end: " |", quote: '`' },
+];
+
+impl ModeList {
+    /// `text` with this list made the parser's ([`lakewriter_core::WriteMode::ALL`]).
+    fn listed(&self, text: &str) -> String {
+        let quote = self.quote;
+        let modes: Vec<String> =
+            lakewriter_core::WriteMode::ALL.iter().map(|m| format!("{quote}{}{quote}", m.as_str())).collect();
+        let Some(start) = text.find(self.heading).and_then(|h| text[h..].find(&modes[0]).map(|i| h + i)) else {
+            return text.to_owned();
+        };
+        let stop = text[start..].find(self.end).map_or(text.len(), |i| start + i);
+        format!("{}{}{}", &text[..start], modes.join(", "), &text[stop..])
+    }
+}
+
 /// The repository's root, where `docs/` is.
 fn repository() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -131,7 +162,7 @@ fn read(path: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{BLESS, read, render_cli, repository};
+    use super::{BLESS, WRITE_MODE_LISTS, read, render_cli, repository};
 
     #[test]
     fn reference_cli_md_is_the_clap_definition_rendered() {
@@ -164,6 +195,29 @@ mod tests {
                 let row = format!("| `{key}` | {table} |");
                 assert!(page.contains(&row), "docs/reference/project-file.md has no row starting `{row}`");
             }
+        }
+    }
+
+    #[test]
+    fn the_write_modes_the_docs_list_are_the_parsers() {
+        for list in WRITE_MODE_LISTS {
+            let (path, heading) = (list.path, list.heading);
+            let written = read(path);
+            let listed = list.listed(&written);
+            if std::env::var_os("LAKEWRITER_BLESS").is_some() {
+                std::fs::write(repository().join(path), &listed).expect("write the list");
+            } else {
+                assert!(written.contains(heading), "{path} has no `{}`", heading.trim_end());
+                assert!(
+                    listed == written,
+                    "{path}: the write modes after `{}` are not WriteMode::ALL; rewrite them with `{BLESS}`",
+                    heading.trim_end()
+                );
+            }
+        }
+        let guide = read("docs/guide/write-modes.md");
+        for mode in lakewriter_core::WriteMode::ALL.iter().filter(|m| **m != lakewriter_core::WriteMode::Statement) {
+            assert!(guide.contains(&format!("\n| `{mode}` |")), "docs/guide/write-modes.md has no row for `{mode}`");
         }
     }
 

@@ -17,8 +17,6 @@ use std::ops::Not;
 
 use datafusion::prelude::{DataFrame, Expr, SessionContext, coalesce, lit, when};
 
-use lakewriter_core::{OnDuplicateKeys, WriteSpec};
-
 use crate::{Error, Materialized, Result, column};
 
 /// The tombstone column a `merge` with `delete_when` adds to its target.
@@ -36,25 +34,6 @@ pub struct KeyedSpec<'a> {
     pub delete_when: Option<&'a str>,
     /// Fail on duplicate keys instead of keeping one row per key.
     pub duplicates_are_errors: bool,
-}
-
-impl<'a> KeyedSpec<'a> {
-    /// The keyed source of a `merge` or `append_dedup` job; `None` for other write modes.
-    #[must_use]
-    pub fn of(write: &'a WriteSpec) -> Option<Self> {
-        match write {
-            WriteSpec::Merge { key, newer_by, on_duplicate_keys, delete_when } => Some(Self {
-                key,
-                newer_by: Some(newer_by),
-                delete_when: delete_when.as_deref(),
-                duplicates_are_errors: *on_duplicate_keys == OnDuplicateKeys::Error,
-            }),
-            WriteSpec::AppendDedup { key } => {
-                Some(Self { key, newer_by: None, delete_when: None, duplicates_are_errors: false })
-            }
-            _ => None,
-        }
-    }
 }
 
 /// A validated, deduplicated keyed source.

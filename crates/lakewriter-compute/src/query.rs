@@ -8,10 +8,13 @@ use datafusion::arrow::datatypes::Schema;
 use datafusion::common::{DFSchema, ParamValues};
 use datafusion::datasource::physical_plan::FileScanConfig;
 use datafusion::datasource::source::DataSourceExec;
+use datafusion::execution::SessionState;
 use datafusion::execution::context::SQLOptions;
 use datafusion::logical_expr::LogicalPlan;
 use datafusion::physical_plan::ExecutionPlan;
 use datafusion::prelude::{DataFrame, Expr, SessionContext};
+use datafusion::sql::parser::Statement as DFStatement;
+use datafusion::sql::sqlparser::ast;
 use lakewriter_core::InputFile;
 
 use crate::{Error, Result, column, date_literal};
@@ -35,30 +38,69 @@ fn read_only() -> SQLOptions {
     SQLOptions::new().with_allow_ddl(false).with_allow_dml(false).with_allow_statements(false)
 }
 
-/// Plans `sql` (read-only, like [`plan_partition`]) without binding `$dt`: the logical plan as
-/// written, with `$dt` still a placeholder, for the determinism checks.
-pub async fn plan_sql(ctx: &SessionContext, sql: &str) -> Result<LogicalPlan> {
-    let df = ctx.sql_with_options(sql, read_only()).await.map_err(sql_error)?;
-    Ok(df.into_unoptimized_plan())
+/// A query to plan, read-only, with `$dt` bound: a job's SQL, or a statement's query (an
+/// INSERT's, a MERGE's source, a `lakewriter sql` SELECT or EXPLAIN).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Query {
+    /// SQL text (a job with a `write` mode, a MERGE's source table): parsed where it is planned,
+    /// so that its syntax errors are its plan's.
+    Text(String),
+    /// A statement as the parser read it: planned from its AST, never printed back to SQL.
+    Parsed(Box<ast::Statement>),
 }
 
-/// The tables `sql` reads, as `(schema, table)`: DataFusion's own resolution of the statement's
-/// table references — the list its planner looks the tables up by — without planning it, so that
-/// it works before any of them exists. Common table expressions are not tables; a name without a
-/// schema has `None`.
-pub fn table_references(ctx: &SessionContext, sql: &str) -> Result<Vec<(Option<String>, String)>> {
+impl Query {
+    /// The statement DataFusion plans: the text parsed in the session's dialect, or the AST.
+    fn statement(&self, state: &SessionState) -> datafusion::error::Result<DFStatement> {
+        match self {
+            Self::Text(sql) => {
+                let dialect = state.config().options().sql_parser.dialect;
+                state.sql_to_statement(sql, &dialect)
+            }
+            Self::Parsed(statement) => Ok(DFStatement::Statement(statement.clone())),
+        }
+    }
+
+    /// The query planned (read-only: see [`read_only`]), as a data frame of the session `ctx`.
+    async fn dataframe(&self, ctx: &SessionContext) -> Result<DataFrame> {
+        let state = ctx.state();
+        let plan = state.statement_to_plan(self.statement(&state).map_err(sql_error)?).await.map_err(sql_error)?;
+        read_only().verify_plan(&plan).map_err(sql_error)?;
+        ctx.execute_logical_plan(plan).await.map_err(sql_error)
+    }
+}
+
+impl std::fmt::Display for Query {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Text(sql) => f.write_str(sql),
+            Self::Parsed(statement) => statement.fmt(f),
+        }
+    }
+}
+
+/// Plans `query` (read-only, like [`plan_partition`]) without binding `$dt`: the logical plan as
+/// written, with `$dt` still a placeholder, for the determinism checks.
+pub async fn plan_sql(ctx: &SessionContext, query: &Query) -> Result<LogicalPlan> {
+    Ok(query.dataframe(ctx).await?.into_unoptimized_plan())
+}
+
+/// The tables `query` reads, as `(schema, table)`: DataFusion's own resolution of the
+/// statement's table references — the list its planner looks the tables up by — without planning
+/// it, so that it works before any of them exists. Common table expressions are not tables; a
+/// name without a schema has `None`.
+pub fn table_references(ctx: &SessionContext, query: &Query) -> Result<Vec<(Option<String>, String)>> {
     let state = ctx.state();
-    let dialect = state.config().options().sql_parser.dialect;
     let err = |source| Error::Sql { source: Box::new(source) };
-    let statement = state.sql_to_statement(sql, &dialect).map_err(err)?;
+    let statement = query.statement(&state).map_err(err)?;
     let references = state.resolve_table_references(&statement).map_err(err)?;
     Ok(references.into_iter().map(|r| (r.schema().map(str::to_owned), r.table().to_owned())).collect())
 }
 
-/// Plans `sql` with `$dt` bound to `dt` as a typed `DATE` value (`None`: a run without a date, in
-/// which `$dt` is an error). Only a query is accepted (see [`read_only`]).
-pub async fn plan_partition(ctx: &SessionContext, sql: &str, dt: Option<NaiveDate>) -> Result<PartitionQuery> {
-    let df = ctx.sql_with_options(sql, read_only()).await.map_err(sql_error)?;
+/// Plans `query` with `$dt` bound to `dt` as a typed `DATE` value (`None`: a run without a date,
+/// in which `$dt` is an error). Only a query is accepted (see [`read_only`]).
+pub async fn plan_partition(ctx: &SessionContext, query: &Query, dt: Option<NaiveDate>) -> Result<PartitionQuery> {
+    let df = query.dataframe(ctx).await?;
     let param = dt.map_or_else(|| "a run without --dt".to_owned(), |dt| format!("$dt = {dt}"));
     let plan_err = |source| Error::Plan { param: param.clone(), source: Box::new(source) };
     let df = match dt {

@@ -114,7 +114,7 @@ impl Runner {
     /// table are not listed. A table without a partition column (a `merge` target, a `rebuild`)
     /// is one partition, `all`, whatever the range.
     pub async fn audit(&self, job: &Job, there: &Workspace, range: Option<DateRange>) -> Result<Vec<PartitionAudit>> {
-        let there_location = there.table_location(&job.spec.target)?;
+        let there_location = there.job(&job.spec.name)?.location.clone();
         let table = job.spec.target.to_string();
         let read_err = |source| Error::Digest { table: table.clone(), source: Box::new(source) };
         let column = job.partition_by.as_deref();

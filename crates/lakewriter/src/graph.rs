@@ -3,6 +3,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use lakewriter_compute::Query;
 use serde::Serialize;
 
 use crate::{Error, Result, Runner};
@@ -187,9 +188,9 @@ impl Runner {
         JobGraph::new(jobs)
     }
 
-    /// The tables `sql` reads, as `schema.table` (a name without a schema as written).
-    pub(crate) fn tables_read(&self, sql: &str) -> lakewriter_compute::Result<BTreeSet<String>> {
-        let references = lakewriter_compute::table_references(self.session(), sql)?;
+    /// The tables `query` reads, as `schema.table` (a name without a schema as written).
+    pub(crate) fn tables_read(&self, query: &Query) -> lakewriter_compute::Result<BTreeSet<String>> {
+        let references = lakewriter_compute::table_references(self.session(), query)?;
         Ok(references
             .into_iter()
             .map(|(schema, table)| schema.map_or_else(|| table.clone(), |s| format!("{s}.{table}")))

@@ -7,6 +7,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use chrono::NaiveDate;
+use lakewriter_compute::Query;
 use lakewriter_core::{JobSpec, PartitionKey, PartitionRun, SqlSource, WriteMode};
 use lakewriter_storage::Location;
 
@@ -26,8 +27,9 @@ pub struct Job {
     pub sql: String,
     /// A job written as a statement: its statement.
     pub statement: Option<JobStatement>,
-    /// The SQL a run plans: `sql`, or a statement's query (an INSERT's) or source (a MERGE's).
-    pub query: String,
+    /// The query a run plans: `sql`, or a statement's query (an INSERT's) or source (a MERGE's)
+    /// as the parser read it.
+    pub query: Query,
     /// [`JobSpec::code_fingerprint`] of `sql`.
     pub code: String,
     /// The table's partition column: `partition_by`, or a statement's `PARTITION (column = $dt)`.
@@ -63,7 +65,7 @@ impl Job {
             .or_else(|| statement.as_ref().and_then(JobStatement::partition_column).map(str::to_owned));
         Ok(Self {
             location: table_location(root, &spec.target, file)?,
-            query: statement.as_ref().map_or_else(|| sql.clone(), JobStatement::query),
+            query: statement.as_ref().map_or_else(|| Query::Text(sql.clone()), JobStatement::query),
             code: spec.code_fingerprint(&sql),
             spec: spec.clone(),
             sql,

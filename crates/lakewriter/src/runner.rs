@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use chrono::NaiveDate;
 use datafusion::prelude::SessionContext;
-use lakewriter_compute::{Finding, PartitionQuery};
+use lakewriter_compute::{Finding, PartitionQuery, Query};
 use lakewriter_core::JobSpec;
 use lakewriter_delta::state::{JobState, LogScope};
 use lakewriter_storage::Location;
@@ -103,9 +103,13 @@ impl Runner {
         self.tables_read(&job.query).is_ok_and(|tables| tables.contains(&job.spec.target.to_string()))
     }
 
-    /// Plans `sql` for `dt`; input paths below the lakehouse root become relative to it.
-    pub(crate) async fn plan(&self, sql: &str, dt: Option<NaiveDate>) -> lakewriter_compute::Result<PartitionQuery> {
-        let mut query = lakewriter_compute::plan_partition(&self.ctx, sql, dt).await?;
+    /// Plans `query` for `dt`; input paths below the lakehouse root become relative to it.
+    pub(crate) async fn plan(
+        &self,
+        query: &Query,
+        dt: Option<NaiveDate>,
+    ) -> lakewriter_compute::Result<PartitionQuery> {
+        let mut query = lakewriter_compute::plan_partition(&self.ctx, query, dt).await?;
         let prefix = |root: &Location| {
             let url_path = root.url().path();
             let path = object_store::path::Path::from_url_path(url_path)

@@ -10,7 +10,7 @@ use lakewriter_core::TableRef;
 
 use super::parse::ALL_COLUMNS;
 use super::{Insert, Merge, MergeAction, MergeClause, MergeSource, PartitionColumn, SqlExpr, Statement, When, Write};
-use crate::{Error, Result};
+use crate::{Error, Query, Result};
 
 fn refuse<T>(problem: impl Into<String>) -> Result<T> {
     Err(Error::Statement { problem: problem.into() })
@@ -23,7 +23,7 @@ fn unsupported(present: bool, what: &str) -> Result<()> {
 
 pub(super) fn statement(ast: Ast) -> Result<Statement> {
     match ast {
-        Ast::Query(_) | Ast::Explain { .. } => Ok(Statement::Query { sql: ast.to_string() }),
+        Ast::Query(_) | Ast::Explain { .. } => Ok(Statement::Query(Query::Parsed(Box::new(ast)))),
         Ast::Insert(insert) => self::insert(insert).map(|i| Statement::Write(Write::Insert(i))),
         Ast::Merge(merge) => self::merge(merge).map(|m| Statement::Write(Write::Merge(m))),
         Ast::Delete(delete) => self::delete(delete),
@@ -68,7 +68,13 @@ fn insert(insert: AstInsert) -> Result<Insert> {
     let Some(query) = insert.source else { return refuse("an INSERT without a query or VALUES is not supported") };
     let columns = insert.columns.iter().map(column_name).collect::<Result<Vec<_>>>()?;
     let partition = insert.partitioned.unwrap_or_default().iter().map(partition_column).collect::<Result<Vec<_>>>()?;
-    Ok(Insert { table, overwrite: insert.overwrite, columns, partition, query: query.to_string() })
+    Ok(Insert {
+        table,
+        overwrite: insert.overwrite,
+        columns,
+        partition,
+        query: Query::Parsed(Box::new(Ast::Query(query))),
+    })
 }
 
 /// A column named by one identifier (a qualifier in front of it is dropped: it can only be the
@@ -111,7 +117,7 @@ fn merge(merge: AstMerge) -> Result<Merge> {
             (MergeSource::Table(table), alias)
         }
         TableFactor::Derived { subquery, alias, .. } => match alias_name(alias.as_ref())? {
-            Some(alias) => (MergeSource::Query(subquery.to_string()), alias),
+            Some(alias) => (MergeSource::Query(Query::Parsed(Box::new(Ast::Query(subquery)))), alias),
             None => return refuse("give the MERGE's source query an alias: USING (SELECT …) AS s"),
         },
         other => return refuse(format!("MERGE … USING `{other}`: use a table or a (query) AS alias")),

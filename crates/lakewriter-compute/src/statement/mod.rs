@@ -16,7 +16,7 @@ use datafusion::prelude::{Expr, SessionContext};
 use datafusion::sql::sqlparser::ast::{Expr as AstExpr, Value, visit_expressions};
 use lakewriter_core::TableRef;
 
-use crate::{Error, Result};
+use crate::{Error, Query, Result};
 
 /// An expression as the SQL parser read it.
 pub type SqlExpr = AstExpr;
@@ -36,7 +36,7 @@ pub struct Parsed {
 #[allow(clippy::large_enum_variant)] // A few per command, read once: not worth a box to match through.
 pub enum Statement {
     /// `SELECT`, `VALUES`, `WITH … SELECT` or `EXPLAIN`: read-only, planned as written.
-    Query { sql: String },
+    Query(Query),
     /// A statement that writes a Delta table.
     Write(Write),
 }
@@ -69,8 +69,8 @@ pub struct Insert {
     pub columns: Vec<String>,
     /// The `PARTITION` clause: static columns with a value, dynamic ones without.
     pub partition: Vec<PartitionColumn>,
-    /// The query, as SQL text.
-    pub query: String,
+    /// The query, as the parser read it.
+    pub query: Query,
 }
 
 /// A column of an `INSERT`'s `PARTITION` clause.
@@ -106,8 +106,8 @@ pub struct Merge {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum MergeSource {
     Table(TableRef),
-    /// A query, as SQL text.
-    Query(String),
+    /// A query, as the parser read it.
+    Query(Query),
 }
 
 /// One `WHEN … THEN …` clause of a MERGE, in the order written.
@@ -152,7 +152,7 @@ impl Statement {
     #[must_use]
     pub fn target(&self) -> Option<&TableRef> {
         match self {
-            Self::Query { .. } => None,
+            Self::Query(_) => None,
             Self::Write(write) => Some(write.target()),
         }
     }
@@ -161,7 +161,7 @@ impl Statement {
     #[must_use]
     pub fn kind(&self) -> StatementKind {
         match self {
-            Self::Query { .. } => StatementKind::Query,
+            Self::Query(_) => StatementKind::Query,
             Self::Write(write) => write.kind(),
         }
     }

@@ -49,7 +49,8 @@ fn a_static_partition_overwrite_keeps_its_partition_value_and_query() {
     assert!(overwrite && columns.is_empty());
     let partition: Vec<_> = partition.iter().map(|p| (p.column.as_str(), text(p.value.as_ref()))).collect();
     assert_eq!(partition, [("dt", Some("'2026-09-30'".to_owned()))]);
-    assert!(query.starts_with("SELECT customer_id, COUNT(*) AS orders FROM raw.orders"), "{query}");
+    assert!(matches!(query, crate::Query::Parsed(_)), "the query as the parser read it: {query:?}");
+    assert!(query.to_string().starts_with("SELECT customer_id, COUNT(*) AS orders FROM raw.orders"), "{query}");
     assert!(!parsed.uses_dt);
 }
 
@@ -82,7 +83,7 @@ fn a_merge_keeps_every_clause_in_order_with_spark_stars() {
     );
     let Statement::Write(Write::Merge(merge)) = parsed.statement else { panic!("a merge") };
     assert_eq!((merge.target, merge.target_alias.as_str()), (table("analytics.customers"), "t"));
-    assert!(matches!(&merge.source, MergeSource::Query(q) if q.contains("$dt")));
+    assert!(matches!(&merge.source, MergeSource::Query(q) if q.to_string().contains("$dt")));
     assert_eq!((merge.source_alias.as_str(), merge.on.to_string().as_str()), ("s", "t.id = s.id"));
     assert_eq!(
         merge.clauses.iter().map(described).collect::<Vec<_>>(),
@@ -104,7 +105,7 @@ fn a_star_in_a_string_or_a_query_is_left_alone() {
     assert_eq!((merge.target_alias.as_str(), merge.source_alias.as_str()), ("t", "s"));
     assert_eq!(merge.source, MergeSource::Table(table("a.s")));
     assert_eq!(described(&merge.clauses[0]), "Matched None UPDATE SET v = 'UPDATE SET *'");
-    assert!(matches!(one("SELECT * FROM raw.orders").statement, Statement::Query { .. }));
+    assert!(matches!(one("SELECT * FROM raw.orders").statement, Statement::Query(_)));
 }
 
 #[test]

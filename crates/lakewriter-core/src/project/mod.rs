@@ -36,6 +36,18 @@ pub enum WriteMode {
 }
 
 impl WriteMode {
+    /// Every mode, in the order the docs list them (`as_str`'s match, which is exhaustive, is
+    /// where a new one is first needed).
+    pub const ALL: [Self; 7] = [
+        Self::OverwritePartition,
+        Self::Merge,
+        Self::DeleteInsert,
+        Self::AppendDedup,
+        Self::Append,
+        Self::Rebuild,
+        Self::Statement,
+    ];
+
     #[must_use]
     pub fn as_str(self) -> &'static str {
         match self {

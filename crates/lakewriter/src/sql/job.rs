@@ -5,6 +5,7 @@
 //! `status`, `plan`, `backfill --only stale`, `verify`, `lint`) goes through the same paths as
 //! for a write mode, with the statement's query as the job's query.
 
+use lakewriter_compute::Query;
 use lakewriter_compute::statement::{Insert, Merge, Statement, Write};
 use lakewriter_core::JobSpec;
 
@@ -76,12 +77,12 @@ impl JobStatement {
         Ok(statement)
     }
 
-    /// The SQL a run plans for its inputs and its rows: the INSERT's query or the MERGE's source.
+    /// The query a run plans for its inputs and its rows: the INSERT's or the MERGE's source.
     #[must_use]
-    pub fn query(&self) -> String {
+    pub fn query(&self) -> Query {
         match self {
             Self::Overwrite(insert) | Self::Append(insert) => insert.query.clone(),
-            Self::Merge(merge) => super::merge::source_sql(merge),
+            Self::Merge(merge) => super::merge::source_query(merge),
         }
     }
 
@@ -125,14 +126,14 @@ mod tests {
         let statement = JobStatement::read(&job("", sql), sql).expect("an overwrite");
         assert!(matches!(statement, JobStatement::Overwrite(_)));
         assert_eq!(statement.partition_column(), Some("day"));
-        assert_eq!(statement.query(), "SELECT k, COUNT(*) AS n FROM raw.o WHERE dt = $dt GROUP BY k");
+        assert_eq!(statement.query().to_string(), "SELECT k, COUNT(*) AS n FROM raw.o WHERE dt = $dt GROUP BY k");
         let sql = "INSERT INTO a.t SELECT k FROM raw.o WHERE dt = $dt";
         let statement = JobStatement::read(&job("", sql), sql).expect("an append");
         assert!(matches!(statement, JobStatement::Append(_)) && statement.partition_column().is_none());
         let sql = "MERGE INTO a.t USING raw.s ON t.k = s.k WHEN NOT MATCHED THEN INSERT *";
         let statement = JobStatement::read(&job("", sql), sql).expect("a merge");
         assert!(matches!(statement, JobStatement::Merge(_)));
-        assert_eq!(statement.query(), "SELECT * FROM raw.s");
+        assert_eq!(statement.query().to_string(), "SELECT * FROM raw.s");
     }
 
     #[test]

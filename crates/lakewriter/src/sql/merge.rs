@@ -8,6 +8,7 @@ use chrono::NaiveDate;
 use datafusion::common::{Column, DFSchema, JoinType};
 use datafusion::functions_aggregate::expr_fn::count;
 use datafusion::prelude::{DataFrame, Expr, lit};
+use lakewriter_compute::Query;
 use lakewriter_compute::statement::{Merge, MergeAction, MergeClause, MergeSource, SqlExpr, When};
 use lakewriter_core::input_fingerprint;
 use lakewriter_delta::table::Shape;
@@ -19,10 +20,10 @@ use crate::{Error, Result, Runner};
 /// Target rows that several source rows match, named in the error (Spark names none).
 const DUPLICATE_EXAMPLES: usize = 10;
 
-/// The SQL that gives a MERGE's source rows.
-pub(crate) fn source_sql(merge: &Merge) -> String {
+/// The query that gives a MERGE's source rows: its query, or all of its table's.
+pub(crate) fn source_query(merge: &Merge) -> Query {
     match &merge.source {
-        MergeSource::Table(table) => format!("SELECT * FROM {table}"),
+        MergeSource::Table(table) => Query::Text(format!("SELECT * FROM {table}")),
         MergeSource::Query(query) => query.clone(),
     }
 }
@@ -43,7 +44,7 @@ impl Runner {
         dt: Option<NaiveDate>,
         report: &mut StatementReport,
     ) -> Result<()> {
-        let query = self.plan(&source_sql(merge), dt).await.map_err(Error::statement_plan)?;
+        let query = self.plan(&source_query(merge), dt).await.map_err(Error::statement_plan)?;
         written.metadata.input_fingerprint = input_fingerprint(&query.files);
         let source = DataFrame::new(self.session().state(), query.plan);
         let target = written.target(self, &[]);

@@ -15,6 +15,7 @@ use datafusion::arrow::datatypes::SchemaRef;
 use datafusion::common::tree_node::{Transformed, TreeNode};
 use datafusion::common::{Column, DFSchema};
 use datafusion::prelude::Expr;
+use lakewriter_compute::Query;
 use lakewriter_compute::statement::{Parsed, SqlExpr, Statement, Write};
 use lakewriter_core::{PartitionKey, TableRef, input_fingerprint, stable_hash};
 use lakewriter_delta::table::Shape;
@@ -151,7 +152,7 @@ impl Runner {
         Self::require_dt(std::slice::from_ref(parsed), options)?;
         let dt = options.dt;
         let write = match &parsed.statement {
-            Statement::Query { sql } => return self.query(sql, dt).await,
+            Statement::Query(query) => return self.query(query, dt).await,
             Statement::Write(write) => write,
         };
         let mut written = self.written(write.target(), parsed, dt).await?;
@@ -193,8 +194,8 @@ impl Runner {
         Ok(Executed::Written(report))
     }
 
-    async fn query(&self, sql: &str, dt: Option<NaiveDate>) -> Result<Executed> {
-        let query = self.plan(sql, dt).await.map_err(Error::statement_plan)?;
+    async fn query(&self, query: &Query, dt: Option<NaiveDate>) -> Result<Executed> {
+        let query = self.plan(query, dt).await.map_err(Error::statement_plan)?;
         let df = datafusion::prelude::DataFrame::new(self.session().state(), query.plan);
         let held = lakewriter_compute::Materialized::collect(df).await.map_err(result_err)?;
         Ok(Executed::Rows { schema: held.schema.clone(), batches: held.batches().cloned().collect() })

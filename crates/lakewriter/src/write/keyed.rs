@@ -3,8 +3,8 @@
 //! source that changes no row commits at most the partition's new state.
 
 use datafusion::prelude::DataFrame;
-use lakewriter_compute::{KeyedCounts, KeyedSpec, keyed};
-use lakewriter_core::{CheckKind, WriteMode, WriteSpec};
+use lakewriter_compute::{KeyedCounts, KeyedSource, KeyedSpec, keyed};
+use lakewriter_core::{CheckKind, OnDuplicateKeys, WriteMode};
 use lakewriter_delta::{Committed, MergeSpec, Target};
 
 use super::{Attempt, Mode};
@@ -13,26 +13,64 @@ use crate::{Changes, DryRun, PartitionReport, RunError};
 
 #[derive(Debug)]
 pub(crate) struct Keyed {
-    /// The job's `write`: a `merge` or an `append_dedup` with its settings.
-    pub write: WriteSpec,
+    mode: WriteMode,
+    key: Vec<String>,
+    /// `merge`: the column whose greatest value wins; `None`: an `append_dedup`.
+    newer_by: Option<String>,
+    delete_when: Option<String>,
+    duplicates_are_errors: bool,
 }
 
 impl Keyed {
-    fn spec(&self) -> KeyedSpec<'_> {
-        KeyedSpec::of(&self.write).unwrap_or(KeyedSpec {
-            key: &[],
+    /// A job's `merge` on `key`, the newest row by `newer_by` winning.
+    pub(super) fn merge(
+        key: &[String],
+        newer_by: &str,
+        on_duplicate_keys: OnDuplicateKeys,
+        delete_when: Option<&str>,
+    ) -> Self {
+        Self {
+            mode: WriteMode::Merge,
+            key: key.to_vec(),
+            newer_by: Some(newer_by.to_owned()),
+            delete_when: delete_when.map(str::to_owned),
+            duplicates_are_errors: on_duplicate_keys == OnDuplicateKeys::Error,
+        }
+    }
+
+    /// A job's `append_dedup` on `key`.
+    pub(super) fn append_dedup(key: &[String]) -> Self {
+        Self {
+            mode: WriteMode::AppendDedup,
+            key: key.to_vec(),
             newer_by: None,
             delete_when: None,
             duplicates_are_errors: false,
-        })
+        }
+    }
+
+    fn spec(&self) -> KeyedSpec<'_> {
+        KeyedSpec {
+            key: &self.key,
+            newer_by: self.newer_by.as_deref(),
+            delete_when: self.delete_when.as_deref(),
+            duplicates_are_errors: self.duplicates_are_errors,
+        }
+    }
+
+    /// The keyed source this mode's [`Mode::compute`] made.
+    fn source(computed: Computed) -> Result<KeyedSource, Box<crate::Error>> {
+        match computed {
+            Computed::Keyed(source) => Ok(source),
+            Computed::Streamed(_) | Computed::Held(_) => {
+                Err(Box::new(crate::Error::Usage("a keyed write computes a keyed source".into())))
+            }
+        }
     }
 
     /// Checks the source's columns against the table's, then classifies it against the version
     /// the write reads and commits over.
-    async fn classified(&self, attempt: &Attempt<'_>, computed: &Computed) -> Result<KeyedCounts, RunError> {
-        let Computed::Keyed(source) = computed else {
-            return Err(RunError::Setup(crate::Error::Usage("a keyed write computes a keyed source".into())));
-        };
+    async fn classified(&self, attempt: &Attempt<'_>, source: &KeyedSource) -> Result<KeyedCounts, RunError> {
         let job = &attempt.run.job.spec;
         attempt.runner.refuse_other_columns(job, attempt.table(), &source.held.schema).await?;
         attempt.runner.classify(source, &self.spec(), attempt.location, attempt.read_version).await
@@ -42,7 +80,7 @@ impl Keyed {
 #[async_trait::async_trait(?Send)]
 impl Mode for Keyed {
     fn mode(&self) -> WriteMode {
-        self.write.mode()
+        self.mode
     }
 
     fn commits_side_by_side(&self) -> bool {
@@ -50,7 +88,7 @@ impl Mode for Keyed {
     }
 
     fn refuses(&self, check: &CheckKind) -> Option<String> {
-        super::refuses_comparison(check, &format!("write = \"{}\"", self.write.mode()))
+        super::refuses_comparison(check, &format!("write = \"{}\"", self.mode))
     }
 
     async fn compute(
@@ -71,7 +109,7 @@ impl Mode for Keyed {
         _replaced: Option<DataFrame>,
         report: &mut PartitionReport,
     ) -> Result<DryRun, RunError> {
-        let counts = self.classified(attempt, &computed).await?;
+        let counts = self.classified(attempt, &Self::source(computed).map_err(|e| *e)?).await?;
         report.changes = Some(Changes::Keyed(counts));
         if !counts.changes_anything() && !attempt.fresh && attempt.read_version.is_some() {
             report.note = Some("no row to change: a run would commit only the partition's new state".into());
@@ -89,9 +127,9 @@ impl Mode for Keyed {
         computed: Computed,
         report: &mut PartitionReport,
     ) -> Result<Option<Committed>, RunError> {
-        let counts = self.classified(attempt, &computed).await?;
+        let source = Self::source(computed).map_err(|e| *e)?;
+        let counts = self.classified(attempt, &source).await?;
         report.changes = Some(Changes::Keyed(counts));
-        let Computed::Keyed(source) = computed else { return Ok(None) };
         if !counts.changes_anything() {
             return super::record_state_alone(attempt, target, &source.held.schema, report).await;
         }

@@ -169,9 +169,10 @@ pub(crate) fn resolve(job: &JobSpec, statement: Option<&JobStatement>) -> Option
             Arc::new(delete_insert::DeleteInsert { predicate: predicate.clone() })
         }
         (WriteSpec::Append, _) => Arc::new(append::Append { insert: None }),
-        (write @ (WriteSpec::Merge { .. } | WriteSpec::AppendDedup { .. }), _) => {
-            Arc::new(keyed::Keyed { write: write.clone() })
+        (WriteSpec::Merge { key, newer_by, on_duplicate_keys, delete_when }, _) => {
+            Arc::new(keyed::Keyed::merge(key, newer_by, *on_duplicate_keys, delete_when.as_deref()))
         }
+        (WriteSpec::AppendDedup { key }, _) => Arc::new(keyed::Keyed::append_dedup(key)),
         (WriteSpec::Rebuild, _) => Arc::new(rebuild::Rebuild),
         (WriteSpec::Statement, Some(JobStatement::Overwrite(insert))) => {
             let column = insert.partition.first().map_or_else(column, |p| p.column.clone());
