@@ -98,7 +98,8 @@ pub fn table_references(ctx: &SessionContext, query: &Query) -> Result<Vec<(Opti
 }
 
 /// Plans `query` with `$dt` bound to `dt` as a typed `DATE` value (`None`: a run without a date,
-/// in which `$dt` is an error). Only a query is accepted (see [`read_only`]).
+/// in which `$dt` is an error). Only a query is accepted (see [`read_only`]). The plan reads the
+/// raw files this planning listed, however often it is executed ([`crate::raw::pinned_scans`]).
 pub async fn plan_partition(ctx: &SessionContext, query: &Query, dt: Option<NaiveDate>) -> Result<PartitionQuery> {
     let df = query.dataframe(ctx).await?;
     let param = dt.map_or_else(|| "a run without --dt".to_owned(), |dt| format!("$dt = {dt}"));
@@ -107,7 +108,9 @@ pub async fn plan_partition(ctx: &SessionContext, query: &Query, dt: Option<Naiv
         Some(dt) => df.with_param_values(dt_param(dt)).map_err(plan_err)?,
         None => df,
     };
-    let plan = df.logical_plan().clone();
+    // The files this planning lists are the ones the plan reads when it runs.
+    let plan = crate::raw::pinned_scans(df.logical_plan().clone()).map_err(plan_err)?;
+    let df = DataFrame::new(ctx.state(), plan.clone());
     let physical = df.create_physical_plan().await.map_err(|e| match unwrap_input_error(e) {
         Ok(input) => input,
         Err(other) => plan_err(other),

@@ -25,6 +25,8 @@ mod check;
 mod files;
 mod layout;
 
+pub use files::pinned_scans;
+
 use std::sync::Arc;
 
 use async_trait::async_trait;
@@ -47,6 +49,12 @@ use layout::{Layout, layout};
 
 const EXTENSION: &str = ".parquet";
 
+/// A file checked once in a command: its path, size and modification time.
+type CheckedFile = (Path, u64, chrono::DateTime<chrono::Utc>);
+
+/// The files under each listed prefix.
+type Listings = std::collections::HashMap<Option<Path>, Vec<object_store::ObjectMeta>>;
+
 /// A raw dataset as DataFusion reads it: a listing table, and the checks of the files a scan reads.
 #[derive(Debug)]
 pub struct RawTable {
@@ -62,7 +70,10 @@ pub struct RawTable {
     /// The file that set them (its newest readable file), for errors.
     schema_from: Path,
     /// The files checked so far in this command, as they were: each is read once.
-    checked: std::sync::Mutex<std::collections::HashSet<(Path, u64, chrono::DateTime<chrono::Utc>)>>,
+    checked: Arc<std::sync::Mutex<std::collections::HashSet<CheckedFile>>>,
+    /// A copy a plan scans ([`pinned_scans`]): the files under each prefix as it first listed
+    /// them. `None` (the catalog's): listed anew on each scan.
+    listings: Option<std::sync::Mutex<Listings>>,
     /// Top-level folders DataFusion would misread as partitions (see [`layout::Level`]): a scan
     /// that lists them fails, naming one.
     bad_values: Vec<String>,
@@ -100,7 +111,8 @@ impl RawTable {
             partitions,
             file_schema,
             schema_from,
-            checked: std::sync::Mutex::default(),
+            checked: Arc::default(),
+            listings: None,
             bad_values,
             inner,
         })))
@@ -113,6 +125,24 @@ impl RawTable {
     }
 
     /// `file` as a URL below the dataset's folder.
+    /// This dataset with listings of its own, none yet (the files checked are shared).
+    fn pinned(&self) -> Self {
+        Self {
+            name: self.name.clone(),
+            folder: self.folder.clone(),
+            url: self.url.clone(),
+            store: Arc::clone(&self.store),
+            format: Arc::clone(&self.format),
+            partitions: self.partitions.clone(),
+            file_schema: Arc::clone(&self.file_schema),
+            schema_from: self.schema_from.clone(),
+            checked: Arc::clone(&self.checked),
+            listings: Some(std::sync::Mutex::default()),
+            bad_values: self.bad_values.clone(),
+            inner: self.inner.clone(),
+        }
+    }
+
     fn display(&self, file: &Path) -> String {
         let relative = self.url.strip_prefix(file).map(|parts| parts.collect::<Vec<_>>().join("/"));
         relative.map_or_else(|| file.to_string(), |r| format!("{}{r}", self.folder))
@@ -158,6 +188,7 @@ impl TableProvider for RawTable {
     async fn scan_with_args<'a>(&self, state: &dyn Session, args: ScanArgs<'a>) -> DfResult<ScanResult> {
         let files = self.files(state, args.filters().unwrap_or_default()).await?;
         self.check(state, &files).await?;
-        self.inner.scan_with_args(state, args).await
+        let scan = self.inner.scan_with_args(state, args).await?;
+        Ok(ScanResult::new(files::reading_only(scan.into_inner(), &files)))
     }
 }

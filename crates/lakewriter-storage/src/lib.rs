@@ -23,6 +23,7 @@ use object_store::aws::{AmazonS3Builder, AmazonS3ConfigKey};
 use object_store::local::LocalFileSystem;
 use url::Url;
 
+mod listing;
 mod policy;
 
 pub use policy::RequestPolicy;
@@ -208,7 +209,7 @@ impl Location {
         }
         let store =
             builder.build().map_err(|source| Error::Store { url: self.store_url(), source: Box::new(source) })?;
-        Ok(Arc::new(store))
+        Ok(Arc::new(listing::RetriedLists { inner: Arc::new(store), policy: self.policy }))
     }
 }
 

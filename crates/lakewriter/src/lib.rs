@@ -26,6 +26,7 @@ mod run;
 mod runner;
 mod sql;
 mod status;
+mod upstream;
 mod verify;
 mod workspace;
 mod write;
@@ -53,6 +54,7 @@ pub use runner::Runner;
 pub use sql::{Executed, JobStatement, SqlOptions, StatementReport};
 pub use status::{
     Action, CHECKPOINT_AFTER, Freshness, JobStatus, LogLength, Only, PartitionStatus, PlannedPartition, StaleReason,
+    UpstreamPartition,
 };
 pub use workspace::{PROJECT_FILE, Workspace};
 

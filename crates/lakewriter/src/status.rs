@@ -5,7 +5,7 @@ use std::fmt;
 
 use chrono::{DateTime, NaiveDate, Utc};
 use futures::StreamExt;
-use lakewriter_core::{DateRange, PartitionKey, input_fingerprint};
+use lakewriter_core::{DateRange, InputFile, PartitionKey, input_fingerprint};
 use lakewriter_delta::state::{JobState, LogScope, Recorded};
 use serde::Serialize;
 
@@ -36,11 +36,8 @@ impl Runner {
         } else {
             vec![None]
         };
-        let statuses = futures::stream::iter(days)
-            .map(|dt| self.partition_status(job, &state, dt))
-            .buffered(CONCURRENT_PLANS)
-            .collect::<Vec<Result<PartitionStatus>>>()
-            .await;
+        let mut planned = self.partition_statuses(job, &state, days).await?;
+        self.mark_upstream_stale(job, &mut planned).await?;
         Ok(JobStatus {
             job: job.spec.name.clone(),
             target: job.spec.target.clone(),
@@ -48,8 +45,24 @@ impl Runner {
             table_version,
             checkpoint: state.checkpoint,
             log: table_version.map(|_| LogLength::of(&state)),
-            partitions: statuses.into_iter().collect::<Result<_>>()?,
+            partitions: planned.into_iter().map(|(status, _)| status).collect(),
         })
+    }
+
+    /// The state of `job`'s partitions of `days`, each with the files its plan reads now.
+    pub(crate) async fn partition_statuses(
+        &self,
+        job: &Job,
+        state: &JobState,
+        days: Vec<Option<NaiveDate>>,
+    ) -> Result<Vec<(PartitionStatus, Vec<InputFile>)>> {
+        futures::stream::iter(days)
+            .map(|dt| self.partition_status(job, state, dt))
+            .buffered(CONCURRENT_PLANS)
+            .collect::<Vec<Result<_>>>()
+            .await
+            .into_iter()
+            .collect()
     }
 
     /// The data files of `job`'s table and what compaction would rewrite (`status --maintenance`):
@@ -60,18 +73,25 @@ impl Runner {
             .map_err(|source| Error::OpenTable { table: job.spec.target.to_string(), source: Box::new(source) })
     }
 
-    /// The state of `job`'s partition `dt`: its plan's inputs now against what `state` recorded.
-    async fn partition_status(&self, job: &Job, state: &JobState, dt: Option<NaiveDate>) -> Result<PartitionStatus> {
+    /// The state of `job`'s partition `dt`: its plan's inputs now against what `state` recorded;
+    /// with the files the plan reads.
+    async fn partition_status(
+        &self,
+        job: &Job,
+        state: &JobState,
+        dt: Option<NaiveDate>,
+    ) -> Result<(PartitionStatus, Vec<InputFile>)> {
         let partition = job.partition(dt);
         let recorded = state.partitions.get(&partition);
         match self.plan(&job.query, dt).await {
             Ok(query) => {
                 let inputs = input_fingerprint(&query.files);
-                Ok(PartitionStatus::of(partition, dt, recorded, &job.code, Some(&inputs), query.files.len()))
+                let status = PartitionStatus::of(partition, dt, recorded, &job.code, Some(&inputs), query.files.len());
+                Ok((status, query.files))
             }
             Err(e) if e.is_unreadable_input() => {
                 tracing::warn!(job = %job.spec.name, %partition, error = %error_chain(&e), "an input cannot be read");
-                Ok(PartitionStatus::of(partition, dt, recorded, &job.code, None, 0))
+                Ok((PartitionStatus::of(partition, dt, recorded, &job.code, None, 0), Vec::new()))
             }
             Err(source) => {
                 Err(Error::PlanPartition { job: job.spec.name.clone(), partition, source: Box::new(source) })
@@ -110,6 +130,9 @@ pub enum StaleReason {
     CodeChanged,
     /// A raw file or folder the plan would read cannot be read (a run fails, naming it).
     InputsUnreadable,
+    /// A partition of an upstream job it read is stale (`upstream_stale` names it): its rows
+    /// were computed from rows that a rerun upstream will change.
+    UpstreamStale,
 }
 
 impl fmt::Display for StaleReason {
@@ -118,6 +141,7 @@ impl fmt::Display for StaleReason {
             Self::InputsChanged => "inputs changed",
             Self::CodeChanged => "code changed",
             Self::InputsUnreadable => "inputs unreadable",
+            Self::UpstreamStale => "upstream stale",
         })
     }
 }
@@ -138,6 +162,15 @@ pub struct PartitionStatus {
     pub run_id: Option<String>,
     /// Files the job's plan reads for this partition now.
     pub files_scanned: usize,
+    /// The stale partitions of upstream jobs its plan reads (reason `upstream_stale`).
+    pub upstream_stale: Vec<UpstreamPartition>,
+}
+
+/// A partition of another job's table.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct UpstreamPartition {
+    pub job: String,
+    pub partition: PartitionKey,
 }
 
 impl PartitionStatus {
@@ -177,6 +210,7 @@ impl PartitionStatus {
             rows: recorded.and_then(|r| r.rows),
             run_id: recorded.and_then(|r| r.run_id.clone()),
             files_scanned,
+            upstream_stale: Vec::new(),
         }
     }
 
@@ -187,7 +221,18 @@ impl PartitionStatus {
             Freshness::Fresh => "fresh".into(),
             Freshness::Missing => "missing".into(),
             Freshness::Stale => {
-                let reasons: Vec<String> = self.reasons.iter().map(ToString::to_string).collect();
+                let reasons: Vec<String> = self
+                    .reasons
+                    .iter()
+                    .map(|r| match r {
+                        StaleReason::UpstreamStale => {
+                            let named: Vec<String> =
+                                self.upstream_stale.iter().map(|u| format!("{} {}", u.job, u.partition)).collect();
+                            format!("{r} ({})", named.join(", "))
+                        }
+                        other => other.to_string(),
+                    })
+                    .collect();
                 format!("stale: {}", reasons.join(", "))
             }
         }

@@ -156,9 +156,17 @@ fn downstream_and_all(lake: &Lake) {
     assert_eq!(summaries, 4, "a summary per job");
 }
 
-/// Late orders for one day: `daily_orders` of that day is stale; once it is rewritten, exactly the
-/// 7 `weekly_revenue` days whose window holds it are; `backfill --all --only stale` then rewrites
-/// exactly those and the `weekly_summary` days above them, and nothing else.
+/// The upstream partitions `status` names for `job`'s day `dt`, as `job partition`.
+fn upstream_stale(lake: &Lake, job: &str, dt: &str) -> Vec<String> {
+    let status = lake.status(&[job, "--from", dt, "--to", dt]);
+    status.partitions[0].upstream_stale.iter().map(|u| format!("{} {}", u.job, u.partition)).collect()
+}
+
+/// Late orders for one day: `daily_orders` of that day is stale, and at once so are exactly the 7
+/// `weekly_revenue` days whose window holds it, and the `weekly_summary` days above them, each
+/// naming the upstream partition; once `daily_orders` is rewritten, those `weekly_revenue` days
+/// are stale by their inputs; `backfill --all --only stale` then rewrites exactly those and the
+/// `weekly_summary` days above them, and nothing else.
 fn late_data_flows_downstream(lake: &Lake) {
     let range = ["--from", "2026-09-01", "--to", "2026-09-20"];
     lake.cli(&[&["backfill", "--all"][..], &range].concat()).assert_code(0);
@@ -166,14 +174,21 @@ fn late_data_flows_downstream(lake: &Lake) {
 
     assert_eq!(not_fresh(lake, "daily_orders", "2026-09-01", "2026-09-20"), ["2026-09-10"]);
     assert_eq!(status(lake, "daily_orders", "2026-09-10", "2026-09-10")["2026-09-10"].0, "stale:inputs_changed");
-    assert!(not_fresh(lake, "weekly_revenue", "2026-09-01", "2026-09-20").is_empty(), "its input is unchanged yet");
+    let window = dates("2026-09-10", "2026-09-16");
+    assert_eq!(not_fresh(lake, "weekly_revenue", "2026-09-01", "2026-09-20"), window, "at once, before the rewrite");
+    assert_eq!(status(lake, "weekly_revenue", "2026-09-12", "2026-09-12")["2026-09-12"].0, "stale:upstream_stale");
+    assert_eq!(upstream_stale(lake, "weekly_revenue", "2026-09-12"), ["daily_orders dt=2026-09-10"]);
+    assert_eq!(not_fresh(lake, "weekly_summary", "2026-09-01", "2026-09-20"), window, "two levels down");
+    assert_eq!(upstream_stale(lake, "weekly_summary", "2026-09-16"), ["weekly_revenue dt=2026-09-16"]);
+    let plan = lake.cli(&["plan", "weekly_revenue", "--from", "2026-09-12", "--to", "2026-09-12"]);
+    plan.assert_code(0);
+    assert!(plan.stdout.contains("stale: upstream stale (daily_orders dt=2026-09-10)"), "{}", plan.stdout);
 
     lake.cli(&["backfill", "daily_orders", "--only", "stale", "--from", "2026-09-01", "--to", "2026-09-20"])
         .assert_code(0);
-    let window = dates("2026-09-10", "2026-09-16");
     assert_eq!(not_fresh(lake, "weekly_revenue", "2026-09-01", "2026-09-20"), window);
     assert_eq!(status(lake, "weekly_revenue", "2026-09-12", "2026-09-12")["2026-09-12"].0, "stale:inputs_changed");
-    assert!(not_fresh(lake, "weekly_summary", "2026-09-01", "2026-09-20").is_empty(), "two levels down: not yet");
+    assert_eq!(not_fresh(lake, "weekly_summary", "2026-09-01", "2026-09-20"), window, "above a stale day");
 
     let before: Vec<_> = ["daily_orders", "weekly_revenue", "weekly_summary"]
         .map(|job| status(lake, job, "2026-09-01", "2026-09-20"))

@@ -48,19 +48,19 @@ const ALREADY_WRITTEN: &str = "already fresh: nothing to change, no new table ve
 const ALREADY_APPENDED: &str = "already appended; nothing appended. --force appends again and duplicates these rows";
 
 /// A fresh place with `mode`'s table written for [`WRITTEN`] (`rebuild`: written once).
-fn written(on_s3: bool, mode: Mode) -> Place {
+pub(super) fn written(on_s3: bool, mode: Mode) -> Place {
     let place = Place::new(on_s3, mode);
     let report = run(place.lake(), mode, WRITTEN);
     assert_eq!((report.committed, report.table_version), (true, Some(0)), "{report:?}");
     place
 }
 
-fn table(mode: Mode) -> String {
+pub(super) fn table(mode: Mode) -> String {
     format!("{SCHEMA}.{}", mode.as_str())
 }
 
 /// `--json run MODE --dt DT` (`rebuild`: without a date).
-fn args(mode: Mode, dt: &str) -> Vec<&str> {
+pub(super) fn args(mode: Mode, dt: &str) -> Vec<&str> {
     let mut args = vec!["--json", "run", mode.as_str()];
     if mode != Mode::Rebuild {
         args.extend(["--dt", dt]);
@@ -70,7 +70,7 @@ fn args(mode: Mode, dt: &str) -> Vec<&str> {
 
 /// The one report of a run that exited 0.
 #[track_caller]
-fn report_of(run: &Run) -> Report {
+pub(super) fn report_of(run: &Run) -> Report {
     run.assert_code(0);
     let (mut reports, summary) = run.json();
     assert_eq!((reports.len(), summary.failed), (1, 0), "{}\n{}", run.stdout, run.stderr);
@@ -78,12 +78,12 @@ fn report_of(run: &Run) -> Report {
 }
 
 #[track_caller]
-fn run(lake: &Lake, mode: Mode, dt: &str) -> Report {
+pub(super) fn run(lake: &Lake, mode: Mode, dt: &str) -> Report {
     report_of(&lake.cli(&args(mode, dt)))
 }
 
 /// The late raw file of [`DAY`] that `mode`'s job reads: its path below the root and its rows.
-fn late_file(mode: Mode) -> (String, RecordBatch) {
+pub(super) fn late_file(mode: Mode) -> (String, RecordBatch) {
     if mode == Mode::Merge {
         (format!("raw/customers_batch/dt={DAY}/part-late-00000.parquet"), late_changes())
     } else {
@@ -122,15 +122,15 @@ fn late_changes() -> RecordBatch {
 
 /// What an undisturbed run gives, in a fresh local lakehouse: the report of B's run, of A's where
 /// A runs after B, and the table.
-struct Reference {
+pub(super) struct Reference {
     b: Report,
     a: Option<Report>,
-    table: Digest,
+    pub(super) table: Digest,
 }
 
 /// The undisturbed runs of `mode` on the same partition (or, `other`, on another), computed once
 /// for the whole suite: the local and the S3 tests share them.
-fn reference(mode: Mode, other: bool) -> &'static Reference {
+pub(super) fn reference(mode: Mode, other: bool) -> &'static Reference {
     static REFERENCES: Mutex<BTreeMap<(&str, bool), &'static OnceLock<Reference>>> = Mutex::new(BTreeMap::new());
     let cell: &OnceLock<Reference> = REFERENCES
         .lock()
@@ -165,7 +165,7 @@ fn reference_other_partition(mode: Mode) -> Reference {
 }
 
 /// Each partition of `mode`'s table from `from` to `to` with its state (`rebuild`: the table's).
-fn states(lake: &Lake, mode: Mode, from: &str, to: &str) -> Vec<(String, String)> {
+pub(super) fn states(lake: &Lake, mode: Mode, from: &str, to: &str) -> Vec<(String, String)> {
     let mut args = vec![mode.as_str()];
     if mode != Mode::Rebuild {
         args.extend(["--from", from, "--to", to]);

@@ -5,6 +5,7 @@ mod bad_input;
 mod concurrent;
 mod crash;
 mod failures;
+mod late_file;
 mod local_faults;
 mod maintain_races;
 mod races;

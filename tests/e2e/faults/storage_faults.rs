@@ -207,7 +207,7 @@ fn a_log_entry_put_that_lands_but_whose_answer_is_lost_commits_once_in_every_mod
 /// Faults that pass before the retries end, or that a run does without, none of which lets a
 /// request land twice: (requests hit, fault, from which match (0: one of the first three, by
 /// chance), how many in a row, what the trial hit).
-const PASSING: [(Requests, Fault, usize, usize, &str); 7] = [
+const PASSING: [(Requests, Fault, usize, usize, &str); 8] = [
     (DATA_FILE, Fault::Status(500), 1, 2, "500 on a data-file PUT, twice"),
     (DATA_FILE, Fault::DropRequest, 1, 1, "a data-file PUT's connection dropped mid-body"),
     (LOG_ENTRY, Fault::Status(503), 1, 2, "503 on the log-entry PUT before it landed, twice"),
@@ -215,8 +215,9 @@ const PASSING: [(Requests, Fault, usize, usize, &str); 7] = [
     (LOG_LIST, Fault::Delay(1.0), 0, 1, "a LIST of _delta_log/ answered 1 s late"),
     (LOG_LIST, Fault::Delay(LATE), 0, 1, "a LIST of _delta_log/ answered after the timeout"),
     // The run's LISTs of the log: the catalog's of the target and of raw.orders, then the
-    // partition state's, whose failure costs the run its notes only (object_store does not
-    // retry a LIST whose answer breaks off).
+    // partition state's. A LIST whose answer breaks off is asked again (lakewriter's store:
+    // object_store reads a LIST's answer outside its own retries).
+    (LOG_LIST, Fault::DropResponse, 1, 1, "the catalog's LIST of _delta_log/ cut mid-body"),
     (LOG_LIST, Fault::DropResponse, 3, 1, "the partition state's LIST of _delta_log/ cut mid-body"),
 ];
 
@@ -304,8 +305,8 @@ const LASTING: [Lasting; 4] = [
     (DATA_FILE, Fault::Status(503), 1, 0, "503 on every data-file PUT"),
     (LOG_ENTRY, Fault::Status(500), 1, 0, "500 on every log-entry PUT"),
     (LOG_LIST, Fault::Status(503), 1, 0, "503 on every LIST of _delta_log/"),
-    // object_store reads a LIST's answer outside its retries: a cut one fails at once.
-    (LOG_LIST, Fault::DropResponse, 1, 1, "the catalog's LIST of _delta_log/ cut mid-body"),
+    // A LIST whose answer breaks off on every try: asked again as often as a 5xx is.
+    (LOG_LIST, Fault::DropResponse, 1, 0, "every LIST of _delta_log/ cut mid-body"),
 ];
 
 /// How the run of `place` fails under `fault` on `requests`.
@@ -378,7 +379,7 @@ fn assert_failed(run: &Run, expected: &Failed) {
 
 #[test]
 fn a_fault_that_outlasts_the_retries_fails_the_run_naming_the_request_and_a_rerun_converges() {
-    let scenario = "5xx on every try, or an answer not retried, every mode, S3";
+    let scenario = "5xx or a cut answer on every try, every mode, S3";
     let mut figures = Figures::new(scenario, "faults::storage_faults::a_fault_that_outlasts_the_retries");
     let proxy = Proxy::start();
     for trial in 0..trials(LASTING.len()) {

@@ -30,6 +30,16 @@ pub struct PartitionStatus {
     pub rows: Option<u64>,
     pub run_id: Option<String>,
     pub files_scanned: u64,
+    /// The stale upstream partitions its plan reads (reason `upstream_stale`).
+    pub upstream_stale: Vec<Upstream>,
+}
+
+/// A partition of an upstream job.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Upstream {
+    pub job: String,
+    pub partition: String,
 }
 
 impl PartitionStatus {

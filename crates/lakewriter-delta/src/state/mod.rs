@@ -11,13 +11,15 @@
 //! application and keeps the latest transaction of every application id in each checkpoint, so
 //! the state survives checkpoints and log clean-up, and moves with the data: a commit that fails
 //! records nothing. The commit's `commitInfo` holds the full fingerprints and the input list;
-//! commitInfo is not kept in checkpoints, so only the commits after the newest checkpoint add
-//! the table version and row count of a write.
+//! commitInfo is not kept in checkpoints: the table version, row count and run id of a write
+//! older than the newest checkpoint are read from its commit file while the log keeps it
+//! ([`details`]), and are unknown once log clean-up has removed it.
 //!
 //! [`read`] replays the log for these actions alone: the `txn` column of the newest checkpoint,
 //! then the commits after it. It never reads data files, and its cost is one listing, one column of
 //! the checkpoint, and at most a checkpoint interval of small JSON files.
 
+mod details;
 mod log;
 
 use std::collections::{BTreeMap, HashMap};
@@ -86,8 +88,10 @@ pub struct Recorded {
     pub inputs: i64,
     /// When the write ran.
     pub written_at: Option<DateTime<Utc>>,
-    /// The version that committed it, the rows it wrote and its run id: known while its commit
-    /// is newer than the table's newest checkpoint.
+    /// The version that committed it, the rows it wrote and its run id: known while the log
+    /// keeps its commit file (log clean-up removes it once it is older than the log retention
+    /// and than a checkpoint); with [`LogScope::FromLastCheckpoint`], only for commits after the
+    /// newest checkpoint.
     pub version: Option<u64>,
     pub rows: Option<u64>,
     pub run_id: Option<String>,
@@ -188,7 +192,10 @@ async fn read_once(location: &Location, job: &str, scope: LogScope) -> Result<Op
         let (version, bytes) = read?;
         apply_commit(version, &bytes, job, &prefix, &mut txns, &mut details);
     }
-    let partitions = recorded(txns, details, &prefix);
+    let mut partitions = recorded(txns, details, &prefix);
+    if let (LogScope::Whole, Some((checkpoint, _))) = (scope, &listing.checkpoint) {
+        details::fill(&store, &listing.commits, *checkpoint, job, &mut partitions).await?;
+    }
     let (checkpoint, commit_files) = (listing.checkpoint.map(|(v, _)| v), listing.commits.len());
     Ok(Some(JobState { version: latest, checkpoint, commit_files, partitions }))
 }

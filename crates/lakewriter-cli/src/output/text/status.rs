@@ -68,7 +68,8 @@ impl<W: Write> TextPrinter<W> {
     }
 }
 
-/// The `log:` line of `status`, and with `--maintenance` the `files:` and `maintenance:` lines.
+/// The `log:` line of `status` (and a line counting the written partitions whose commit details are
+/// gone), and with `--maintenance` the `files:` and `maintenance:` lines.
 fn maintenance_lines(status: &JobStatus, layout: Option<&Layout>) -> Vec<String> {
     let Some(log) = status.log else { return Vec::new() };
     let commits = plural(count(log.commits_since_checkpoint), "commit");
@@ -77,6 +78,13 @@ fn maintenance_lines(status: &JobStatus, layout: Option<&Layout>) -> Vec<String>
         None => format!("{commits}, no checkpoint yet"),
     };
     let mut lines = vec![format!("  log: {since}; {} kept", plural(log.commit_files, "commit file"))];
+    let unknown = status.partitions.iter().filter(|p| p.state != Freshness::Missing && p.version.is_none()).count();
+    if unknown > 0 {
+        lines.push(format!(
+            "  {}: version, rows and run id unknown: their commit files are no longer kept (log clean-up)",
+            plural(unknown, "written partition")
+        ));
+    }
     let Some(layout) = layout else { return lines };
     let small: u64 = layout.to_compact.iter().map(|p| p.files).sum();
     lines.push(format!(
@@ -151,6 +159,7 @@ mod tests {
             rows: None,
             run_id: None,
             files_scanned: 0,
+            upstream_stale: Vec::new(),
         }
     }
 
