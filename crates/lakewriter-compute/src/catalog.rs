@@ -16,14 +16,17 @@ use url::Url;
 use crate::{Error, Result};
 
 /// What kind of table a folder holds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub enum TableKind {
     Raw,
     Delta,
+    /// A folder whose `_delta_log/` could not be listed: the error, for the plans that name it
+    /// (the others do not depend on it).
+    Unreadable(Arc<Error>),
 }
 
 /// One table found under the root.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct TableEntry {
     pub name: TableRef,
     /// The table's folder, with a trailing slash.
@@ -78,7 +81,8 @@ async fn has_files(store: &dyn ObjectStore, prefix: &Path, url: &Url, root: &Url
 
 /// Lists every table under `root`: a folder with files in `_delta_log/` is a Delta table (one
 /// request tells, not a listing of the table's folders). Folders whose names are not identifiers
-/// are ignored.
+/// are ignored. A table folder that cannot be read is [`TableKind::Unreadable`]; a schema folder
+/// (or the root) that cannot be listed is an error.
 pub async fn discover(ctx: &SessionContext, root: &Url) -> Result<Vec<TableEntry>> {
     let store = store_for(ctx, root)?;
     let root_path = store_path(root)?;
@@ -94,8 +98,14 @@ pub async fn discover(ctx: &SessionContext, root: &Url) -> Result<Vec<TableEntry
             };
             let log = schema_path.clone().join(table.as_str()).join("_delta_log");
             let log_url = below(&format!("{}_delta_log/", name.relative_dir()))?;
-            let kind =
-                if has_files(store.as_ref(), &log, &log_url, root).await? { TableKind::Delta } else { TableKind::Raw };
+            let kind = match has_files(store.as_ref(), &log, &log_url, root).await {
+                Ok(true) => TableKind::Delta,
+                Ok(false) => TableKind::Raw,
+                Err(error) => {
+                    tracing::warn!(table = %name, %error, "cannot tell what the folder holds: the plans that name it fail");
+                    TableKind::Unreadable(Arc::new(error))
+                }
+            };
             let url = below(&name.relative_dir())?;
             tables.push(TableEntry { name, url, kind });
         }

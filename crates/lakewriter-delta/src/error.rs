@@ -128,3 +128,42 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
 pub struct Message(pub String);
+
+/// The prefixes that delta-rs (`Kernel error: `), the kernel (`Arrow error: `) and Arrow
+/// (`External: `) put before a cause's text, saying nothing of their own.
+const WRAPPERS: [&str; 3] = ["Kernel error: ", "Arrow error: ", "External: "];
+
+/// `error` in its own words: its text without the causes that only put one of [`WRAPPERS`]
+/// before their cause's.
+pub(crate) fn own_words(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut error = error;
+    while let Some(source) = error.source() {
+        let (text, inner) = (error.to_string(), source.to_string());
+        if !text.strip_suffix(&inner).is_some_and(|prefix| WRAPPERS.contains(&prefix)) {
+            break;
+        }
+        error = source;
+    }
+    error.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    #[derive(Debug, thiserror::Error)]
+    enum Wrapped {
+        #[error("Kernel error: {0}")]
+        Kernel(#[source] std::io::Error),
+        #[error("cannot rename the checkpoint")]
+        Named(#[source] std::io::Error),
+    }
+
+    #[test]
+    fn a_cause_s_own_words_drop_the_prefixes_that_say_nothing() {
+        let io = || std::io::Error::other("Unable to rename file: Is a directory");
+        assert_eq!(super::own_words(&Wrapped::Kernel(io())), "Unable to rename file: Is a directory");
+        let store = object_store::Error::Generic { store: "LocalFileSystem", source: Box::new(io()) };
+        let kernel = Wrapped::Kernel(std::io::Error::other(store));
+        assert_eq!(super::own_words(&kernel), "Generic LocalFileSystem error: Unable to rename file: Is a directory");
+        assert_eq!(super::own_words(&Wrapped::Named(io())), "cannot rename the checkpoint", "its own words");
+    }
+}

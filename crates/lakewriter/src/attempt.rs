@@ -6,7 +6,7 @@ use lakewriter_delta::state::Recorded;
 use lakewriter_delta::{CheckRecord, CommitMetadata, Committed, Target};
 
 use crate::write::{Attempt, Replaces};
-use crate::{DryRun, PartitionReport, PreparedRun, RunError, RunStatus, Runner};
+use crate::{DryRun, Error, PartitionReport, PreparedRun, RunError, RunStatus, Runner};
 
 impl Runner {
     /// Reads the table's version, plans `run`, checks its plan (determinism, storable types),
@@ -29,7 +29,9 @@ impl Runner {
         let mode = job.mode.as_ref();
         let read_version = lakewriter_delta::state::latest_version(&job.location).await?;
         let mut attempt = Attempt { runner: self, run, location: &job.location, read_version, previous, fresh: false };
-        let mut query = self.plan(&job.query, run.unit.dt).await?;
+        let mut query = self.plan(&job.query, run.unit.dt).await.map_err(|e| {
+            Error::own_table_missing(&e, &job.spec.name).map_or_else(|| RunError::from(e), RunError::Setup)
+        })?;
         self.check_determinism(job, &query.plan).await?;
         let table = job.spec.target.to_string();
         query.plan = mode.lay_out(&attempt, query.plan).await?;

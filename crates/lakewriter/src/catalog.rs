@@ -25,6 +25,9 @@ enum Table {
     /// A Delta table, read at its latest version each time a plan names it; `job` is the job
     /// whose target it is, if any (it may not exist yet).
     Delta { table: TableRef, location: Location, job: Option<String> },
+    /// A folder that could not be read when the catalog was listed: an error for the plans that
+    /// name it only.
+    Unreadable(Arc<lakewriter_compute::Error>),
 }
 
 /// A Delta table's provider and the version it reads.
@@ -97,6 +100,7 @@ impl SchemaProvider for LakeSchema {
             None => return Ok(None),
             Some(Table::Raw(entry)) => self.open_raw(entry).await,
             Some(Table::Delta { table, location, job }) => self.open_delta(table, location, job.as_deref()).await,
+            Some(Table::Unreadable(error)) => Err(Error::UnreadableTable { source: Arc::clone(error) }),
         };
         opened.map_err(|e| DataFusionError::External(Box::new(e)))
     }
@@ -142,6 +146,7 @@ pub(crate) async fn register(
                 let location = root.join(&entry.name.relative_dir())?;
                 add(&entry.name, Table::Delta { table: entry.name.clone(), location, job: None });
             }
+            TableKind::Unreadable(error) => add(&entry.name, Table::Unreadable(error)),
         }
     }
     for target in targets {

@@ -1,4 +1,5 @@
 use std::path::PathBuf;
+use std::sync::Arc;
 
 /// Errors of the library face. Per-partition failures are not errors here: they are reported in
 /// a [`crate::PartitionReport`] (made from a [`RunError`]), so that one failed day never stops a
@@ -29,6 +30,9 @@ pub enum Error {
     #[error("cannot open the lakehouse catalog")]
     Catalog { source: lakewriter_compute::Error },
 
+    #[error("cannot read this table's folder")]
+    UnreadableTable { source: Arc<lakewriter_compute::Error> },
+
     #[error("job `{job}`: cannot plan its SQL to check it")]
     Lint { job: String, source: Box<lakewriter_compute::Error> },
 
@@ -42,6 +46,11 @@ pub enum Error {
         "{table} has no Delta table yet: it is the target of job `{job}`, which has not written it; run that job first, or backfill it with --downstream"
     )]
     NoTableYet { table: String, job: String },
+
+    #[error(
+        "job `{job}` reads its own table {table}, which has no Delta table yet: its first day has no day before to read; seed that day once with SQL that does not read {table} (docs/guide/pipelines.md)"
+    )]
+    SeedFirstDay { table: String, job: String },
 
     #[error("cannot read the partition state of {table}")]
     State { table: String, source: Box<lakewriter_delta::Error> },
@@ -116,6 +125,9 @@ impl Error {
 
     /// True where a table this error's SQL reads is a job's target that has not been written yet
     /// (see [`Error::NoTableYet`]), at any depth of its causes.
+    ///
+    /// A run of a job whose own table is missing fails as [`Error::SeedFirstDay`] instead:
+    /// nothing upstream would write it.
     #[must_use]
     pub fn waits_for_upstream(&self) -> bool {
         let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(self);
@@ -126,6 +138,22 @@ impl Error {
             cause = e.source();
         }
         false
+    }
+
+    /// The [`Error::NoTableYet`] naming `job` among the causes of `error`: a job reading its own
+    /// table before it exists.
+    #[must_use]
+    pub fn own_table_missing(error: &(dyn std::error::Error + 'static), job: &str) -> Option<Self> {
+        let mut cause = Some(error);
+        while let Some(e) = cause {
+            if let Some(Self::NoTableYet { table, job: named }) = e.downcast_ref::<Self>()
+                && named == job
+            {
+                return Some(Self::SeedFirstDay { table: table.clone(), job: job.to_owned() });
+            }
+            cause = e.source();
+        }
+        None
     }
 
     /// True for errors in what the user wrote (project file, job names, dates, storage options):

@@ -286,7 +286,14 @@ fn a_job_that_reads_its_own_target_runs_its_days_in_order_each_reading_the_one_b
     let seed = running()
         .edited_sql("running_orders", "FROM analytics.running_orders WHERE", "FROM raw.orders WHERE false AND")
         .edited_sql("running_orders", "SELECT total AS n", "SELECT COUNT(*) AS n");
-    let lake = lake(&seed);
+    let lake = lake(&running());
+    let unseeded = lake.cli(&["run", "running_orders", "--dt", "2026-09-01"]);
+    unseeded.assert_code(1);
+    let seed_it = "job `running_orders` reads its own table analytics.running_orders, which has no Delta table yet: its \
+                   first day has no day before to read; seed that day once with SQL that does not read \
+                   analytics.running_orders (docs/guide/pipelines.md)";
+    assert!(unseeded.stderr.contains(seed_it), "{}", unseeded.stderr);
+    lake.set_project(&seed);
     lake.cli(&["run", "running_orders", "--dt", "2026-09-01"]).assert_code(0);
     lake.set_project(&running());
     let graph = lake.cli(&["graph"]);

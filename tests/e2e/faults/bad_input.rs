@@ -223,3 +223,35 @@ fn null_and_duplicate_keys_fail_the_keyed_modes_and_leave_their_tables_unchanged
     }
     figures.finish();
 }
+
+/// A table folder that cannot be read when the catalog is listed (here its `_delta_log` is a
+/// link to itself: every read of it fails, as a folder of the wrong owner would) fails only the
+/// jobs whose SQL names it, naming the folder; the others run, and `status` and `graph` work.
+#[test]
+fn an_unreadable_table_folder_fails_only_the_jobs_that_read_it() {
+    let project = Project::new()
+        .job(Job::new("daily", "analytics.daily").sql("SELECT COUNT(*) AS n, $dt AS dt FROM raw.orders WHERE dt = $dt"))
+        .job(
+            Job::new("reader", "analytics.reader")
+                .sql("SELECT COUNT(*) AS n, $dt AS dt FROM raw.broken WHERE dt = $dt"),
+        );
+    let lake = crate::support::pipeline::lake(&project);
+    let broken = lake.root().join("raw/broken");
+    std::fs::create_dir_all(&broken).expect("the folder");
+    std::os::unix::fs::symlink("_delta_log", broken.join("_delta_log")).expect("a link to itself");
+
+    lake.cli(&["run", "daily", "--dt", "2026-09-02"]).assert_code(0);
+    assert_eq!(lake.status(&["daily", "--from", "2026-09-02", "--to", "2026-09-02"]).partitions[0].state, "fresh");
+    lake.cli(&["graph"]).assert_code(0);
+    let failed = lake.cli(&["run", "reader", "--dt", "2026-09-02"]);
+    failed.assert_code(1);
+    let folder = format!("file://{}/_delta_log/", broken.display());
+    let error = format!(
+        "error: reader dt=2026-09-02: cannot open a table the job's SQL reads: cannot read this table's folder: \
+         cannot list {folder} in the lakehouse root: Generic LocalFileSystem error: Unable to walk dir: IO error for \
+         operation on {}/_delta_log: Too many levels of symbolic links (os error 40)",
+        broken.display()
+    );
+    assert_eq!(failed.stderr.lines().last(), Some(error.as_str()), "{}", failed.stderr);
+    assert!(!lake.root().join("analytics/reader").exists(), "nothing written");
+}

@@ -178,13 +178,15 @@ async fn maintain(table: &DeltaTable, version: u64, name: &str) {
     }
     tracing::info!(target: crate::PHASE_TARGET, phase = Phase::Checkpointing.as_str(), table = name, version);
     if let Err(e) = deltalake::checkpoints::create_checkpoint(table, None).await {
-        tracing::warn!(table = name, version, error = %e, "committed; writing the checkpoint failed (the next one will be written as usual)");
+        let error = crate::error::own_words(&e);
+        tracing::warn!(table = name, version, %error, "committed; writing the checkpoint failed (the next one will be written as usual)");
         return;
     }
     if state.table_config().enable_expired_log_cleanup()
         && let Err(e) = deltalake::checkpoints::cleanup_metadata(table, None).await
     {
-        tracing::warn!(table = name, version, error = %e, "committed; removing expired log files failed");
+        let error = crate::error::own_words(&e);
+        tracing::warn!(table = name, version, %error, "committed; removing expired log files failed");
     }
 }
 
