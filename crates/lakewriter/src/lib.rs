@@ -47,9 +47,8 @@ pub use lakewriter_delta::Digest;
 pub use lakewriter_delta::MergeCounts;
 pub use lakewriter_delta::maintain::{Layout, PartitionFiles};
 pub use maintain::{MaintainOptions, MaintainSummary, StepReport, StepStatus};
-pub use pipeline::{PipelineObserver, PipelineOutcome};
+pub use pipeline::{PipelineObserver, PipelineOutcome, Stage};
 pub use report::{Changes, DryRun, Failure, PartitionReport, RunStatus, Summary, VerifyReport};
-pub use reproduce::Reproduced;
 pub use runner::Runner;
 pub use sql::{Executed, JobStatement, SqlOptions, StatementReport};
 pub use status::{

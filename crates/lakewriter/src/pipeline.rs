@@ -25,6 +25,26 @@ pub trait PipelineObserver {
     fn job_failed(&mut self, job: &str, error: &Error);
 }
 
+/// One job of a pipeline and the days it runs over.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stage<'g> {
+    pub job: &'g GraphJob,
+    /// The days it runs over; `None` for a job without date partitions (run whole). A job with
+    /// date partitions and no range is not run, unless `days` is empty.
+    pub range: Option<DateRange>,
+    /// Where given, only these days of the range run (a reproduction's: the days the live
+    /// lakehouse wrote); none: the job has nothing to run.
+    pub days: Option<BTreeSet<NaiveDate>>,
+}
+
+impl<'g> Stage<'g> {
+    /// `job` over `range`, every day of it.
+    #[must_use]
+    pub fn over(job: &'g GraphJob, range: Option<DateRange>) -> Self {
+        Self { job, range, days: None }
+    }
+}
+
 /// The jobs of a pipeline that failed (a partition, or the job) or were not run.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PipelineOutcome {
@@ -47,13 +67,13 @@ impl Runner {
     /// failed or was not run is not run.
     pub async fn pipeline(
         &self,
-        jobs: &[(&GraphJob, Option<DateRange>)],
+        jobs: &[Stage<'_>],
         (only, shard): (Only, Option<(u32, u32)>),
         parallel: Option<usize>,
         observer: &mut impl PipelineObserver,
     ) -> PipelineOutcome {
         let mut outcome = PipelineOutcome::default();
-        for (graph_job, range) in jobs {
+        for Stage { job: graph_job, range, days: only_days } in jobs {
             let name = graph_job.job.as_str();
             if let Some(reason) = graph_job.blocked_by(&outcome.failed, &outcome.not_run) {
                 observer.not_run(name, &reason);
@@ -72,10 +92,15 @@ impl Runner {
                 (false, _) => {
                     self.rebuild_selected(job, only).await.map(|run| if run { Work::Whole } else { Work::Nothing })
                 }
-                (true, Some(range)) => self
-                    .select(job, Selection { range: *range, shard, only })
-                    .await
-                    .map(|days| if days.is_empty() { Work::Nothing } else { Work::Days(days) }),
+                (true, _) if only_days.as_ref().is_some_and(BTreeSet::is_empty) => Ok(Work::Nothing),
+                (true, Some(range)) => {
+                    self.select(job, Selection { range: *range, shard, only }).await.map(|mut days| {
+                        if let Some(only_days) = only_days {
+                            days.retain(|d| only_days.contains(d));
+                        }
+                        if days.is_empty() { Work::Nothing } else { Work::Days(days) }
+                    })
+                }
                 (true, None) => {
                     observer.not_run(name, "it has written no partition, and no range was given (--from, --to)");
                     outcome.not_run.insert(name.to_owned());

@@ -1,61 +1,54 @@
-//! Reproducing a lakehouse from raw: which jobs a reproduction rebuilds, and over which days.
+//! Reproducing a lakehouse from raw: which jobs a reproduction rebuilds, and which of their days.
+
+use std::collections::BTreeSet;
 
 use chrono::NaiveDate;
 use lakewriter_core::DateRange;
 use lakewriter_delta::state::LogScope;
 
-use crate::{GraphJob, JobGraph, Result, Runner};
-
-/// One job of a reproduction.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Reproduced<'g> {
-    pub job: &'g GraphJob,
-    /// The days it is rebuilt over; `None` for a job without date partitions (rebuilt whole), or
-    /// for one that has written none here and was given no range (not rebuilt).
-    pub range: Option<DateRange>,
-}
+use crate::{JobGraph, Result, Runner, Stage};
 
 impl Runner {
     /// What reproducing `selected` (every job where empty) rebuilds, read from this runner's
     /// (the live lakehouse's) partition state: the jobs and every job above them, in dependency
-    /// order, each over `range`, or else over the days it has written. A job that another job of
-    /// the reproduction reads is rebuilt over every day it has written up to the range's end, so
-    /// that every day the jobs below it read (a window reaches back) is there to read.
+    /// order, each over exactly the days it has written here — those in `range` where given. A
+    /// job that another job of the reproduction reads is rebuilt over every day it has written up
+    /// to the range's end, so that every day the jobs below it read (a window reaches back) is
+    /// there to read; so is a table without a partition column (a merge target), which holds every
+    /// day it merged. A job that has written no day here has nothing to rebuild (its `days` are
+    /// empty).
     pub async fn reproduction<'g>(
         &self,
         graph: &'g JobGraph,
         selected: &[&str],
         range: Option<DateRange>,
-    ) -> Result<Vec<Reproduced<'g>>> {
-        let jobs: Vec<&GraphJob> =
-            if selected.is_empty() { graph.jobs.iter().collect() } else { graph.with_upstream(selected) };
+    ) -> Result<Vec<Stage<'g>>> {
+        let jobs = if selected.is_empty() { graph.jobs.iter().collect() } else { graph.with_upstream(selected) };
         let mut plan = Vec::with_capacity(jobs.len());
         for &job in &jobs {
             let prepared = self.prepare(&job.job)?;
             if !prepared.dated() {
-                plan.push(Reproduced { job, range: None });
+                plan.push(Stage::over(job, None));
                 continue;
             }
-            let written =
-                self.recorded(prepared, LogScope::Whole).await?.and_then(|s| crate::status::written_range(&s));
-            // A table without a partition column (a merge target) holds every day it merged:
-            // reproduced over part of them, it would differ whatever the range compared.
-            let whole = prepared.partition_by.is_none() && written.is_some();
+            let state = self.recorded(prepared, LogScope::Whole).await?.unwrap_or_default();
+            let written = state.partitions.keys().filter_map(lakewriter_core::PartitionKey::date);
+            let whole = prepared.partition_by.is_none();
             let read_below = whole || jobs.iter().any(|j| j.upstream.contains(&job.job));
-            let range = match (read_below, range, written) {
-                (true, _, Some(written)) if whole => Some(written),
-                (false, Some(range), _) | (true, Some(range), None) => Some(range),
-                (true, Some(range), Some(written)) => span(written.from().min(range.from()), range.to()),
-                (_, None, written) => written,
+            let wanted = |day: &NaiveDate| match range {
+                None => true,
+                Some(range) if read_below => *day <= range.to(),
+                Some(range) => range.contains(*day),
             };
-            plan.push(Reproduced { job, range });
+            let days: BTreeSet<NaiveDate> = written.filter(wanted).collect();
+            let range = match (days.first(), days.last()) {
+                (Some(first), Some(last)) => DateRange::new(*first, *last).ok(),
+                _ => None,
+            };
+            plan.push(Stage { job, range, days: Some(days) });
         }
         Ok(plan)
     }
-}
-
-fn span(from: NaiveDate, to: NaiveDate) -> Option<DateRange> {
-    DateRange::new(from, to).ok()
 }
 
 /// The first failure of a quiet reproduction, for its error.
@@ -101,9 +94,8 @@ impl Runner {
         let plan = self.reproduction(graph, selected, range).await?;
         tracing::info!(root = %workspace.root.url(), jobs = plan.len(), "reproducing into a scratch folder");
         let runner = Runner::open_with_inputs(workspace.clone(), self.workspace().root.clone()).await?;
-        let jobs: Vec<_> = plan.iter().map(|r| (r.job, r.range)).collect();
         let mut failure = FirstFailure::default();
-        let outcome = runner.pipeline(&jobs, (crate::Only::All, None), None, &mut failure).await;
+        let outcome = runner.pipeline(&plan, (crate::Only::All, None), None, &mut failure).await;
         if !outcome.is_ok() {
             let first = failure.0.unwrap_or_else(|| "a job failed".into());
             return Err(crate::Error::Reproduction { first });

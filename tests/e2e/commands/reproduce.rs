@@ -148,3 +148,27 @@ fn reproduce_and_audit_on_s3() {
         (format!("{}-repro/", s3.root().trim_end_matches('/')), format!("{}-repro3/", s3.root().trim_end_matches('/')));
     reproduce_and_audit(&s3.lake, &root2, &root3, &|table| s3.url(table));
 }
+
+/// A reproduction rebuilds exactly the days each job wrote live — not the days between them —
+/// and a job never written live is said to have nothing to reproduce: the reproduction and the
+/// audits against it, and in a scratch folder, pass.
+#[test]
+fn a_reproduction_rebuilds_exactly_the_days_written_live() {
+    let lake = lake(&pipeline());
+    for dt in ["2026-09-01", "2026-09-03"] {
+        lake.cli(&["run", "daily_orders", "--dt", dt]).assert_code(0);
+    }
+    let root2 = lake.path().join("repro");
+    let root2 = root2.to_str().expect("utf-8");
+    let reproduce = lake.cli(&["reproduce", "--all", "--into", root2]);
+    reproduce.assert_code(0);
+    for job in ["weekly_revenue", "weekly_summary"] {
+        reproduce.assert_line(&format!("{job}: no partition written in the live lakehouse: nothing to reproduce"));
+    }
+    let (lines, summary) = audit(&lake, &["--all", "--against", root2], 0);
+    assert_eq!(not_equal(&lines), [], "{lines:?}");
+    let counts = (&summary["partitions"], &summary["equal"], &summary["missing_here"], &summary["missing_there"]);
+    assert_eq!(counts, (&2.into(), &2.into(), &0.into(), &0.into()), "{summary}");
+    let (_, scratch) = audit(&lake, &["--all", "--scratch"], 0);
+    assert_eq!((&scratch["equal"], &scratch["missing_here"]), (&2.into(), &0.into()), "{scratch}");
+}

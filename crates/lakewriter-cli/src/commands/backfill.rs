@@ -9,7 +9,7 @@ use std::time::Instant;
 use anyhow::Result;
 use chrono::NaiveDate;
 use lakewriter::{
-    DateRange, GraphJob, Job, JobGraph, Only, PartitionReport, PipelineObserver, Runner, Summary, elapsed_ms,
+    DateRange, Job, JobGraph, Only, PartitionReport, PipelineObserver, Runner, Stage, Summary, elapsed_ms,
 };
 
 use crate::cli::{BackfillArgs, Global};
@@ -34,7 +34,7 @@ pub async fn backfill(global: &Global, printer: &mut dyn Output, args: BackfillA
         Some(name) => graph.with_downstream(&runner.workspace().spec(name)?.name),
         None => graph.jobs.iter().collect(),
     };
-    let jobs: Vec<_> = jobs.into_iter().map(|job| (job, Some(range))).collect();
+    let jobs: Vec<_> = jobs.into_iter().map(|job| Stage::over(job, Some(range))).collect();
     pipeline(&runner, printer, &jobs, selection, parallel).await
 }
 
@@ -43,7 +43,7 @@ pub async fn backfill(global: &Global, printer: &mut dyn Output, args: BackfillA
 pub async fn pipeline(
     runner: &Runner,
     printer: &mut dyn Output,
-    jobs: &[(&GraphJob, Option<DateRange>)],
+    jobs: &[Stage<'_>],
     selection: (Only, Option<(u32, u32)>),
     parallel: Option<usize>,
 ) -> Result<ExitCode> {

@@ -1,6 +1,7 @@
 //! `lakewriter reproduce (JOB… | --all) [--from D1 --to D2] --into ROOT2`: the jobs' tables rebuilt
 //! from the raw layer under another root, in dependency order.
 
+use std::collections::BTreeSet;
 use std::process::ExitCode;
 
 use anyhow::Result;
@@ -24,8 +25,14 @@ pub async fn reproduce(global: &Global, printer: &mut dyn Output, args: Reproduc
         into.root.url(),
         live.workspace().root.url()
     ))?;
+    for stage in plan.iter().filter(|s| s.days.as_ref().is_some_and(BTreeSet::is_empty)) {
+        let which = if range.is_some() { " in the range" } else { "" };
+        printer.say(&format!(
+            "{}: no partition written{which} in the live lakehouse: nothing to reproduce",
+            stage.job.job
+        ))?;
+    }
     let runner = Runner::open_with_inputs(into, live.workspace().root.clone()).await?;
-    let jobs: Vec<_> = plan.iter().map(|r| (r.job, r.range)).collect();
     let parallel = args.parallel.map(usize::from);
-    super::backfill::pipeline(&runner, printer, &jobs, (Only::All, None), parallel).await
+    super::backfill::pipeline(&runner, printer, &plan, (Only::All, None), parallel).await
 }
