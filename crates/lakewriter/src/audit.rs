@@ -111,16 +111,28 @@ impl Runner {
     /// Compares each partition of `job`'s live table (this runner's) with the same partition of
     /// its table under `there`'s root, by content digest (one scan of each table), restricted to
     /// `range` where given; a partition that differs is diffed row by row. Partitions in neither
-    /// table are not listed. A table without a partition column (a `merge` target, a `rebuild`)
-    /// is one partition, `all`, whatever the range.
+    /// table are not listed. A table without a partition column (a `merge` target), a `rebuild`'s
+    /// and a table whose partition values are not all days are one partition, `all`, whatever
+    /// the range.
     pub async fn audit(&self, job: &Job, there: &Workspace, range: Option<DateRange>) -> Result<Vec<PartitionAudit>> {
         let there_location = there.job(&job.spec.name)?.location.clone();
         let table = job.spec.target.to_string();
         let read_err = |source| Error::Digest { table: table.clone(), source: Box::new(source) };
-        let column = job.partition_by.as_deref();
-        let partitioned = column.is_some();
-        let here = digests(&job.location, partitioned, range).await.map_err(read_err)?;
-        let there_digests = digests(&there_location, partitioned, range).await.map_err(read_err)?;
+        let by_day = job.dated() && job.partition_by.is_some();
+        let (mut here, mut there_digests) = if by_day {
+            let here = day_digests(&job.location, range).await.map_err(read_err)?;
+            (here, day_digests(&there_location, range).await.map_err(read_err)?)
+        } else {
+            (None, None)
+        };
+        if here.is_none() || there_digests.is_none() {
+            // A table without a partition column, or one whose partition values are not all
+            // days: compared whole, as one partition.
+            here = Some(whole_digest(&job.location).await.map_err(read_err)?);
+            there_digests = Some(whole_digest(&there_location).await.map_err(read_err)?);
+        }
+        let (here, there_digests) = (here.unwrap_or_default(), there_digests.unwrap_or_default());
+        let column = job.partition_by.as_deref().filter(|_| here.keys().all(Option::is_some));
         let recorded = self.recorded(job, LogScope::Whole).await?.unwrap_or_default();
         let keys: BTreeSet<Option<NaiveDate>> = here.keys().chain(there_digests.keys()).copied().collect();
         let mut audits = Vec::new();
@@ -178,19 +190,21 @@ impl Runner {
     }
 }
 
-/// The digest of each day of the table at `location` (one scan, of `range`'s days where given),
-/// or, not `partitioned`, of the whole table under the key `None`; empty where there is no table.
-async fn digests(
+/// The digest of each day of the table at `location` (one scan, of `range`'s days where given);
+/// `None` where a partition value is not a day. Empty where there is no table.
+async fn day_digests(
     location: &Location,
-    partitioned: bool,
     range: Option<DateRange>,
-) -> lakewriter_delta::Result<BTreeMap<Option<NaiveDate>, Digest>> {
-    if partitioned {
-        let literal = lakewriter_compute::date_literal;
-        let between = range.map(|r| (literal(r.from()), literal(r.to())));
-        let found = lakewriter_delta::partition_digests(location, between).await?.unwrap_or_default();
-        return Ok(found.into_iter().filter_map(|(k, d)| Some((Some(k.parse::<NaiveDate>().ok()?), d))).collect());
-    }
+) -> lakewriter_delta::Result<Option<BTreeMap<Option<NaiveDate>, Digest>>> {
+    let literal = lakewriter_compute::date_literal;
+    let between = range.map(|r| (literal(r.from()), literal(r.to())));
+    let found = lakewriter_delta::partition_digests(location, between).await?.unwrap_or_default();
+    Ok(found.into_iter().map(|(k, d)| Some((Some(k.parse::<NaiveDate>().ok()?), d))).collect())
+}
+
+/// The whole table's digest at `location`, as the one partition `all`; empty where there is no
+/// table.
+async fn whole_digest(location: &Location) -> lakewriter_delta::Result<BTreeMap<Option<NaiveDate>, Digest>> {
     if lakewriter_delta::table::version(location).await?.is_none() {
         return Ok(BTreeMap::new());
     }

@@ -172,3 +172,28 @@ fn a_reproduction_rebuilds_exactly_the_days_written_live() {
     let (_, scratch) = audit(&lake, &["--all", "--scratch"], 0);
     assert_eq!((&scratch["equal"], &scratch["missing_here"]), (&2.into(), &0.into()), "{scratch}");
 }
+
+/// A `rebuild` partitioned by a column that is not a day (the orders' `status`) is audited whole,
+/// as one partition `all`: equal against its reproduction, and a row edited by hand found.
+#[test]
+fn a_table_partitioned_by_other_values_than_days_is_audited_whole() {
+    use crate::support::Job;
+    let project = crate::support::Project::new().job(
+        Job::rebuild("by_status", "analytics.by_status")
+            .partition_by("status")
+            .sql("SELECT status, COUNT(*) AS orders FROM raw.orders GROUP BY status"),
+    );
+    let lake = lake(&project);
+    lake.cli(&["run", "by_status"]).assert_code(0);
+    let root2 = lake.path().join("repro");
+    let root2 = root2.to_str().expect("utf-8");
+    lake.cli(&["reproduce", "by_status", "--into", root2]).assert_code(0);
+    let (lines, summary) = audit(&lake, &["by_status", "--against", root2], 0);
+    assert_eq!((&summary["partitions"], &summary["equal"]), (&1.into(), &1.into()), "{summary}");
+    assert_eq!(lines[0]["partition"], "all", "{lines:?}");
+
+    let table = lake.root().join("analytics/by_status").display().to_string();
+    assert!(Reader::new(&lake).delete("status = 'cancelled'", &table) > 0, "a row deleted by hand");
+    let (lines, _) = audit(&lake, &["by_status", "--against", root2], 1);
+    assert_eq!(not_equal(&lines), [("by_status".to_owned(), "all".to_owned(), "differs".to_owned())]);
+}
