@@ -3,6 +3,7 @@ back from the Dagster instance and prints it as one JSON line: the asset, the pa
 data version and the metadata lakewriter reported.
 
     python materialize.py ASSET PARTITION…      (ASSET: analytics/daily_orders, core/customers, …)
+    python materialize.py --range START END     (daily_orders_backfill: the days START to END in one run)
 
 Exits 1 where a materialization failed, after printing `{"failed": PARTITION, "errors": […]}`
 (the failure and its causes).
@@ -17,17 +18,27 @@ import definitions
 
 
 def main(asset_path, partitions):
+    if asset_path == "--range":
+        asset, runs = definitions.daily_orders_backfill, [{"tags": {
+            "dagster/asset_partition_range_start": partitions[0],
+            "dagster/asset_partition_range_end": partitions[1],
+        }}]
+        asset_path = "/".join(asset.key.path)
+    else:
+        key = dg.AssetKey(asset_path.split("/"))
+        asset = next(a for a in definitions.defs.assets if key in a.keys)
+        runs = [{"partition_key": partition} for partition in partitions]
     key = dg.AssetKey(asset_path.split("/"))
-    asset = next(a for a in definitions.defs.assets if key in a.keys)
     instance = dg.DagsterInstance.ephemeral()
     failed = False
-    for partition in partitions:
+    for run in runs:
+        partition = run.get("partition_key") or "..".join(run["tags"].values())
         result = dg.materialize(
             [asset],
-            partition_key=partition,
             instance=instance,
             resources={"pipes_subprocess_client": dg.PipesSubprocessClient()},
             raise_on_error=False,
+            **run,
         )
         if not result.success:
             error, messages = result.get_step_failure_events()[0].step_failure_data.error, []

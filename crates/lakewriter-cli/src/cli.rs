@@ -208,12 +208,13 @@ pub struct BackfillArgs {
     /// Every job of the project, in dependency order (as --downstream).
     #[arg(long)]
     pub all: bool,
-    /// First date, YYYY-MM-DD.
-    #[arg(long, value_parser = date, value_name = "DATE")]
-    pub from: NaiveDate,
+    /// First date, YYYY-MM-DD (launched by Dagster through Pipes: the run's partition range,
+    /// where not given).
+    #[arg(long, value_parser = date, value_name = "DATE", requires = "to")]
+    pub from: Option<NaiveDate>,
     /// Last date (inclusive), YYYY-MM-DD.
-    #[arg(long, value_parser = date, value_name = "DATE")]
-    pub to: NaiveDate,
+    #[arg(long, value_parser = date, value_name = "DATE", requires = "from")]
+    pub to: Option<NaiveDate>,
     /// Partitions in flight at once [default: the number of CPUs; 1 for merge, append_dedup
     /// and delete_insert].
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=256))]

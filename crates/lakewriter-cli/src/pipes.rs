@@ -16,7 +16,7 @@ use std::path::PathBuf;
 use anyhow::{Context as _, Result, anyhow, bail};
 use base64::Engine as _;
 use chrono::NaiveDate;
-use lakewriter::PartitionReport;
+use lakewriter::{DateRange, PartitionReport};
 use serde_json::{Value, json};
 
 use crate::output::Output;
@@ -90,6 +90,83 @@ impl Pipes {
         })
     }
 
+    /// The days Dagster materializes in this run: the context's partition key range (a run of
+    /// several partitions, `BackfillPolicy.single_run()`) — or its extras' `partition_key_range`,
+    /// where Dagster leaves the range out of the context —, else its one partition key.
+    pub fn partition_range(&self) -> Result<DateRange> {
+        let extras = self.context.get("extras").and_then(|e| e.get("partition_key_range"));
+        let range = self.context.get("partition_key_range").filter(|r| !r.is_null()).or(extras);
+        let (start, end) = if let Some(range) = range {
+            (range.get("start").and_then(Value::as_str), range.get("end").and_then(Value::as_str))
+        } else {
+            let one = self.context.get("partition_key").and_then(Value::as_str);
+            (one, one)
+        };
+        let (Some(start), Some(end)) = (start, end) else {
+            let message =
+                "launched by Dagster without a partition: give the asset daily partitions, or pass --from and --to";
+            return Err(lakewriter::Error::Usage(message.into()).into());
+        };
+        let day = |key: &str| -> Result<chrono::NaiveDate> {
+            lakewriter::parse_date(key).map_err(|_| {
+                lakewriter::Error::Usage(format!(
+                    "the Dagster partition key `{key}` is not a date YYYY-MM-DD: use a daily partitions definition"
+                ))
+                .into()
+            })
+        };
+        Ok(DateRange::new(day(start)?, day(end)?).map_err(lakewriter::Error::from)?)
+    }
+
+    /// The asset the context names, else the table `target` (`schema/table`).
+    fn asset_key(&self, target: &str) -> String {
+        match self.context.get("asset_keys").and_then(Value::as_array).map(Vec::as_slice) {
+            Some([key]) => key.as_str().unwrap_or(target).to_owned(),
+            _ => target.replace('.', "/"),
+        }
+    }
+
+    /// Reports a backfill of `range` whose partitions all succeeded (`reports`) as the asset's
+    /// materialization, which Dagster records for each partition of the range: lakewriter's
+    /// figures over the range, each partition's under `by_partition`, and a data version made of
+    /// the partitions' input fingerprints. A backfill with a failed partition is reported by
+    /// [`Pipes::close`] alone.
+    pub fn materialized_range(
+        &self,
+        out: &mut dyn Output,
+        reports: &[PartitionReport],
+        range: DateRange,
+        code_fingerprint: &str,
+    ) -> Result<()> {
+        let Some(first) = reports.first().filter(|_| reports.iter().all(|r| r.error.is_none())) else {
+            return Ok(());
+        };
+        let target = first.target.as_ref().map(ToString::to_string).unwrap_or_default();
+        let by_partition: serde_json::Map<String, Value> = reports
+            .iter()
+            .map(|r| {
+                let figures = json!({
+                    "rows_written": r.rows_written, "table_version": r.table_version, "committed": r.committed,
+                    "fresh_before": r.fresh_before, "input_fingerprint": r.input_fingerprint, "run_id": r.run_id,
+                });
+                (r.partition.to_string(), figures)
+            })
+            .collect();
+        let inputs: Vec<&str> = reports.iter().filter_map(|r| r.input_fingerprint.as_deref()).collect();
+        let metadata = json!({
+            "job": text(&first.job),
+            "range": text(&format!("{}..{}", range.from(), range.to())),
+            "partitions": int(u64::try_from(reports.len()).ok()),
+            "rows_written": int(Some(reports.iter().filter_map(|r| r.rows_written).sum())),
+            "table_version": int(reports.iter().filter_map(|r| r.table_version).max()),
+            "code_fingerprint": text(code_fingerprint),
+            "by_partition": {"raw_value": by_partition, "type": "json"},
+        });
+        let data_version = lakewriter::stable_hash(inputs.join(",").as_bytes());
+        let params = json!({"asset_key": self.asset_key(&target), "metadata": metadata, "data_version": data_version});
+        self.send(out, "report_asset_materialization", &params)
+    }
+
     /// Reports `report`'s partition as an asset materialization: the asset the context names
     /// (the job's target where it names none), lakewriter's figures as metadata, and the input
     /// fingerprint as its data version. A partition that failed is reported by [`Pipes::close`].
@@ -98,14 +175,7 @@ impl Pipes {
             return Ok(());
         }
         let target = report.target.as_ref().map(ToString::to_string).unwrap_or_default();
-        let asset_key = match self.context.get("asset_keys").and_then(Value::as_array).map(Vec::as_slice) {
-            Some([key]) => key.as_str().unwrap_or(&target).to_owned(),
-            _ => target.replace('.', "/"),
-        };
-        let int = |v: Option<u64>| {
-            v.map_or(json!({"raw_value": null, "type": "null"}), |v| json!({"raw_value": v, "type": "int"}))
-        };
-        let text = |v: &str| json!({"raw_value": v, "type": "text"});
+        let asset_key = self.asset_key(&target);
         let metadata = json!({
             "job": text(&report.job),
             "partition": text(&report.partition.to_string()),
@@ -146,4 +216,14 @@ impl Pipes {
         };
         written.context("cannot write a Dagster Pipes message")
     }
+}
+
+/// A number as Pipes metadata (`null` where there is none).
+fn int(value: Option<u64>) -> Value {
+    value.map_or(json!({"raw_value": null, "type": "null"}), |v| json!({"raw_value": v, "type": "int"}))
+}
+
+/// Text as Pipes metadata.
+fn text(value: &str) -> Value {
+    json!({"raw_value": value, "type": "text"})
 }

@@ -41,7 +41,7 @@ pub use lakewriter_compute::{Finding, KeyedCounts, Rule, Severity};
 pub use lakewriter_core::maintain::{Step, format_duration, format_size, parse_duration, parse_size};
 pub use lakewriter_core::{
     CheckOutcome, CheckSeverity, DateRange, JobSpec, PartitionKey, PartitionRun, Project, TableRef, WriteMode,
-    WriteSpec, parse_date,
+    WriteSpec, parse_date, stable_hash,
 };
 pub use lakewriter_delta::Digest;
 pub use lakewriter_delta::MergeCounts;

@@ -1,7 +1,9 @@
 //! Orchestrators driving lakewriter for real, each pinned and installed by `scripts/test`.
 //! Dagster: the assets of `examples/dagster` materialized in-process, each partition a
 //! `lakewriter run` launched through Dagster Pipes, which reads its date from the Pipes context
-//! and reports its materialization; the materializations are then read back from Dagster.
+//! and reports its materialization, and a range of days in one run (`BackfillPolicy.single_run()`)
+//! a `lakewriter backfill` that reads its range from the Pipes context; the materializations are
+//! then read back from Dagster.
 //! Airflow: the DAGs of `examples/airflow` run with `airflow dags test` for three data
 //! intervals, then the repair DAG after late data; the tables are compared with lakewriter's
 //! own backfill of the same days.
@@ -68,6 +70,38 @@ fn dagster_materializes_daily_partitions_through_pipes_and_reads_lakewriters_fig
     assert_eq!(last["metadata"]["fresh_before"], true);
     assert_eq!(last["data_version"], materialized[1]["data_version"]);
     assert_eq!(lake.digest("analytics.daily_orders", None).digest, before.digest);
+}
+
+#[test]
+fn a_dagster_backfill_of_a_range_in_one_run_is_one_lakewriter_backfill_and_a_materialization_a_day() {
+    let lake = Lake::demo();
+    let (code, materialized) = dagster(&lake, "--range", &[DAYS[0], DAYS[2]]);
+    assert_eq!(code, 0, "{materialized:?}");
+    let mut partitions: Vec<&str> =
+        materialized.iter().map(|m| m["partition"].as_str().expect("a partition")).collect();
+    partitions.sort_unstable();
+    assert_eq!(partitions, DAYS, "one materialization per partition of the range: {materialized:?}");
+    let rows: u64 = DAYS.iter().map(|day| customers_with_orders(day)).sum();
+    for m in &materialized {
+        let metadata = &m["metadata"];
+        assert_eq!(
+            (&metadata["job"], &metadata["range"]),
+            (&"daily_orders".into(), &format!("{}..{}", DAYS[0], DAYS[2]).into())
+        );
+        assert_eq!((&metadata["partitions"], &metadata["rows_written"]), (&3.into(), &rows.into()), "{metadata}");
+        let by_partition = &metadata["by_partition"];
+        for day in DAYS {
+            let figures = &by_partition[format!("dt={day}")];
+            assert_eq!(figures["rows_written"], customers_with_orders(day), "{by_partition}");
+            let commit =
+                lake.commit_info("analytics/daily_orders", figures["table_version"].as_u64().expect("a version"));
+            assert_eq!(figures["run_id"], commit["lakewriter"]["run_id"], "{day}");
+        }
+    }
+    assert_eq!(lake.commit_count("analytics/daily_orders"), 3, "one commit a day, one lakewriter backfill");
+    for day in DAYS {
+        assert_eq!(lake.digest("analytics.daily_orders", Some(day)).rows, customers_with_orders(day));
+    }
 }
 
 #[test]

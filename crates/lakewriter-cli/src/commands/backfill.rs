@@ -14,9 +14,43 @@ use lakewriter::{
 
 use crate::cli::{BackfillArgs, Global};
 use crate::output::{Output, stderr};
+use crate::pipes::Pipes;
 
 pub async fn backfill(global: &Global, printer: &mut dyn Output, args: BackfillArgs) -> Result<ExitCode> {
-    let range = DateRange::new(args.from, args.to).map_err(lakewriter::Error::from)?;
+    let Some(pipes) = Pipes::from_env(printer)? else {
+        return backfill_range(global, printer, args, None).await;
+    };
+    let outcome = backfill_range(global, printer, args, Some(&pipes)).await;
+    let error = match &outcome {
+        Ok(code) if *code == ExitCode::SUCCESS => None,
+        Ok(_) => Some("a partition failed: see the run's output".to_owned()),
+        Err(e) => Some(stderr::one_line(e.as_ref())),
+    };
+    pipes.close(printer, error.as_deref())?;
+    outcome
+}
+
+/// The backfill; launched by Dagster, its range from the Pipes context where `--from` and `--to`
+/// are not given, and its partitions reported as the asset's materialization.
+async fn backfill_range(
+    global: &Global,
+    printer: &mut dyn Output,
+    args: BackfillArgs,
+    pipes: Option<&Pipes>,
+) -> Result<ExitCode> {
+    let range = match (args.from.zip(args.to), pipes) {
+        (Some((from, to)), _) => DateRange::new(from, to).map_err(lakewriter::Error::from)?,
+        (None, Some(pipes)) => pipes.partition_range()?,
+        (None, None) => {
+            return Err(lakewriter::Error::Usage("pass --from and --to: the days to backfill".into()).into());
+        }
+    };
+    if pipes.is_some() && (args.all || args.downstream) {
+        return Err(lakewriter::Error::Usage(
+            "launched by Dagster, backfill runs one job, the asset's: not --all or --downstream".into(),
+        )
+        .into());
+    }
     let runner = super::open_writer(global, &args.dry_run).await?;
     let selection = (Only::from(args.only), args.shard);
     let parallel = args.parallel.map(usize::from);
@@ -35,7 +69,15 @@ pub async fn backfill(global: &Global, printer: &mut dyn Output, args: BackfillA
         None => graph.jobs.iter().collect(),
     };
     let jobs: Vec<_> = jobs.into_iter().map(|job| Stage::over(job, Some(range))).collect();
-    pipeline(&runner, printer, &jobs, selection, parallel).await
+    let Some(pipes) = pipes else { return pipeline(&runner, printer, &jobs, selection, parallel).await };
+    let mut shown = Shown { printer, error: None, reports: Some(Vec::new()) };
+    let outcome = runner.pipeline(&jobs, selection, parallel, &mut shown).await;
+    if let Some(e) = shown.error {
+        return Err(e.into());
+    }
+    let job = runner.prepare(&jobs[0].job.job)?;
+    pipes.materialized_range(shown.printer, &shown.reports.unwrap_or_default(), range, &job.code)?;
+    Ok(if outcome.is_ok() { ExitCode::SUCCESS } else { ExitCode::from(super::FAILED) })
 }
 
 /// Runs `jobs` in order as [`Runner::pipeline`] does, printing each job's partitions and summary,
@@ -47,7 +89,7 @@ pub async fn pipeline(
     selection: (Only, Option<(u32, u32)>),
     parallel: Option<usize>,
 ) -> Result<ExitCode> {
-    let mut shown = Shown { printer, error: None };
+    let mut shown = Shown { printer, error: None, reports: None };
     let outcome = runner.pipeline(jobs, selection, parallel, &mut shown).await;
     if let Some(e) = shown.error {
         return Err(e.into());
@@ -59,6 +101,8 @@ pub async fn pipeline(
 struct Shown<'p> {
     printer: &'p mut dyn Output,
     error: Option<io::Error>,
+    /// Where kept (a backfill Dagster launched), the partitions' reports.
+    reports: Option<Vec<PartitionReport>>,
 }
 
 impl Shown<'_> {
@@ -75,6 +119,9 @@ impl PipelineObserver for Shown<'_> {
     }
 
     fn partition_done(&mut self, report: &PartitionReport) {
+        if let Some(reports) = &mut self.reports {
+            reports.push(report.clone());
+        }
         let result = self.printer.partition_done(report);
         self.keep(result);
     }
