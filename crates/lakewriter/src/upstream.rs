@@ -24,20 +24,32 @@ type Planned = [(PartitionStatus, Vec<InputFile>)];
 impl Runner {
     /// Marks the written partitions of `planned` (of `job`) stale whose plans read a stale
     /// partition of an upstream job.
-    pub(crate) fn mark_upstream_stale<'a>(
+    pub(crate) async fn mark_upstream_stale(&self, job: &Job, planned: &mut Planned) -> Result<()> {
+        self.mark_upstream_stale_below(job, planned, &mut vec![job.spec.name.clone()]).await
+    }
+
+    /// [`Runner::mark_upstream_stale`], `below` the jobs whose states are being found: a job among
+    /// them (jobs that read each other's tables in a cycle, which `graph` refuses) is not asked
+    /// again.
+    fn mark_upstream_stale_below<'a>(
         &'a self,
         job: &'a Job,
         planned: &'a mut Planned,
+        below: &'a mut Vec<String>,
     ) -> LocalBoxFuture<'a, Result<()>> {
         async move {
-            for upstream in self.upstream_jobs(job) {
+            let upstreams: Vec<&Job> =
+                self.upstream_jobs(job).into_iter().filter(|u| !below.contains(&u.spec.name)).collect();
+            for upstream in upstreams {
                 let read = partitions_read(upstream, planned);
                 if read.is_empty() {
                     continue;
                 }
                 let recorded = self.recorded(upstream, LogScope::FromLastCheckpoint).await?.unwrap_or_default();
                 let mut statuses = self.partition_statuses(upstream, &recorded, read.keys().copied().collect()).await?;
-                self.mark_upstream_stale(upstream, &mut statuses).await?;
+                below.push(upstream.spec.name.clone());
+                self.mark_upstream_stale_below(upstream, &mut statuses, below).await?;
+                below.pop();
                 for (status, _) in statuses.into_iter().filter(|(s, _)| s.state == Freshness::Stale) {
                     let stale = UpstreamPartition { job: upstream.spec.name.clone(), partition: status.partition };
                     for &reader in read.get(&status.dt).into_iter().flatten() {

@@ -315,3 +315,25 @@ fn a_job_that_reads_its_own_target_runs_its_days_in_order_each_reading_the_one_b
         (lake.digest("analytics.running_orders", None), lake.digest("analytics.running_from_raw", None));
     assert_eq!((running.rows, running.digest), (12, from_raw.digest), "each day added to the committed day before");
 }
+
+/// Two jobs that read each other's tables in a cycle (which `graph` refuses): `status` of one
+/// finds the other's state once and ends, naming the other's stale day.
+#[test]
+fn status_of_jobs_that_read_each_other_in_a_cycle_ends() {
+    let own = "SELECT COUNT(*) AS n, $dt AS dt FROM raw.orders WHERE dt = $dt";
+    let seed = Project::new().job(Job::new("a", "analytics.a").sql(own)).job(Job::new("b", "analytics.b").sql(own));
+    let lake = lake(&seed);
+    for job in ["a", "b"] {
+        lake.cli(&["run", job, "--dt", "2026-09-01"]).assert_code(0);
+    }
+    let reads = |table: &str| format!("SELECT SUM(n) AS n, $dt AS dt FROM {table} WHERE dt = $dt");
+    let cycle = Project::new()
+        .job(Job::new("a", "analytics.a").sql(reads("analytics.b")))
+        .job(Job::new("b", "analytics.b").sql(reads("analytics.a")));
+    lake.set_project(&cycle);
+    lake.cli(&["graph"]).assert_code(2);
+    let status = lake.status(&["a", "--from", "2026-09-01", "--to", "2026-09-01"]);
+    let a = &status.partitions[0];
+    assert_eq!(a.label(), "stale:inputs_changed,code_changed,upstream_stale", "{a:?}");
+    assert_eq!(upstream_stale(&lake, "a", "2026-09-01"), ["b dt=2026-09-01"]);
+}
