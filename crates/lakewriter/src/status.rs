@@ -21,7 +21,7 @@ impl Runner {
     pub async fn status(&self, job: &Job, range: Option<DateRange>) -> Result<JobStatus> {
         let recorded = self.recorded(job, LogScope::Whole).await?;
         let table_version = recorded.as_ref().map(|s| s.version);
-        let state = recorded.unwrap_or_default();
+        let mut state = recorded.unwrap_or_default();
         let days: Vec<Option<NaiveDate>> = if job.dated() {
             let range = match range {
                 Some(range) => range,
@@ -36,6 +36,10 @@ impl Runner {
         } else {
             vec![None]
         };
+        let shown: std::collections::BTreeSet<PartitionKey> = days.iter().map(|dt| job.partition(*dt)).collect();
+        lakewriter_delta::state::fill_details(&job.location, &job.spec.name, &mut state, &|p| shown.contains(p))
+            .await
+            .map_err(|source| Error::State { table: job.spec.target.to_string(), source: Box::new(source) })?;
         let mut planned = self.partition_statuses(job, &state, days).await?;
         self.mark_upstream_stale(job, &mut planned).await?;
         Ok(JobStatus {

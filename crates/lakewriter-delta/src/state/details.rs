@@ -27,18 +27,19 @@ struct Sought {
     last_updated: i64,
 }
 
-/// Fills in the version, rows and run id of the partitions of `partitions` that have none, from
-/// the commit files of `commits` up to `checkpoint`.
+/// Fills in the version, rows and run id of the partitions of `partitions` that `wanted` selects
+/// and that have none, from the commit files of `commits` up to `checkpoint`.
 pub(super) async fn fill(
     store: &Arc<dyn ObjectStore>,
     commits: &BTreeMap<u64, ObjectMeta>,
     checkpoint: u64,
     job: &str,
     partitions: &mut BTreeMap<PartitionKey, Recorded>,
+    wanted: &(dyn Fn(&PartitionKey) -> bool + Sync),
 ) -> Result<(), Failure> {
     let mut sought: Vec<Sought> = partitions
         .iter()
-        .filter(|(_, r)| r.version.is_none())
+        .filter(|(p, r)| r.version.is_none() && wanted(p))
         .filter_map(|(p, r)| {
             let last_updated = r.written_at?.timestamp_millis();
             Some(Sought { partition: p.clone(), code: r.code, last_updated })

@@ -12,8 +12,9 @@
 //! the state survives checkpoints and log clean-up, and moves with the data: a commit that fails
 //! records nothing. The commit's `commitInfo` holds the full fingerprints and the input list;
 //! commitInfo is not kept in checkpoints: the table version, row count and run id of a write
-//! older than the newest checkpoint are read from its commit file while the log keeps it
-//! ([`details`]), and are unknown once log clean-up has removed it.
+//! older than the newest checkpoint are read, for the partitions `status` shows, from its commit
+//! file while the log keeps it ([`fill_details`]), and are unknown once log clean-up has removed
+//! it.
 //!
 //! [`read`] replays the log for these actions alone: the `txn` column of the newest checkpoint,
 //! then the commits after it. It never reads data files, and its cost is one listing, one column of
@@ -88,10 +89,10 @@ pub struct Recorded {
     pub inputs: i64,
     /// When the write ran.
     pub written_at: Option<DateTime<Utc>>,
-    /// The version that committed it, the rows it wrote and its run id: known while the log
-    /// keeps its commit file (log clean-up removes it once it is older than the log retention
-    /// and than a checkpoint); with [`LogScope::FromLastCheckpoint`], only for commits after the
-    /// newest checkpoint.
+    /// The version that committed it, the rows it wrote and its run id: read for commits after
+    /// the newest checkpoint, and for older ones by [`fill_details`] while the log keeps their
+    /// commit files (log clean-up removes them once older than the log retention and than a
+    /// checkpoint).
     pub version: Option<u64>,
     pub rows: Option<u64>,
     pub run_id: Option<String>,
@@ -145,6 +146,39 @@ pub async fn latest_version(location: &Location) -> Result<Option<u64>> {
     log::latest(&store, &log).await.map_err(|(Failure::Vanished(e) | Failure::Other(e))| err(e))
 }
 
+/// Fills in the version, rows and run id of the partitions of `state` (of `job`'s, read from the
+/// table at `location`) that `wanted` selects and that were written before the newest checkpoint,
+/// from their commit files while the log keeps them ([`details`]); the others are left unknown.
+/// Costs nothing where there is no such partition; else a listing of the log and a read of the
+/// commit files of those writes.
+pub async fn fill_details(
+    location: &Location,
+    job: &str,
+    state: &mut JobState,
+    wanted: &(dyn Fn(&PartitionKey) -> bool + Sync),
+) -> Result<()> {
+    let Some(checkpoint) = state.checkpoint else { return Ok(()) };
+    if !state.partitions.iter().any(|(p, r)| r.version.is_none() && wanted(p)) {
+        return Ok(());
+    }
+    let err = |source| Error::Read { url: location.url().clone(), source };
+    let store = location.object_store().map_err(|e| err(e.into()))?;
+    let log = Path::from_url_path(location.url().path()).map_err(|e| err(e.into()))?.join("_delta_log");
+    // Log clean-up may remove a file between the listing and its read: list again.
+    let mut attempts = 0;
+    loop {
+        let filled = async {
+            let Some(listing) = log::list(&store, &log, LogScope::Whole).await? else { return Ok(()) };
+            details::fill(&store, &listing.commits, checkpoint, job, &mut state.partitions, wanted).await
+        };
+        match filled.await {
+            Err(Failure::Vanished(_)) if attempts < 3 => attempts += 1,
+            Err(Failure::Vanished(e) | Failure::Other(e)) => return Err(err(e)),
+            Ok(()) => return Ok(()),
+        }
+    }
+}
+
 /// Reads the recorded state of `job`'s partitions from the Delta log of the table at
 /// `location`, listing as much of the log as `scope` says; `None` where no table exists.
 pub async fn read(location: &Location, job: &str, scope: LogScope) -> Result<Option<JobState>> {
@@ -192,10 +226,7 @@ async fn read_once(location: &Location, job: &str, scope: LogScope) -> Result<Op
         let (version, bytes) = read?;
         apply_commit(version, &bytes, job, &prefix, &mut txns, &mut details);
     }
-    let mut partitions = recorded(txns, details, &prefix);
-    if let (LogScope::Whole, Some((checkpoint, _))) = (scope, &listing.checkpoint) {
-        details::fill(&store, &listing.commits, *checkpoint, job, &mut partitions).await?;
-    }
+    let partitions = recorded(txns, details, &prefix);
     let (checkpoint, commit_files) = (listing.checkpoint.map(|(v, _)| v), listing.commits.len());
     Ok(Some(JobState { version: latest, checkpoint, commit_files, partitions }))
 }

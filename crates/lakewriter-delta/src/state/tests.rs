@@ -130,13 +130,22 @@ async fn a_run_lists_the_log_from_its_last_checkpoint_and_status_lists_all_of_it
         write(&location, "j", day(d), day(d), "code", &format!("inputs {d}")).await.expect("write");
     }
     let state = async |scope| read(&location, "j", scope).await.expect("read").expect("a table");
-    let (run, status) = (state(LogScope::FromLastCheckpoint).await, state(LogScope::Whole).await);
+    let filled = async |mut state: JobState, wanted: &(dyn Fn(&PartitionKey) -> bool + Sync)| {
+        fill_details(&location, "j", &mut state, wanted).await.expect("details");
+        state
+    };
+    let run = state(LogScope::FromLastCheckpoint).await;
+    // Only the partitions asked for: the first day's details alone, then all of them.
+    let first = PartitionKey::of(None, Some(day(1)));
+    let one = filled(state(LogScope::Whole).await, &|p| *p == first).await;
+    let versions = |state: &JobState| state.partitions.values().map(|r| r.version).collect::<Vec<_>>();
+    assert_eq!(versions(&one), [Some(0), None, None, Some(3), Some(4)]);
+    let status = filled(state(LogScope::Whole).await, &|_| true).await;
     assert_eq!((run.version, run.checkpoint, run.commit_files), (4, Some(2), 3), "commits 2 to 4");
     assert_eq!((status.version, status.checkpoint, status.commit_files), (4, Some(2), 5), "commits 0 to 4");
     assert_eq!((run.partitions.len(), fingerprints(&run)), (5, fingerprints(&status)));
     // A run needs the fingerprints alone: the details of the writes before the checkpoint are
     // read for `status`, from the commit files the log keeps.
-    let versions = |state: &JobState| state.partitions.values().map(|r| r.version).collect::<Vec<_>>();
     assert_eq!(versions(&run), [None, None, None, Some(3), Some(4)]);
     assert_eq!(versions(&status), [Some(0), Some(1), Some(2), Some(3), Some(4)]);
     assert!(status.partitions.values().all(|r| r.rows == Some(1) && r.run_id.is_some()), "{status:?}");
@@ -147,7 +156,7 @@ async fn a_run_lists_the_log_from_its_last_checkpoint_and_status_lists_all_of_it
         let file = std::fs::File::options().append(true).open(dir.path().join(format!("t/_delta_log/{v:020}.json")));
         file.and_then(|f| f.set_modified(later)).expect("stamp the commit file");
     }
-    assert_eq!(state(LogScope::Whole).await.partitions, status.partitions);
+    assert_eq!(filled(state(LogScope::Whole).await, &|_| true).await.partitions, status.partitions);
     // A `_last_checkpoint` naming a checkpoint that is not there: the whole log is listed.
     let last = dir.path().join("t/_delta_log/_last_checkpoint");
     std::fs::write(&last, br#"{"version":9,"size":1}"#).expect("write _last_checkpoint");
