@@ -331,7 +331,8 @@ fn late_orders_make_exactly_their_day_stale_and_only_stale_repairs_it_and_the_we
     lake.cli(&["backfill", "--all", "--from", FROM, "--to", TO]).assert_code(0);
     lake.run_demo(&["--late", "2026-09-05"]).assert_code(0);
     assert_eq!(not_fresh(&lake, "daily", FROM, TO), each(&dates("2026-09-05", "2026-09-05"), "stale:inputs_changed"));
-    assert_eq!(not_fresh(&lake, "weekly", FROM, TO), [], "its input is unchanged yet");
+    let window = dates("2026-09-05", "2026-09-11");
+    assert_eq!(not_fresh(&lake, "weekly", FROM, TO), each(&window, "stale:upstream_stale"), "at once");
     let plan = lake.cli(&["--json", "plan", "daily", "--from", FROM, "--to", TO, "--only", "stale"]);
     let runs: Vec<Value> = json_lines(plan.assert_code(0)).into_iter().filter(|l| l["action"] == "run").collect();
     assert_eq!(runs.iter().map(|l| &l["dt"]).collect::<Vec<_>>(), [&json!("2026-09-05")], "plan: what would run");
@@ -341,7 +342,6 @@ fn late_orders_make_exactly_their_day_stale_and_only_stale_repairs_it_and_the_we
     let shown: Vec<(&str, &str, bool)> = reports.iter().map(|r| (&*r.partition, &*r.status, r.committed)).collect();
     assert_eq!(shown, [("dt=2026-09-05", "ok", true)]);
     assert_eq!(status(&lake, "daily", "2026-09-05", "2026-09-05")["2026-09-05"].rows, Some(with_late("2026-09-05")));
-    let window = dates("2026-09-05", "2026-09-11");
     assert_eq!(not_fresh(&lake, "weekly", FROM, TO), each(&window, "stale:inputs_changed"));
     let repair = lake.cli(&["--json", "backfill", "--all", "--from", FROM, "--to", TO, "--only", "stale"]);
     repair.assert_code(0);
