@@ -189,6 +189,6 @@ impl TableProvider for RawTable {
         let files = self.files(state, args.filters().unwrap_or_default()).await?;
         self.check(state, &files).await?;
         let scan = self.inner.scan_with_args(state, args).await?;
-        Ok(ScanResult::new(files::reading_only(scan.into_inner(), &files)))
+        Ok(ScanResult::new(files::reading_only(scan.into_inner(), &files)?))
     }
 }

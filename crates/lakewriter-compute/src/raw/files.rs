@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use datafusion::arrow::datatypes::Field;
 use datafusion::catalog::Session;
 use datafusion::catalog::default_table_source::{DefaultTableSource, provider_as_source};
-use datafusion::common::tree_node::Transformed;
+use datafusion::common::tree_node::{Transformed, TreeNode};
 use datafusion::common::{DFSchema, ScalarValue, Statistics};
 use datafusion::datasource::listing::PartitionedFile;
 use datafusion::datasource::listing::helpers::{
@@ -131,20 +131,25 @@ pub fn pinned_scans(plan: LogicalPlan) -> DfResult<LogicalPlan> {
 /// `plan`, the listing table's scan, reading none of the files it found beyond `files`: those
 /// landed after this table listed the folder. Statistics are left unknown, as a file fewer makes
 /// the listing table's wrong.
-pub(super) fn reading_only(plan: Arc<dyn ExecutionPlan>, files: &[ObjectMeta]) -> Arc<dyn ExecutionPlan> {
-    let Some(config) =
-        plan.downcast_ref::<DataSourceExec>().and_then(|s| s.data_source().downcast_ref::<FileScanConfig>())
-    else {
-        return plan;
-    };
+pub(super) fn reading_only(plan: Arc<dyn ExecutionPlan>, files: &[ObjectMeta]) -> DfResult<Arc<dyn ExecutionPlan>> {
     let listed: HashSet<&Path> = files.iter().map(|f| &f.location).collect();
     let known = |f: &PartitionedFile| listed.contains(&f.object_meta.location);
-    if config.file_groups.iter().all(|g| g.iter().all(known)) {
-        return plan;
-    }
-    let groups = config.file_groups.iter().map(|g| FileGroup::new(g.iter().filter(|f| known(f)).cloned().collect()));
-    let statistics = Statistics::new_unknown(config.file_source.table_schema().table_schema());
-    let config =
-        FileScanConfigBuilder::from(config.clone()).with_file_groups(groups.collect()).with_statistics(statistics);
-    DataSourceExec::from_data_source(config.build())
+    let pruned = plan.transform_up(|node| {
+        let Some(config) =
+            node.downcast_ref::<DataSourceExec>().and_then(|s| s.data_source().downcast_ref::<FileScanConfig>())
+        else {
+            return Ok(Transformed::no(node));
+        };
+        if config.file_groups.iter().all(|g| g.iter().all(known)) {
+            return Ok(Transformed::no(node));
+        }
+        let groups =
+            config.file_groups.iter().map(|g| FileGroup::new(g.iter().filter(|f| known(f)).cloned().collect()));
+        let statistics = Statistics::new_unknown(config.file_source.table_schema().table_schema());
+        let config =
+            FileScanConfigBuilder::from(config.clone()).with_file_groups(groups.collect()).with_statistics(statistics);
+        let scan: Arc<dyn ExecutionPlan> = DataSourceExec::from_data_source(config.build());
+        Ok(Transformed::yes(scan))
+    })?;
+    Ok(pruned.data)
 }
