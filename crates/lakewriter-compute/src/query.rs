@@ -61,12 +61,13 @@ impl Query {
         }
     }
 
-    /// The query planned (read-only: see [`read_only`]), as a data frame of the session `ctx`.
+    /// The query planned (read-only: see [`read_only`], so never a statement that would run as
+    /// it is planned), as a data frame of the session `ctx`.
     async fn dataframe(&self, ctx: &SessionContext) -> Result<DataFrame> {
         let state = ctx.state();
         let plan = state.statement_to_plan(self.statement(&state).map_err(sql_error)?).await.map_err(sql_error)?;
         read_only().verify_plan(&plan).map_err(sql_error)?;
-        ctx.execute_logical_plan(plan).await.map_err(sql_error)
+        Ok(DataFrame::new(state, plan))
     }
 }
 
@@ -109,8 +110,9 @@ pub async fn plan_partition(ctx: &SessionContext, query: &Query, dt: Option<Naiv
         None => df,
     };
     // The files this planning lists are the ones the plan reads when it runs.
-    let plan = crate::raw::pinned_scans(df.logical_plan().clone()).map_err(plan_err)?;
-    let df = DataFrame::new(ctx.state(), plan.clone());
+    let (state, bound) = df.into_parts();
+    let plan = crate::raw::pinned_scans(bound).map_err(plan_err)?;
+    let df = DataFrame::new(state, plan.clone());
     let physical = df.create_physical_plan().await.map_err(|e| match unwrap_input_error(e) {
         Ok(input) => input,
         Err(other) => plan_err(other),
