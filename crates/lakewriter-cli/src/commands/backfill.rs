@@ -69,40 +69,39 @@ async fn backfill_range(
         None => graph.jobs.iter().collect(),
     };
     let jobs: Vec<_> = jobs.into_iter().map(|job| Stage::over(job, Some(range))).collect();
-    let Some(pipes) = pipes else { return pipeline(&runner, printer, &jobs, selection, parallel).await };
-    let mut shown = Shown { printer, error: None, reports: Some(Vec::new()) };
-    let outcome = runner.pipeline(&jobs, selection, parallel, &mut shown).await;
-    if let Some(e) = shown.error {
-        return Err(e.into());
+    let (code, reports) = pipeline(&runner, printer, &jobs, selection, parallel).await?;
+    if let Some(pipes) = pipes {
+        let job = runner.prepare(&jobs[0].job.job)?;
+        pipes.materialized_range(printer, &reports, range, &job.code)?;
     }
-    let job = runner.prepare(&jobs[0].job.job)?;
-    pipes.materialized_range(shown.printer, &shown.reports.unwrap_or_default(), range, &job.code)?;
-    Ok(if outcome.is_ok() { ExitCode::SUCCESS } else { ExitCode::from(super::FAILED) })
+    Ok(code)
 }
 
 /// Runs `jobs` in order as [`Runner::pipeline`] does, printing each job's partitions and summary,
-/// and the jobs not run. Exit 1 where a partition failed or a job was not run.
+/// and the jobs not run; returns the exit code (1 where a partition failed or a job was not run)
+/// and the reports of the partitions that ran.
 pub async fn pipeline(
     runner: &Runner,
     printer: &mut dyn Output,
     jobs: &[Stage<'_>],
     selection: (Only, Option<(u32, u32)>),
     parallel: Option<usize>,
-) -> Result<ExitCode> {
-    let mut shown = Shown { printer, error: None, reports: None };
+) -> Result<(ExitCode, Vec<PartitionReport>)> {
+    let mut shown = Shown { printer, error: None, reports: Vec::new() };
     let outcome = runner.pipeline(jobs, selection, parallel, &mut shown).await;
     if let Some(e) = shown.error {
         return Err(e.into());
     }
-    Ok(if outcome.is_ok() { ExitCode::SUCCESS } else { ExitCode::from(super::FAILED) })
+    let code = if outcome.is_ok() { ExitCode::SUCCESS } else { ExitCode::from(super::FAILED) };
+    Ok((code, shown.reports))
 }
 
 /// A pipeline's events on the [`Output`]; the first output error is kept and ends the command.
 struct Shown<'p> {
     printer: &'p mut dyn Output,
     error: Option<io::Error>,
-    /// Where kept (a backfill Dagster launched), the partitions' reports.
-    reports: Option<Vec<PartitionReport>>,
+    /// The reports of the jobs that ran.
+    reports: Vec<PartitionReport>,
 }
 
 impl Shown<'_> {
@@ -119,15 +118,13 @@ impl PipelineObserver for Shown<'_> {
     }
 
     fn partition_done(&mut self, report: &PartitionReport) {
-        if let Some(reports) = &mut self.reports {
-            reports.push(report.clone());
-        }
         let result = self.printer.partition_done(report);
         self.keep(result);
     }
 
     fn job_done(&mut self, _job: &Job, reports: &[PartitionReport], summary: &Summary) {
         self.printer.finish_progress();
+        self.reports.extend_from_slice(reports);
         let result = super::finish(self.printer, reports, summary).map(|_| ());
         self.keep(result.map_err(io::Error::other));
     }

@@ -34,5 +34,5 @@ pub async fn reproduce(global: &Global, printer: &mut dyn Output, args: Reproduc
     }
     let runner = Runner::open_with_inputs(into, live.workspace().root.clone()).await?;
     let parallel = args.parallel.map(usize::from);
-    super::backfill::pipeline(&runner, printer, &plan, (Only::All, None), parallel).await
+    Ok(super::backfill::pipeline(&runner, printer, &plan, (Only::All, None), parallel).await?.0)
 }
