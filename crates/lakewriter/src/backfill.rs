@@ -30,7 +30,7 @@ impl Runner {
             None => selection.range.days().collect(),
         };
         if selection.only != Only::All {
-            let status = self.status(job, Some(selection.range)).await?;
+            let status = self.freshness(job, Some(selection.range)).await?;
             let selected: BTreeSet<NaiveDate> =
                 status.partitions.iter().filter(|p| selection.only.selects(p)).filter_map(|p| p.dt).collect();
             match selected.first() {
@@ -50,7 +50,7 @@ impl Runner {
         if only == Only::All {
             return Ok(true);
         }
-        Ok(self.status(job, None).await?.partitions.iter().any(|p| only.selects(p)))
+        Ok(self.freshness(job, None).await?.partitions.iter().any(|p| only.selects(p)))
     }
 
     /// Runs `job` for every day of `days`, at most `parallel` partitions at once (default

@@ -17,8 +17,20 @@ const CONCURRENT_PLANS: usize = 4;
 impl Runner {
     /// The state of `job`'s partitions in `range` (default: the first to the last partition it
     /// wrote): each partition's plan is made, its inputs fingerprinted and compared, with the
-    /// code's, to what the last write recorded. Writes nothing.
+    /// code's, to what the last write recorded; with the version, rows and run id of each write,
+    /// also of those older than the newest checkpoint while the log keeps their commit files.
+    /// Writes nothing.
     pub async fn status(&self, job: &Job, range: Option<DateRange>) -> Result<JobStatus> {
+        self.state_of(job, range, true).await
+    }
+
+    /// [`Runner::status`] without the version, rows and run id of the writes older than the
+    /// newest checkpoint (no commit file read for them): what `plan` and `--only` decide by.
+    pub async fn freshness(&self, job: &Job, range: Option<DateRange>) -> Result<JobStatus> {
+        self.state_of(job, range, false).await
+    }
+
+    async fn state_of(&self, job: &Job, range: Option<DateRange>, details: bool) -> Result<JobStatus> {
         let recorded = self.recorded(job, LogScope::Whole).await?;
         let table_version = recorded.as_ref().map(|s| s.version);
         let mut state = recorded.unwrap_or_default();
@@ -36,10 +48,12 @@ impl Runner {
         } else {
             vec![None]
         };
-        let shown: std::collections::BTreeSet<PartitionKey> = days.iter().map(|dt| job.partition(*dt)).collect();
-        lakewriter_delta::state::fill_details(&job.location, &job.spec.name, &mut state, &|p| shown.contains(p))
-            .await
-            .map_err(|source| Error::State { table: job.spec.target.to_string(), source: Box::new(source) })?;
+        if details {
+            let shown: std::collections::BTreeSet<PartitionKey> = days.iter().map(|dt| job.partition(*dt)).collect();
+            lakewriter_delta::state::fill_details(&job.location, &job.spec.name, &mut state, &|p| shown.contains(p))
+                .await
+                .map_err(|source| Error::State { table: job.spec.target.to_string(), source: Box::new(source) })?;
+        }
         let mut planned = self.partition_statuses(job, &state, days).await?;
         self.mark_upstream_stale(job, &mut planned).await?;
         Ok(JobStatus {

@@ -14,7 +14,7 @@ pub async fn plan(global: &Global, printer: &mut dyn Output, args: PlanArgs) -> 
     let runner = super::open_runner(global).await?;
     let job = runner.prepare(&args.job)?;
     job.require_partitions("plan")?;
-    let status = runner.status(job, Some(range)).await?;
+    let status = runner.freshness(job, Some(range)).await?;
     let only = Only::from(args.only);
     let planned: Vec<_> = status.partitions.iter().map(|p| PlannedPartition::of(p, only, job)).collect();
     printer.plan(&status, &planned, only)?;
