@@ -130,30 +130,19 @@ impl Error {
     /// nothing upstream would write it.
     #[must_use]
     pub fn waits_for_upstream(&self) -> bool {
-        let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(self);
-        while let Some(e) = cause {
-            if matches!(e.downcast_ref::<Self>(), Some(Self::NoTableYet { .. })) {
-                return true;
-            }
-            cause = e.source();
-        }
-        false
+        ours(self).any(|e| matches!(e, Self::NoTableYet { .. }))
     }
 
     /// The [`Error::NoTableYet`] naming `job` among the causes of `error`: a job reading its own
     /// table before it exists.
     #[must_use]
     pub fn own_table_missing(error: &(dyn std::error::Error + 'static), job: &str) -> Option<Self> {
-        let mut cause = Some(error);
-        while let Some(e) = cause {
-            if let Some(Self::NoTableYet { table, job: named }) = e.downcast_ref::<Self>()
-                && named == job
-            {
-                return Some(Self::SeedFirstDay { table: table.clone(), job: job.to_owned() });
+        ours(error).find_map(|e| match e {
+            Self::NoTableYet { table, job: named } if named == job => {
+                Some(Self::SeedFirstDay { table: table.clone(), job: job.to_owned() })
             }
-            cause = e.source();
-        }
-        None
+            _ => None,
+        })
     }
 
     /// True for errors in what the user wrote (project file, job names, dates, storage options):
@@ -219,6 +208,11 @@ impl RunError {
     pub fn is_retryable(&self) -> bool {
         matches!(self, Self::Write(e) if e.is_conflict())
     }
+}
+
+/// The causes of `error`, itself first, that are this crate's errors.
+fn ours<'e>(error: &'e (dyn std::error::Error + 'static)) -> impl Iterator<Item = &'e Error> {
+    std::iter::successors(Some(error), |e| e.source()).filter_map(|e| e.downcast_ref::<Error>())
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
