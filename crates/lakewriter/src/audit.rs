@@ -118,21 +118,21 @@ impl Runner {
         let there_location = there.job(&job.spec.name)?.location.clone();
         let table = job.spec.target.to_string();
         let read_err = |source| Error::Digest { table: table.clone(), source: Box::new(source) };
-        let by_day = job.dated() && job.partition_by.is_some();
-        let (mut here, mut there_digests) = if by_day {
+        let by_day = if job.dated() && job.partition_by.is_some() {
             let here = day_digests(&job.location, range).await.map_err(read_err)?;
-            (here, day_digests(&there_location, range).await.map_err(read_err)?)
+            here.zip(day_digests(&there_location, range).await.map_err(read_err)?)
         } else {
-            (None, None)
+            None
         };
-        if here.is_none() || there_digests.is_none() {
-            // A table without a partition column, or one whose partition values are not all
-            // days: compared whole, as one partition.
-            here = Some(whole_digest(&job.location).await.map_err(read_err)?);
-            there_digests = Some(whole_digest(&there_location).await.map_err(read_err)?);
-        }
-        let (here, there_digests) = (here.unwrap_or_default(), there_digests.unwrap_or_default());
-        let column = job.partition_by.as_deref().filter(|_| here.keys().all(Option::is_some));
+        // A table without a partition column, or one whose partition values are not all days:
+        // compared whole, as one partition (its key `None`, read without a filter).
+        let (here, there_digests) = if let Some(both) = by_day {
+            both
+        } else {
+            let here = whole_digest(&job.location).await.map_err(read_err)?;
+            (here, whole_digest(&there_location).await.map_err(read_err)?)
+        };
+        let column = job.partition_by.as_deref();
         let recorded = self.recorded(job, LogScope::Whole).await?.unwrap_or_default();
         let keys: BTreeSet<Option<NaiveDate>> = here.keys().chain(there_digests.keys()).copied().collect();
         let mut audits = Vec::new();
