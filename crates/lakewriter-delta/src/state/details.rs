@@ -65,10 +65,15 @@ pub(super) async fn fill(
         if sought.is_empty() {
             break;
         }
+        // A file that log clean-up removed since the listing holds nothing to find any more.
         let reads = batch.iter().map(|(version, meta)| async move {
-            Ok::<_, Failure>((*version, store.get(&meta.location).await?.bytes().await?))
+            match store.get(&meta.location).await {
+                Ok(got) => Ok(Some((*version, got.bytes().await?))),
+                Err(object_store::Error::NotFound { .. }) => Ok(None),
+                Err(e) => Err(Failure::from(e)),
+            }
         });
-        for (version, bytes) in futures::future::try_join_all(reads).await? {
+        for (version, bytes) in futures::future::try_join_all(reads).await?.into_iter().flatten() {
             let (mut txns, mut details) = (HashMap::new(), HashMap::new());
             apply_commit(version, &bytes, job, &prefix, &mut txns, &mut details);
             sought.retain(|s| match found(s, job, version, &txns, &mut details) {

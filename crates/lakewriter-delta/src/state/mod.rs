@@ -30,8 +30,8 @@ use deltalake::kernel::Transaction;
 use futures::StreamExt;
 use lakewriter_core::PartitionKey;
 use lakewriter_storage::Location;
-use object_store::ObjectStoreExt;
 use object_store::path::Path;
+use object_store::{ObjectMeta, ObjectStoreExt};
 use serde::Serialize;
 
 use crate::{CommitMetadata, Error, Result};
@@ -128,6 +128,9 @@ pub struct JobState {
     pub commit_files: usize,
     /// By partition (`dt=2026-09-30`, `all`).
     pub partitions: BTreeMap<PartitionKey, Recorded>,
+    /// The commit files up to the newest checkpoint that the listing found (with
+    /// [`LogScope::Whole`]): where [`fill_details`] looks.
+    kept: BTreeMap<u64, ObjectMeta>,
 }
 
 #[derive(Debug, Default)]
@@ -148,9 +151,9 @@ pub async fn latest_version(location: &Location) -> Result<Option<u64>> {
 
 /// Fills in the version, rows and run id of the partitions of `state` (of `job`'s, read from the
 /// table at `location`) that `wanted` selects and that were written before the newest checkpoint,
-/// from their commit files while the log keeps them ([`details`]); the others are left unknown.
-/// Costs nothing where there is no such partition; else a listing of the log and a read of the
-/// commit files of those writes.
+/// from their commit files while the log kept them when `state` was read with [`LogScope::Whole`]
+/// ([`details`]); the others are left unknown. Costs nothing where there is no such partition;
+/// else a read of the commit files of those writes (a file removed since is passed over).
 pub async fn fill_details(
     location: &Location,
     job: &str,
@@ -163,20 +166,9 @@ pub async fn fill_details(
     }
     let err = |source| Error::Read { url: location.url().clone(), source };
     let store = location.object_store().map_err(|e| err(e.into()))?;
-    let log = Path::from_url_path(location.url().path()).map_err(|e| err(e.into()))?.join("_delta_log");
-    // Log clean-up may remove a file between the listing and its read: list again.
-    let mut attempts = 0;
-    loop {
-        let filled = async {
-            let Some(listing) = log::list(&store, &log, LogScope::Whole).await? else { return Ok(()) };
-            details::fill(&store, &listing.commits, checkpoint, job, &mut state.partitions, wanted).await
-        };
-        match filled.await {
-            Err(Failure::Vanished(_)) if attempts < 3 => attempts += 1,
-            Err(Failure::Vanished(e) | Failure::Other(e)) => return Err(err(e)),
-            Ok(()) => return Ok(()),
-        }
-    }
+    details::fill(&store, &state.kept, checkpoint, job, &mut state.partitions, wanted)
+        .await
+        .map_err(|(Failure::Vanished(e) | Failure::Other(e))| err(e))
 }
 
 /// Reads the recorded state of `job`'s partitions from the Delta log of the table at
@@ -226,9 +218,14 @@ async fn read_once(location: &Location, job: &str, scope: LogScope) -> Result<Op
         let (version, bytes) = read?;
         apply_commit(version, &bytes, job, &prefix, &mut txns, &mut details);
     }
+    drop(reads);
     let partitions = recorded(txns, details, &prefix);
     let (checkpoint, commit_files) = (listing.checkpoint.map(|(v, _)| v), listing.commits.len());
-    Ok(Some(JobState { version: latest, checkpoint, commit_files, partitions }))
+    let kept = match (scope, checkpoint) {
+        (LogScope::Whole, Some(checkpoint)) => listing.commits.into_iter().filter(|(v, _)| *v <= checkpoint).collect(),
+        _ => BTreeMap::new(),
+    };
+    Ok(Some(JobState { version: latest, checkpoint, commit_files, partitions, kept }))
 }
 
 /// Each partition's recorded state: its code and inputs transactions, and the details of the
