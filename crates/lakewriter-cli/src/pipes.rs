@@ -1,7 +1,8 @@
-//! Dagster Pipes, spoken by `lakewriter run` when Dagster launches it (`PipesSubprocessClient`
-//! sets `DAGSTER_PIPES_CONTEXT` and `DAGSTER_PIPES_MESSAGES`): the partition key comes from the
-//! context where `--dt` is not given, and the run reports one asset materialization with its
-//! metadata and data version, or its failure, as Pipes messages.
+//! Dagster Pipes, spoken by `lakewriter run` and `lakewriter backfill` when Dagster launches them
+//! (`PipesSubprocessClient` sets `DAGSTER_PIPES_CONTEXT` and `DAGSTER_PIPES_MESSAGES`): the
+//! partition key (`run`) or key range (`backfill`) comes from the context where `--dt` (`--from`,
+//! `--to`) is not given, and the command reports one asset materialization with its metadata and
+//! data version, or its failure, as Pipes messages.
 //!
 //! The protocol (version 0.1): each variable holds JSON, zlib-compressed and base64-encoded. The
 //! context's is `{"path": FILE}` (the context as a JSON file) or `{"data": CONTEXT}`; the
