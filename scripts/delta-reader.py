@@ -123,7 +123,8 @@ READERS = ("deltalake", "polars", "pyarrow_dataset")
 
 
 def interop(uri, lakewriter_rows, readers=READERS):
-    """The table as each of `readers` reads it, and as lakewriter read it (`lakewriter_rows`)."""
+    """The table as each of `readers` reads it, and as lakewriter read it (`lakewriter_rows`: the
+    lines of `lakewriter --json sql` for one query, each row a `{"statement": 1, "row": {…}}`)."""
     import decimal
 
     def polars_read():
@@ -139,7 +140,8 @@ def interop(uri, lakewriter_rows, readers=READERS):
     }
     read = {name: read_by[name]() for name in readers}
     out = {name: dict(summary(t.to_pylist()), columns=sorted(t.column_names)) for name, t in read.items()}
-    rows = [json.loads(line, parse_float=decimal.Decimal) for line in lakewriter_rows if line.strip()]
+    lines = [json.loads(line, parse_float=decimal.Decimal) for line in lakewriter_rows if line.strip()]
+    rows = [line["row"] for line in lines if "row" in line]
     out["lakewriter"] = summary(rows)
     return out
 

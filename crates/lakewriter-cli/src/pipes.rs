@@ -187,7 +187,7 @@ impl Pipes {
             "input_fingerprint": text(report.input_fingerprint.as_deref().unwrap_or_default()),
             "code_fingerprint": text(code_fingerprint),
             "fresh_before": {"raw_value": report.fresh_before, "type": if report.fresh_before.is_some() { "bool" } else { "null" }},
-            "run_id": text(&report.run_id),
+            "run_id": text(report.run_id.as_deref().unwrap_or_default()),
         });
         let params = json!({"asset_key": asset_key, "metadata": metadata, "data_version": report.input_fingerprint});
         self.send(out, "report_asset_materialization", &params)

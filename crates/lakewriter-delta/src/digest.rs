@@ -89,6 +89,11 @@ pub async fn partition_digests(
 }
 
 /// The one partition column of `table`.
+/// The one partition column of the table at `location`.
+pub async fn partition_column_of(location: &Location) -> Result<String> {
+    partition_column(&table::open_existing(location).await?, location)
+}
+
 fn partition_column(table: &deltalake::DeltaTable, location: &Location) -> Result<String> {
     let url = location.url();
     match table.snapshot().map(|s| s.metadata().partition_columns().to_vec()) {

@@ -61,12 +61,29 @@ use std::time::Instant;
 
 use chrono::NaiveDate;
 
-/// The content digest of `table` (or of its partition `dt`) in `workspace`'s lakehouse.
-pub async fn digest(workspace: &Workspace, table: &TableRef, partition: Option<NaiveDate>) -> Result<Digest> {
+/// The content digest of `table` in `workspace`'s lakehouse.
+pub async fn digest(workspace: &Workspace, table: &TableRef) -> Result<Digest> {
     let location = workspace.table_location(table)?;
-    lakewriter_delta::digest(&location, partition.map(lakewriter_compute::date_literal))
+    lakewriter_delta::digest(&location, None).await.map_err(digest_error(table))
+}
+
+/// The content digest of `table`'s partition of day `dt`, and that partition's key (the table's
+/// partition column and the day).
+pub async fn partition_digest(
+    workspace: &Workspace,
+    table: &TableRef,
+    dt: NaiveDate,
+) -> Result<(PartitionKey, Digest)> {
+    let location = workspace.table_location(table)?;
+    let column = lakewriter_delta::partition_column_of(&location).await.map_err(digest_error(table))?;
+    let digest = lakewriter_delta::digest(&location, Some(lakewriter_compute::date_literal(dt)))
         .await
-        .map_err(|source| Error::Digest { table: table.to_string(), source: Box::new(source) })
+        .map_err(digest_error(table))?;
+    Ok((PartitionKey::Day { column, date: dt }, digest))
+}
+
+fn digest_error(table: &TableRef) -> impl Fn(lakewriter_delta::Error) -> Error + '_ {
+    |source| Error::Digest { table: table.to_string(), source: Box::new(source) }
 }
 
 /// Milliseconds since `started`.

@@ -58,22 +58,15 @@ pub struct StepReport {
     /// The table's version after the step, where known.
     pub table_version: Option<u64>,
     /// compact: the partitions rewritten (or to rewrite), with their small files.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub partitions: Option<Vec<PartitionFiles>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub files_removed: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub files_added: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub target_file_size: Option<u64>,
     /// vacuum: the data files deleted (or to delete).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub files_deleted: Option<u64>,
     /// cleanup: the log files removed (or to remove).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub log_files_removed: Option<u64>,
     /// vacuum and cleanup: the retention applied, e.g. `7d`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub retention: Option<String>,
     /// compact: plans made again after a conflict with a concurrent commit.
     pub retries: u32,

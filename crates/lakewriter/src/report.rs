@@ -58,12 +58,12 @@ pub struct PartitionReport {
     /// name). Empty for a job without checks, or a run that failed before they were evaluated.
     pub checks: Vec<CheckOutcome>,
     /// `--dry-run`: what committing the result would change. Nothing was committed.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub dry_run: Option<DryRun>,
     /// Attempts beyond the first, after conflicts with concurrent commits.
     pub retries: u32,
-    /// Identifies this run in logs and in the commit's metadata.
-    pub run_id: String,
+    /// Identifies this run in logs and in the commit's metadata; `None` for a run that failed
+    /// before it started.
+    pub run_id: Option<String>,
     pub duration_ms: u64,
     pub note: Option<String>,
     /// Why the run failed: the run and its error's causes (`run: cause: cause`, in JSON).
@@ -98,7 +98,7 @@ impl PartitionReport {
             checks: Vec::new(),
             dry_run: None,
             retries: 0,
-            run_id: String::new(),
+            run_id: None,
             duration_ms: 0,
             note: None,
             error: None,
@@ -177,9 +177,7 @@ pub struct DryRun {
     /// Rows it holds now that it would no longer hold.
     pub rows_removed: Option<u64>,
     /// Up to `--show N` rows of each, as `column=value, …`.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub added_examples: Vec<String>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub removed_examples: Vec<String>,
 }
 
@@ -195,7 +193,6 @@ pub struct Summary {
     pub table_version: Option<u64>,
     pub duration_ms: u64,
     /// A dry run: how many of its partitions a run would change (nothing was committed).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub would_change: Option<usize>,
 }
 

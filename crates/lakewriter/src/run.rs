@@ -83,7 +83,7 @@ impl Runner {
             }
         };
         report.retries = retries;
-        report.run_id.clone_from(run_id);
+        report.run_id = Some(run_id.clone());
         report.duration_ms = elapsed_ms(started);
         report
     }

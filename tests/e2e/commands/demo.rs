@@ -146,13 +146,14 @@ impl DemoLines {
 fn september_summary(job: &str, rows_written: u64) -> Value {
     serde_json::json!({"summary": {
         "job": job, "partitions": 30, "ok": 30, "skipped": 0, "failed": 0, "rows_written": rows_written,
-        "table_version": 29, "schema_version": 1
+        "table_version": 29, "would_change": null, "schema_version": 2
     }})
 }
 
-/// The verdict line of a rerun of `partition` that left the table's digest `digest` as it was.
-fn unchanged(partition: &str, digest: &str) -> Value {
-    serde_json::json!({"rerun": partition, "digest_before": digest, "digest_after": digest, "unchanged": true})
+/// The verdict line of a rerun of `job`'s `partition` that left the table's digest `digest` as
+/// it was.
+fn unchanged(job: &str, partition: &str, digest: &str) -> Value {
+    serde_json::json!({"job": job, "rerun": partition, "digest_before": digest, "digest_after": digest, "unchanged": true})
 }
 
 #[test]
@@ -184,7 +185,7 @@ fn the_demo_json_output_is_json_lines_job_by_job() {
     );
     // The digest the README shows.
     assert_eq!(lake.digest("analytics.daily_orders", None).digest, "85ba7f3654b5f7e68d7b974d3e503076");
-    assert_eq!(daily.verdict, unchanged("dt=2026-09-15", "85ba7f3654b5f7e68d7b974d3e503076"));
+    assert_eq!(daily.verdict, unchanged("daily_orders", "dt=2026-09-15", "85ba7f3654b5f7e68d7b974d3e503076"));
 
     let customers = DemoLines::take(&mut lines, "customers");
     let outcomes: Vec<_> = customers.outcomes().into_iter().map(|(p, s, c, _)| (p, s, c)).collect();
@@ -197,14 +198,21 @@ fn the_demo_json_output_is_json_lines_job_by_job() {
     assert_eq!(customers.summary(), september_summary("customers", 553));
     assert_rerun_of_customers(&customers.rerun);
     assert_eq!(lake.digest("core.customers", None).digest, "003b414d518d1c5e88436a4f61f2e458");
-    assert_eq!(customers.verdict, unchanged("dt=2026-09-10", "003b414d518d1c5e88436a4f61f2e458"));
+    assert_eq!(customers.verdict, unchanged("customers", "dt=2026-09-10", "003b414d518d1c5e88436a4f61f2e458"));
 
     // The job that reads daily_orders' table runs after it, over the same days.
     let weekly = DemoLines::take(&mut lines, "weekly_revenue");
     assert_eq!(weekly.summary(), september_summary("weekly_revenue", weekly_revenue_rows()));
     assert_eq!((weekly.rerun.partition.as_str(), weekly.rerun.table_version), ("dt=2026-09-20", Some(30)));
     let digest = lake.digest("analytics.weekly_revenue", None).digest;
-    assert_eq!(weekly.verdict, unchanged("dt=2026-09-20", &digest));
+    assert_eq!(weekly.verdict, unchanged("weekly_revenue", "dt=2026-09-20", &digest));
+    // Last, the closing line: three jobs, 93 partition runs (30 days and a rerun each).
+    let pipeline = lines.pop().expect("the closing line");
+    assert_eq!(
+        (&pipeline["pipeline"]["jobs"], &pipeline["pipeline"]["ok"], &pipeline["pipeline"]["partitions"]),
+        (&3.into(), &3.into(), &93.into()),
+        "{pipeline}"
+    );
     assert!(lines.is_empty(), "lines after the weekly_revenue job: {lines:?}");
 }
 

@@ -1,7 +1,8 @@
 //! Every command's `--json` lines against `schema/events.schema.json`, checked by a validator that
 //! shares no code with lakewriter (Python `jsonschema`, through `scripts/validate-events.py`):
 //! each line of each command matches exactly one kind of line the schema describes, every closing
-//! line carries `schema_version` 1, and every kind the schema describes is printed here.
+//! line carries `schema_version` 2, every command's last line is a closing line, and every kind the
+//! schema describes is printed here.
 
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
@@ -14,13 +15,14 @@ use serde_json::Value;
 use crate::support::{Lake, edited};
 
 /// The kinds of line that the demo and the commands that read a lakehouse print.
-const READING: [&str; 12] = [
+const READING: [&str; 13] = [
     "demo_rerun",
     "digest",
     "graph_job",
     "graph_summary",
     "lint_summary",
     "partition_report",
+    "pipeline_summary",
     "plan_partition",
     "plan_summary",
     "run_summary",
@@ -30,25 +32,30 @@ const READING: [&str; 12] = [
 ];
 
 /// The kinds of line that backfills, reproductions, audits, maintenance and statements print.
-const WRITING: [&str; 10] = [
+const WRITING: [&str; 13] = [
     "audit_partition",
     "audit_summary",
     "maintain_step",
     "maintain_summary",
     "partition_report",
+    "pipeline_summary",
     "run_summary",
+    "sql_row",
     "sql_statement",
     "sql_statement_failed",
+    "sql_summary",
     "status_partition",
     "status_summary",
 ];
 
 /// The kinds of line that late data and failures print.
-const FAILING: [&str; 10] = [
+const FAILING: [&str; 12] = [
+    "job_failed",
     "lint_finding",
     "lint_summary",
     "not_run",
     "partition_report",
+    "pipeline_summary",
     "plan_partition",
     "plan_summary",
     "run_summary",
@@ -58,7 +65,7 @@ const FAILING: [&str; 10] = [
 ];
 
 /// The closing lines whose `schema_version` is a field of their one tagged object.
-const TAGGED_CLOSING: [&str; 2] = ["summary", "plan"];
+const TAGGED_CLOSING: [&str; 3] = ["summary", "plan", "pipeline"];
 
 fn repo_file(path: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..").join(path)
@@ -119,7 +126,7 @@ impl<'a> Checked<'a> {
     }
 
     /// Validates the JSON Lines `stdout` of `what`, which must hold `closing` closing lines, each
-    /// with `schema_version` 1; records the kinds of its lines.
+    /// with `schema_version` 2, and end with one; records the kinds of its lines.
     fn lines(&mut self, what: &str, stdout: &str, closing: usize) -> Vec<Value> {
         assert!(!stdout.is_empty(), "{what}: nothing on stdout");
         let (code, out) = validate(stdout, true);
@@ -128,18 +135,21 @@ impl<'a> Checked<'a> {
         assert_eq!(kinds.len(), stdout.lines().count(), "{what}: a kind for each line:\n{out}");
         let values: Vec<Value> = stdout.lines().map(|l| serde_json::from_str(l).expect("a JSON line")).collect();
         let mut closings = 0;
+        let mut last_closes = false;
         for (kind, value) in kinds.iter().zip(&values) {
             let tagged = TAGGED_CLOSING.iter().find_map(|tag| value.get(tag));
             let version = match *kind {
                 "verify_report" | "digest" => Some(&value["schema_version"]),
                 _ => tagged.map(|object| &object["schema_version"]),
             };
+            last_closes = version.is_some();
             if let Some(version) = version {
-                assert_eq!(*version, Value::from(1), "{what}: the schema_version of a closing line: {value}");
+                assert_eq!(*version, Value::from(2), "{what}: the schema_version of a closing line: {value}");
                 closings += 1;
             }
         }
         assert_eq!(closings, closing, "{what}: closing lines in:\n{}", numbered(stdout));
+        assert!(last_closes, "{what}: the last line is not a closing line:\n{}", numbered(stdout));
         self.kinds.extend(kinds.iter().map(|&k| k.to_owned()));
         values
     }
@@ -158,8 +168,9 @@ fn the_demo_and_the_commands_that_read_print_lines_of_the_schema() {
     let demo = lake.run_demo(&["--json"]);
     demo.assert_code(0);
     let mut checked = Checked::new(&lake);
-    let lines = checked.lines("lakewriter --json demo", &demo.stdout, 3);
-    assert_eq!(lines.iter().filter(|l| l["rerun"].is_string()).count(), 3, "a rerun line for each job");
+    let lines = checked.lines("lakewriter --json demo", &demo.stdout, 4);
+    let reruns: Vec<&Value> = lines.iter().filter(|l| l["rerun"].is_string()).map(|l| &l["job"]).collect();
+    assert_eq!(reruns, ["daily_orders", "customers", "weekly_revenue"], "a rerun line for each job");
 
     checked.json(&["run", "daily_orders", "--dt", "2026-09-30"], 0, 1);
     let dry = checked.json(&["run", "customers", "--dt", "2026-09-30", "--dry-run", "--show", "2"], 0, 1);
@@ -176,7 +187,7 @@ fn the_demo_and_the_commands_that_read_print_lines_of_the_schema() {
     let whole = checked.json(&["digest", "core.customers"], 0, 1);
     assert_eq!(whole[0]["partition"], Value::Null);
     let day = checked.json(&["digest", "analytics.daily_orders", "--partition", "2026-09-15"], 0, 1);
-    assert_eq!(day[0]["partition"], "2026-09-15");
+    assert_eq!(day[0]["partition"], "dt=2026-09-15");
     checked.json(&["graph"], 0, 1);
     checked.assert_kinds(&READING);
 }
@@ -186,16 +197,16 @@ fn backfills_audits_maintenance_and_statements_print_lines_of_the_schema() {
     let lake = Lake::demo();
     let mut checked = Checked::new(&lake);
     let range = ["--from", "2026-09-01", "--to", "2026-09-03"];
-    checked.json(&[&["backfill", "daily_orders"][..], &range].concat(), 0, 1);
-    checked.json(&[&["backfill", "--all"][..], &range].concat(), 0, 3);
+    checked.json(&[&["backfill", "daily_orders"][..], &range].concat(), 0, 2);
+    checked.json(&[&["backfill", "--all"][..], &range].concat(), 0, 4);
     let reproduced = lake.path().join("reproduced");
     let reproduced = reproduced.to_str().expect("utf-8 path");
-    checked.json(&["reproduce", "--all", "--into", reproduced], 0, 3);
+    checked.json(&["reproduce", "--all", "--into", reproduced], 0, 4);
 
     // A second copy of one day's rows, appended by a statement: the audit finds the partition
     // differs from its reproduction, and the partition holds two small files to compact.
     let append = "INSERT INTO analytics.daily_orders SELECT * FROM analytics.daily_orders WHERE dt = DATE '2026-09-02'";
-    checked.json(&["sql", "-e", append], 0, 0);
+    checked.json(&["sql", "-e", append], 0, 1);
     let audit = checked.json(&["audit", "daily_orders", "--against", reproduced], 1, 1);
     assert_eq!(audit[1]["verdict"], "differs", "{}", audit[1]);
     let status = checked.json(&["status", "daily_orders", "--maintenance"], 0, 1);
@@ -206,16 +217,15 @@ fn backfills_audits_maintenance_and_statements_print_lines_of_the_schema() {
     let maintained = checked.json(&["maintain", "daily_orders"], 0, 1);
     assert_eq!((&maintained[0]["step"], &maintained[0]["committed"]), (&"compact".into(), &true.into()));
 
-    // A query's rows are not events: only the statements' lines are validated.
+    // A query's rows are marked with their statement; the summary closes a failed run too.
     let statements = "SELECT COUNT(*) AS n FROM core.customers; DELETE FROM core.customers WHERE customer_id = -1; \
-                      UPDATE core.customers SET no_such_column = 1";
-    let run = lake.cli(&["--json", "sql", "-e", statements]);
-    run.assert_code(2);
-    let (events, rows): (Vec<&str>, Vec<&str>) =
-        run.stdout.lines().partition(|l| serde_json::from_str::<Value>(l).is_ok_and(|v| v.get("statement").is_some()));
-    assert_eq!(rows.len(), 1, "one row of the query:\n{}", run.stdout);
-    let lines = checked.lines("lakewriter --json sql", &(events.join("\n") + "\n"), 0);
-    assert_eq!((&lines[0]["status"], &lines[1]["status"]), (&"ok".into(), &"failed".into()));
+                      UPDATE core.customers SET no_such_column = 1; SELECT 1";
+    let lines = checked.json(&["sql", "-e", statements], 2, 1);
+    assert_eq!(lines[0]["statement"], 1, "{}", lines[0]);
+    assert!(lines[0]["row"]["n"].is_u64(), "the query's row: {}", lines[0]);
+    assert_eq!((&lines[1]["status"], &lines[2]["status"]), (&"ok".into(), &"failed".into()));
+    let summary = serde_json::json!({"statements": 4, "ok": 2, "failed": 1, "not_run": 1, "schema_version": 2});
+    assert_eq!(lines[3]["summary"], summary);
     checked.assert_kinds(&WRITING);
 }
 
@@ -224,7 +234,7 @@ fn late_data_and_failures_print_lines_of_the_schema() {
     let lake = Lake::demo();
     let mut checked = Checked::new(&lake);
     let range = ["--from", "2026-09-01", "--to", "2026-09-03"];
-    checked.json(&[&["backfill", "--all"][..], &range].concat(), 0, 3);
+    checked.json(&[&["backfill", "--all"][..], &range].concat(), 0, 4);
     lake.run_demo(&["--late", "2026-09-03"]).assert_code(0);
     let status = checked.json(&[&["status", "daily_orders"][..], &range].concat(), 0, 1);
     assert_eq!(status[2]["reasons"], serde_json::json!(["inputs_changed"]));
@@ -232,7 +242,7 @@ fn late_data_and_failures_print_lines_of_the_schema() {
     assert_eq!(dry[0]["dry_run"]["added_examples"].as_array().map(Vec::len), Some(2), "{}", dry[0]);
     let plan = checked.json(&[&["plan", "daily_orders", "--only", "stale"][..], &range].concat(), 0, 1);
     assert_eq!((&plan[0]["action"], &plan[2]["action"]), (&"skip".into(), &"run".into()));
-    checked.json(&[&["backfill", "--all", "--only", "stale"][..], &range].concat(), 0, 3);
+    checked.json(&[&["backfill", "--all", "--only", "stale"][..], &range].concat(), 0, 4);
     failures(&mut checked);
     checked.assert_kinds(&FAILING);
 }
@@ -249,29 +259,42 @@ fn failures(checked: &mut Checked<'_>) {
     assert!(failed[0]["error"].is_string() && failed[0]["checks"].as_array().is_some_and(|c| !c.is_empty()));
     let verify = checked.json(&["verify", "daily_orders", "--dt", "2026-09-03"], 1, 1);
     assert_eq!(verify[0]["second"], Value::Null, "{}", verify[0]);
-    let pipeline = checked.json(&["backfill", "--all", "--from", "2026-09-01", "--to", "2026-09-01"], 1, 2);
+    let pipeline = checked.json(&["backfill", "--all", "--from", "2026-09-01", "--to", "2026-09-01"], 1, 3);
     assert!(pipeline.iter().any(|l| l["not_run"]["job"] == "weekly_revenue"), "{pipeline:?}");
+    let counts = &pipeline.last().expect("the closing line")["pipeline"];
+    assert_eq!((&counts["jobs"], &counts["failed"], &counts["not_run"]), (&3.into(), &1.into(), &1.into()), "{counts}");
+
+    // A job whose state cannot be read (its log a symlink to itself) cannot select its stale
+    // days: it fails to start.
+    let log = lake.root().join("analytics/weekly_revenue/_delta_log");
+    std::fs::rename(&log, log.with_file_name("_delta_log.kept")).expect("move the log away");
+    std::os::unix::fs::symlink("_delta_log", &log).expect("a symlink loop");
+    let range = ["--from", "2026-09-01", "--to", "2026-09-03"];
+    let failed = checked.json(&[&["backfill", "weekly_revenue", "--only", "stale"][..], &range].concat(), 1, 1);
+    assert_eq!(failed[0]["job_failed"]["job"], "weekly_revenue", "{failed:?}");
 
     let unbounded = edited(&negative, "FROM raw.orders\nWHERE dt = $dt", "FROM raw.orders\nWHERE amount >= 0");
     lake.set_project_text(&edited(&unbounded, "-SUM(amount)", "-SUM(amount) * random()"));
     let lint = checked.json(&["lint"], 1, 1);
     let severities: BTreeSet<&str> = lint.iter().filter_map(|l| l["severity"].as_str()).collect();
-    assert_eq!(severities, BTreeSet::from(["error", "warning"]), "{lint:?}");
+    assert_eq!(severities, BTreeSet::from(["error", "warn"]), "{lint:?}");
 }
 
 #[test]
 fn the_validator_refuses_lines_the_schema_does_not_describe() {
     let broken = [
         // A summary without its schema_version, and one of another version.
-        r#"{"summary":{"job":"j","partitions":1,"ok":1,"skipped":0,"failed":0,"rows_written":4,"table_version":0,"duration_ms":9}}"#,
-        r#"{"plan":{"job":"j","only":"all","run":1,"skip":0,"schema_version":2}}"#,
+        r#"{"summary":{"job":"j","partitions":1,"ok":1,"skipped":0,"failed":0,"rows_written":4,"table_version":0,"duration_ms":9,"would_change":null}}"#,
+        r#"{"plan":{"job":"j","only":"all","run":1,"skip":0,"schema_version":1}}"#,
         // A field the schema does not know.
-        r#"{"summary":{"jobs":1,"edges":0,"schema_version":1,"cycles":0}}"#,
+        r#"{"summary":{"jobs":1,"edges":0,"schema_version":2,"cycles":0}}"#,
         // A failed step without its error, and a status the schema does not know.
-        r#"{"table":"a.b","step":"vacuum","status":"failed","committed":false,"table_version":null,"retries":0,"duration_ms":1,"note":null,"error":null}"#,
-        r#"{"table":"a.b","step":"vacuum","status":"done","committed":false,"table_version":null,"retries":0,"duration_ms":1,"note":null,"error":null}"#,
-        // A digest's partition as a partition key rather than a bare date.
-        r#"{"table":"a.b","partition":"dt=2026-09-01","rows":1,"digest":"00000000000000000000000000000000","version":0,"schema_version":1}"#,
+        r#"{"table":"a.b","step":"vacuum","status":"failed","committed":false,"table_version":null,"partitions":null,"files_removed":null,"files_added":null,"target_file_size":null,"files_deleted":null,"log_files_removed":null,"retention":null,"retries":0,"duration_ms":1,"note":null,"error":null}"#,
+        r#"{"table":"a.b","step":"vacuum","status":"done","committed":false,"table_version":null,"partitions":null,"files_removed":null,"files_added":null,"target_file_size":null,"files_deleted":null,"log_files_removed":null,"retention":null,"retries":0,"duration_ms":1,"note":null,"error":null}"#,
+        // A step that leaves out a field that does not apply to it, rather than `null`.
+        r#"{"table":"a.b","step":"vacuum","status":"ok","committed":false,"table_version":null,"partitions":null,"files_removed":null,"target_file_size":null,"files_deleted":0,"log_files_removed":null,"retention":"7d","retries":0,"duration_ms":1,"note":null,"error":null}"#,
+        // A digest's partition as a bare date rather than a partition key.
+        r#"{"table":"a.b","partition":"2026-09-01","rows":1,"digest":"00000000000000000000000000000000","version":0,"schema_version":2}"#,
         // A query's row, and a line that is not JSON.
         r#"{"n":42}"#,
         "summary: 1 partition",
@@ -284,7 +307,7 @@ fn the_validator_refuses_lines_the_schema_does_not_describe() {
     assert!(out.contains("'schema_version' is a required property"), "{out}");
     assert!(out.contains("'cycles' was unexpected"), "{out}");
 
-    let valid = r#"{"summary":{"jobs":1,"edges":0,"schema_version":1}}"#;
+    let valid = r#"{"summary":{"jobs":1,"edges":0,"schema_version":2}}"#;
     assert_eq!(validate(&format!("{valid}\n"), false), (0, String::new()));
 }
 
@@ -299,6 +322,6 @@ fn every_kind_of_line_of_the_schema_is_printed_by_a_test_here() {
         .collect();
     let printed: BTreeSet<&str> = READING.into_iter().chain(WRITING).chain(FAILING).collect();
     assert_eq!(kinds, printed);
-    assert_eq!(schema["version"], 1);
+    assert_eq!(schema["version"], 2);
     assert_eq!(schema["$defs"]["schema_version"]["const"], schema["version"]);
 }

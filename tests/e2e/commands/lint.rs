@@ -64,7 +64,7 @@ fn warnings_are_json_lines_with_their_rule_ids_and_logged_once_per_run() {
     findings.sort_by_key(|f| f["rule"].to_string());
     let warning = |rule: &str, construct: &str, message: &str| {
         serde_json::json!({
-            "severity": "warning", "rule": rule, "job": "daily_orders", "construct": construct, "message": message
+            "severity": "warn", "rule": rule, "job": "daily_orders", "construct": construct, "message": message
         })
     };
     let row_number = "ROW_NUMBER() OVER (PARTITION BY customer_id ORDER BY amount)";
@@ -88,7 +88,7 @@ fn warnings_are_json_lines_with_their_rule_ids_and_logged_once_per_run() {
     );
     assert_eq!(
         *summary,
-        serde_json::json!({"summary": {"jobs": 1, "errors": 0, "warnings": 3, "unchecked": 0, "waiting": 0, "schema_version": 1}})
+        serde_json::json!({"summary": {"jobs": 1, "errors": 0, "warnings": 3, "unchecked": 0, "waiting": 0, "schema_version": 2}})
     );
 
     // A job with one warning runs; the warning is logged once for the whole backfill.

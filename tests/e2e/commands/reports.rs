@@ -204,9 +204,15 @@ fn sql_json_rows_carry_every_column_null_as_null() {
         "SELECT 1 AS a, CAST(NULL AS INT) AS b, CAST(NULL AS VARCHAR) AS c UNION ALL SELECT 2, 3, 'x' ORDER BY a",
     ]);
     run.assert_code(0);
+    let closing =
+        serde_json::json!({"summary": {"statements": 1, "ok": 1, "failed": 0, "not_run": 0, "schema_version": 2}});
     assert_eq!(
         json_lines(&run),
-        [serde_json::json!({"a": 1, "b": null, "c": null}), serde_json::json!({"a": 2, "b": 3, "c": "x"})]
+        [
+            serde_json::json!({"statement": 1, "row": {"a": 1, "b": null, "c": null}}),
+            serde_json::json!({"statement": 1, "row": {"a": 2, "b": 3, "c": "x"}}),
+            closing
+        ]
     );
 }
 

@@ -65,7 +65,7 @@ fn a_merge_matching_a_target_row_with_several_source_rows_fails_names_ten_and_co
         let run = lake.cli(&["--json", "sql", "-e", &format!("{using} {clause}")]);
         run.assert_code(1);
         let lines = json_lines(&run);
-        assert_eq!(lines.len(), 1, "{}", run.stdout);
+        assert_eq!(lines.len(), 2, "the statement's line and the summary: {}", run.stdout);
         assert_eq!(
             pick(&lines[0], &["statement", "of", "status"]),
             json!({"statement": 1, "of": 1, "status": "failed"})
@@ -200,7 +200,8 @@ fn a_failing_statement_stops_the_ones_after_it_and_says_so() {
     assert_eq!(pick(&lines[0], &["statement", "of", "status", "committed", "table_version"]), ok);
     let cause = "INSERT into analytics.first: the query gives 2 column(s), and the table take(s) 1: a";
     let failed = json!({"statement": 2, "of": 4, "sql": refused, "status": "failed", "error": cause});
-    assert_eq!(lines[1..], [failed]);
+    let closing = json!({"summary": {"statements": 4, "ok": 1, "failed": 1, "not_run": 2, "schema_version": 2}});
+    assert_eq!(lines[1..], [failed, closing]);
     assert_eq!(
         run.error_lines(),
         [
@@ -224,9 +225,9 @@ fn a_table_created_by_a_statement_is_read_by_the_statements_after_it() {
     let run = lake.cli(&["--json", "sql", "-e", statements]);
     run.assert_code(0);
     let lines = json_lines(&run);
-    assert_eq!(lines.len(), 3, "{}", run.stdout);
+    assert_eq!(lines.len(), 4, "{}", run.stdout);
     assert_eq!(pick(&lines[1], &["status", "changes"]), json!({"status": "ok", "changes": changes(2, 0, 0)}));
-    assert_eq!(lines[2], json!({"n": 2}));
+    assert_eq!(lines[2], json!({"statement": 3, "row": {"n": 2}}));
     let people = rows(&lake, &uri(&local_root(&lake), "core/people"));
     assert_eq!(people, [json!({"id": 1, "name": "a"}), json!({"id": 2, "name": "b"})]);
 }

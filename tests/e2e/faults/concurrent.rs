@@ -174,7 +174,7 @@ pub(super) fn states(lake: &Lake, mode: Mode, from: &str, to: &str) -> Vec<(Stri
 }
 
 /// What A's report says it did, for the figures.
-fn outcome(a: &Report) -> String {
+pub(super) fn outcome(a: &Report) -> String {
     let what = match (a.status.as_str(), a.committed) {
         ("skipped", _) => "skipped: already appended",
         ("ok", true) => "committed",

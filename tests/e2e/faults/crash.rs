@@ -84,14 +84,14 @@ impl Place {
 /// Where a run is killed: as it enters a phase (its phase event), or as it commits — its data files
 /// written, its log entry being put: delta-rs opens its commit span (`commit_with_retries`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum KillAt {
+pub(super) enum KillAt {
     Entered(Phase),
     Committing,
 }
 
 impl KillAt {
     /// Its name in the figures: the phase's, or `committing`.
-    fn name(self) -> &'static str {
+    pub(super) fn name(self) -> &'static str {
         match self {
             Self::Entered(phase) => phase.as_str(),
             Self::Committing => "committing",
@@ -126,7 +126,7 @@ const PHASES: [KillAt; 5] = [
 
 /// Runs `lakewriter --log-format json ARGS` on `lake`, waits for the log line that tells `point`,
 /// waits `delay` more and SIGKILLs it; whether it got there before it ended on its own.
-fn kill_at(lake: &Lake, args: &[&str], point: KillAt, delay: Duration) -> bool {
+pub(super) fn kill_at(lake: &Lake, args: &[&str], point: KillAt, delay: Duration) -> bool {
     let mut command = lake.command(&[&["--log-format", "json"], args].concat());
     command
         .env("RUST_LOG", "lakewriter=warn,lakewriter::phase=info,deltalake_core::kernel::transaction=info")

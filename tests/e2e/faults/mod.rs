@@ -8,6 +8,7 @@ mod failures;
 mod late_file;
 mod local_faults;
 mod maintain_races;
+mod mixed;
 mod races;
 mod schema_change;
 mod storage_faults;

@@ -20,7 +20,7 @@ use crate::support::{Digest, Lake, Mode, Project, Report, Run, day};
 /// The request policy of every project here: 3 retries whose pauses add up to 0.6 to 1.4 s, so
 /// that a failing request fails in seconds, and a 3 s timeout. The 10 s retry budget is never
 /// what ends the retries of a failing request here: errors always say "after 3 retries".
-fn with_test_policy(project: Project) -> Project {
+pub(super) fn with_test_policy(project: Project) -> Project {
     let policy = [
         ("max_retries", "3"),
         ("init_backoff", "200ms"),
@@ -207,7 +207,7 @@ fn a_log_entry_put_that_lands_but_whose_answer_is_lost_commits_once_in_every_mod
 /// Faults that pass before the retries end, or that a run does without, none of which lets a
 /// request land twice: (requests hit, fault, from which match (0: one of the first three, by
 /// chance), how many in a row, what the trial hit).
-const PASSING: [(Requests, Fault, usize, usize, &str); 8] = [
+pub(super) const PASSING: [(Requests, Fault, usize, usize, &str); 8] = [
     (DATA_FILE, Fault::Status(500), 1, 2, "500 on a data-file PUT, twice"),
     (DATA_FILE, Fault::DropRequest, 1, 1, "a data-file PUT's connection dropped mid-body"),
     (LOG_ENTRY, Fault::Status(503), 1, 2, "503 on the log-entry PUT before it landed, twice"),
@@ -291,9 +291,9 @@ fn after_retries(last: &str) -> String {
 
 /// A fault that outlasts the retries: (requests hit, fault, from which match, how many in a row
 /// (0: every one), what the trial hit).
-type Lasting = (Requests, Fault, usize, usize, &'static str);
+pub(super) type Lasting = (Requests, Fault, usize, usize, &'static str);
 
-const LASTING: [Lasting; 4] = [
+pub(super) const LASTING: [Lasting; 4] = [
     (DATA_FILE, Fault::Status(503), 1, 0, "503 on every data-file PUT"),
     (LOG_ENTRY, Fault::Status(500), 1, 0, "500 on every log-entry PUT"),
     (LOG_LIST, Fault::Status(503), 1, 0, "503 on every LIST of _delta_log/"),

@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 use crate::support::json_lines;
 use crate::support::reader::Reader;
 use crate::support::s3::S3;
+use crate::support::sql::query_rows;
 use crate::support::{Checks, Job, Lake, Project, customers_with_orders, orders};
 
 /// `overwrite`, partitioned by a name with a space, with a check of every kind.
@@ -162,7 +163,7 @@ fn assert_read_alike(lake: &Lake, table: &str, uri: &str) {
 
 /// The rows lakewriter gives for `query`.
 fn select(lake: &Lake, query: &str) -> Vec<Value> {
-    json(lake, &["sql", "-e", query], 0)
+    query_rows(&json(lake, &["sql", "-e", query], 0), 1)
 }
 
 /// What a job's table holds after [`FROM`]..=[`TO`], from the raw layer.
@@ -311,7 +312,7 @@ INSERT OVERWRITE TABLE names.sql PARTITION ("OrderDay" = DATE '{TO}') SELECT 2, 
     let mut digests = Vec::new();
     for _ in 0..2 {
         let reports = json(&lake, &["sql", "names.sql"], 0);
-        assert_eq!(reports.len(), 3, "{reports:?}");
+        assert_eq!(reports.len(), 4, "three statements and the summary: {reports:?}");
         let rows = select(&lake, r#"SELECT * FROM names.sql ORDER BY "Customer Id""#);
         assert_eq!(rows, expected);
         assert_eq!(crate::support::sql::rows(&lake, &uri), crate::support::sql::sorted(expected.to_vec()));

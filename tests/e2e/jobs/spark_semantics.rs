@@ -11,6 +11,7 @@ use serde_json::Value;
 use crate::support::json_lines;
 use crate::support::reader::Reader;
 use crate::support::s3::S3;
+use crate::support::sql::query_rows;
 use crate::support::{Job, Lake, Project, edited};
 
 /// The columns every job writes, from one day of the demo's raw orders: a mixed-case key, an
@@ -72,7 +73,7 @@ const TO: &str = "2026-09-02";
 fn select_one(lake: &Lake, sql: &str) -> Value {
     let run = lake.cli(&["--json", "sql", "-e", sql]);
     run.assert_code(0);
-    json_lines(&run).into_iter().next().unwrap_or_else(|| panic!("no row from {sql}"))
+    query_rows(&json_lines(&run), 1).into_iter().next().unwrap_or_else(|| panic!("no row from {sql}"))
 }
 
 /// Writes every job (the dated ones over `FROM..=TO`, the rebuild once).

@@ -597,7 +597,10 @@ fn dry_run(lake: &Lake, job: &str, dt: &str) -> Value {
 #[test]
 fn a_dry_run_of_an_insert_overwrite_is_an_overwrite_partitions_and_of_a_merge_is_refused() {
     let lake = lake(&[daily_job(), customers_job(), daily_twin(), events_twin()]);
-    let new = json!({"changes": true, "rows_added": customers_with_orders(FROM), "rows_removed": 0});
+    let new = json!({
+        "changes": true, "rows_added": customers_with_orders(FROM), "rows_removed": 0, "added_examples": [],
+        "removed_examples": []
+    });
     assert_eq!(dry_run(&lake, "daily", FROM), new, "against no table yet");
     assert!(!lake.root().join("analytics").exists(), "the dry run wrote nothing");
 

@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 
 use crate::support::json_lines;
 use crate::support::s3::S3;
-use crate::support::sql::{local_root, report, rows, sorted, sql, uri};
+use crate::support::sql::{local_root, query_rows, report, rows, sorted, sql, sql_json, uri};
 use crate::support::{Job, Lake, Project, Write};
 
 const DAY: &str = "2026-01-01";
@@ -28,9 +28,7 @@ fn on_s3(name: &str, project: &Project) -> S3 {
 
 /// The rows of `query` as `lakewriter --json sql` prints them.
 fn select(lake: &Lake, query: &str) -> Vec<Value> {
-    let run = lake.cli(&["--json", "sql", "-e", query]);
-    run.assert_code(0);
-    json_lines(&run)
+    query_rows(&sql_json(lake, query, &[]), 1)
 }
 
 // A. Static partition values.

@@ -21,13 +21,17 @@ impl Run {
         }
     }
 
-    /// The JSON lines of stdout: partition reports, then the summary.
+    /// The JSON lines of one job's `run` or `backfill`: partition reports, then the summary (and
+    /// for a backfill the pipeline's closing line, left out).
     pub fn json(&self) -> (Vec<Report>, Summary) {
         let mut reports = Vec::new();
         let mut summary = None;
         for line in self.stdout.lines() {
             let value: serde_json::Value =
                 serde_json::from_str(line).unwrap_or_else(|e| panic!("not JSON: {line}: {e}"));
+            if value.get("pipeline").is_some() {
+                continue;
+            }
             if let Some(s) = value.get("summary") {
                 summary = Some(serde_json::from_value(s.clone()).expect("summary shape"));
             } else {
@@ -117,7 +121,7 @@ pub struct Summary {
     pub table_version: Option<u64>,
 }
 
-#[derive(Debug, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
 pub struct Digest {
     pub rows: u64,
     pub digest: String,

@@ -16,11 +16,21 @@ pub fn sql(lake: &Lake, args: &[&str]) -> Run {
     lake.cli(&[&["sql"][..], args].concat())
 }
 
-/// Runs `lakewriter --json sql -e STATEMENTS ARGS…`, which must succeed: its JSON lines.
+/// Runs `lakewriter --json sql -e STATEMENTS ARGS…`, which must succeed: its JSON lines but the
+/// closing summary, which must say that every statement ran.
 pub fn sql_json(lake: &Lake, statements: &str, args: &[&str]) -> Vec<Value> {
     let run = lake.cli(&[&["--json", "sql", "-e", statements][..], args].concat());
     run.assert_code(0);
-    json_lines(&run)
+    let mut lines = json_lines(&run);
+    let summary = lines.pop().unwrap_or_else(|| panic!("no closing line:\n{}", run.stdout));
+    let ran = &summary["summary"];
+    assert_eq!((&ran["ok"], &ran["failed"], &ran["not_run"]), (&ran["statements"], &0.into(), &0.into()), "{summary}");
+    lines
+}
+
+/// The rows a query (statement `number`) printed among `lines`, unwrapped.
+pub fn query_rows(lines: &[Value], number: usize) -> Vec<Value> {
+    lines.iter().filter(|l| l["statement"] == number && l.get("row").is_some()).map(|l| l["row"].clone()).collect()
 }
 
 /// The `--json` report of `statement`, run alone, which must succeed.

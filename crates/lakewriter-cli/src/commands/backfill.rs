@@ -13,7 +13,7 @@ use lakewriter::{
 };
 
 use crate::cli::{BackfillArgs, Global};
-use crate::output::{Output, stderr};
+use crate::output::{Output, PipelineSummary, stderr};
 use crate::pipes::Pipes;
 
 pub async fn backfill(global: &Global, printer: &mut dyn Output, args: BackfillArgs) -> Result<ExitCode> {
@@ -78,8 +78,8 @@ async fn backfill_range(
 }
 
 /// Runs `jobs` in order as [`Runner::pipeline`] does, printing each job's partitions and summary,
-/// and the jobs not run; returns the exit code (1 where a partition failed or a job was not run)
-/// and the reports of the partitions that ran.
+/// the jobs that failed to start or were not run, and the pipeline's counts; returns the exit code
+/// (1 where a partition failed or a job was not run) and the reports of the partitions that ran.
 pub async fn pipeline(
     runner: &Runner,
     printer: &mut dyn Output,
@@ -87,11 +87,15 @@ pub async fn pipeline(
     selection: (Only, Option<(u32, u32)>),
     parallel: Option<usize>,
 ) -> Result<(ExitCode, Vec<PartitionReport>)> {
+    let started = Instant::now();
     let mut shown = Shown { printer, error: None, reports: Vec::new() };
     let outcome = runner.pipeline(jobs, selection, parallel, &mut shown).await;
     if let Some(e) = shown.error {
         return Err(e.into());
     }
+    let (failed, not_run) = (outcome.failed.len(), outcome.not_run.len());
+    let summary = PipelineSummary::of(jobs.len(), failed, not_run, &shown.reports, elapsed_ms(started));
+    shown.printer.pipeline_done(&summary)?;
     let code = if outcome.is_ok() { ExitCode::SUCCESS } else { ExitCode::from(super::FAILED) };
     Ok((code, shown.reports))
 }
@@ -147,7 +151,8 @@ impl PipelineObserver for Shown<'_> {
     }
 
     fn job_failed(&mut self, job: &str, error: &lakewriter::Error) {
-        stderr::error(&format!("{job}: {}", stderr::one_line(error)));
+        let result = self.printer.job_failed(job, error);
+        self.keep(result);
     }
 }
 

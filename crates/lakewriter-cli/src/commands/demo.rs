@@ -3,14 +3,15 @@
 
 use std::path::Path;
 use std::process::ExitCode;
+use std::time::Instant;
 
 use anyhow::Result;
 use chrono::NaiveDate;
-use lakewriter::{Job, Runner, Workspace};
+use lakewriter::{Job, PartitionReport, Runner, Workspace, elapsed_ms};
 
 use crate::cli::{DemoArgs, Global};
 use crate::demo;
-use crate::output::{Output, Rerun};
+use crate::output::{Output, PipelineSummary, Rerun};
 
 pub async fn demo(global: &Global, printer: &mut dyn Output, args: DemoArgs) -> Result<ExitCode> {
     match args.late {
@@ -37,12 +38,15 @@ async fn run_demo(global: &Global, printer: &mut dyn Output, dir: &Path, no_run:
         return Ok(ExitCode::SUCCESS);
     }
     let runner = Runner::open(workspace).await?;
-    let mut all_good = true;
-    for (name, rerun_day) in [(demo::JOB, 15), (demo::DIMENSION_JOB, 10), (demo::WINDOW_JOB, 20)] {
+    let started = Instant::now();
+    let jobs = [(demo::JOB, 15), (demo::DIMENSION_JOB, 10), (demo::WINDOW_JOB, 20)];
+    let (mut reports, mut failed) = (Vec::new(), 0);
+    for (name, rerun_day) in jobs {
         let job = runner.prepare(name)?;
         let rerun_day = demo::days().from() + chrono::Days::new(rerun_day - 1);
-        all_good &= demo_job(&runner, printer, job, rerun_day).await?;
+        failed += usize::from(!demo_job(&runner, printer, job, rerun_day, &mut reports).await?);
     }
+    printer.pipeline_done(&PipelineSummary::of(jobs.len(), failed, 0, &reports, elapsed_ms(started)))?;
     let project = match &global.root {
         Some(root) => format!("{} --root {root}", project_file.display()),
         None => project_file.display().to_string(),
@@ -50,7 +54,7 @@ async fn run_demo(global: &Global, printer: &mut dyn Output, dir: &Path, no_run:
     printer.say(&format!(
         "\nnext: lakewriter --project {project} run daily_orders --dt 2026-09-30\n      lakewriter --project {project} verify customers --dt 2026-09-30\n      lakewriter --project {project} digest core.customers"
     ))?;
-    Ok(if all_good { ExitCode::SUCCESS } else { ExitCode::from(super::FAILED) })
+    Ok(if failed == 0 { ExitCode::SUCCESS } else { ExitCode::from(super::FAILED) })
 }
 
 /// `demo DIR --late D`: a file of late orders in the demo's raw partition D.
@@ -66,8 +70,15 @@ async fn deliver_late(global: &Global, printer: &mut dyn Output, dir: &Path, day
     Ok(ExitCode::SUCCESS)
 }
 
-/// The demo for one job: backfill September, run one day again, compare the content digests.
-async fn demo_job(runner: &Runner, printer: &mut dyn Output, job: &Job, rerun_day: NaiveDate) -> Result<bool> {
+/// The demo for one job: backfill September, run one day again, compare the content digests;
+/// adds the reports of its runs to `ran`. Whether every run succeeded and the rerun changed nothing.
+async fn demo_job(
+    runner: &Runner,
+    printer: &mut dyn Output,
+    job: &Job,
+    rerun_day: NaiveDate,
+    ran: &mut Vec<PartitionReport>,
+) -> Result<bool> {
     let (spec, days) = (&job.spec, demo::days());
     printer.say(&format!(
         "\nbackfill {} ({}) {}..{} -> {}",
@@ -78,15 +89,18 @@ async fn demo_job(runner: &Runner, printer: &mut dyn Output, job: &Job, rerun_da
         spec.target
     ))?;
     let (reports, code) = super::backfill::run_days(runner, printer, job, days.days().collect(), None).await?;
+    ran.extend_from_slice(&reports);
     if code != ExitCode::SUCCESS {
         return Ok(false);
     }
     printer.merged(&reports)?;
-    let before = lakewriter::digest(runner.workspace(), &spec.target, None).await?;
+    let before = lakewriter::digest(runner.workspace(), &spec.target).await?;
     let report = runner.run_prepared(&job.partition_run(Some(rerun_day), false)?).await;
     printer.partition_done(&report)?;
-    let after = lakewriter::digest(runner.workspace(), &spec.target, None).await?;
+    let after = lakewriter::digest(runner.workspace(), &spec.target).await?;
     let rerun = Rerun { job: &spec.name, report: &report, before: &before, after: &after };
     printer.rerun(&rerun)?;
-    Ok(rerun.unchanged())
+    let unchanged = rerun.unchanged();
+    ran.push(report);
+    Ok(unchanged)
 }

@@ -11,7 +11,12 @@ use crate::output::Output;
 pub async fn digest(global: &Global, printer: &mut dyn Output, args: DigestArgs) -> Result<ExitCode> {
     let workspace = Workspace::load(global.project.as_deref(), global.root.as_deref())?;
     let table = TableRef::parse(&args.table).map_err(lakewriter::Error::from)?;
-    let digest = lakewriter::digest(&workspace, &table, args.partition).await?;
-    printer.digest(&table, args.partition, &digest)?;
+    match args.partition {
+        Some(dt) => {
+            let (partition, digest) = lakewriter::partition_digest(&workspace, &table, dt).await?;
+            printer.digest(&table, Some(&partition), &digest)?;
+        }
+        None => printer.digest(&table, None, &lakewriter::digest(&workspace, &table).await?)?,
+    }
     Ok(ExitCode::SUCCESS)
 }

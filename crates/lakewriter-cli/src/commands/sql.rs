@@ -7,7 +7,7 @@ use anyhow::{Context, Result};
 use lakewriter::{Executed, Runner, SqlOptions};
 
 use crate::cli::{Global, SqlArgs};
-use crate::output::Output;
+use crate::output::{Output, SqlSummary};
 
 pub async fn sql(global: &Global, printer: &mut dyn Output, args: SqlArgs) -> Result<ExitCode> {
     let text = match (&args.execute, &args.file) {
@@ -25,10 +25,11 @@ pub async fn sql(global: &Global, printer: &mut dyn Output, args: SqlArgs) -> Re
     for (i, parsed) in statements.iter().enumerate() {
         let number = i + 1;
         match runner.execute(parsed, options).await {
-            Ok(Executed::Rows { schema, batches }) => printer.rows(&schema, &batches)?,
+            Ok(Executed::Rows { schema, batches }) => printer.rows(number, &schema, &batches)?,
             Ok(Executed::Written(report)) => printer.statement(number, total, &parsed.text, &report)?,
             Err(error) => {
                 printer.statement_failed(number, total, &parsed.text, &error)?;
+                printer.sql_done(&SqlSummary { statements: total, ok: i, failed: 1, not_run: total - number })?;
                 let rest = match total - number {
                     0 => String::new(),
                     1 => format!("; statement {total} not run"),
@@ -39,6 +40,7 @@ pub async fn sql(global: &Global, printer: &mut dyn Output, args: SqlArgs) -> Re
             }
         }
     }
+    printer.sql_done(&SqlSummary { statements: total, ok: total, failed: 0, not_run: 0 })?;
     Ok(ExitCode::SUCCESS)
 }
 

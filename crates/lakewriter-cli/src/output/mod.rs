@@ -11,10 +11,9 @@ use std::io::{self, IsTerminal};
 
 use arrow::array::RecordBatch;
 use arrow::datatypes::SchemaRef;
-use chrono::NaiveDate;
 use lakewriter::{
-    AuditSummary, Digest, Finding, JobGraph, JobStatus, Layout, MaintainSummary, Only, PartitionAudit, PartitionReport,
-    PlannedPartition, StatementReport, StepReport, Summary, TableRef, VerifyReport,
+    AuditSummary, Digest, Finding, JobGraph, JobStatus, Layout, MaintainSummary, Only, PartitionAudit, PartitionKey,
+    PartitionReport, PlannedPartition, StatementReport, StepReport, Summary, TableRef, VerifyReport,
 };
 use serde::Serialize;
 
@@ -45,6 +44,10 @@ pub trait Output {
     fn job_done(&mut self, reports: &[PartitionReport], summary: &Summary) -> io::Result<()>;
     /// A job a pipeline did not run, and why.
     fn not_run(&mut self, job: &str, reason: &str) -> io::Result<()>;
+    /// A job of a pipeline that could not start (its partitions could not be selected).
+    fn job_failed(&mut self, job: &str, error: &lakewriter::Error) -> io::Result<()>;
+    /// A pipeline (`backfill`, `reproduce`, the demo) is done: JSON, its closing line.
+    fn pipeline_done(&mut self, summary: &PipelineSummary) -> io::Result<()>;
     /// Text: the totals of a keyed backfill's changes (nothing for other modes).
     fn merged(&mut self, reports: &[PartitionReport]) -> io::Result<()>;
     /// The demo's rerun of a day, with the content digests before and after.
@@ -53,7 +56,7 @@ pub trait Output {
     /// `lakewriter verify`: each application and the verdict.
     fn verdict(&mut self, verdict: &VerifyReport) -> io::Result<()>;
     /// `lakewriter digest`: a table's (or a partition's) content digest.
-    fn digest(&mut self, table: &TableRef, partition: Option<NaiveDate>, digest: &Digest) -> io::Result<()>;
+    fn digest(&mut self, table: &TableRef, partition: Option<&PartitionKey>, digest: &Digest) -> io::Result<()>;
     /// `lakewriter lint`: one finding.
     fn finding(&mut self, finding: &Finding) -> io::Result<()>;
     /// `lakewriter lint`: the counts, last.
@@ -71,13 +74,16 @@ pub trait Output {
     /// `lakewriter maintain`: each table's steps and the counts.
     fn maintain(&mut self, reports: &[StepReport], summary: &MaintainSummary) -> io::Result<()>;
 
-    /// `lakewriter sql`: a query's rows (every column of every row).
-    fn rows(&mut self, schema: &SchemaRef, batches: &[RecordBatch]) -> io::Result<()>;
+    /// `lakewriter sql`: the rows of the query that is statement `number` (every column of every
+    /// row).
+    fn rows(&mut self, number: usize, schema: &SchemaRef, batches: &[RecordBatch]) -> io::Result<()>;
     /// `lakewriter sql`: statement `number` of `of`, which wrote (or found nothing to change).
     fn statement(&mut self, number: usize, of: usize, sql: &str, report: &StatementReport) -> io::Result<()>;
     /// `lakewriter sql`: statement `number` of `of` failed. JSON only: the error itself is the
     /// command's, on stderr.
     fn statement_failed(&mut self, number: usize, of: usize, sql: &str, error: &lakewriter::Error) -> io::Result<()>;
+    /// `lakewriter sql`: the statements are done, or one failed: JSON, the closing line.
+    fn sql_done(&mut self, summary: &SqlSummary) -> io::Result<()>;
 }
 
 /// The printer `--json` asks for, writing stdout.
@@ -104,6 +110,49 @@ pub struct LintCounts {
     pub unchecked: usize,
     /// Jobs that read a job's table that does not exist yet: checked once it does.
     pub waiting: usize,
+}
+
+/// The counts of a pipeline: its jobs, and their partitions.
+#[derive(Debug, Default, Serialize)]
+pub struct PipelineSummary {
+    pub jobs: usize,
+    /// Jobs every partition of which succeeded (or that had nothing to run).
+    pub ok: usize,
+    /// Jobs that failed to start, or a partition of which failed.
+    pub failed: usize,
+    /// Jobs not run, because a job above them failed or was not run.
+    pub not_run: usize,
+    pub partitions: usize,
+    pub rows_written: u64,
+    pub duration_ms: u64,
+}
+
+impl PipelineSummary {
+    /// The counts of `jobs` jobs of which `failed` failed and `not_run` were not run, which ran
+    /// `reports`.
+    pub fn of(jobs: usize, failed: usize, not_run: usize, reports: &[PartitionReport], duration_ms: u64) -> Self {
+        Self {
+            jobs,
+            ok: jobs.saturating_sub(failed + not_run),
+            failed,
+            not_run,
+            partitions: reports.len(),
+            rows_written: reports.iter().filter_map(|r| r.rows_written).sum(),
+            duration_ms,
+        }
+    }
+}
+
+/// The counts of `lakewriter sql`'s statements.
+#[derive(Debug, Default, Serialize)]
+pub struct SqlSummary {
+    pub statements: usize,
+    /// Statements that ran: queries, and statements that wrote or found nothing to change.
+    pub ok: usize,
+    /// 0 or 1: the first failure stops the rest.
+    pub failed: usize,
+    /// Statements after a failed one.
+    pub not_run: usize,
 }
 
 /// A demo rerun: one day run again, with the table's digests before and after.

@@ -9,6 +9,8 @@ use serde::Serialize;
 #[serde(rename_all = "snake_case")]
 pub enum Severity {
     Error,
+    /// `warn` in JSON, as a check's severity is.
+    #[serde(rename = "warn")]
     Warning,
 }
 

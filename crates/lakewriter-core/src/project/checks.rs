@@ -117,10 +117,8 @@ pub struct CheckOutcome {
     pub failing_rows: u64,
     pub severity: CheckSeverity,
     /// What was found, where the rows alone do not say it: counts, a change in percent.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub detail: Option<String>,
     /// Up to five failing rows (`column=value, …`), or for `unique` the duplicated keys.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub examples: Vec<String>,
 }
 

@@ -54,20 +54,14 @@ pub struct StatementReport {
     /// The version this statement committed, or the version it found where it committed nothing.
     pub table_version: Option<u64>,
     /// Rows an `INSERT` wrote.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub rows_written: Option<u64>,
     /// Rows a `MERGE`, `DELETE` or `UPDATE` changed.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub changes: Option<MergeCounts>,
     /// The partitions an `INSERT OVERWRITE` replaced, as `column=value` (all of them joined by
     /// `/`); empty where it replaced the whole table.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub partitions: Vec<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub files_added: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub files_removed: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
     pub run_id: String,
 }

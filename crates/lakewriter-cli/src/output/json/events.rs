@@ -8,12 +8,12 @@ use lakewriter::{
 };
 use serde::Serialize;
 
-use crate::output::LintCounts;
 use crate::output::fields::{Maintenance, StateCounts};
+use crate::output::{LintCounts, PipelineSummary, SqlSummary};
 
 /// The version of the JSON Lines events (`schema/events.schema.json`), in every command's closing
 /// line: a change that removes or renames a field, or changes its meaning, increments it.
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// How a JSON line is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -79,8 +79,20 @@ impl Event for MaintainSummary {
     const SHAPE: Shape = Shape::Closing("summary");
 }
 
+impl Event for PipelineSummary {
+    const SHAPE: Shape = Shape::Closing("pipeline");
+}
+
+impl Event for SqlSummary {
+    const SHAPE: Shape = Shape::Closing("summary");
+}
+
 impl Event for NotRun<'_> {
     const SHAPE: Shape = Shape::Tagged("not_run");
+}
+
+impl Event for JobFailed<'_> {
+    const SHAPE: Shape = Shape::Tagged("job_failed");
 }
 
 /// `value`'s fields and `schema_version`.
@@ -103,7 +115,7 @@ pub struct JobLine<'a, T: Serialize> {
 #[derive(Serialize)]
 pub struct DigestLine<'a> {
     pub table: String,
-    pub partition: Option<String>,
+    pub partition: Option<&'a lakewriter::PartitionKey>,
     #[serde(flatten)]
     pub digest: &'a Digest,
 }
@@ -116,7 +128,6 @@ pub struct StatusSummary<'a> {
     pub table_version: Option<u64>,
     pub checkpoint: Option<u64>,
     pub log: Option<LogLength>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub maintenance: Option<Maintenance<'a>>,
     #[serde(flatten)]
     pub counts: StateCounts,
@@ -146,6 +157,13 @@ pub struct NotRun<'a> {
     pub reason: &'a str,
 }
 
+/// A job of a pipeline that could not start, and why.
+#[derive(Serialize)]
+pub struct JobFailed<'a> {
+    pub job: &'a str,
+    pub error: String,
+}
+
 /// The line of a statement of `lakewriter sql` that writes.
 #[derive(Serialize)]
 pub struct StatementLine<'a> {
@@ -162,6 +180,7 @@ pub struct StatementLine<'a> {
 /// The line of the demo's rerun check.
 #[derive(Serialize)]
 pub struct RerunLine<'a> {
+    pub job: &'a str,
     pub rerun: String,
     pub digest_before: &'a str,
     pub digest_after: &'a str,

@@ -8,19 +8,18 @@ use std::io::{self, Write};
 
 use arrow::array::RecordBatch;
 use arrow::datatypes::SchemaRef;
-use chrono::NaiveDate;
 use lakewriter::{
     Action, AuditSummary, Digest, Finding, JobGraph, JobStatus, Layout, MaintainSummary, Only, PartitionAudit,
-    PartitionReport, PlannedPartition, StatementReport, StepReport, Summary, TableRef, VerifyReport,
+    PartitionKey, PartitionReport, PlannedPartition, StatementReport, StepReport, Summary, TableRef, VerifyReport,
 };
 use serde::Serialize;
 
 use self::events::{
-    DigestLine, Event, GraphSummary, JobLine, NotRun, PlanSummary, RerunLine, SCHEMA_VERSION, Shape, StatementLine,
-    StatusSummary, Versioned,
+    DigestLine, Event, GraphSummary, JobFailed, JobLine, NotRun, PlanSummary, RerunLine, SCHEMA_VERSION, Shape,
+    StatementLine, StatusSummary, Versioned,
 };
 use super::fields::{Maintenance, StateCounts};
-use super::{LintCounts, Output, Rerun, stderr};
+use super::{LintCounts, Output, PipelineSummary, Rerun, SqlSummary, stderr};
 
 /// JSON Lines on `out`.
 pub struct JsonPrinter<W: Write> {
@@ -75,12 +74,21 @@ impl<W: Write> Output for JsonPrinter<W> {
         self.emit(&NotRun { job, reason })
     }
 
+    fn job_failed(&mut self, job: &str, error: &lakewriter::Error) -> io::Result<()> {
+        self.emit(&JobFailed { job, error: stderr::one_line(error) })
+    }
+
+    fn pipeline_done(&mut self, summary: &PipelineSummary) -> io::Result<()> {
+        self.emit(summary)
+    }
+
     fn merged(&mut self, _reports: &[PartitionReport]) -> io::Result<()> {
         Ok(())
     }
 
     fn rerun(&mut self, rerun: &Rerun<'_>) -> io::Result<()> {
         self.emit(&RerunLine {
+            job: rerun.job,
             rerun: rerun.report.partition.to_string(),
             digest_before: &rerun.before.digest,
             digest_after: &rerun.after.digest,
@@ -92,8 +100,7 @@ impl<W: Write> Output for JsonPrinter<W> {
         self.emit(verdict)
     }
 
-    fn digest(&mut self, table: &TableRef, partition: Option<NaiveDate>, digest: &Digest) -> io::Result<()> {
-        let partition = partition.map(|d| d.to_string());
+    fn digest(&mut self, table: &TableRef, partition: Option<&PartitionKey>, digest: &Digest) -> io::Result<()> {
         self.emit(&DigestLine { table: table.to_string(), partition, digest })
     }
 
@@ -151,13 +158,22 @@ impl<W: Write> Output for JsonPrinter<W> {
         self.emit(summary)
     }
 
-    fn rows(&mut self, _schema: &SchemaRef, batches: &[RecordBatch]) -> io::Result<()> {
-        // Every column in every row: a NULL as `null`, not left out.
+    /// Each row as `{"statement":N,"row":{…}}`, the row as Arrow writes it: every column, a NULL
+    /// as `null`, not left out.
+    fn rows(&mut self, number: usize, _schema: &SchemaRef, batches: &[RecordBatch]) -> io::Result<()> {
+        let mut rows = Vec::new();
         let mut writer = arrow::json::WriterBuilder::new()
             .with_explicit_nulls(true)
-            .build::<_, arrow::json::writer::LineDelimited>(&mut self.out);
+            .build::<_, arrow::json::writer::LineDelimited>(&mut rows);
         writer.write_batches(&batches.iter().collect::<Vec<_>>()).map_err(io::Error::other)?;
-        writer.finish().map_err(io::Error::other)
+        writer.finish().map_err(io::Error::other)?;
+        // Arrow escapes a line break inside a value: each line is one row's object.
+        for row in rows.split(|&b| b == b'\n').filter(|row| !row.is_empty()) {
+            write!(self.out, "{{\"statement\":{number},\"row\":")?;
+            self.out.write_all(row)?;
+            writeln!(self.out, "}}")?;
+        }
+        Ok(())
     }
 
     fn statement(&mut self, number: usize, of: usize, sql: &str, report: &StatementReport) -> io::Result<()> {
@@ -168,6 +184,10 @@ impl<W: Write> Output for JsonPrinter<W> {
     fn statement_failed(&mut self, number: usize, of: usize, sql: &str, error: &lakewriter::Error) -> io::Result<()> {
         let error = Some(stderr::one_line(error));
         self.emit(&StatementLine { statement: number, of, sql, status: "failed", report: None, error })
+    }
+
+    fn sql_done(&mut self, summary: &SqlSummary) -> io::Result<()> {
+        self.emit(summary)
     }
 }
 
@@ -186,7 +206,7 @@ mod tests {
         let counts = LintCounts { jobs: 3, errors: 1, warnings: 2, unchecked: 0, waiting: 1 };
         assert_eq!(
             lines(|p| p.lint_counts(&counts)),
-            "{\"summary\":{\"jobs\":3,\"errors\":1,\"warnings\":2,\"unchecked\":0,\"waiting\":1,\"schema_version\":1}}\n"
+            "{\"summary\":{\"jobs\":3,\"errors\":1,\"warnings\":2,\"unchecked\":0,\"waiting\":1,\"schema_version\":2}}\n"
         );
         assert_eq!(
             lines(|p| p.not_run("weekly", "its upstream job daily failed")),

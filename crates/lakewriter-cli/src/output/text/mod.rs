@@ -15,14 +15,13 @@ use std::time::Duration;
 
 use arrow::array::RecordBatch;
 use arrow::datatypes::SchemaRef;
-use chrono::NaiveDate;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use lakewriter::{
-    AuditSummary, Digest, Finding, JobGraph, JobStatus, Layout, MaintainSummary, Only, PartitionAudit, PartitionReport,
-    PlannedPartition, Severity, StatementReport, StepReport, Summary, TableRef, VerifyReport,
+    AuditSummary, Digest, Finding, JobGraph, JobStatus, Layout, MaintainSummary, Only, PartitionAudit, PartitionKey,
+    PartitionReport, PlannedPartition, Severity, StatementReport, StepReport, Summary, TableRef, VerifyReport,
 };
 
-use super::{LintCounts, Output, Rerun};
+use super::{LintCounts, Output, PipelineSummary, Rerun, SqlSummary, stderr};
 
 /// How the text looks, decided once from the flags and the terminals.
 #[derive(Debug, Clone, Copy, Default)]
@@ -105,6 +104,17 @@ impl<W: Write> Output for TextPrinter<W> {
         self.line(&text)
     }
 
+    /// On stderr, as the command's errors are.
+    fn job_failed(&mut self, job: &str, error: &lakewriter::Error) -> io::Result<()> {
+        stderr::error(&format!("{job}: {}", stderr::one_line(error)));
+        Ok(())
+    }
+
+    /// Nothing: each job's summary said it.
+    fn pipeline_done(&mut self, _summary: &PipelineSummary) -> io::Result<()> {
+        Ok(())
+    }
+
     fn merged(&mut self, reports: &[PartitionReport]) -> io::Result<()> {
         self.print_merged(reports)
     }
@@ -117,7 +127,7 @@ impl<W: Write> Output for TextPrinter<W> {
         self.print_verdict(verdict)
     }
 
-    fn digest(&mut self, _table: &TableRef, _partition: Option<NaiveDate>, digest: &Digest) -> io::Result<()> {
+    fn digest(&mut self, _table: &TableRef, _partition: Option<&PartitionKey>, digest: &Digest) -> io::Result<()> {
         self.line(&format!("{}  {} rows  version {}", digest.digest, digest.rows, digest.version))
     }
 
@@ -170,7 +180,7 @@ impl<W: Write> Output for TextPrinter<W> {
         self.print_maintain(reports, summary)
     }
 
-    fn rows(&mut self, schema: &SchemaRef, batches: &[RecordBatch]) -> io::Result<()> {
+    fn rows(&mut self, _number: usize, schema: &SchemaRef, batches: &[RecordBatch]) -> io::Result<()> {
         self.print_rows(schema, batches)
     }
 
@@ -180,6 +190,11 @@ impl<W: Write> Output for TextPrinter<W> {
 
     /// Nothing: the error is the command's, printed on stderr.
     fn statement_failed(&mut self, _: usize, _: usize, _: &str, _: &lakewriter::Error) -> io::Result<()> {
+        Ok(())
+    }
+
+    /// Nothing: each statement's line said it.
+    fn sql_done(&mut self, _summary: &SqlSummary) -> io::Result<()> {
         Ok(())
     }
 }
