@@ -92,8 +92,13 @@ fn rows(out: &mut String, prefix: &str, object: &Value) {
         let property = &object["properties"][name];
         let meaning = property["description"].as_str().unwrap_or_default();
         let _ = writeln!(out, "| `{prefix}{name}` | {} | {meaning} |", type_of(property));
-        if property["type"] == "object" && property["properties"].is_object() {
-            rows(out, &format!("{prefix}{name}."), property);
+        // An object written in place, or one of its alternatives (an object or null).
+        let alternatives = property["anyOf"].as_array().into_iter().flatten();
+        let object = std::iter::once(property)
+            .chain(alternatives)
+            .find(|p| p["type"] == "object" && p["properties"].is_object());
+        if let Some(object) = object {
+            rows(out, &format!("{prefix}{name}."), object);
         }
     }
 }
