@@ -43,15 +43,35 @@ impl fmt::Display for Digest {
 /// The digest of the table at `location`, or of the partition where its one partition column holds
 /// the value `partition`.
 pub async fn digest(location: &Location, partition: Option<ScalarValue>) -> Result<Digest> {
+    let table = table::open_existing(location).await?;
+    let filter = match partition {
+        Some(value) => Some((partition_column(&table, location)?, value)),
+        None => None,
+    };
+    digest_of(location, &table, filter).await
+}
+
+/// The digest of the partition of the table at `location` where its one partition column holds
+/// `value`, and that column's name.
+pub async fn partition_digest(location: &Location, value: ScalarValue) -> Result<(String, Digest)> {
+    let table = table::open_existing(location).await?;
+    let column = partition_column(&table, location)?;
+    let digest = digest_of(location, &table, Some((column.clone(), value))).await?;
+    Ok((column, digest))
+}
+
+/// The digest of `table` (at `location`), of the rows where `filter`'s column holds its value.
+async fn digest_of(
+    location: &Location,
+    table: &deltalake::DeltaTable,
+    filter: Option<(String, ScalarValue)>,
+) -> Result<Digest> {
     let url = location.url();
     let err = |e: Box<dyn std::error::Error + Send + Sync>| Error::Read { url: url.clone(), source: e };
-    let table = table::open_existing(location).await?;
     let version = table.version().unwrap_or_default();
-    let ctx = crate::session();
     let provider = table.table_provider().await.map_err(|e| err(e.into()))?;
-    let mut df = ctx.read_table(provider).map_err(|e| err(e.into()))?;
-    if let Some(value) = partition {
-        let column = partition_column(&table, location)?;
+    let mut df = crate::session().read_table(provider).map_err(|e| err(e.into()))?;
+    if let Some((column, value)) = filter {
         df = df.filter(col(Column::from_name(column)).eq(lit(value))).map_err(|e| err(e.into()))?;
     }
     let mut sums = Sums::new(&df, None).map_err(err)?;
@@ -89,11 +109,6 @@ pub async fn partition_digests(
 }
 
 /// The one partition column of `table`.
-/// The one partition column of the table at `location`.
-pub async fn partition_column_of(location: &Location) -> Result<String> {
-    partition_column(&table::open_existing(location).await?, location)
-}
-
 fn partition_column(table: &deltalake::DeltaTable, location: &Location) -> Result<String> {
     let url = location.url();
     match table.snapshot().map(|s| s.metadata().partition_columns().to_vec()) {

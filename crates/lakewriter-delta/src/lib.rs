@@ -34,7 +34,7 @@ pub mod write;
 mod error;
 mod s3;
 
-pub use digest::{Digest, digest, partition_column_of, partition_digests};
+pub use digest::{Digest, digest, partition_digest, partition_digests};
 pub use error::{Error, Result};
 pub use write::{
     AppendOutcome, CheckRecord, Clause, CommitMetadata, Committed, MergeCounts, MergeSpec, MergeStatement, Target,

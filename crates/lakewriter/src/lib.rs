@@ -75,8 +75,7 @@ pub async fn partition_digest(
     dt: NaiveDate,
 ) -> Result<(PartitionKey, Digest)> {
     let location = workspace.table_location(table)?;
-    let column = lakewriter_delta::partition_column_of(&location).await.map_err(digest_error(table))?;
-    let digest = lakewriter_delta::digest(&location, Some(lakewriter_compute::date_literal(dt)))
+    let (column, digest) = lakewriter_delta::partition_digest(&location, lakewriter_compute::date_literal(dt))
         .await
         .map_err(digest_error(table))?;
     Ok((PartitionKey::Day { column, date: dt }, digest))
