@@ -12,12 +12,7 @@ use super::BLESS;
 /// The page for `schema` (the events schema, parsed).
 pub fn render(schema: &Value) -> String {
     let defs = schema["$defs"].as_object().cloned().unwrap_or_default();
-    let kinds: Vec<&str> = schema["oneOf"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|kind| kind["$ref"].as_str()?.strip_prefix("#/$defs/"))
-        .collect();
+    let kinds: Vec<&str> = referred(&schema["oneOf"]).collect();
     let mut out = String::from("# JSON Lines events: `--json`\n\n");
     let _ = writeln!(
         out,
@@ -69,13 +64,7 @@ fn section(out: &mut String, def: &Value, defs: &Map<String, Value>) {
     if let Some(pattern) = def["pattern"].as_str() {
         let _ = writeln!(out, "\nPattern: `{pattern}`.");
     }
-    let also: Vec<&str> = def["allOf"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|rule| rule["$ref"].as_str()?.strip_prefix("#/$defs/"))
-        .collect();
-    for rule in also {
+    for rule in referred(&def["allOf"]) {
         let _ = writeln!(out, "\nAlso: {}", text(&defs[rule]["description"]));
     }
 }
@@ -106,7 +95,7 @@ fn rows(out: &mut String, prefix: &str, object: &Value) {
 /// A property's type in words: a shared type linked, `string or null`, `array of …`, the values
 /// of an enum.
 fn type_of(property: &Value) -> String {
-    if let Some(name) = property["$ref"].as_str().and_then(|r| r.strip_prefix("#/$defs/")) {
+    if let Some(name) = def_name(property) {
         return format!("[`{name}`](#{name})");
     }
     if let Some(choices) = property["anyOf"].as_array() {
@@ -132,6 +121,16 @@ fn type_of(property: &Value) -> String {
         },
         other => other.to_owned(),
     }))
+}
+
+/// The shared type `value` refers to (`{"$ref": "#/$defs/NAME"}`), by name.
+fn def_name(value: &Value) -> Option<&str> {
+    value["$ref"].as_str()?.strip_prefix("#/$defs/")
+}
+
+/// The shared types the items of the list `list` refer to (a `oneOf`, an `allOf`).
+fn referred(list: &Value) -> impl Iterator<Item = &str> {
+    list.as_array().into_iter().flatten().filter_map(def_name)
 }
 
 /// `a`, `a or b`, `a, b or c`.
