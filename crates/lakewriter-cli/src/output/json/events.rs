@@ -4,7 +4,7 @@
 
 use lakewriter::{
     AuditSummary, Digest, Finding, GraphJob, LogLength, MaintainSummary, Only, PartitionAudit, PartitionReport,
-    StatementReport, StepReport, Summary, VerifyReport,
+    StepReport, Summary, VerifyReport,
 };
 use serde::Serialize;
 
@@ -39,7 +39,7 @@ impl Event for Finding {}
 impl Event for PartitionAudit {}
 impl Event for GraphJob {}
 impl Event for StepReport {}
-impl Event for StatementLine<'_> {}
+impl<T: Serialize> Event for StatementLine<'_, T> {}
 impl Event for RerunLine<'_> {}
 impl<T: Serialize> Event for JobLine<'_, T> {}
 
@@ -164,17 +164,22 @@ pub struct JobFailed<'a> {
     pub error: String,
 }
 
-/// The line of a statement of `lakewriter sql` that writes.
+/// The line of a statement of `lakewriter sql`: its number, text and status, then `outcome`'s
+/// fields — a [`lakewriter::StatementReport`] where it wrote (`ok`), a [`StatementError`] where it failed.
 #[derive(Serialize)]
-pub struct StatementLine<'a> {
+pub struct StatementLine<'a, T: Serialize> {
     pub statement: usize,
     pub of: usize,
     pub sql: &'a str,
     pub status: &'static str,
-    #[serde(flatten, skip_serializing_if = "Option::is_none")]
-    pub report: Option<&'a StatementReport>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
+    #[serde(flatten)]
+    pub outcome: T,
+}
+
+/// Why a statement of `lakewriter sql` failed.
+#[derive(Serialize)]
+pub struct StatementError {
+    pub error: String,
 }
 
 /// The line of the demo's rerun check.

@@ -16,7 +16,7 @@ use serde::Serialize;
 
 use self::events::{
     DigestLine, Event, GraphSummary, JobFailed, JobLine, NotRun, PlanSummary, RerunLine, SCHEMA_VERSION, Shape,
-    StatementLine, StatusSummary, Versioned,
+    StatementError, StatementLine, StatusSummary, Versioned,
 };
 use super::fields::{Maintenance, StateCounts};
 use super::{LintCounts, Output, PipelineSummary, Rerun, SqlSummary, stderr};
@@ -178,12 +178,12 @@ impl<W: Write> Output for JsonPrinter<W> {
 
     fn statement(&mut self, number: usize, of: usize, sql: &str, report: &StatementReport) -> io::Result<()> {
         let status = "ok";
-        self.emit(&StatementLine { statement: number, of, sql, status, report: Some(report), error: None })
+        self.emit(&StatementLine { statement: number, of, sql, status, outcome: report })
     }
 
     fn statement_failed(&mut self, number: usize, of: usize, sql: &str, error: &lakewriter::Error) -> io::Result<()> {
-        let error = Some(stderr::one_line(error));
-        self.emit(&StatementLine { statement: number, of, sql, status: "failed", report: None, error })
+        let outcome = StatementError { error: stderr::one_line(error) };
+        self.emit(&StatementLine { statement: number, of, sql, status: "failed", outcome })
     }
 
     fn sql_done(&mut self, summary: &SqlSummary) -> io::Result<()> {
