@@ -5,6 +5,7 @@
 mod cli;
 mod commands;
 mod demo;
+mod junit;
 mod output;
 mod panic;
 mod pipes;

@@ -24,7 +24,7 @@ pub use partition::PartitionKey;
 pub use phase::Phase;
 pub use project::{
     Check, CheckKind, CheckOutcome, CheckSeverity, CheckValue, Checks, JobSpec, OnDuplicateKeys, Project, SourceSpec,
-    SqlSource, WriteMode, WriteSpec, root_url,
+    SqlSource, TestSpec, WriteMode, WriteSpec, root_url,
 };
 pub use table_ref::TableRef;
 pub use unit::{InputFile, PartitionRun, input_fingerprint};

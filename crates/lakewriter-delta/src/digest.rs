@@ -51,6 +51,11 @@ pub async fn digest(location: &Location, partition: Option<ScalarValue>) -> Resu
     digest_of(location, &table, filter).await
 }
 
+/// The digest of version `version` of the table at `location`.
+pub async fn digest_at(location: &Location, version: u64) -> Result<Digest> {
+    digest_of(location, &table::open_at(location, version).await?, None).await
+}
+
 /// The digest of the partition of the table at `location` where its one partition column holds
 /// `value`, and that column's name.
 pub async fn partition_digest(location: &Location, value: ScalarValue) -> Result<(String, Digest)> {

@@ -79,6 +79,9 @@ pub enum Error {
     #[error("cannot read the Delta table at {url}")]
     Read { url: Url, source: Box<dyn std::error::Error + Send + Sync> },
 
+    #[error("cannot write the fixture table at {url}")]
+    Fixture { url: Url, source: Box<dyn std::error::Error + Send + Sync> },
+
     /// A step of table maintenance failed; a compaction that failed committed nothing.
     #[error("{table}: {step} failed")]
     Maintain { table: String, step: &'static str, source: Box<dyn std::error::Error + Send + Sync> },

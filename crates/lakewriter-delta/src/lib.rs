@@ -34,11 +34,12 @@ pub mod write;
 mod error;
 mod s3;
 
-pub use digest::{Digest, digest, partition_digest, partition_digests};
+pub use digest::{Digest, digest, digest_at, partition_digest, partition_digests};
 pub use error::{Error, Result};
 pub use write::{
-    AppendOutcome, CheckRecord, Clause, CommitMetadata, Committed, MergeCounts, MergeSpec, MergeStatement, Target,
-    append, append_once, delete, merge, merge_clauses, record_state, replace_all, replace_where, update,
+    AppendOutcome, CheckRecord, Clause, CommitMetadata, Committed, FixtureFiles, MergeCounts, MergeSpec,
+    MergeStatement, Target, append, append_once, create_fixture, delete, merge, merge_clauses, record_state,
+    replace_all, replace_where, update,
 };
 
 use datafusion::prelude::SessionContext;

@@ -99,6 +99,10 @@ pub enum Error {
     )]
     MergeDuplicates { table: String, rows: usize, examples: String },
 
+    /// A test (`[tests.NAME]`) that cannot be run as written: the key and what is wrong.
+    #[error("key `{key}`: {problem}")]
+    TestDefinition { test: String, key: String, problem: String },
+
     #[error("cannot copy {} to a scratch folder", from.display())]
     Scratch { from: PathBuf, source: std::io::Error },
 }
@@ -155,6 +159,7 @@ impl Error {
             | Self::SqlFile { .. }
             | Self::Usage(_)
             | Self::GraphSql { .. }
+            | Self::TestDefinition { .. }
             | Self::Cycle { .. } => true,
             Self::Statement(source) => {
                 matches!(

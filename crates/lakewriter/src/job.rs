@@ -113,6 +113,12 @@ impl Job {
         }
     }
 
+    /// Whether its table may depend on the order its dates were written in (a keyed write).
+    #[must_use]
+    pub fn depends_on_order(&self) -> bool {
+        self.mode.depends_on_order()
+    }
+
     /// Whether a partition is written once and then skipped (an `append`, unless `--force`).
     #[must_use]
     pub fn runs_once(&self) -> bool {

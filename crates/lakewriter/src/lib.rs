@@ -15,6 +15,7 @@ mod catalog;
 mod error;
 mod graph;
 mod job;
+mod job_test;
 mod lint;
 mod maintain;
 mod pipeline;
@@ -36,12 +37,13 @@ pub use backfill::Selection;
 pub use error::{Error, Result, RunError, causes, error_chain};
 pub use graph::{GraphJob, JobGraph};
 pub use job::{Job, PreparedRun};
+pub use job_test::{TestCheck, TestCheckName, TestReport, TestStatus};
 pub use lakewriter_compute::statement::Parsed as ParsedStatement;
 pub use lakewriter_compute::{Finding, KeyedCounts, Rule, Severity};
 pub use lakewriter_core::maintain::{Step, format_duration, format_size, parse_duration, parse_size};
 pub use lakewriter_core::{
-    CheckOutcome, CheckSeverity, DateRange, JobSpec, PartitionKey, PartitionRun, Project, TableRef, WriteMode,
-    WriteSpec, parse_date, stable_hash,
+    CheckOutcome, CheckSeverity, DateRange, JobSpec, PartitionKey, PartitionRun, Project, TableRef, TestSpec,
+    WriteMode, WriteSpec, parse_date, stable_hash,
 };
 pub use lakewriter_delta::Digest;
 pub use lakewriter_delta::MergeCounts;

@@ -54,7 +54,19 @@ impl Workspace {
     /// The same project over the lakehouse root `root` (a path relative to the current folder, or
     /// a URL), with the same storage options; `flag` names where `root` came from, for errors.
     pub fn with_root(&self, root: &str, flag: &str) -> Result<Self> {
-        let root = located(&self.project, root_url(root, flag)?)?;
+        Ok(self.relocated(located(&self.project, root_url(root, flag)?)?))
+    }
+
+    /// The same project over the local folder `dir` (which must be absolute), without the
+    /// project's storage options: a scratch lakehouse (`lakewriter test`).
+    pub fn scratch(&self, dir: &Path) -> Result<Self> {
+        let url = url::Url::from_directory_path(dir)
+            .map_err(|()| Error::Usage(format!("the scratch folder {} is not an absolute path", dir.display())))?;
+        Ok(self.relocated(Location::new(url, std::collections::HashMap::new(), |_| None)?))
+    }
+
+    /// The same project over `root`.
+    fn relocated(&self, root: Location) -> Self {
         let file = &self.project.file;
         let jobs = self
             .jobs
@@ -67,7 +79,7 @@ impl Workspace {
                 (name.clone(), job)
             })
             .collect();
-        Ok(Self { project: self.project.clone(), root, jobs })
+        Self { project: self.project.clone(), root, jobs }
     }
 
     /// [`Workspace::with_root`] for a reproduction's root (`reproduce --into`, `audit

@@ -15,7 +15,7 @@ use serde_json::Value;
 use crate::support::{Lake, edited};
 
 /// The kinds of line that the demo and the commands that read a lakehouse print.
-const READING: [&str; 13] = [
+const READING: [&str; 15] = [
     "demo_rerun",
     "digest",
     "graph_job",
@@ -28,6 +28,8 @@ const READING: [&str; 13] = [
     "run_summary",
     "status_partition",
     "status_summary",
+    "test_result",
+    "test_summary",
     "verify_report",
 ];
 
@@ -49,7 +51,7 @@ const WRITING: [&str; 13] = [
 ];
 
 /// The kinds of line that late data and failures print.
-const FAILING: [&str; 12] = [
+const FAILING: [&str; 14] = [
     "job_failed",
     "lint_finding",
     "lint_summary",
@@ -61,6 +63,8 @@ const FAILING: [&str; 12] = [
     "run_summary",
     "status_partition",
     "status_summary",
+    "test_result",
+    "test_summary",
     "verify_report",
 ];
 
@@ -189,6 +193,9 @@ fn the_demo_and_the_commands_that_read_print_lines_of_the_schema() {
     let day = checked.json(&["digest", "analytics.daily_orders", "--partition", "2026-09-15"], 0, 1);
     assert_eq!(day[0]["partition"], "dt=2026-09-15");
     checked.json(&["graph"], 0, 1);
+    // The demo's tests pass.
+    let tests = checked.json(&["test"], 0, 1);
+    assert_eq!(tests.last().expect("a summary")["summary"]["passed"], 3, "{tests:?}");
     checked.assert_kinds(&READING);
 }
 
@@ -259,6 +266,9 @@ fn failures(checked: &mut Checked<'_>) {
     assert!(failed[0]["error"].is_string() && failed[0]["checks"].as_array().is_some_and(|c| !c.is_empty()));
     let verify = checked.json(&["verify", "daily_orders", "--dt", "2026-09-03"], 1, 1);
     assert_eq!(verify[0]["second"], Value::Null, "{}", verify[0]);
+    let tests = checked.json(&["test", "daily_orders_counts"], 1, 1);
+    assert_eq!(tests[0]["status"], "failed", "{}", tests[0]);
+    assert!(tests[0]["checks"][0]["detail"].as_str().is_some_and(|d| d.contains("revenue >= 0")), "{}", tests[0]);
     let pipeline = checked.json(&["backfill", "--all", "--from", "2026-09-01", "--to", "2026-09-01"], 1, 3);
     assert!(pipeline.iter().any(|l| l["not_run"]["job"] == "weekly_revenue"), "{pipeline:?}");
     let counts = &pipeline.last().expect("the closing line")["pipeline"];

@@ -1,4 +1,4 @@
-//! `lakewriter init`: a new project that `lint` passes and whose sample job runs; `completions`
+//! `lakewriter init`: a new project that `lint` and `test` pass and whose sample job runs; `completions`
 //! and `man`, generated from the command line's own definition.
 
 use crate::support::{Run, command};
@@ -8,7 +8,7 @@ fn lakewriter(dir: &std::path::Path, args: &[&str]) -> Run {
 }
 
 #[test]
-fn init_writes_a_project_that_lints_and_runs_and_never_overwrites_one() {
+fn init_writes_a_project_that_lints_tests_and_runs_and_never_overwrites_one() {
     let dir = tempfile::tempdir().expect("temp dir");
     let project = dir.path().join("new");
     let created = lakewriter(dir.path(), &["init", "new"]);
@@ -23,6 +23,9 @@ fn init_writes_a_project_that_lints_and_runs_and_never_overwrites_one() {
     let lint = lakewriter(dir.path(), &["--project", project_arg, "lint"]);
     lint.assert_code(0);
     assert_eq!(lint.stdout, "lint: 1 job checked, 0 errors, 0 warnings\n");
+    let tests = lakewriter(dir.path(), &["--project", project_arg, "test"]);
+    tests.assert_code(0);
+    assert!(tests.stdout.starts_with("PASS daily_orders_counts expected_rows\n"), "{}", tests.stdout);
     let run =
         lakewriter(dir.path(), &["--project", project_arg, "--json", "run", "daily_orders", "--dt", "2026-01-01"]);
     run.assert_code(0);
@@ -57,7 +60,7 @@ fn completions_and_the_manual_page_come_from_the_command_line_definition() {
         man.stdout.lines().filter_map(|l| l.strip_prefix("lakewriter\\-")?.strip_suffix("(1)")).collect();
     let commands =
         ["run", "verify", "backfill", "graph", "reproduce", "audit", "status", "plan", "demo", "lint", "sql"];
-    let more = ["init", "completions", "man", "digest", "maintain", "help"];
+    let more = ["init", "completions", "man", "test", "digest", "maintain", "help"];
     assert_eq!(listed, [&commands[..], &more].concat(), "the subcommands are listed");
     assert!(lakewriter(dir.path(), &["completions", "tcsh"]).code == 2, "an unknown shell is a usage error");
 }

@@ -9,6 +9,7 @@ pub mod checks;
 mod data;
 pub mod fault_proxy;
 pub mod figures;
+pub mod job_test;
 mod lake;
 pub mod logs;
 pub mod maintain;

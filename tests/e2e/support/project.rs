@@ -228,6 +228,7 @@ pub struct Project {
     storage: BTreeMap<String, String>,
     jobs: BTreeMap<String, Job>,
     sources: BTreeMap<String, Vec<String>>,
+    tests: BTreeMap<String, super::job_test::JobTest>,
 }
 
 impl Default for Project {
@@ -239,7 +240,8 @@ impl Default for Project {
 impl Project {
     /// `root = "lake"` and nothing else.
     pub fn new() -> Self {
-        Self { root: "lake".to_owned(), storage: BTreeMap::new(), jobs: BTreeMap::new(), sources: BTreeMap::new() }
+        let (storage, jobs, sources, tests) = (BTreeMap::new(), BTreeMap::new(), BTreeMap::new(), BTreeMap::new());
+        Self { root: "lake".to_owned(), storage, jobs, sources, tests }
     }
 
     /// `root = ROOT`: a folder relative to the project file, or a URL.
@@ -269,6 +271,13 @@ impl Project {
         self
     }
 
+    /// `[tests.NAME]`: adds `test`, or replaces the test of that name.
+    #[must_use]
+    pub fn test(mut self, name: &str, test: super::job_test::JobTest) -> Self {
+        self.tests.insert(name.to_owned(), test);
+        self
+    }
+
     /// This project with the checks of job `name` set to `checks`.
     #[must_use]
     #[track_caller]
@@ -294,7 +303,7 @@ impl Project {
     pub fn to_toml(&self) -> String {
         let jobs = self.jobs.values().map(|job| (job.name.as_str(), JobTable::of(job))).collect();
         let sources = self.sources.iter().map(|(table, unique)| (table.as_str(), SourceTable { unique })).collect();
-        let file = ProjectFile { root: &self.root, storage: &self.storage, jobs, sources };
+        let file = ProjectFile { root: &self.root, storage: &self.storage, jobs, sources, tests: &self.tests };
         toml::to_string(&file).expect("a project serializes as TOML")
     }
 }
@@ -309,6 +318,8 @@ struct ProjectFile<'a> {
     jobs: BTreeMap<&'a str, JobTable<'a>>,
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     sources: BTreeMap<&'a str, SourceTable<'a>>,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    tests: &'a BTreeMap<String, super::job_test::JobTest>,
 }
 
 #[derive(Serialize)]

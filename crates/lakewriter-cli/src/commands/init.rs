@@ -28,7 +28,7 @@ pub async fn init(global: &Global, printer: &mut dyn Output, dir: &Path) -> Resu
     let project = project_file.display();
     let day = demo::init_day();
     printer.say(&format!(
-        "project  {project}\nraw      {}raw/orders/dt={day}/ (sample orders)\n\nnext: lakewriter --project {project} lint\n      lakewriter --project {project} run daily_orders --dt {day}",
+        "project  {project}\nraw      {}raw/orders/dt={day}/ (sample orders)\n\nnext: lakewriter --project {project} lint\n      lakewriter --project {project} test\n      lakewriter --project {project} run daily_orders --dt {day}",
         workspace.root.url()
     ))?;
     Ok(ExitCode::SUCCESS)

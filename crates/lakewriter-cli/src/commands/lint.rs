@@ -8,7 +8,8 @@ use lakewriter::{Runner, Severity};
 use crate::cli::{Global, LintArgs};
 use crate::output::{LintCounts, Output, stderr};
 
-/// Lints one job or all: each finding on stdout, then the counts. Exit 1 on an error finding or
+/// Lints one job or all — and each job's tests, which must be runnable as written (rule
+/// `test`) —: each finding on stdout, then the counts. Exit 1 on an error finding or
 /// a job whose SQL cannot be planned (reported on stderr; the other jobs are still checked). A
 /// job that reads a job's table not written yet is checked once it is (a note on stderr).
 pub async fn lint(global: &Global, printer: &mut dyn Output, args: LintArgs) -> Result<ExitCode> {
@@ -22,11 +23,7 @@ pub async fn lint(global: &Global, printer: &mut dyn Output, args: LintArgs) -> 
         match lint_job(&runner, name).await {
             Ok(findings) => {
                 for finding in &findings {
-                    match finding.severity {
-                        Severity::Error => counts.errors += 1,
-                        Severity::Warning => counts.warnings += 1,
-                    }
-                    printer.finding(finding)?;
+                    found(printer, &mut counts, finding)?;
                 }
             }
             Err(e) if e.waits_for_upstream() => {
@@ -38,9 +35,24 @@ pub async fn lint(global: &Global, printer: &mut dyn Output, args: LintArgs) -> 
                 stderr::error(&stderr::one_line(&e));
             }
         }
+        if let Ok(job) = runner.prepare(name) {
+            for finding in &runner.lint_tests(job).await {
+                found(printer, &mut counts, finding)?;
+            }
+        }
     }
     printer.lint_counts(&counts)?;
     Ok(if counts.errors > 0 || counts.unchecked > 0 { ExitCode::from(super::FAILED) } else { ExitCode::SUCCESS })
+}
+
+/// Prints `finding` and counts it.
+fn found(printer: &mut dyn Output, counts: &mut LintCounts, finding: &lakewriter::Finding) -> Result<()> {
+    match finding.severity {
+        Severity::Error => counts.errors += 1,
+        Severity::Warning => counts.warnings += 1,
+    }
+    printer.finding(finding)?;
+    Ok(())
 }
 
 async fn lint_job(runner: &Runner, name: &str) -> lakewriter::Result<Vec<lakewriter::Finding>> {

@@ -7,6 +7,7 @@ mod demo;
 mod digest;
 mod graph;
 mod init;
+mod job_test;
 mod lint;
 mod maintain;
 mod plan;
@@ -104,6 +105,7 @@ async fn dispatch(cli: Cli) -> Result<ExitCode> {
         Command::Lint(args) => lint::lint(global, printer, args).await,
         Command::Demo(args) => demo::demo(global, printer, args).await,
         Command::Digest(args) => digest::digest(global, printer, args).await,
+        Command::Test(args) => job_test::test(global, printer, args).await,
         Command::Sql(args) => sql::sql(global, printer, args).await,
         Command::Init(args) => init::init(global, printer, &args.dir).await,
         Command::Completions(args) => init::completions(printer, args.shell),

@@ -13,7 +13,8 @@ use arrow::array::RecordBatch;
 use arrow::datatypes::SchemaRef;
 use lakewriter::{
     AuditSummary, Digest, Finding, JobGraph, JobStatus, Layout, MaintainSummary, Only, PartitionAudit, PartitionKey,
-    PartitionReport, PlannedPartition, StatementReport, StepReport, Summary, TableRef, VerifyReport,
+    PartitionReport, PlannedPartition, StatementReport, StepReport, Summary, TableRef, TestReport, TestStatus,
+    VerifyReport,
 };
 use serde::Serialize;
 
@@ -84,6 +85,11 @@ pub trait Output {
     fn statement_failed(&mut self, number: usize, of: usize, sql: &str, error: &lakewriter::Error) -> io::Result<()>;
     /// `lakewriter sql`: the statements are done, or one failed: JSON, the closing line.
     fn sql_done(&mut self, summary: &SqlSummary) -> io::Result<()>;
+
+    /// `lakewriter test`: a test is done, with each of its checks.
+    fn test_done(&mut self, report: &TestReport) -> io::Result<()>;
+    /// `lakewriter test`: the counts, last.
+    fn tests_done(&mut self, summary: &TestSummary) -> io::Result<()>;
 }
 
 /// The printer `--json` asks for, writing stdout.
@@ -153,6 +159,36 @@ pub struct SqlSummary {
     pub failed: usize,
     /// Statements after a failed one.
     pub not_run: usize,
+}
+
+/// The counts of `lakewriter test`: its tests, and their checks.
+#[derive(Debug, Default, Serialize)]
+pub struct TestSummary {
+    pub tests: usize,
+    pub passed: usize,
+    /// Tests a check of which failed.
+    pub failed: usize,
+    /// Tests that cannot be run as written.
+    pub errors: usize,
+    pub checks: usize,
+    pub checks_failed: usize,
+    pub duration_ms: u64,
+}
+
+impl TestSummary {
+    pub fn of(reports: &[TestReport], duration_ms: u64) -> Self {
+        let count = |status| reports.iter().filter(|r| r.status == status).count();
+        let checks = reports.iter().flat_map(|r| &r.checks);
+        Self {
+            tests: reports.len(),
+            passed: count(TestStatus::Passed),
+            failed: count(TestStatus::Failed),
+            errors: count(TestStatus::Error),
+            checks: checks.clone().count(),
+            checks_failed: checks.filter(|c| !c.passed).count(),
+            duration_ms,
+        }
+    }
 }
 
 /// A demo rerun: one day run again, with the table's digests before and after.

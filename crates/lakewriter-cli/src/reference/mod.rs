@@ -24,7 +24,7 @@ fn render_cli() -> String {
     let mut out = String::from("# Command-line reference\n\n");
     let _ = writeln!(
         out,
-        "<!-- Generated from crates/lakewriter-cli/src/cli.rs; a test checks it. Rewrite it with\n     {BLESS} -->\n"
+        "<!-- Generated from crates/lakewriter-cli/src/cli/; a test checks it. Rewrite it with\n     {BLESS} -->\n"
     );
     out.push_str(
         "The options, arguments and defaults of every command, as `lakewriter help` gives them. What \
@@ -167,7 +167,7 @@ mod tests {
 
     #[test]
     fn reference_cli_md_is_the_clap_definition_rendered() {
-        same_as_rendered("docs/reference/cli.md", &render_cli(), "the command line (crates/lakewriter-cli/src/cli.rs)");
+        same_as_rendered("docs/reference/cli.md", &render_cli(), "the command line (crates/lakewriter-cli/src/cli/)");
     }
 
     #[test]

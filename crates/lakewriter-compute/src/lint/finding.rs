@@ -36,6 +36,8 @@ pub enum Rule {
     /// A data check that cannot apply to the job's result (`[jobs.NAME.checks]`), or a `not_null`
     /// column the result does not have.
     Check,
+    /// A test of the job (`[tests.NAME]`) that cannot be run as written.
+    Test,
 }
 
 impl Rule {
@@ -48,6 +50,7 @@ impl Rule {
             Self::OutsidePartition => "outside_partition",
             Self::FloatAggregate => "float_aggregate",
             Self::Check => "check",
+            Self::Test => "test",
         }
     }
 }

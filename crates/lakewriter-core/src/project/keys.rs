@@ -6,7 +6,7 @@
 /// them. `jobs.NAME` stands for a job's table, `sources.NAME` for a source's; `[storage]` takes
 /// object-store options by name and is not listed here.
 pub const KEYS: &[(&str, &[&str])] = &[
-    ("", &["root", "storage", "jobs", "sources"]),
+    ("", &["root", "storage", "jobs", "sources", "tests"]),
     (
         "jobs.NAME",
         &[
@@ -32,6 +32,9 @@ pub const KEYS: &[(&str, &[&str])] = &[
     ("jobs.NAME.checks.row_count", &["min", "max"]),
     ("jobs.NAME.checks.change_vs_previous", &["max_row_count_change_pct"]),
     ("sources.NAME", &["unique"]),
+    ("tests.NAME", &["job", "dt", "dates", "given", "expect"]),
+    ("tests.NAME.given.TABLE", &["rows", "file", "schema"]),
+    ("tests.NAME.expect", &["rows", "file", "tolerance", "error"]),
 ];
 
 #[cfg(test)]
@@ -47,6 +50,11 @@ mod tests {
             "" => String::new(),
             "sources.NAME" => "[sources.\"raw.orders\"]\n".to_owned(),
             "jobs.NAME" => "[jobs.j]\ntarget = \"a.b\"\n".to_owned(),
+            "tests.NAME" => "[jobs.j]\ntarget = \"a.b\"\nsql = \"SELECT 1\"\n[tests.t]\n".to_owned(),
+            t if t.starts_with("tests.") => format!(
+                "[jobs.j]\ntarget = \"a.b\"\nsql = \"SELECT 1\"\n[tests.t]\njob = \"j\"\n[{}]\n",
+                t.replace("NAME", "t").replace("TABLE", "\"raw.orders\"")
+            ),
             t => format!("[jobs.j]\ntarget = \"a.b\"\n[{}]\n", t.replace("NAME", "j")),
         };
         let text = format!("root = \"lake\"\n{header}zz_unknown = 1\n");

@@ -5,6 +5,7 @@
 //! caller passes the text and resolves `sql_file`.
 
 mod checks;
+mod job_test;
 mod keys;
 mod parse;
 
@@ -18,6 +19,7 @@ use url::Url;
 use crate::{Error, Result, TableRef};
 
 pub use checks::{Check, CheckKind, CheckOutcome, CheckSeverity, CheckValue, Checks};
+pub use job_test::{Expect, Fixture, Given, Row, TestSpec, Value};
 pub use keys::KEYS;
 
 /// The `write` key of a job: how its result is committed to its target.
@@ -195,6 +197,8 @@ pub struct Project {
     pub jobs: BTreeMap<String, JobSpec>,
     /// The `[sources."schema.table"]` tables: what is declared about the tables jobs read.
     pub sources: BTreeMap<TableRef, SourceSpec>,
+    /// The `[tests.NAME]` tables: the jobs' tests on fixtures (`lakewriter test`).
+    pub tests: BTreeMap<String, TestSpec>,
 }
 
 /// What the project file declares about a source table (`[sources."raw.orders"]`).

@@ -25,6 +25,8 @@ struct RawProject {
     jobs: BTreeMap<String, toml::Value>,
     #[serde(default)]
     sources: BTreeMap<String, toml::Value>,
+    #[serde(default)]
+    tests: BTreeMap<String, toml::Value>,
 }
 
 #[derive(Deserialize)]
@@ -140,7 +142,7 @@ impl RawJob {
     }
 }
 
-fn is_name(s: &str) -> bool {
+pub(super) fn is_name(s: &str) -> bool {
     !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
 }
 
@@ -221,6 +223,7 @@ impl Project {
             }
             sources.insert(table, SourceSpec { unique: source.unique });
         }
-        Ok(Self { file: file.to_path_buf(), root: raw.root, storage: raw.storage, jobs, sources })
+        let tests = super::job_test::read(raw.tests, &jobs, base).map_err(config_err)?;
+        Ok(Self { file: file.to_path_buf(), root: raw.root, storage: raw.storage, jobs, sources, tests })
     }
 }

@@ -99,6 +99,7 @@ fn project() -> impl Strategy<Value = Project> {
                 (crate::TableRef::new(&schema, &table).expect("identifiers"), super::SourceSpec { unique })
             })
             .collect(),
+        tests: std::collections::BTreeMap::new(),
     })
 }
 

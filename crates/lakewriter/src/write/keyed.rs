@@ -87,6 +87,10 @@ impl Mode for Keyed {
         false
     }
 
+    fn depends_on_order(&self) -> bool {
+        true
+    }
+
     fn refuses(&self, check: &CheckKind) -> Option<String> {
         super::refuses_comparison(check, &format!("write = \"{}\"", self.mode))
     }

@@ -26,6 +26,10 @@ impl Mode for MergeInto {
         false
     }
 
+    fn depends_on_order(&self) -> bool {
+        true
+    }
+
     fn refuses(&self, check: &CheckKind) -> Option<String> {
         super::refuses_comparison(check, "a job written as MERGE INTO")
     }

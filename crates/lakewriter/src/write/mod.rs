@@ -98,6 +98,13 @@ pub(crate) trait Mode: fmt::Debug + Send + Sync {
         true
     }
 
+    /// Whether the table may depend on the order its partitions were written in: a keyed write
+    /// (a merge, an append deduplicated by key) keeps rows across partitions. `lakewriter test`
+    /// replays such a job's dates out of order (`order_independent`).
+    fn depends_on_order(&self) -> bool {
+        false
+    }
+
     /// Why a dry run of it cannot be made, where it cannot.
     fn refuses_dry_run(&self) -> Option<&'static str> {
         None

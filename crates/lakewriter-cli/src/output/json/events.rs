@@ -39,6 +39,7 @@ impl Event for Finding {}
 impl Event for PartitionAudit {}
 impl Event for GraphJob {}
 impl Event for StepReport {}
+impl Event for lakewriter::TestReport {}
 impl<T: Serialize> Event for StatementLine<'_, T> {}
 impl Event for RerunLine<'_> {}
 impl<T: Serialize> Event for JobLine<'_, T> {}
@@ -84,6 +85,10 @@ impl Event for PipelineSummary {
 }
 
 impl Event for SqlSummary {
+    const SHAPE: Shape = Shape::Closing("summary");
+}
+
+impl Event for crate::output::TestSummary {
     const SHAPE: Shape = Shape::Closing("summary");
 }
 

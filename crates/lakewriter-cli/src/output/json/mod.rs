@@ -189,6 +189,14 @@ impl<W: Write> Output for JsonPrinter<W> {
     fn sql_done(&mut self, summary: &SqlSummary) -> io::Result<()> {
         self.emit(summary)
     }
+
+    fn test_done(&mut self, report: &lakewriter::TestReport) -> io::Result<()> {
+        self.emit(report)
+    }
+
+    fn tests_done(&mut self, summary: &crate::output::TestSummary) -> io::Result<()> {
+        self.emit(summary)
+    }
 }
 
 #[cfg(test)]

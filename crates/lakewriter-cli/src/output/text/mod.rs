@@ -3,6 +3,7 @@
 
 mod audit;
 mod graph;
+mod job_test;
 mod maintain;
 mod partitions;
 mod sql;
@@ -196,6 +197,14 @@ impl<W: Write> Output for TextPrinter<W> {
     /// Nothing: each statement's line said it.
     fn sql_done(&mut self, _summary: &SqlSummary) -> io::Result<()> {
         Ok(())
+    }
+
+    fn test_done(&mut self, report: &lakewriter::TestReport) -> io::Result<()> {
+        self.print_test(report)
+    }
+
+    fn tests_done(&mut self, summary: &crate::output::TestSummary) -> io::Result<()> {
+        self.print_test_summary(summary)
     }
 }
 

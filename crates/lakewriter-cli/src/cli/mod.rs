@@ -3,6 +3,10 @@ use std::path::PathBuf;
 use chrono::NaiveDate;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+mod tools;
+
+pub use tools::{CompletionsArgs, DigestArgs, InitArgs, LintArgs, MaintainArgs, SqlArgs, TestArgs};
+
 /// Idempotent Delta Lake loads: every run of a partition yields the same table.
 #[derive(Debug, Parser)]
 #[command(name = "lakewriter", version, propagate_version = true)]
@@ -146,6 +150,10 @@ pub enum Command {
     Completions(CompletionsArgs),
     /// Print the manual page (roff) on stdout.
     Man,
+    /// Run the project's job tests ([tests.NAME]) in scratch lakehouses: the given rows in, the
+    /// expected rows out; run again, read differently and replayed out of order, the same table.
+    /// Exits 1 on a failed check, 2 on a test that cannot be run as written.
+    Test(TestArgs),
     /// Print the content digest of a table (independent of files, row order and version).
     Digest(DigestArgs),
     /// Table maintenance: compact the partitions holding several small files, write a checkpoint,
@@ -318,80 +326,4 @@ pub struct DemoArgs {
     /// run nothing: then see `status` and `backfill --only stale`.
     #[arg(long, value_parser = date, value_name = "DATE", conflicts_with = "no_run")]
     pub late: Option<NaiveDate>,
-}
-
-#[derive(Debug, Args)]
-pub struct LintArgs {
-    /// The job, as named in the project file [default: every job].
-    pub job: Option<String>,
-}
-
-#[derive(Debug, Args)]
-pub struct InitArgs {
-    /// The project's folder, created where it does not exist.
-    #[arg(default_value = ".")]
-    pub dir: PathBuf,
-}
-
-#[derive(Debug, Args)]
-pub struct CompletionsArgs {
-    /// The shell.
-    #[arg(value_enum)]
-    pub shell: clap_complete::Shell,
-}
-
-#[derive(Debug, Args)]
-pub struct SqlArgs {
-    /// A file of SQL statements separated by `;`.
-    #[arg(required_unless_present = "execute", conflicts_with = "execute")]
-    pub file: Option<PathBuf>,
-    /// The SQL to run (one statement, or several separated by `;`), instead of a file.
-    #[arg(short = 'e', long = "execute", value_name = "SQL")]
-    pub execute: Option<String>,
-    /// The value of `$dt` in the statements, YYYY-MM-DD.
-    #[arg(long, value_parser = date, value_name = "DATE")]
-    pub dt: Option<NaiveDate>,
-    /// Let an INSERT OVERWRITE without a PARTITION clause replace a whole partitioned table
-    /// [default: it replaces the partitions its result holds].
-    #[arg(long)]
-    pub replace_all: bool,
-}
-
-#[derive(Debug, Args)]
-pub struct DigestArgs {
-    /// `schema.table` under the project's root.
-    pub table: String,
-    /// Only this partition (the table's partition column), YYYY-MM-DD.
-    #[arg(long, value_parser = date, value_name = "DATE")]
-    pub partition: Option<NaiveDate>,
-}
-
-fn step(value: &str) -> Result<lakewriter::Step, String> {
-    value.parse()
-}
-
-#[derive(Debug, Args)]
-pub struct MaintainArgs {
-    /// A job (its target table) or a `schema.table` of the lakehouse [default: every table the
-    /// project's jobs write].
-    pub target: Option<String>,
-    /// Only these steps, comma-separated: compact, checkpoint, vacuum, cleanup [default: all,
-    /// in that order].
-    #[arg(long, value_delimiter = ',', value_parser = step, value_name = "STEPS")]
-    pub only: Vec<lakewriter::Step>,
-    /// Vacuum deletes files unreferenced for longer than this (e.g. 168h, 7d) [default: the
-    /// table's delta.deletedFileRetentionDuration, 7d unless set].
-    #[arg(long, value_parser = lakewriter::parse_duration, value_name = "DURATION")]
-    pub retention: Option<std::time::Duration>,
-    /// Allow a --retention shorter than the table's default. A writer still writing may lose
-    /// files it has written but not yet committed: use it only with no writer running.
-    #[arg(long)]
-    pub force: bool,
-    /// Compaction rewrites files smaller than this into files of about this size (bytes, or
-    /// e.g. 128MiB) [default: the table's delta.targetFileSize, 100MiB unless set].
-    #[arg(long, value_parser = lakewriter::parse_size, value_name = "SIZE")]
-    pub target_file_size: Option<u64>,
-    /// Say what each step would do; write and delete nothing.
-    #[arg(long)]
-    pub dry_run: bool,
 }

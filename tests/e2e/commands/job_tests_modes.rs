@@ -1,0 +1,121 @@
+//! `lakewriter test` over every write mode and jobs written as statements: each mode's job of
+//! the shared scenario (`support::modes`) tested on the same given orders passes every check that
+//! applies to it, and a job reading an upstream job's table is given that table as Delta.
+
+use crate::support::job_test::{JobTest, test_results};
+use crate::support::modes::{self, GOOD};
+use crate::support::{Job, Lake, Mode};
+
+/// Two days of raw orders: order 1 changes on the second day (a newer `created_at`).
+const ORDERS: &[&str] = &[
+    "{ order_id = 1, customer_id = 1, amount = 10.0, status = \"new\", created_at = 2026-09-01T10:00:00, dt = 2026-09-01 }",
+    "{ order_id = 2, customer_id = 2, amount = 5.0, status = \"new\", created_at = 2026-09-01T11:00:00, dt = 2026-09-01 }",
+    "{ order_id = 1, customer_id = 1, amount = 12.0, status = \"paid\", created_at = 2026-09-02T09:00:00, dt = 2026-09-02 }",
+];
+
+/// Every order as it was written each day.
+const EACH_DAY: &[&str] = &[
+    "{ order_id = 1, customer_id = 1, amount = 10.0, status = \"new\", created_at = 2026-09-01T10:00:00, dt = 2026-09-01 }",
+    "{ order_id = 2, customer_id = 2, amount = 5.0, status = \"new\", created_at = 2026-09-01T11:00:00, dt = 2026-09-01 }",
+    "{ order_id = 1, customer_id = 1, amount = 12.0, status = \"paid\", created_at = 2026-09-02T09:00:00, dt = 2026-09-02 }",
+];
+
+/// The newest version of each order.
+const NEWEST: &[&str] = &[
+    "{ order_id = 1, customer_id = 1, amount = 12.0, status = \"paid\", created_at = 2026-09-02T09:00:00, dt = 2026-09-02 }",
+    "{ order_id = 2, customer_id = 2, amount = 5.0, status = \"new\", created_at = 2026-09-01T11:00:00, dt = 2026-09-01 }",
+];
+
+const DATES: [&str; 2] = ["2026-09-01", "2026-09-02"];
+
+/// The test of `mode`'s job on [`ORDERS`], and the checks it runs.
+fn test_of(mode: Mode) -> (JobTest, &'static [&'static str]) {
+    const PLAIN: &[&str] = &["expected_rows", "idempotent", "deterministic"];
+    const KEYED: &[&str] = &["expected_rows", "idempotent", "deterministic", "order_independent"];
+    let dated = JobTest::new(mode.as_str(), DATES[0]).dates(&DATES).given("raw.orders", ORDERS);
+    match mode {
+        Mode::OverwritePartition | Mode::DeleteInsert | Mode::Append => (dated.expect(EACH_DAY), PLAIN),
+        Mode::Merge => (dated.expect(NEWEST), KEYED),
+        // Each order once: the first day's order 1 (a later copy of a key is not appended), so
+        // the test gives it no second version, which would make the table depend on the order.
+        Mode::AppendDedup => {
+            let first_days = &ORDERS[..2];
+            let test = JobTest::new(mode.as_str(), DATES[0]).dates(&DATES).given("raw.orders", first_days);
+            (test.expect(first_days), KEYED)
+        }
+        Mode::Rebuild => (JobTest::undated(mode.as_str()).given("raw.orders", ORDERS).expect(EACH_DAY), PLAIN),
+    }
+}
+
+#[test]
+fn every_write_mode_and_statement_job_passes_the_checks_that_apply_to_it() {
+    let lake = Lake::empty(&[]);
+    let all =
+        [Mode::OverwritePartition, Mode::DeleteInsert, Mode::Merge, Mode::AppendDedup, Mode::Append, Mode::Rebuild];
+    let mut project = modes::project(&all, GOOD);
+    let mut wanted = Vec::new();
+    for mode in all {
+        let (test, checks) = test_of(mode);
+        project = project.test(mode.as_str(), test);
+        wanted.push((mode.as_str().to_owned(), checks));
+    }
+    // Statements: INSERT OVERWRITE of a partition, INSERT INTO (an append once per day).
+    let select = "SELECT order_id, customer_id, amount, status, created_at FROM raw.orders WHERE dt = $dt";
+    project = project
+        .job(Job::statement(
+            "insert_overwrite",
+            "statements.overwrite",
+            &format!("INSERT OVERWRITE statements.overwrite PARTITION (dt = $dt) {select}"),
+        ))
+        .job(Job::statement(
+            "insert_into",
+            "statements.appended",
+            "INSERT INTO statements.appended SELECT order_id, customer_id, amount, status, created_at, $dt AS dt \
+             FROM raw.orders WHERE dt = $dt",
+        ));
+    for name in ["insert_overwrite", "insert_into"] {
+        let test = JobTest::new(name, DATES[0]).dates(&DATES).given("raw.orders", ORDERS).expect(EACH_DAY);
+        project = project.test(name, test);
+        wanted.push((name.to_owned(), &["expected_rows", "idempotent", "deterministic"][..]));
+    }
+    lake.set_project(&project);
+
+    let run = lake.cli(&["--json", "test"]);
+    let (results, summary) = test_results(&run);
+    for (name, checks) in &wanted {
+        let result = &results[name];
+        assert_eq!(result.names(), *checks, "{name}: {result:?}");
+        assert_eq!(result.status, "passed", "{name}: {result:?}");
+    }
+    assert_eq!((summary.tests, summary.passed), (wanted.len(), wanted.len()));
+    run.assert_code(0);
+    // `--job` runs one job's tests.
+    let run = lake.cli(&["--json", "test", "--job", "merge"]);
+    let (results, _) = test_results(&run);
+    assert_eq!(results.keys().collect::<Vec<_>>(), ["merge"]);
+}
+
+#[test]
+fn an_upstream_jobs_table_is_given_as_delta() {
+    let lake = Lake::empty(&[]);
+    let daily = Job::new("daily_orders", "analytics.daily_orders")
+        .sql("SELECT customer_id, COUNT(*) AS orders, SUM(amount) AS revenue, $dt AS dt FROM raw.orders WHERE dt = $dt GROUP BY customer_id");
+    let revenue = Job::new("revenue", "analytics.revenue").sql(
+        "SELECT SUM(revenue) AS revenue, SUM(orders) AS orders, $dt AS dt FROM analytics.daily_orders WHERE dt = $dt",
+    );
+    let test = JobTest::new("revenue", "2026-09-30")
+        .given(
+            "analytics.daily_orders",
+            &[
+                "{ customer_id = 1, orders = 2, revenue = 15.5, dt = 2026-09-30 }",
+                "{ customer_id = 2, orders = 1, revenue = 7.25, dt = 2026-09-30 }",
+                "{ customer_id = 2, orders = 9, revenue = 99.0, dt = 2026-09-29 }",
+            ],
+        )
+        .expect(&["{ revenue = 22.75, orders = 3, dt = 2026-09-30 }"]);
+    lake.set_project(&crate::support::Project::new().job(daily).job(revenue).test("revenue", test));
+    let run = lake.cli(&["--json", "test"]);
+    let (results, _) = test_results(&run);
+    assert_eq!(results["revenue"].status, "passed", "{:?}", results["revenue"]);
+    run.assert_code(0);
+}
