@@ -233,7 +233,7 @@ macro_rules! guide_pages {
     };
 }
 
-guide_pages!(concepts, write_modes, state, pipelines, reproduce, checks, sql, lint, maintenance, command_line);
+guide_pages!(concepts, write_modes, state, pipelines, reproduce, checks, testing, sql, lint, maintenance, command_line);
 
 #[test]
 fn a_shown_output_that_differs_fails() {

@@ -95,7 +95,7 @@ impl TestReport {
         }
     }
 
-    fn check(&mut self, name: TestCheckName, outcome: std::result::Result<(), String>) {
+    fn check(&mut self, name: TestCheckName, outcome: Outcome) {
         let passed = outcome.is_ok();
         if !passed {
             self.status = TestStatus::Failed;
@@ -147,12 +147,11 @@ impl Workspace {
             }
             Expected::Error(_) => unreachable!("an expected error returned above"),
         }
-        self.idempotent(job, test, &base, &after, report).await?;
-        let outcome = self.deterministic(job, test, &given, &base, &after).await?;
-        report.check(TestCheckName::Deterministic, outcome);
+        let first = FirstPass { workspace: self, job, test, given: &given, base, after };
+        report.check(TestCheckName::Idempotent, first.idempotent().await?);
+        report.check(TestCheckName::Deterministic, first.deterministic().await?);
         if test.dates.len() > 1 && job.depends_on_order() {
-            let outcome = self.order_independent(job, test, &given, &base, &after).await?;
-            report.check(TestCheckName::OrderIndependent, outcome);
+            report.check(TestCheckName::OrderIndependent, first.order_independent().await?);
         }
         Ok(())
     }
@@ -163,42 +162,47 @@ impl Workspace {
             Given::Other(error) => error,
         })
     }
+}
 
-    /// `idempotent`: the last date (or the run without a date) run again in `base`.
-    async fn idempotent(
-        &self,
-        job: &Job,
-        test: &TestSpec,
-        base: &Lakehouse,
-        after: &lakewriter_delta::Digest,
-        report: &mut TestReport,
-    ) -> Result<()> {
-        let last: Vec<_> = test.dates.last().copied().into_iter().collect();
-        let outcome = match base.run(job, &last).await {
-            Err(error) => Err(error),
-            Ok(()) => {
-                same((base, Some(after.version), "after the first run"), (base, None, "after the rerun"), job).await?
-            }
-        };
-        report.check(TestCheckName::Idempotent, outcome);
-        Ok(())
+/// A check's outcome: passed, or the detail of its failure.
+type Outcome = std::result::Result<(), String>;
+
+/// A test's dates run in order on its given rows as written: what the checks after
+/// `expected_rows` start from.
+struct FirstPass<'a> {
+    workspace: &'a Workspace,
+    job: &'a Job,
+    test: &'a TestSpec,
+    given: &'a [GivenTable],
+    /// The lakehouse the dates ran in.
+    base: Lakehouse,
+    /// The job's table there after them.
+    after: lakewriter_delta::Digest,
+}
+
+impl FirstPass<'_> {
+    /// `job`'s table in the first lakehouse after the dates ran in order, called `label`.
+    fn as_run(&self, label: &'static str) -> Side<'_> {
+        (&self.base, Some(self.after.version), label)
+    }
+
+    /// `idempotent`: the last date (or the run without a date) run again in the first lakehouse.
+    async fn idempotent(&self) -> Result<Outcome> {
+        let last: Vec<_> = self.test.dates.last().copied().into_iter().collect();
+        if let Err(error) = self.base.run(self.job, &last).await {
+            return Ok(Err(error));
+        }
+        same(self.as_run("after the first run"), (&self.base, None, "after the rerun"), self.job).await
     }
 
     /// `deterministic`: the dates run with the given rows read as each of [`Layout::SHAKEN`]
-    /// says, each leaving the table the rows as written left (`after`, in `base`).
-    async fn deterministic(
-        &self,
-        job: &Job,
-        test: &TestSpec,
-        given: &[GivenTable],
-        base: &Lakehouse,
-        after: &lakewriter_delta::Digest,
-    ) -> Result<std::result::Result<(), String>> {
+    /// says, each leaving the table the rows as written left.
+    async fn deterministic(&self) -> Result<Outcome> {
         for layout in Layout::SHAKEN {
-            let shaken = self.lakehouse(test, given, layout).await?;
-            let outcome = match shaken.run(job, &test.dates).await {
+            let shaken = self.workspace.lakehouse(self.test, self.given, layout).await?;
+            let outcome = match shaken.run(self.job, &self.test.dates).await {
                 Err(error) => Err(error),
-                Ok(()) => same((base, Some(after.version), "as written"), (&shaken, None, "read so"), job).await?,
+                Ok(()) => same(self.as_run("as written"), (&shaken, None, "read so"), self.job).await?,
             };
             if let Err(detail) = outcome {
                 return Ok(Err(format!("read {layout}: {detail}")));
@@ -208,37 +212,29 @@ impl Workspace {
     }
 
     /// `order_independent`: the dates in reverse order in a new lakehouse, and the whole list
-    /// again in `base`, each leave the table the dates in order left (`after`).
-    async fn order_independent(
-        &self,
-        job: &Job,
-        test: &TestSpec,
-        given: &[GivenTable],
-        base: &Lakehouse,
-        after: &lakewriter_delta::Digest,
-    ) -> Result<std::result::Result<(), String>> {
-        let reversed = self.lakehouse(test, given, Layout::AsWritten).await?;
-        let dates: Vec<_> = test.dates.iter().rev().copied().collect();
-        if let Err(error) = reversed.run(job, &dates).await {
+    /// again in the first one, each leave the table the dates in order left.
+    async fn order_independent(&self) -> Result<Outcome> {
+        let (job, dates) = (self.job, &self.test.dates);
+        let reversed = self.workspace.lakehouse(self.test, self.given, Layout::AsWritten).await?;
+        let backwards: Vec<_> = dates.iter().rev().copied().collect();
+        if let Err(error) = reversed.run(job, &backwards).await {
             return Ok(Err(format!("in reverse order, {error}")));
         }
-        if let Err(detail) =
-            same((base, Some(after.version), "in order"), (&reversed, None, "in reverse order"), job).await?
-        {
+        if let Err(detail) = same(self.as_run("in order"), (&reversed, None, "in reverse order"), job).await? {
             return Ok(Err(format!("the dates in reverse order leave another table: {detail}")));
         }
-        let before = base.digest(job, None).await?;
-        if let Err(error) = base.run(job, &test.dates).await {
+        let before = self.base.digest(job, None).await?;
+        if let Err(error) = self.base.run(job, dates).await {
             return Ok(Err(format!("replayed, {error}")));
         }
-        Ok(same((base, Some(before.version), "once"), (base, None, "replayed"), job)
+        Ok(same((&self.base, Some(before.version), "once"), (&self.base, None, "replayed"), job)
             .await?
             .map_err(|detail| format!("the dates replayed a second time change the table: {detail}")))
     }
 }
 
 /// `expected_error`: a run failed, and its error holds `text`.
-fn expected_error(outcome: std::result::Result<(), String>, text: &str) -> std::result::Result<(), String> {
+fn expected_error(outcome: Outcome, text: &str) -> Outcome {
     match outcome {
         Err(error) if error.contains(text) => Ok(()),
         Err(error) => Err(format!("a run failed, but not with `{text}`: {error}")),
@@ -252,7 +248,7 @@ type Side<'a> = (&'a Lakehouse, Option<u64>, &'static str);
 
 /// Whether `job`'s table has the same content digest on side `a` and on side `b`; a failure names
 /// the rows that differ.
-async fn same(a: Side<'_>, b: Side<'_>, job: &Job) -> Result<std::result::Result<(), String>> {
+async fn same(a: Side<'_>, b: Side<'_>, job: &Job) -> Result<Outcome> {
     let ((a, version_a, label_a), (b, version_b, label_b)) = (a, b);
     let (one, other) = (a.digest(job, version_a).await?, b.digest(job, version_b).await?);
     if one.digest == other.digest && one.rows == other.rows {
