@@ -28,17 +28,29 @@ impl Workspace {
     /// given (`--root` or `LAKEWRITER_ROOT`), replaces the file's root: a path relative to the
     /// current folder, or a URL.
     pub fn load(path: Option<&Path>, root: Option<&str>) -> Result<Self> {
-        let path = path.map_or_else(|| PathBuf::from(PROJECT_FILE), Path::to_path_buf);
-        let text =
-            std::fs::read_to_string(&path).map_err(|source| Error::ReadProject { path: path.clone(), source })?;
-        let absolute =
-            std::path::absolute(&path).map_err(|source| Error::ReadProject { path: path.clone(), source })?;
-        let project = Project::parse(&text, &path)?;
+        let (project, folder) = read(path)?;
         let url = match root {
             Some(root) => root_url(root, "--root")?,
-            None => project.root_url(absolute.parent().unwrap_or(Path::new("/")))?,
+            None => project.root_url(&folder)?,
         };
         let root = located(&project, url)?;
+        Self::resolved(project, root)
+    }
+
+    /// The project file at `path` (default `./lakewriter.toml`) without its lakehouse: the root
+    /// is the file's folder, never read, and the storage options are neither resolved nor
+    /// needed. For `lakewriter test`, whose jobs run in scratch lakehouses ([`Workspace::scratch`]),
+    /// so that it needs no credentials.
+    pub fn load_without_root(path: Option<&Path>) -> Result<Self> {
+        let (project, folder) = read(path)?;
+        let url = url::Url::from_directory_path(&folder)
+            .map_err(|()| Error::Usage(format!("{} is not an absolute folder", folder.display())))?;
+        let root = Location::new(url, std::collections::HashMap::new(), |_| None)?;
+        Self::resolved(project, root)
+    }
+
+    /// `project` over `root`, each job resolved.
+    fn resolved(project: Project, root: Location) -> Result<Self> {
         let mut jobs = BTreeMap::new();
         for (name, spec) in &project.jobs {
             match Job::resolve(spec, &project.file, &root) {
@@ -126,6 +138,15 @@ impl Workspace {
     pub fn table_location(&self, table: &TableRef) -> Result<Location> {
         table_location(&self.root, table, &self.project.file)
     }
+}
+
+/// The project file at `path` (default `./lakewriter.toml`), parsed, and its folder (absolute).
+fn read(path: Option<&Path>) -> Result<(Project, PathBuf)> {
+    let path = path.map_or_else(|| PathBuf::from(PROJECT_FILE), Path::to_path_buf);
+    let text = std::fs::read_to_string(&path).map_err(|source| Error::ReadProject { path: path.clone(), source })?;
+    let absolute = std::path::absolute(&path).map_err(|source| Error::ReadProject { path: path.clone(), source })?;
+    let project = Project::parse(&text, &path)?;
+    Ok((project, absolute.parent().unwrap_or(Path::new("/")).to_path_buf()))
 }
 
 /// Where `table` lives under `root`: `<root>/<schema>/<table>/`; an error names the project

@@ -48,6 +48,25 @@ fn given_rows_and_expected_rows_come_from_csv_and_json_lines_files() {
 }
 
 #[test]
+fn tests_need_neither_the_lakehouse_nor_its_credentials() {
+    let lake = Lake::empty(&[]);
+    let orders = ["{ customer_id = 1, amount = 10.0, dt = 2026-09-30 }"];
+    let test = JobTest::new("daily_orders", DAY)
+        .given("raw.orders", &orders)
+        .expect(&["{ customer_id = 1, orders = 1, revenue = 10.0, dt = 2026-09-30 }"]);
+    let project = daily_orders(DAILY_ORDERS_SQL)
+        .root("s3://no-such-bucket/lake")
+        .storage("aws_endpoint", "${LAKEWRITER_TEST_NO_SUCH_VARIABLE}")
+        .test("counts", test);
+    lake.set_project(&project);
+    lake.cli(&["test"]).assert_code(0);
+    // A command that reads the lakehouse needs them.
+    let run = lake.cli(&["status", "daily_orders"]);
+    run.assert_code(2);
+    assert!(run.stderr.contains("LAKEWRITER_TEST_NO_SUCH_VARIABLE"), "{}", run.stderr);
+}
+
+#[test]
 fn update_writes_the_expect_file_and_the_test_then_passes() {
     let lake = Lake::empty(&[]);
     let test = JobTest::new("daily_orders", DAY)
@@ -183,11 +202,24 @@ fn a_test_that_cannot_be_run_as_written_exits_2_naming_the_test_and_the_key_and_
     );
     lake.cli(&["lint"]).assert_code(0);
 
-    // A test of no job, or an unknown test, is the project file's error or the command's.
+    // A test of a job the file does not define fails itself alone: the job still runs.
     lake.set_project(&daily_orders(DAILY_ORDERS_SQL).test("t", JobTest::new("nope", DAY)));
     let run = lake.cli(&["test"]);
     run.assert_code(2);
-    assert!(run.stderr.contains("test `t`: key `job`: no job `nope`; jobs here: daily_orders"), "{}", run.stderr);
+    let unknown = "key `tests.t.job`: no job `nope`; jobs here: daily_orders";
+    assert_eq!(run.stdout.lines().next(), Some(format!("ERROR t: {unknown}").as_str()), "{}", run.stdout);
+    let lint = lake.cli(&["lint"]);
+    lint.assert_code(1);
+    assert!(lint.stdout.contains(&format!("error: job nope: test: test `t`: {unknown}\n")), "{}", lint.stdout);
+    lake.cli(&["run", "daily_orders", "--dt", DAY]).assert_code(0);
+    lake.set_project(&daily_orders(DAILY_ORDERS_SQL).test("t", JobTest::undated("daily_orders")));
+    let run = lake.cli(&["test"]);
+    run.assert_code(2);
+    let missing =
+        "ERROR t: key `tests.t.dt`: missing: job `daily_orders` runs for a date, as in `dt = 2026-09-30` (or `dates`)";
+    assert_eq!(run.stdout.lines().next(), Some(missing), "{}", run.stdout);
+
+    // An unknown test is the command's usage error.
     lake.set_project(&daily_orders(DAILY_ORDERS_SQL).test("t", base()));
     let run = lake.cli(&["test", "nope"]);
     run.assert_code(2);

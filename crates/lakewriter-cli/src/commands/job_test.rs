@@ -12,7 +12,8 @@ use crate::output::{Output, TestSummary};
 /// Runs the selected tests one after the other, each line as it ends, then the summary (and the
 /// JUnit file). Exit 2 where a test cannot be run as written, else 1 where a check failed.
 pub async fn test(global: &Global, printer: &mut dyn Output, args: TestArgs) -> Result<ExitCode> {
-    let workspace = Workspace::load(global.project.as_deref(), global.root.as_deref())?;
+    // Its jobs run in scratch lakehouses: the project's root and storage options are not used.
+    let workspace = Workspace::load_without_root(global.project.as_deref())?;
     let tests = selected(&workspace, &args)?;
     let started = Instant::now();
     let mut reports = Vec::with_capacity(tests.len());

@@ -14,8 +14,8 @@ use crate::output::{LintCounts, Output, stderr};
 /// job that reads a job's table not written yet is checked once it is (a note on stderr).
 pub async fn lint(global: &Global, printer: &mut dyn Output, args: LintArgs) -> Result<ExitCode> {
     let runner = super::open_runner(global).await?;
-    let names: Vec<String> = match args.job {
-        Some(name) => vec![runner.workspace().spec(&name)?.name.clone()],
+    let names: Vec<String> = match &args.job {
+        Some(name) => vec![runner.workspace().spec(name)?.name.clone()],
         None => runner.workspace().project.jobs.keys().cloned().collect(),
     };
     let mut counts = LintCounts { jobs: names.len(), ..LintCounts::default() };
@@ -35,7 +35,22 @@ pub async fn lint(global: &Global, printer: &mut dyn Output, args: LintArgs) -> 
                 stderr::error(&stderr::one_line(&e));
             }
         }
-        if let Ok(job) = runner.prepare(name) {
+        for finding in &runner.lint_tests(name).await {
+            found(printer, &mut counts, finding)?;
+        }
+    }
+    // The tests of jobs the file does not define (a job renamed, its test not).
+    if args.job.is_none() {
+        let jobs = &runner.workspace().project.jobs;
+        let orphans: std::collections::BTreeSet<&str> = runner
+            .workspace()
+            .project
+            .tests
+            .values()
+            .map(|t| t.job.as_str())
+            .filter(|j| !jobs.contains_key(*j))
+            .collect();
+        for job in orphans {
             for finding in &runner.lint_tests(job).await {
                 found(printer, &mut counts, finding)?;
             }

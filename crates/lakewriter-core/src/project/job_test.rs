@@ -7,7 +7,6 @@ use std::path::{Path, PathBuf};
 
 use chrono::{NaiveDate, NaiveDateTime};
 
-use super::{JobSpec, WriteSpec};
 use crate::TableRef;
 
 /// A test of a job, validated.
@@ -15,8 +14,10 @@ use crate::TableRef;
 pub struct TestSpec {
     pub name: String,
     pub job: String,
-    /// The dates the job runs for, in order (`dt`, or `dates`); empty for a job that runs without
-    /// a date (a `rebuild`).
+    /// The dates the job runs for, in order (`dt`, or `dates`); empty where the test gives none,
+    /// as a test of a job that runs without a date (a `rebuild`) does. Whether the job is one, and
+    /// is one of the file's, is the test's to say when it runs (`lakewriter test`, `lint`): a test
+    /// written wrong fails only itself, never the file.
     pub dates: Vec<NaiveDate>,
     /// The tables the job is given, by name.
     pub given: BTreeMap<TableRef, Given>,
@@ -196,32 +197,27 @@ fn rows(table: &toml::Table) -> Result<Option<Vec<toml::Table>>, String> {
         .map(Some)
 }
 
-/// Reads the `[tests.NAME]` tables; `jobs` are the project's, `base` the project file's folder.
-/// The error names the test.
-pub(super) fn read(
-    tests: BTreeMap<String, toml::Value>,
-    jobs: &BTreeMap<String, JobSpec>,
-    base: &Path,
-) -> Result<BTreeMap<String, TestSpec>, String> {
+/// Reads the `[tests.NAME]` tables; `base` is the project file's folder. The error names the
+/// test.
+pub(super) fn read(tests: BTreeMap<String, toml::Value>, base: &Path) -> Result<BTreeMap<String, TestSpec>, String> {
     let mut read = BTreeMap::new();
     for (name, value) in tests {
-        if !super::parse::is_name(&name) {
+        if !super::is_name(&name) {
             return Err(format!("test `{name}`: a test name may contain only letters, digits, `_` and `-`"));
         }
-        let spec = parse(&name, &value, jobs, base).map_err(|e| format!("test `{name}`: {e}"))?;
+        let spec = parse(&name, &value, base).map_err(|e| format!("test `{name}`: {e}"))?;
         read.insert(name, spec);
     }
     Ok(read)
 }
 
 /// Reads the test `name` from `value`. The error is the message, without the test's name.
-fn parse(name: &str, value: &toml::Value, jobs: &BTreeMap<String, JobSpec>, base: &Path) -> Result<TestSpec, String> {
+fn parse(name: &str, value: &toml::Value, base: &Path) -> Result<TestSpec, String> {
     let raw = RawTest::read(value)?;
-    let Some(job) = jobs.get(&raw.job) else {
-        let known: Vec<&str> = jobs.keys().map(String::as_str).collect();
-        return Err(format!("key `job`: no job `{}`; jobs here: {}", raw.job, known.join(", ")));
-    };
-    let dates = dates(raw.dt, raw.dates, &job.write)?;
+    if raw.job.trim().is_empty() {
+        return Err("key `job` is empty: name a job".into());
+    }
+    let dates = dates(raw.dt, raw.dates)?;
     let mut given = BTreeMap::new();
     for (table, raw) in raw.given {
         let key = format!("given.\"{table}\"");
@@ -252,27 +248,15 @@ fn parse(name: &str, value: &toml::Value, jobs: &BTreeMap<String, JobSpec>, base
     Ok(TestSpec { name: name.to_owned(), job: raw.job, dates, given, expect })
 }
 
-/// The dates of a test of a job that writes with `write`.
-fn dates(
-    dt: Option<toml::Value>,
-    dates: Option<Vec<toml::Value>>,
-    write: &WriteSpec,
-) -> Result<Vec<NaiveDate>, String> {
-    let needs_date = !matches!(write, WriteSpec::Rebuild);
-    let list = match (dt, dates) {
-        (Some(_), Some(_)) => return Err("set either `dt` or `dates`, not both".into()),
-        (Some(dt), None) => vec![date("dt", &dt)?],
-        (None, Some(dates)) if dates.is_empty() => return Err("key `dates` is empty".into()),
-        (None, Some(dates)) => dates.iter().map(|d| date("dates", d)).collect::<Result<_, _>>()?,
-        (None, None) if needs_date => {
-            return Err("missing key `dt` (or `dates`): the job runs for a date, as in `dt = 2026-09-30`".into());
-        }
-        (None, None) => Vec::new(),
-    };
-    if !needs_date && !list.is_empty() {
-        return Err("the job (write = \"rebuild\") runs without a date: leave out `dt` and `dates`".into());
+/// The dates of a test: `dt`, or `dates`, or none.
+fn dates(dt: Option<toml::Value>, dates: Option<Vec<toml::Value>>) -> Result<Vec<NaiveDate>, String> {
+    match (dt, dates) {
+        (Some(_), Some(_)) => Err("set either `dt` or `dates`, not both".into()),
+        (Some(dt), None) => Ok(vec![date("dt", &dt)?]),
+        (None, Some(dates)) if dates.is_empty() => Err("key `dates` is empty".into()),
+        (None, Some(dates)) => dates.iter().map(|d| date("dates", d)).collect(),
+        (None, None) => Ok(Vec::new()),
     }
-    Ok(list)
 }
 
 fn date(key: &str, value: &toml::Value) -> Result<NaiveDate, String> {

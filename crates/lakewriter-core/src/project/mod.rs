@@ -252,6 +252,11 @@ pub fn root_url(root: &str, base_dir: &Path) -> Result<Url, String> {
     Ok(url)
 }
 
+/// Whether `s` can name a job or a test: letters, digits, `_` and `-`.
+fn is_name(s: &str) -> bool {
+    !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+}
+
 /// Whether `sql` has a number literal with a fraction or an exponent (`1.5`, `1e3`): a `DECIMAL`
 /// under [`crate::SQL_SETTINGS`], a `DOUBLE` under DataFusion's defaults. SQL that does not
 /// tokenize counts as having one.

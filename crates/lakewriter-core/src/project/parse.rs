@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use super::checks::RawChecks;
-use super::{JobSpec, OnDuplicateKeys, Project, SourceSpec, SqlSource, WriteMode, WriteSpec};
+use super::{JobSpec, OnDuplicateKeys, Project, SourceSpec, SqlSource, WriteMode, WriteSpec, is_name};
 use crate::{Error, Result, TableRef};
 
 #[derive(Deserialize)]
@@ -142,10 +142,6 @@ impl RawJob {
     }
 }
 
-pub(super) fn is_name(s: &str) -> bool {
-    !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
-}
-
 /// Whether `s` can name a column: any name SQL can give one — quoted, a name keeps its case and
 /// may hold spaces, quotes, dots and any letter — but an empty one.
 fn is_column(s: &str) -> bool {
@@ -223,7 +219,7 @@ impl Project {
             }
             sources.insert(table, SourceSpec { unique: source.unique });
         }
-        let tests = super::job_test::read(raw.tests, &jobs, base).map_err(config_err)?;
+        let tests = super::job_test::read(raw.tests, base).map_err(config_err)?;
         Ok(Self { file: file.to_path_buf(), root: raw.root, storage: raw.storage, jobs, sources, tests })
     }
 }

@@ -38,7 +38,26 @@ impl Workspace {
         test: &'t TestSpec,
         update: bool,
     ) -> Result<(&Job, Vec<GivenTable>, Expected<'t>)> {
+        if !self.project.jobs.contains_key(&test.job) {
+            let known: Vec<&str> = self.project.jobs.keys().map(String::as_str).collect();
+            return Err(definition(test, "job", format!("no job `{}`; jobs here: {}", test.job, known.join(", "))));
+        }
         let job = self.job(&test.job).map_err(|e| definition(test, "job", crate::error_chain(&e)))?;
+        match (job.dated(), test.dates.is_empty()) {
+            (true, true) => {
+                let problem =
+                    format!("missing: job `{}` runs for a date, as in `dt = 2026-09-30` (or `dates`)", job.spec.name);
+                return Err(definition(test, "dt", problem));
+            }
+            (false, false) => {
+                let problem = format!(
+                    "job `{}` (write = \"rebuild\") runs without a date: leave out `dt` and `dates`",
+                    job.spec.name
+                );
+                return Err(definition(test, "dt", problem));
+            }
+            _ => {}
+        }
         let ctx = lakewriter_delta::session();
         let mut given = Vec::with_capacity(test.given.len());
         for (table, spec) in &test.given {
@@ -85,11 +104,12 @@ pub(super) fn reads_given(test: &TestSpec, job: &Job, runner: &Runner) -> Result
 }
 
 impl Runner {
-    /// `lint` of `job`'s tests: each test that cannot be run as written, as an error finding
-    /// (rule `test`) naming the test and the key. Nothing is run.
-    pub async fn lint_tests(&self, job: &Job) -> Vec<Finding> {
+    /// `lint` of the tests of the job `job` (which the file need not define): each test that
+    /// cannot be run as written, as an error finding (rule `test`) naming the test and the key.
+    /// Nothing is run.
+    pub async fn lint_tests(&self, job: &str) -> Vec<Finding> {
         let mut findings = Vec::new();
-        for test in self.workspace().project.tests.values().filter(|t| t.job == job.spec.name) {
+        for test in self.workspace().project.tests.values().filter(|t| t.job == job) {
             let read = match self.workspace().definition(test, false).await {
                 Ok((job, _, _)) => reads_given(test, job, self),
                 Err(e) => Err(e),
@@ -98,7 +118,7 @@ impl Runner {
                 findings.push(Finding {
                     severity: Severity::Error,
                     rule: Rule::Test,
-                    job: job.spec.name.clone(),
+                    job: job.to_owned(),
                     construct: format!("test {}", test.name),
                     message: format!("test `{}`: {}", test.name, crate::error_chain(&error)),
                 });

@@ -68,6 +68,13 @@ tolerance = 1e-9
 }
 
 #[test]
+fn a_test_of_a_job_the_file_lacks_is_read_and_left_to_the_test_to_refuse() {
+    // `lakewriter test` and `lint` refuse it; the file's jobs still run.
+    let project = parse("[tests.t]\njob = \"nope\"\nexpect = { rows = [] }\n").expect("the file reads");
+    assert_eq!((project.tests["t"].job.as_str(), project.tests["t"].dates.len()), ("nope", 0));
+}
+
+#[test]
 fn a_rebuild_runs_without_a_date_and_an_error_can_be_expected() {
     let project = parse("[tests.t]\njob = \"whole\"\nexpect = { error = \"blocked\" }\n").expect("a good test");
     assert!(project.tests["t"].dates.is_empty());
@@ -77,8 +84,7 @@ fn a_rebuild_runs_without_a_date_and_an_error_can_be_expected() {
 #[test]
 fn errors_name_the_test_and_the_key() {
     let cases = [
-        ("[tests.t]\njob = \"nope\"\ndt = 2026-09-01\nexpect = { rows = [] }", "test `t`: key `job`: no job `nope`"),
-        ("[tests.t]\njob = \"daily\"\nexpect = { rows = [] }", "test `t`: missing key `dt` (or `dates`)"),
+        ("[tests.t]\ndt = 2026-09-01\nexpect = { rows = [] }", "test `t`: missing field `job`"),
         (
             "[tests.t]\njob = \"daily\"\ndt = \"2026-09-01\"\nexpect = { rows = [] }",
             "key `dt`: \"2026-09-01\" is a string: write the date bare",
@@ -91,7 +97,6 @@ fn errors_name_the_test_and_the_key() {
             "[tests.t]\njob = \"daily\"\ndt = 2026-09-01\ndates = [2026-09-01]\nexpect = { rows = [] }",
             "either `dt` or `dates`",
         ),
-        ("[tests.t]\njob = \"whole\"\ndt = 2026-09-01\nexpect = { rows = [] }", "runs without a date"),
         (
             "[tests.t]\njob = \"daily\"\ndt = 2026-09-01\nexpect = { rows = [], error = \"x\" }",
             "key `expect`: set `error`, or `rows` or `file`",
