@@ -8,7 +8,10 @@
 //! number of lines; runs of spaces compare equal whatever their length, and a duration (`69 ms`,
 //! `3.2 s`) equals any duration. A command must exit 0, unless the next one is `echo $?`, whose
 //! output is the exit code. Besides `lakewriter` (or `cargo run [-q] -p lakewriter-cli --`), a
-//! session may `cd DIR` and `echo $?`; anything else fails the test.
+//! session may `cd DIR` and `echo $?`; anything else fails the test. A block of any other language
+//! titled with a file (```` ```sql title="sql/x.sql" ````) is written to that file, relative to
+//! the session's folder, where it stands among the commands; titled `… add`, it is added to the
+//! end of the file (a job added to `lakewriter.toml`).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -16,12 +19,22 @@ use std::sync::OnceLock;
 
 use crate::support::{Run, command};
 
-/// One command of a session and the stdout it shows.
+/// One command of a session and the stdout it shows, or a file it writes.
 struct Step {
-    /// The line number of its `$ ` line in the page.
+    /// The line number of its `$ ` line (or its block's) in the page.
     line: usize,
     words: Vec<String>,
+    /// The stdout shown, or the file's lines.
     expected: Vec<String>,
+    /// A file block's file, and whether it is added to.
+    file: Option<(String, bool)>,
+}
+
+/// A block's file, from its opening fence: ```` ```LANG title="PATH" [add] ````.
+fn titled(fence: &str) -> Option<(String, bool)> {
+    let rest = fence.split_once("title=\"")?.1;
+    let (path, after) = rest.split_once('"')?;
+    Some((path.to_owned(), after.trim() == "add"))
 }
 
 fn repository() -> PathBuf {
@@ -32,11 +45,19 @@ fn repository() -> PathBuf {
 fn steps(page: &str) -> Vec<Step> {
     let text = std::fs::read_to_string(repository().join(page)).unwrap_or_else(|e| panic!("{page}: {e}"));
     let mut steps: Vec<Step> = Vec::new();
-    let mut in_console = false;
+    let (mut in_console, mut in_file, mut in_block) = (false, false, false);
     let mut lines = text.lines().enumerate();
     while let Some((i, line)) = lines.next() {
         if line.trim_start().starts_with("```") {
-            in_console = !in_console && line.trim() == "```console";
+            in_block = !in_block;
+            in_console = in_block && line.trim() == "```console";
+            in_file = false;
+            if let (true, Some(file)) = (in_block, titled(line)) {
+                steps.push(Step { line: i + 1, words: Vec::new(), expected: Vec::new(), file: Some(file) });
+                in_file = true;
+            }
+        } else if in_file {
+            steps.last_mut().expect("the file's step").expected.push(line.to_owned());
         } else if let (true, Some(start)) = (in_console, line.strip_prefix("$ ")) {
             // A command goes on over the next lines while a quote is open.
             let mut shell = start.to_owned();
@@ -44,7 +65,7 @@ fn steps(page: &str) -> Vec<Step> {
                 let (_, next) = lines.next().unwrap_or_else(|| panic!("{page}:{}: an unclosed quote", i + 1));
                 shell = format!("{shell}\n{next}");
             }
-            steps.push(Step { line: i + 1, words: words(&shell), expected: Vec::new() });
+            steps.push(Step { line: i + 1, words: words(&shell), expected: Vec::new(), file: None });
         } else if in_console {
             let step = steps.last_mut().unwrap_or_else(|| panic!("{page}:{}: output before a command", i + 1));
             step.expected.push(line.to_owned());
@@ -173,6 +194,10 @@ fn run_page(page: &str) {
     }
     let mut last: Option<Run> = None;
     for (n, step) in steps.iter().enumerate() {
+        if let Some((path, add)) = &step.file {
+            write_file(&cwd.join(path), &step.expected, *add);
+            continue;
+        }
         let at = format!("{page}:{}: `$ {}`", step.line, step.words.join(" "));
         let stdout = match step.words.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
             ["cd", dir] => {
@@ -199,6 +224,21 @@ fn run_page(page: &str) {
             stdout
         );
     }
+}
+
+/// Writes a file block's `lines` to `path` (its folders too), or adds them to its end.
+fn write_file(path: &Path, lines: &[String], add: bool) {
+    use std::io::Write as _;
+    let text = format!("{}\n", lines.join("\n"));
+    std::fs::create_dir_all(path.parent().expect("a folder")).expect("the file's folder");
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .write(true)
+        .append(add)
+        .truncate(!add)
+        .open(path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    file.write_all(text.as_bytes()).expect("write the file");
 }
 
 #[test]
@@ -233,7 +273,20 @@ macro_rules! guide_pages {
     };
 }
 
-guide_pages!(concepts, write_modes, state, pipelines, reproduce, checks, testing, sql, lint, maintenance, command_line);
+guide_pages!(
+    concepts,
+    write_modes,
+    state,
+    schema_changes,
+    pipelines,
+    reproduce,
+    checks,
+    testing,
+    sql,
+    lint,
+    maintenance,
+    command_line
+);
 
 #[test]
 fn a_shown_output_that_differs_fails() {
@@ -245,4 +298,7 @@ fn a_shown_output_that_differs_fails() {
     assert!(!lines_match(&shown(&["  dt=2026-09-01 ok 38 rows version 0 69 ms", "..."]), &printed));
     assert!(!lines_match(&shown(&["  dt=2026-09-01 ok 37 rows version 0 69 ms"]), &printed));
     assert_eq!(words("sql -e \"SELECT 'a b'\" # a comment"), ["sql", "-e", "SELECT 'a b'"]);
+    assert_eq!(titled("```toml title=\"lakewriter.toml\" add"), Some(("lakewriter.toml".to_owned(), true)));
+    assert_eq!(titled("```sql title=\"sql/x.sql\""), Some(("sql/x.sql".to_owned(), false)));
+    assert_eq!(titled("```toml"), None);
 }

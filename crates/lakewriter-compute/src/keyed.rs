@@ -6,13 +6,13 @@
 use std::sync::Arc;
 
 use datafusion::arrow::array::RecordBatch;
-use datafusion::arrow::datatypes::SchemaRef;
+use datafusion::arrow::datatypes::{Schema, SchemaRef};
 use datafusion::arrow::util::display::{ArrayFormatter, FormatOptions};
 use datafusion::catalog::TableProvider;
 use datafusion::common::{Column, JoinType, TableReference};
 use datafusion::functions_aggregate::expr_fn::{count, sum};
 use datafusion::functions_window::expr_fn::row_number;
-use datafusion::logical_expr::{ExprFunctionExt, LogicalPlan, SortExpr};
+use datafusion::logical_expr::{ExprFunctionExt, LogicalPlan, Operator, SortExpr, binary_expr};
 use std::ops::Not;
 
 use datafusion::prelude::{DataFrame, Expr, SessionContext, coalesce, lit, when};
@@ -34,6 +34,9 @@ pub struct KeyedSpec<'a> {
     pub delete_when: Option<&'a str>,
     /// Fail on duplicate keys instead of keeping one row per key.
     pub duplicates_are_errors: bool,
+    /// The condition ([`fill_condition`]) under which a target row the source does not replace
+    /// has columns the table added since it was written filled in from its source row.
+    pub fill: Option<&'a Expr>,
 }
 
 /// A validated, deduplicated keyed source.
@@ -57,7 +60,9 @@ impl KeyedSource {
 pub struct KeyedCounts {
     /// New keys.
     pub inserted: u64,
-    /// Existing keys whose row the source replaces (`merge`: the source's `newer_by` is greater).
+    /// Existing keys whose row the source replaces (`merge`: the source's `newer_by` is greater),
+    /// or fills in: the same row, written before columns it has were added (see
+    /// [`fill_condition`]).
     pub updated: u64,
     /// Deletes applied: tombstones written over older rows, or for keys not seen yet.
     pub deleted: u64,
@@ -234,6 +239,26 @@ fn winner_order(schema: &SchemaRef, spec: &KeyedSpec<'_>) -> Vec<SortExpr> {
     order
 }
 
+/// When a source row (`s`) fills in a target row (`t`) of its key that it does not replace: the
+/// target row has NULL in every one of `fills` the table has (columns added since the row was
+/// written, or by this write), the source has a value in one of them, and every other column
+/// but the key holds the same in both (`IS NOT DISTINCT FROM`) — the same row, written before
+/// the column existed. `None` where the source has none of `fills`.
+#[must_use]
+pub fn fill_condition(source: &Schema, table: &Schema, key: &[String], fills: &[String]) -> Option<Expr> {
+    let in_table = |name: &str| table.field_with_name(name).is_ok();
+    let fills: Vec<&String> = fills.iter().filter(|c| source.field_with_name(c).is_ok()).collect();
+    let some_in_source = fills.iter().map(|c| qualified("s", c).is_not_null()).reduce(Expr::or)?;
+    let empty_in_table = fills.iter().filter(|c| in_table(c)).map(|c| qualified("t", c).is_null());
+    let same_elsewhere = source
+        .fields()
+        .iter()
+        .map(|f| f.name())
+        .filter(|name| !key.contains(name) && !fills.contains(name) && in_table(name))
+        .map(|name| binary_expr(qualified("t", name), Operator::IsNotDistinctFrom, qualified("s", name)));
+    Some(empty_in_table.chain(same_elsewhere).fold(some_in_source, Expr::and))
+}
+
 /// Classifies each row of `source` against `target` (absent: every key is new).
 pub async fn classify(
     ctx: &SessionContext,
@@ -254,6 +279,10 @@ pub async fn classify(
     if let Some(newer_by) = spec.newer_by {
         wanted.push(column(newer_by));
     }
+    if spec.fill.is_some() {
+        // A fill compares every column.
+        wanted = target.schema().fields().iter().map(|f| column(f.name())).collect();
+    }
     let t = ctx.read_table(target).map_err(plan_err)?.select(wanted).map_err(plan_err)?.alias("t").map_err(plan_err)?;
     let on: Vec<Expr> = spec.key.iter().map(|k| qualified("s", k).eq(qualified("t", k))).collect();
     let joined = s.join_on(t, JoinType::Left, on).map_err(plan_err)?;
@@ -262,12 +291,13 @@ pub async fn classify(
         Some(n) => matched.clone().and(qualified("s", n).gt(qualified("t", n))),
         None => lit(false),
     };
+    let fills = matched.clone().and(wins.clone().not()).and(spec.fill.cloned().unwrap_or_else(|| lit(false)));
     let one_if = |cond: Expr| when(cond, lit(1_i64)).otherwise(lit(0_i64)).map_err(plan_err);
     let sums = vec![
         sum(one_if(matched.clone().not().and(is_delete.clone().not()))?).alias("inserted"),
-        sum(one_if(wins.clone().and(is_delete.clone().not()))?).alias("updated"),
+        sum(one_if(wins.clone().and(is_delete.clone().not()).or(fills.clone()))?).alias("updated"),
         sum(one_if(is_delete.and(matched.clone().not().or(wins.clone())))?).alias("deleted"),
-        sum(one_if(matched.and(wins.not()))?).alias("unchanged"),
+        sum(one_if(matched.and(wins.not()).and(fills.not()))?).alias("unchanged"),
     ];
     let totals = joined.aggregate(vec![], sums).map_err(plan_err)?.collect().await.map_err(plan_err)?;
     let value = |name: &str| crate::query::first_u64(&totals, name);

@@ -94,6 +94,17 @@ pub(crate) fn as_written(plan: LogicalPlan, not_null: &[String], creates: bool) 
     LogicalPlanBuilder::from(plan).project(columns)?.build()
 }
 
+/// `column` (of `field`) as a nullable column, nested fields too, under its own name: a column a
+/// write adds to a table, whose earlier rows read it as NULL.
+pub(crate) fn relaxed(column: Expr, field: &Field) -> Expr {
+    if field.is_nullable() && nullable_type(field.data_type()) == *field.data_type() {
+        return column;
+    }
+    ScalarUDF::new_from_impl(Nullable { signature: Signature::any(1, Volatility::Immutable) })
+        .call(vec![column])
+        .alias(field.name())
+}
+
 /// The NULLs of `plan`'s rows in each of `columns` it has: `(column, rows)` for each column with
 /// any, in the order of `columns`. One aggregate over the rows.
 pub async fn null_counts(

@@ -2,6 +2,7 @@
 //! its mode's write (see `crate::write`) — one Delta commit, or none (always none in a dry run).
 
 use lakewriter_core::{CheckOutcome, InputFile, input_fingerprint, stable_hash};
+use lakewriter_delta::schema::ColumnChanges;
 use lakewriter_delta::state::Recorded;
 use lakewriter_delta::{CheckRecord, CommitMetadata, Committed, Target};
 
@@ -28,16 +29,11 @@ impl Runner {
         let job = run.job;
         let mode = job.mode.as_ref();
         let read_version = lakewriter_delta::state::latest_version(&job.location).await?;
-        let mut attempt = Attempt { runner: self, run, location: &job.location, read_version, previous, fresh: false };
-        let mut query = self.plan(&job.query, run.unit.dt).await.map_err(|e| {
-            Error::own_table_missing(&e, &job.spec.name).map_or_else(|| RunError::from(e), RunError::Setup)
-        })?;
-        self.check_determinism(job, &query.plan).await?;
+        let mut attempt = Attempt::new(self, run, read_version, previous);
+        let (query, columns) = self.planned(&attempt).await?;
+        attempt.columns = columns;
+        report.columns_changed(&attempt.columns, job.spec.on_schema_change);
         let table = job.spec.target.to_string();
-        query.plan = mode.lay_out(&attempt, query.plan).await?;
-        query.plan = lakewriter_delta::schema::storable(query.plan, &table)?;
-        query.plan =
-            lakewriter_delta::values::empty_partitions_as_null(query.plan, job.partition_by.as_slice(), &table)?;
         lakewriter_delta::phase(lakewriter_core::Phase::Planned, &table, &run.partition);
         let inputs = input_fingerprint(&query.files);
         attempt.fresh = previous.is_some_and(|r| r.is_fresh(&job.code, &inputs));
@@ -58,6 +54,7 @@ impl Runner {
         let replaced = if compares { self.replaced(&attempt).await? } else { None };
         let blocked = self.checked(&attempt, &computed, replaced.as_ref(), report).await?;
         if self.dry_run.is_some() {
+            self.note_others_lacking(&attempt, report).await?;
             let dry = mode.preview(&attempt, computed, replaced, report).await?;
             report.previewed(dry, read_version);
             return if blocked.is_empty() { Ok(()) } else { Err(RunError::Checks { failed: blocked }) };
@@ -74,11 +71,33 @@ impl Runner {
             metadata: &metadata,
             read_version,
             loaded: &self.loaded,
+            adds_columns: mode.replaces() != Replaces::Table && !attempt.columns.added.is_empty(),
         };
         if let Some(committed) = mode.commit(&attempt, target, computed, report).await? {
             report.record_commit(committed, attempt.fresh);
         }
         Ok(())
+    }
+
+    /// The partition's plan, checked (determinism, storable types) and laid out as its write
+    /// takes it, with what that does to the table's columns (see `crate::columns`).
+    async fn planned(
+        &self,
+        attempt: &Attempt<'_>,
+    ) -> Result<(lakewriter_compute::PartitionQuery, ColumnChanges), RunError> {
+        let job = attempt.run.job;
+        let mut query = self.plan(&job.query, attempt.run.unit.dt).await.map_err(|e| {
+            Error::own_table_missing(&e, &job.spec.name).map_or_else(|| RunError::from(e), RunError::Setup)
+        })?;
+        self.check_determinism(job, &query.plan).await?;
+        let table = job.spec.target.to_string();
+        query.plan = job.mode.lay_out(attempt, query.plan).await?;
+        query.plan = lakewriter_delta::schema::storable(query.plan, &table)?;
+        query.plan =
+            lakewriter_delta::values::empty_partitions_as_null(query.plan, job.partition_by.as_slice(), &table)?;
+        let (plan, columns) = self.columns_laid_out(attempt, query.plan).await?;
+        query.plan = plan;
+        Ok((query, columns))
     }
 
     /// The rows of the table at the version `attempt` read that its mode's write replaces: its

@@ -6,7 +6,7 @@ use chrono::NaiveDate;
 use datafusion::prelude::DataFrame;
 use lakewriter_core::{DateRange, PartitionKey};
 use lakewriter_delta::Digest;
-use lakewriter_delta::state::LogScope;
+use lakewriter_delta::state::{JobState, LogScope};
 use lakewriter_storage::Location;
 use serde::Serialize;
 
@@ -148,18 +148,25 @@ impl Runner {
             if audit.verdict == Verdict::Differs {
                 let read = |location| self.partition_frame(location, &table, column, dt);
                 let (before, after) = (read(&job.location).await?, read(&there_location).await?);
-                if before.schema().as_arrow() != after.schema().as_arrow() {
-                    // A code edit that changed the columns: the rows cannot be compared.
+                let lacks = recorded_lacks(&recorded, &job.partition(dt), before.schema().as_arrow());
+                let Some(after) = in_columns_of(&before, after).filter(|_| !lacks) else {
+                    // A code edit that changed the columns — or added some this partition's rows
+                    // were written without (they read them as NULL): the rows cannot be compared.
                     audit.schema_changed = true;
                     audits.push(audit);
                     continue;
-                }
+                };
                 let diff = lakewriter_compute::diff(before, after, EXAMPLES)
                     .await
                     .map_err(|source| Error::Diff { table: table.clone(), source: Box::new(source) })?;
                 audit.rows_added = Some(diff.added);
                 audit.rows_removed = Some(diff.removed);
                 (audit.added_examples, audit.removed_examples) = (diff.added_examples, diff.removed_examples);
+                if diff.added + diff.removed == 0 {
+                    // The same rows in the same columns, in another order (a column added to the
+                    // live table at its end): the same content.
+                    (audit.verdict, audit.rows_added, audit.rows_removed) = (Verdict::Equal, None, None);
+                }
             }
             audits.push(audit);
         }
@@ -209,4 +216,25 @@ async fn whole_digest(location: &Location) -> lakewriter_delta::Result<BTreeMap<
         return Ok(BTreeMap::new());
     }
     Ok(BTreeMap::from([(None, lakewriter_delta::digest(location, None).await?)]))
+}
+
+/// `after` with the columns of `before` in `before`'s order, where it has the same columns (names
+/// and stored types, order aside); `None` where they differ.
+fn in_columns_of(before: &DataFrame, after: DataFrame) -> Option<DataFrame> {
+    let (columns, theirs) = (before.schema().as_arrow(), after.schema().as_arrow());
+    if !lakewriter_delta::schema::column_differences(columns, theirs).is_empty() {
+        return None;
+    }
+    let names: Vec<&str> = columns.fields().iter().map(|f| f.name().as_str()).collect();
+    after.select_columns(&names).ok()
+}
+
+/// Whether the live partition's rows were written before some of `table`'s columns were added.
+fn recorded_lacks(recorded: &JobState, partition: &PartitionKey, table: &datafusion::arrow::datatypes::Schema) -> bool {
+    let names: Vec<&String> = table.fields().iter().map(|f| f.name()).collect();
+    let lacks = |r: &lakewriter_delta::state::Recorded| !r.lacks(&names).is_empty();
+    match partition {
+        PartitionKey::All => recorded.partitions.values().any(lacks),
+        partition @ PartitionKey::Day { .. } => recorded.partitions.get(partition).is_some_and(lacks),
+    }
 }

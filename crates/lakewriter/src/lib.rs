@@ -12,6 +12,7 @@ mod attempt;
 mod audit;
 mod backfill;
 mod catalog;
+mod columns;
 mod error;
 mod graph;
 mod job;
@@ -48,6 +49,7 @@ pub use lakewriter_core::{
 pub use lakewriter_delta::Digest;
 pub use lakewriter_delta::MergeCounts;
 pub use lakewriter_delta::maintain::{Layout, PartitionFiles};
+pub use lakewriter_delta::schema::{ColumnChanges, SchemaColumn};
 pub use maintain::{MaintainOptions, MaintainSummary, StepReport, StepStatus};
 pub use pipeline::{PipelineObserver, PipelineOutcome, Stage};
 pub use report::{Changes, DryRun, Failure, PartitionReport, RunStatus, Summary, VerifyReport};

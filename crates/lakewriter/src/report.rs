@@ -59,6 +59,9 @@ pub struct PartitionReport {
     pub checks: Vec<CheckOutcome>,
     /// `--dry-run`: what committing the result would change. Nothing was committed.
     pub dry_run: Option<DryRun>,
+    /// What the run does to the table's columns (`on_schema_change`, and a `rebuild`'s new
+    /// columns); `None` where the result has the table's columns, or there is no table yet.
+    pub schema_change: Option<lakewriter_delta::schema::ColumnChanges>,
     /// Attempts beyond the first, after conflicts with concurrent commits.
     pub retries: u32,
     /// Identifies this run in logs and in the commit's metadata; `None` for a run that failed
@@ -97,6 +100,7 @@ impl PartitionReport {
             changes: None,
             checks: Vec::new(),
             dry_run: None,
+            schema_change: None,
             retries: 0,
             run_id: None,
             duration_ms: 0,

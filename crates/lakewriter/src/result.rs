@@ -163,11 +163,11 @@ impl Runner {
         match mode.replaces() {
             Replaces::Table => {}
             Replaces::Slice => {
-                self.refuse_other_columns(&attempt.run.job.spec, attempt.table(), after.schema().as_arrow()).await?;
+                self.refuse_other_columns(attempt, after.schema().as_arrow()).await?;
                 self.refuse_rows_outside(mode, attempt, &after).await?;
             }
             Replaces::Nothing => {
-                self.refuse_other_columns(&attempt.run.job.spec, attempt.table(), after.schema().as_arrow()).await?;
+                self.refuse_other_columns(attempt, after.schema().as_arrow()).await?;
             }
         }
         self.row_diff(replaced, after, report).await
@@ -189,7 +189,9 @@ impl Runner {
             let before = before.select_columns(&names(&after)).map_err(diff_err)?;
             spawned(diff(before, after, show)).await?
         } else {
-            report.note = Some(format!("the columns change ({}): every row is replaced", same_columns.join("; ")));
+            if report.schema_change.is_none() {
+                report.note = Some(format!("the columns change ({}): every row is replaced", same_columns.join("; ")));
+            }
             let empty_before = before.clone().limit(0, Some(0)).map_err(diff_err)?;
             let empty_after = after.clone().limit(0, Some(0)).map_err(diff_err)?;
             let (add, remove) =
@@ -212,16 +214,15 @@ impl Runner {
 
     /// The write's own column check, made before it (by a dry run, and by a keyed write before
     /// it classifies): a result whose columns differ from the table's fails the run (but for a
-    /// `rebuild`, which replaces them). A `_deleted` column missing or new is said to be the
-    /// job's `delete_when`, removed or added since the table was created.
-    pub(crate) async fn refuse_other_columns(
-        &self,
-        job: &JobSpec,
-        table: (&Location, Option<u64>),
-        result: &Schema,
-    ) -> Result<(), RunError> {
-        let Some(columns) = self.columns_at(table).await? else { return Ok(()) };
-        let differences = lakewriter_delta::schema::column_differences(&columns, result);
+    /// `rebuild`, which replaces them), but for the columns the job's `on_schema_change` adds
+    /// (`attempt.columns`). A `_deleted` column missing or new is said to be the job's
+    /// `delete_when`, removed or added since the table was created.
+    pub(crate) async fn refuse_other_columns(&self, attempt: &Attempt<'_>, result: &Schema) -> Result<(), RunError> {
+        let job = &attempt.run.job.spec;
+        let Some(columns) = self.columns_at(attempt.table()).await? else { return Ok(()) };
+        let added = |column: &String| attempt.columns.added.iter().any(|a| &a.column == column);
+        let mut differences = lakewriter_delta::schema::column_differences(&columns, result);
+        differences.retain(|d| !matches!(d, Difference::Extra { column, .. } if added(column)));
         if differences.is_empty() {
             return Ok(());
         }

@@ -6,6 +6,7 @@ use std::fmt;
 use chrono::{DateTime, NaiveDate, Utc};
 use futures::StreamExt;
 use lakewriter_core::{DateRange, InputFile, PartitionKey, input_fingerprint};
+use lakewriter_delta::schema::SchemaColumn;
 use lakewriter_delta::state::{JobState, LogScope, Recorded};
 use serde::Serialize;
 
@@ -56,6 +57,13 @@ impl Runner {
         }
         let mut planned = self.partition_statuses(job, &state, days).await?;
         self.mark_upstream_stale(job, &mut planned).await?;
+        let columns = self.table_columns(job, &state).await?;
+        let mut adds: Vec<SchemaColumn> = Vec::new();
+        for lacks in planned.iter().flat_map(|(p, _)| &p.lacks) {
+            if !columns.contains(lacks) && !adds.contains(lacks) {
+                adds.push(lacks.clone());
+            }
+        }
         Ok(JobStatus {
             job: job.spec.name.clone(),
             target: job.spec.target.clone(),
@@ -64,6 +72,7 @@ impl Runner {
             checkpoint: state.checkpoint,
             log: table_version.map(|_| LogLength::of(&state)),
             partitions: planned.into_iter().map(|(status, _)| status).collect(),
+            adds,
         })
     }
 
@@ -74,8 +83,9 @@ impl Runner {
         state: &JobState,
         days: Vec<Option<NaiveDate>>,
     ) -> Result<Vec<(PartitionStatus, Vec<InputFile>)>> {
+        let columns = self.table_columns(job, state).await?;
         futures::stream::iter(days)
-            .map(|dt| self.partition_status(job, state, dt))
+            .map(|dt| self.partition_status(job, state, &columns, dt))
             .buffered(CONCURRENT_PLANS)
             .collect::<Vec<Result<_>>>()
             .await
@@ -92,11 +102,12 @@ impl Runner {
     }
 
     /// The state of `job`'s partition `dt`: its plan's inputs now against what `state` recorded;
-    /// with the files the plan reads.
+    /// with the files the plan reads. `columns` are the table's (see [`PartitionStatus::lacks`]).
     async fn partition_status(
         &self,
         job: &Job,
         state: &JobState,
+        columns: &[SchemaColumn],
         dt: Option<NaiveDate>,
     ) -> Result<(PartitionStatus, Vec<InputFile>)> {
         let partition = job.partition(dt);
@@ -104,7 +115,12 @@ impl Runner {
         match self.plan(&job.query, dt).await {
             Ok(query) => {
                 let inputs = input_fingerprint(&query.files);
-                let status = PartitionStatus::of(partition, dt, recorded, &job.code, Some(&inputs), query.files.len());
+                let mut status =
+                    PartitionStatus::of(partition, dt, recorded, &job.code, Some(&inputs), query.files.len());
+                if let Some(recorded) = recorded {
+                    status.lacks = recorded.lacks(columns).to_vec();
+                    status.lacks.extend(crate::columns::new_columns(job, columns, query.plan.schema()));
+                }
                 Ok((status, query.files))
             }
             Err(e) if e.is_unreadable_input() => {
@@ -182,6 +198,10 @@ pub struct PartitionStatus {
     pub files_scanned: usize,
     /// The stale partitions of upstream jobs its plan reads (reason `upstream_stale`).
     pub upstream_stale: Vec<UpstreamPartition>,
+    /// The table's columns this partition's rows read as NULL — those added since it was written
+    /// — and the columns a run of the job's code now would add (`on_schema_change`): what a rerun
+    /// fills in.
+    pub lacks: Vec<SchemaColumn>,
 }
 
 /// A partition of another job's table.
@@ -229,6 +249,7 @@ impl PartitionStatus {
             run_id: recorded.and_then(|r| r.run_id.clone()),
             files_scanned,
             upstream_stale: Vec::new(),
+            lacks: Vec::new(),
         }
     }
 
@@ -271,6 +292,8 @@ pub struct JobStatus {
     /// The length of the table's log; `None` where the table does not exist yet.
     pub log: Option<LogLength>,
     pub partitions: Vec<PartitionStatus>,
+    /// The columns a run of the job's code now would add to its table (`on_schema_change`).
+    pub adds: Vec<SchemaColumn>,
 }
 
 /// Commits after the newest checkpoint from which `status` says a checkpoint is due: each is a
@@ -359,6 +382,10 @@ impl PlannedPartition {
             (true, Freshness::Missing) => "never written".to_owned(),
             (true, Freshness::Stale) if job.runs_once() => {
                 format!("{} (an append runs once: it skips unless --force)", status.label())
+            }
+            (true, Freshness::Stale) if !status.lacks.is_empty() => {
+                let lacks: Vec<String> = status.lacks.iter().map(|c| format!("`{}`", c.column)).collect();
+                format!("{}; fills {}", status.label(), lacks.join(", "))
             }
             (true, Freshness::Stale) => status.label(),
             (true, Freshness::Fresh) => "fresh: a rerun reproduces the same content (--only all)".to_owned(),

@@ -116,7 +116,7 @@ impl std::fmt::Display for KillAt {
 /// Where a run is killed: planned (nothing written yet), writing (data files on their way),
 /// committing (data files written, the log entry being put), committed (the log entry landed; the
 /// checkpoint and the report not yet), checkpointing (the checkpoint on its way).
-const PHASES: [KillAt; 5] = [
+pub(super) const PHASES: [KillAt; 5] = [
     KillAt::Entered(Phase::Planned),
     KillAt::Entered(Phase::Writing),
     KillAt::Committing,

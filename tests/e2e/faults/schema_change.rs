@@ -3,14 +3,22 @@
 //! column to its table, and the run goes on (SIGCONT). Stopped after planning, it reads the new
 //! schema before it writes; stopped as it writes, its commit meets the new metadata (a conflict),
 //! and its next attempt does. Either way it fails naming the column, exits 1 and commits nothing:
-//! the table is the other writer's.
+//! the table is the other writer's. With `on_schema_change = "append_new_columns"` the same run
+//! plans again over the new schema and writes its rows with the new column NULL: no commit adds
+//! rows that do not fit the schema of the version it commits over. And a run that adds a column,
+//! SIGKILLed at each phase of its commit, leaves the old schema with the old rows or the new
+//! schema with the new rows, never one with the other's.
 
 use lakewriter_core::Phase;
 
+use std::time::Duration;
+
+use super::crash::{KillAt, PHASES, kill_at};
 use crate::support::figures::Figures;
 use crate::support::modes::{DATED, FAILING, GOOD, project, table, written};
 use crate::support::pause::Paused;
-use crate::support::{Job, Mode, log_lines};
+use crate::support::reader::Reader;
+use crate::support::{Digest, Job, Lake, Mode, Run, log_lines};
 
 /// A `rebuild` of `mode`'s table (every day's orders) with the column `note` added.
 fn changer(mode: Mode) -> Job {
@@ -24,15 +32,7 @@ fn changer(mode: Mode) -> Job {
 fn change_under(mode: Mode, phase: Phase, figures: &mut Figures) -> bool {
     let lake = written(&[mode]);
     lake.set_project(&project(&[mode], GOOD).job(changer(mode)));
-    let before = lake.digest(&table(mode), None);
-    let mut changed = None;
-    let paused = Paused::start(&lake, &["--json", "run", mode.as_str(), "--dt", FAILING], phase);
-    if lake.digest(&table(mode), None).version == before.version {
-        lake.cli(&["run", "changer"]).assert_code(0);
-        changed = Some(lake.digest(&table(mode), None));
-    }
-    let run = paused.resume();
-    let Some(changed) = changed else { return false };
+    let Some((run, changed)) = changed_under(&lake, mode, phase) else { return false };
     run.assert_code(1);
     let expected = format!(
         "{name} dt={FAILING}: {table}: the result does not match the table's schema: column `note` (string) is missing \
@@ -52,6 +52,124 @@ fn change_under(mode: Mode, phase: Phase, figures: &mut Figures) -> bool {
     assert_eq!(lake.digest(&table(mode), None), changed, "{mode:?} at {phase}: the table is the other writer's");
     figures.trial(phase.as_str(), "clear error, exit 1, nothing committed");
     true
+}
+
+/// Runs `mode` for [`FAILING`], stopped at `phase` while `changer` adds a column: the run and the
+/// table after the change; `None` where the run committed before it could be stopped.
+fn changed_under(lake: &Lake, mode: Mode, phase: Phase) -> Option<(Run, Digest)> {
+    let before = lake.digest(&table(mode), None);
+    let mut changed = None;
+    let paused = Paused::start(lake, &["--json", "run", mode.as_str(), "--dt", FAILING], phase);
+    if lake.digest(&table(mode), None).version == before.version {
+        lake.cli(&["run", "changer"]).assert_code(0);
+        changed = Some(lake.digest(&table(mode), None));
+    }
+    let run = paused.resume();
+    Some((run, changed?))
+}
+
+/// As [`change_under`], for a job whose `on_schema_change` adds columns: the run plans again over
+/// the new schema and commits its rows with `note` NULL.
+fn replanned_under(mode: Mode, phase: Phase, figures: &mut Figures) -> bool {
+    let lake = written(&[mode]);
+    lake.set_project(
+        &project(&[mode], GOOD).with_schema_change(mode.as_str(), "append_new_columns").job(changer(mode)),
+    );
+    let Some((run, changed)) = changed_under(&lake, mode, phase) else { return false };
+    run.assert_code(0);
+    let report = run.json().0.remove(0);
+    assert!(report.committed, "{mode:?} at {phase}: {report:?}");
+    assert!(report.retries == 1 || (phase == Phase::Planned && report.retries == 0), "{mode:?} at {phase}: {report:?}");
+    let missing = serde_json::json!({"added": [], "missing": [{"column": "note", "type": "string"}], "ignored": [], "dropped": []});
+    assert_eq!(report.schema_change.as_ref(), Some(&missing), "{mode:?} at {phase}");
+    let after = lake.digest(&table(mode), None);
+    assert_eq!(after.version, changed.version + 1, "{mode:?} at {phase}: one commit over the changed table");
+    let rows = Reader::new(&lake).rows(&uri(&lake, mode));
+    let (day, rest): (Vec<_>, Vec<_>) = rows.iter().partition(|r| r["dt"] == FAILING && r["note"].is_null());
+    assert!(!day.is_empty(), "{mode:?} at {phase}: the run's rows, with `note` NULL");
+    assert!(rest.iter().all(|r| r["note"] == "changed"), "{mode:?} at {phase}: the changer's rows keep theirs");
+    figures.trial(phase.as_str(), "planned again over the new schema, committed with the new column NULL");
+    true
+}
+
+#[test]
+fn an_old_schema_run_under_a_column_adding_commit_plans_again_and_writes_the_column_as_null() {
+    let mut figures = Figures::new(
+        "a run of the old columns while another commit adds one (on_schema_change)",
+        "faults::schema_change::an_old_schema_run_under",
+    );
+    for mode in [Mode::OverwritePartition, Mode::DeleteInsert, Mode::Append] {
+        for phase in [Phase::Planned, Phase::Writing] {
+            assert!(
+                (0..3).any(|_| replanned_under(mode, phase, &mut figures)),
+                "{mode:?} was never stopped at {phase}"
+            );
+        }
+    }
+    figures.finish();
+}
+
+/// `mode`'s run for [`FAILING`] that adds the column `status_code`, killed at `point`: the table
+/// holds the old schema and rows or the new ones, as lakewriter and the independent reader read
+/// it, and a rerun ends with the new.
+fn killed_adding(mode: Mode, point: KillAt, new: &Digest, figures: &mut Figures) {
+    let lake = checkpointed(mode);
+    let old = lake.digest(&table(mode), None);
+    lake.set_project(&adding(mode));
+    let what = format!("{mode:?} killed at {point}");
+    assert!(kill_at(&lake, &["run", mode.as_str(), "--dt", FAILING], point, Duration::ZERO), "{what}: reached");
+    let uri = uri(&lake, mode);
+    let reader = Reader::new(&lake);
+    let has_column = reader.schema(&uri).iter().any(|(name, _, _)| name == "status_code");
+    let after = lake.digest(&table(mode), None);
+    let content = |d: &Digest| (d.digest.clone(), d.rows);
+    if has_column {
+        assert_eq!(content(&after), content(new), "{what}: the new schema with other rows than the run's");
+    } else {
+        assert_eq!(content(&after), content(&old), "{what}: the old schema with other rows than the table's");
+    }
+    assert_eq!(reader.read(&uri).version, after.version, "{what}: the independent reader");
+    figures.trial(point.name(), if has_column { "new schema, new rows" } else { "old schema, old rows" });
+    lake.cli(&["run", mode.as_str(), "--dt", FAILING]).assert_code(0);
+    assert_eq!(content(&lake.digest(&table(mode), None)), content(new), "{what}: after the rerun");
+}
+
+/// The table of `mode`, as the independent reader opens it.
+fn uri(lake: &Lake, mode: Mode) -> String {
+    lake.root().join(table(mode).replace('.', "/")).display().to_string()
+}
+
+/// `mode`'s table written for its first day, with a checkpoint due at the commit of the next run
+/// (its third version), as the crash suite sets it.
+fn checkpointed(mode: Mode) -> Lake {
+    let lake = written(&[mode]);
+    Reader::new(&lake).checkpoint_every(3, &uri(&lake, mode));
+    lake
+}
+
+/// `mode`'s job with the column `status_code` added by `on_schema_change`.
+fn adding(mode: Mode) -> crate::support::Project {
+    project(&[mode], GOOD)
+        .edited_sql(mode.as_str(), "created_at,", "created_at, upper(status) AS status_code,")
+        .with_schema_change(mode.as_str(), "append_new_columns")
+}
+
+#[test]
+fn a_run_adding_a_column_killed_at_any_phase_leaves_the_old_schema_and_rows_or_the_new() {
+    let mut figures = Figures::new(
+        "`run` adding a column (on_schema_change) SIGKILLed at a phase, local",
+        "faults::schema_change::a_run_adding_a_column_killed_at_any_phase",
+    );
+    for mode in [Mode::OverwritePartition, Mode::Merge] {
+        let undisturbed = checkpointed(mode);
+        undisturbed.set_project(&adding(mode));
+        undisturbed.cli(&["run", mode.as_str(), "--dt", FAILING]).assert_code(0);
+        let new = undisturbed.digest(&table(mode), None);
+        for point in PHASES {
+            killed_adding(mode, point, &new, &mut figures);
+        }
+    }
+    figures.finish();
 }
 
 #[test]

@@ -8,6 +8,7 @@ mod nullability;
 mod overwrite_partition;
 mod project_file;
 mod raw;
+mod schema_changes;
 mod spark_semantics;
 mod sql_jobs;
 mod statement_rules;

@@ -176,6 +176,9 @@ fn strings(names: &[&str]) -> Vec<String> {
 #[track_caller]
 fn assert_state_in_commits(lake: &Lake, job: &str, table_dir: &str, from: &str, to: &str) {
     let mut codes = BTreeSet::new();
+    let uri = lake.root().join(table_dir).display().to_string();
+    let columns = crate::support::reader::Reader::new(lake).schema(&uri).len();
+    let columns = i64::try_from(columns).expect("a column count");
     for (dt, line) in status(lake, job, from, to) {
         let partition = format!("dt={dt}");
         let version = line.version.unwrap_or_else(|| panic!("{job} {dt}: no version: {line:?}"));
@@ -194,6 +197,7 @@ fn assert_state_in_commits(lake: &Lake, job: &str, table_dir: &str, from: &str, 
         let expected = BTreeMap::from([
             (format!("lakewriter/{job}/{partition}/code"), head("code_fingerprint")),
             (format!("lakewriter/{job}/{partition}/inputs"), head("input_fingerprint")),
+            (format!("lakewriter/{job}/{partition}/columns"), columns),
         ]);
         assert_eq!(txns, expected, "{job} {dt}: the partition's state, and only its");
         codes.insert(info["code_fingerprint"].to_string());

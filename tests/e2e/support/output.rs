@@ -82,6 +82,9 @@ pub struct Report {
     /// The job's checks on the partition's result (`[]` for a job without checks).
     #[serde(default)]
     pub checks: Vec<CheckOutcome>,
+    /// What the run did to the table's columns (`on_schema_change`).
+    #[serde(default)]
+    pub schema_change: Option<serde_json::Value>,
 }
 
 /// One check's outcome in a partition report.

@@ -111,6 +111,7 @@ pub struct Job {
     sql: Option<Sql>,
     allow_nondeterministic: bool,
     not_null: Vec<String>,
+    on_schema_change: Option<&'static str>,
     checks: Option<Checks>,
 }
 
@@ -126,6 +127,7 @@ impl Job {
             sql: None,
             allow_nondeterministic: false,
             not_null: Vec::new(),
+            on_schema_change: None,
             checks: None,
         }
     }
@@ -169,6 +171,12 @@ impl Job {
     #[must_use]
     pub fn not_null(self, columns: &[&str]) -> Self {
         Self { not_null: columns.iter().map(|&c| c.to_owned()).collect(), ..self }
+    }
+
+    /// `on_schema_change = POLICY` (`append_new_columns`, `ignore`, `sync_all_columns`, `fail`).
+    #[must_use]
+    pub fn on_schema_change(self, policy: &'static str) -> Self {
+        Self { on_schema_change: Some(policy), ..self }
     }
 
     /// `[jobs.NAME.checks]`.
@@ -286,6 +294,14 @@ impl Project {
         self.job(job.checks(checks))
     }
 
+    /// This project with `on_schema_change = POLICY` for job `name`.
+    #[must_use]
+    #[track_caller]
+    pub fn with_schema_change(mut self, name: &str, policy: &'static str) -> Self {
+        let job = self.jobs.remove(name).unwrap_or_else(|| panic!("no job `{name}`"));
+        self.job(job.on_schema_change(policy))
+    }
+
     /// This project with the one occurrence of `from` in the SQL of job `name` replaced by `to`
     /// (see [`edited`](super::edited)).
     #[must_use]
@@ -349,6 +365,8 @@ struct JobTable<'a> {
     #[serde(skip_serializing_if = "<[String]>::is_empty")]
     not_null: &'a [String],
     #[serde(skip_serializing_if = "Option::is_none")]
+    on_schema_change: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     sql: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     sql_file: Option<&'a str>,
@@ -369,6 +387,7 @@ impl<'a> JobTable<'a> {
             predicate: None,
             allow_nondeterministic: job.allow_nondeterministic,
             not_null: &job.not_null,
+            on_schema_change: job.on_schema_change,
             sql: None,
             sql_file: None,
             checks: job.checks.as_ref(),

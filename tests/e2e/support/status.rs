@@ -32,6 +32,15 @@ pub struct PartitionStatus {
     pub files_scanned: u64,
     /// The stale upstream partitions its plan reads (reason `upstream_stale`).
     pub upstream_stale: Vec<Upstream>,
+    /// The columns its rows read as NULL that a rerun fills in: `{"column", "type"}` each.
+    pub lacks: Vec<serde_json::Value>,
+}
+
+impl PartitionStatus {
+    /// The names of the columns it [lacks](Self::lacks).
+    pub fn lacking(&self) -> Vec<&str> {
+        self.lacks.iter().map(|c| c["column"].as_str().expect("a column name")).collect()
+    }
 }
 
 /// A partition of an upstream job.

@@ -15,12 +15,18 @@ fn key() -> Vec<String> {
 
 /// A `merge` keyed by `id`: the greatest `version` wins, a row with `op = 'D'` is a delete.
 fn merge(key: &[String]) -> KeyedSpec<'_> {
-    KeyedSpec { key, newer_by: Some("version"), delete_when: Some("op = 'D'"), duplicates_are_errors: false }
+    KeyedSpec {
+        key,
+        newer_by: Some("version"),
+        delete_when: Some("op = 'D'"),
+        duplicates_are_errors: false,
+        fill: None,
+    }
 }
 
 /// An `append_dedup` keyed by `id`.
 fn append_dedup(key: &[String]) -> KeyedSpec<'_> {
-    KeyedSpec { key, newer_by: None, delete_when: None, duplicates_are_errors: false }
+    KeyedSpec { key, newer_by: None, delete_when: None, duplicates_are_errors: false, fill: None }
 }
 
 type Row<'a> = (Option<i64>, Option<i64>, &'a str, &'a str);
@@ -226,6 +232,7 @@ async fn keys_versions_and_values_of_any_name_are_the_columns_of_that_name() {
         newer_by: Some("Updated At"),
         delete_when: Some("\"quo\"\"te\" = 'D'"),
         duplicates_are_errors: false,
+        fill: None,
     };
     let int = |v: Vec<i64>| Arc::new(Int64Array::from(v)) as ArrayRef;
     let text = |v: Vec<&str>| Arc::new(StringArray::from(v)) as ArrayRef;

@@ -22,6 +22,7 @@ pub const KEYS: &[(&str, &[&str])] = &[
             "predicate",
             "allow_nondeterministic",
             "not_null",
+            "on_schema_change",
             "checks",
         ],
     ),

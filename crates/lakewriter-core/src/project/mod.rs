@@ -81,6 +81,44 @@ pub enum OnDuplicateKeys {
     Error,
 }
 
+/// What a run does with a result whose columns differ from its table's (`on_schema_change`, dbt's
+/// names). A column's type never changes: a result with another type than the table's fails the
+/// run whatever this says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OnSchemaChange {
+    /// Any difference fails the run, naming each one; nothing is committed.
+    #[default]
+    Fail,
+    /// Columns the table lacks are added (at the end, in the commit of the data); a table column
+    /// the result lacks is written as NULL.
+    AppendNewColumns,
+    /// Columns the table lacks are left out of the write; a table column the result lacks is
+    /// written as NULL.
+    Ignore,
+    /// As [`Self::AppendNewColumns`], and a column the result no longer has is dropped where a
+    /// commit leaves no row holding a value of it (a `rebuild`); any other run writes it as NULL, and says so.
+    SyncAllColumns,
+}
+
+impl OnSchemaChange {
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Fail => "fail",
+            Self::AppendNewColumns => "append_new_columns",
+            Self::Ignore => "ignore",
+            Self::SyncAllColumns => "sync_all_columns",
+        }
+    }
+}
+
+impl fmt::Display for OnSchemaChange {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// A write mode with its settings, validated.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum WriteSpec {
@@ -146,6 +184,8 @@ pub struct JobSpec {
     /// has every other column nullable (as Spark's CREATE TABLE AS SELECT makes them), these NOT
     /// NULL; and a run whose result has a NULL in one of them fails before it writes.
     pub not_null: Vec<String>,
+    /// `on_schema_change`: what a run does with a result whose columns differ from the table's.
+    pub on_schema_change: OnSchemaChange,
     /// `[jobs.NAME.checks]`: what each result must satisfy before it is committed.
     pub checks: Checks,
 }
@@ -161,11 +201,12 @@ impl JobSpec {
     /// settings, and — where the SQL has a number literal with a fraction or an exponent, whose
     /// type they decide — the SQL settings lakewriter plans with ([`crate::SQL_SETTINGS`]).
     /// Editing any of them changes it; SQL without such a literal keeps the fingerprint it had
-    /// before the settings existed. `allow_nondeterministic`, the checks and `not_null` are left
-    /// out: they permit or stop a commit, they do not change the rows it writes (`not_null` shapes
-    /// only a table the job creates, and a run over an existing table does not change its columns:
-    /// a fingerprint that counted it would call every partition stale where no run could make it
-    /// fresh).
+    /// before the settings existed. `allow_nondeterministic`, the checks, `not_null` and
+    /// `on_schema_change` are left out: they permit or stop a commit, they do not change the rows
+    /// it writes (`not_null` shapes only a table the job creates, and a run over an existing table
+    /// does not change its columns: a fingerprint that counted it would call every partition stale
+    /// where no run could make it fresh; `on_schema_change` lets a changed result's columns in,
+    /// and the SQL edit that changed them is what makes the partitions stale).
     #[must_use]
     pub fn fingerprinted(&self, sql: &str) -> String {
         let folded = sql.split_whitespace().collect::<Vec<_>>().join(" ");

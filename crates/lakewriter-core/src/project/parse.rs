@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use super::checks::RawChecks;
-use super::{JobSpec, OnDuplicateKeys, Project, SourceSpec, SqlSource, WriteMode, WriteSpec, is_name};
+use super::{JobSpec, OnDuplicateKeys, OnSchemaChange, Project, SourceSpec, SqlSource, WriteMode, WriteSpec, is_name};
 use crate::{Error, Result, TableRef};
 
 #[derive(Deserialize)]
@@ -45,6 +45,7 @@ struct RawJob {
     #[serde(default)]
     allow_nondeterministic: bool,
     not_null: Option<Vec<String>>,
+    on_schema_change: Option<OnSchemaChange>,
     checks: Option<RawChecks>,
 }
 
@@ -136,6 +137,23 @@ impl RawJob {
         })
     }
 
+    /// The `on_schema_change` key. A `rebuild` replaces the table's columns with its result's on
+    /// every run, as a full refresh does: it takes `sync_all_columns` (what it does) or nothing.
+    fn on_schema_change(&self, mode: WriteMode) -> Result<OnSchemaChange, String> {
+        let policy = self.on_schema_change.unwrap_or_default();
+        if mode == WriteMode::Rebuild && matches!(policy, OnSchemaChange::AppendNewColumns | OnSchemaChange::Ignore) {
+            return Err(format!(
+                "key `on_schema_change`: \"{policy}\" does not apply to write = \"rebuild\", which replaces the table's columns with its result's on every run (a full refresh); leave the key out, or set \"sync_all_columns\""
+            ));
+        }
+        if mode == WriteMode::Statement && policy != OnSchemaChange::Fail {
+            return Err(format!(
+                "key `on_schema_change`: \"{policy}\" does not apply to a job written as a statement, whose statement names the table's columns (an INSERT lays its values onto them by position, a MERGE INTO sets those it names); leave the key out, or write the job with a `write` mode"
+            ));
+        }
+        Ok(policy)
+    }
+
     /// The `write` key; a job without one is written as a statement.
     fn mode(&self) -> WriteMode {
         self.write.unwrap_or(WriteMode::Statement)
@@ -192,6 +210,7 @@ impl Project {
             }
             let allow_nondeterministic = job.allow_nondeterministic;
             let not_null = not_null_columns(job.not_null.take()).map_err(job_err)?;
+            let on_schema_change = job.on_schema_change(job.mode()).map_err(job_err)?;
             let checks = job.checks.take().unwrap_or_default().checks(is_column).map_err(job_err)?;
             let write = job.write_spec().map_err(job_err)?;
             let job = JobSpec {
@@ -202,6 +221,7 @@ impl Project {
                 sql,
                 allow_nondeterministic,
                 not_null,
+                on_schema_change,
                 checks,
             };
             jobs.insert(name, job);

@@ -181,6 +181,37 @@ mod write_modes {
     }
 
     #[test]
+    fn on_schema_change_takes_dbts_names_defaults_to_fail_and_stays_outside_the_fingerprint() {
+        let default = job("write = \"append\"").unwrap();
+        assert_eq!(default.on_schema_change, OnSchemaChange::Fail);
+        for (value, policy) in [
+            ("fail", OnSchemaChange::Fail),
+            ("append_new_columns", OnSchemaChange::AppendNewColumns),
+            ("ignore", OnSchemaChange::Ignore),
+            ("sync_all_columns", OnSchemaChange::SyncAllColumns),
+        ] {
+            let job = job(&format!("write = \"append\"\non_schema_change = \"{value}\"")).unwrap();
+            assert_eq!((job.on_schema_change, job.on_schema_change.as_str()), (policy, value));
+            assert_eq!(job.code_fingerprint("SELECT 1"), default.code_fingerprint("SELECT 1"));
+        }
+        let e = err("write = \"append\"\non_schema_change = \"merge\"");
+        assert!(e.starts_with("p.toml: job `j`: unknown variant `merge`, expected one of `fail`"), "{e}");
+        // A rebuild replaces the columns on every run: it takes sync_all_columns or nothing.
+        let rebuild = |value: &str| job(&format!("write = \"rebuild\"\non_schema_change = \"{value}\""));
+        assert_eq!(rebuild("sync_all_columns").unwrap().on_schema_change, OnSchemaChange::SyncAllColumns);
+        assert_eq!(
+            rebuild("ignore").unwrap_err().to_string(),
+            "p.toml: job `j`: key `on_schema_change`: \"ignore\" does not apply to write = \"rebuild\", which replaces the table's columns with its result's on every run (a full refresh); leave the key out, or set \"sync_all_columns\""
+        );
+        assert!(rebuild("append_new_columns").is_err());
+        // A statement names the table's columns itself.
+        let statement = |value: &str| job(&format!("on_schema_change = \"{value}\""));
+        assert_eq!(statement("fail").unwrap().on_schema_change, OnSchemaChange::Fail);
+        let e = statement("append_new_columns").unwrap_err().to_string();
+        assert!(e.contains("\"append_new_columns\" does not apply to a job written as a statement"), "{e}");
+    }
+
+    #[test]
     fn every_mode_parses_with_its_settings() {
         let merge =
             job("write = \"merge\"\nkey = [\"id\"]\nnewer_by = \"updated_at\"\ndelete_when = \"op = 'd'\"").unwrap();

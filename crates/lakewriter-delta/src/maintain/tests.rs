@@ -63,6 +63,7 @@ async fn overwrite_in(location: &Location, dt: NaiveDate, ns: &[i64], partition_
         metadata: &meta,
         read_version,
         loaded: &LoadedTables::default(),
+        adds_columns: false,
     };
     replace_where(&ctx.state(), target, plan, partition_predicate("dt", dt), "elsewhere").await.expect("write").version
 }
@@ -205,6 +206,7 @@ async fn a_rebuild_read_before_a_compaction_conflicts_with_it() {
         metadata: &meta,
         read_version,
         loaded: &LoadedTables::default(),
+        adds_columns: false,
     };
     let stale = replace_all(&ctx.state(), target, plan.logical_plan().clone()).await;
     assert!(stale.as_ref().is_err_and(Error::is_conflict), "{stale:?}");

@@ -19,8 +19,10 @@ use datafusion::prelude::Expr;
 use crate::{Error, Result};
 
 mod differences;
+mod evolution;
 
 pub use differences::{Difference, column_differences, delta_type_name, differences};
+pub use evolution::{ColumnChanges, SchemaColumn, lay_out, replaced};
 
 /// The type Delta stores a column of `data_type` as, or why it cannot store it (with a fix).
 pub fn storage_type(data_type: &DataType) -> std::result::Result<DataType, String> {

@@ -7,7 +7,12 @@
 //! - `lakewriter/<job>/<partition>/inputs`: the input fingerprint,
 //!
 //! each as its first 60 bits in the transaction's `version`, with the time of the write in
-//! `lastUpdated`. The Delta protocol leaves the meaning of a transaction's version to the
+//! `lastUpdated`; and `lakewriter/<job>/<partition>/columns`, the number of the table's columns
+//! after the write. A table's columns only grow at the end between commits that replace every
+//! row (see `schema::evolution`), so a partition lacks the columns after that number: those
+//! added since it was written. The first commit that adds columns also records
+//! `lakewriter/<job>/columns-base`, the number before it, for partitions written before the
+//! columns were counted. The Delta protocol leaves the meaning of a transaction's version to the
 //! application and keeps the latest transaction of every application id in each checkpoint, so
 //! the state survives checkpoints and log clean-up, and moves with the data: a commit that fails
 //! records nothing. The commit's `commitInfo` holds the full fingerprints and the input list;
@@ -41,6 +46,8 @@ pub(crate) use log::{LogFile, actions, parse_log_file};
 
 const CODE: &str = "code";
 const INPUTS: &str = "inputs";
+const COLUMNS: &str = "columns";
+const COLUMNS_BASE: &str = "columns-base";
 
 /// Commit files read at once while replaying the log after a checkpoint.
 const CONCURRENT_READS: usize = 16;
@@ -56,23 +63,31 @@ pub fn fingerprint_version(fingerprint: &str) -> i64 {
     i64::from_str_radix(head, 16).unwrap_or(0)
 }
 
-/// The application transactions that record `metadata`'s state, stamped `now`; none for a
+/// The application transactions that record `metadata`'s state, stamped `now`, for a commit
+/// after which the table has `columns` columns (`None`: not known, not recorded); none for a
 /// statement's commit, which is no job's.
-pub(crate) fn transactions(metadata: &CommitMetadata, now: DateTime<Utc>) -> Vec<Transaction> {
+pub(crate) fn transactions(metadata: &CommitMetadata, columns: Option<usize>, now: DateTime<Utc>) -> Vec<Transaction> {
     if metadata.job.is_empty() {
         return Vec::new();
     }
     let at = Some(now.timestamp_millis());
-    [(CODE, &metadata.code_fingerprint), (INPUTS, &metadata.input_fingerprint)]
+    let versions = [
+        Some((CODE, fingerprint_version(&metadata.code_fingerprint))),
+        Some((INPUTS, fingerprint_version(&metadata.input_fingerprint))),
+        columns.map(|n| (COLUMNS, i64::try_from(n).unwrap_or(i64::MAX))),
+    ];
+    versions
         .into_iter()
-        .map(|(field, fp)| {
-            Transaction::new_with_last_update(
-                app_id(&metadata.job, &metadata.partition, field),
-                fingerprint_version(fp),
-                at,
-            )
+        .flatten()
+        .map(|(field, version)| {
+            Transaction::new_with_last_update(app_id(&metadata.job, &metadata.partition, field), version, at)
         })
         .collect()
+}
+
+/// The application id of the number of columns `job`'s table had before a commit first added any.
+pub(crate) fn columns_base_id(job: &str) -> String {
+    format!("lakewriter/{job}/{COLUMNS_BASE}")
 }
 
 /// The application id whose presence means (job, partition) has been written.
@@ -87,6 +102,10 @@ pub struct Recorded {
     pub code: i64,
     /// [`fingerprint_version`] of the input fingerprint.
     pub inputs: i64,
+    /// The number of the table's columns after the write; for a write made before columns were
+    /// counted, the number the table had before the job first added one. `None`: neither is
+    /// recorded (the job has added no column since).
+    pub columns: Option<u64>,
     /// When the write ran.
     pub written_at: Option<DateTime<Utc>>,
     /// The version that committed it, the rows it wrote and its run id: read for commits after
@@ -113,6 +132,14 @@ impl Recorded {
     #[must_use]
     pub fn is_fresh(&self, code_fingerprint: &str, input_fingerprint: &str) -> bool {
         self.code_matches(code_fingerprint) && self.inputs_match(input_fingerprint)
+    }
+
+    /// The columns of `table` (its columns now, in order) this partition's rows read as NULL:
+    /// those added to the table since it was written.
+    #[must_use]
+    pub fn lacks<'a, T>(&self, table: &'a [T]) -> &'a [T] {
+        let written = self.columns.and_then(|n| usize::try_from(n).ok()).unwrap_or(table.len());
+        table.get(written..).unwrap_or_default()
     }
 }
 
@@ -219,7 +246,8 @@ async fn read_once(location: &Location, job: &str, scope: LogScope) -> Result<Op
         apply_commit(version, &bytes, job, &prefix, &mut txns, &mut details);
     }
     drop(reads);
-    let partitions = recorded(txns, details, &prefix);
+    let base = txns.get(&columns_base_id(job)).and_then(|t| u64::try_from(t.version).ok());
+    let partitions = recorded(txns, details, &prefix, base);
     let (checkpoint, commit_files) = (listing.checkpoint.map(|(v, _)| v), listing.commits.len());
     let kept = match (scope, checkpoint) {
         (LogScope::Whole, Some(checkpoint)) => listing.commits.into_iter().filter(|(v, _)| *v <= checkpoint).collect(),
@@ -228,14 +256,19 @@ async fn read_once(location: &Location, job: &str, scope: LogScope) -> Result<Op
     Ok(Some(JobState { version: latest, checkpoint, commit_files, partitions, kept }))
 }
 
-/// Each partition's recorded state: its code and inputs transactions, and the details of the
-/// commit that carried them where that commit was read.
+/// A partition's code and inputs transactions and its number of columns, as the log holds them.
+type Fields = (Option<Txn>, Option<Txn>, Option<i64>);
+
+/// Each partition's recorded state: its code, inputs and columns transactions (`base`, the job's
+/// `columns-base`, where it has none), and the details of the commit that carried them where that
+/// commit was read.
 fn recorded(
     txns: HashMap<String, Txn>,
     mut details: HashMap<PartitionKey, Detail>,
     prefix: &str,
+    base: Option<u64>,
 ) -> BTreeMap<PartitionKey, Recorded> {
-    let mut fields: BTreeMap<PartitionKey, (Option<Txn>, Option<Txn>)> = BTreeMap::new();
+    let mut fields: BTreeMap<PartitionKey, Fields> = BTreeMap::new();
     for (id, txn) in txns {
         let Some((partition, field)) = id.strip_prefix(prefix).and_then(|rest| rest.rsplit_once('/')) else {
             continue;
@@ -245,16 +278,18 @@ fn recorded(
         match field {
             CODE => entry.0 = Some(txn),
             INPUTS => entry.1 = Some(txn),
+            COLUMNS => entry.2 = Some(txn.version),
             _ => {}
         }
     }
     let mut partitions = BTreeMap::new();
-    for (partition, (code, inputs)) in fields {
+    for (partition, (code, inputs, columns)) in fields {
         let (Some(code), Some(inputs)) = (code, inputs) else { continue };
         let detail = details.remove(&partition).filter(|d| code.commit == Some(d.version));
         let recorded = Recorded {
             code: code.version,
             inputs: inputs.version,
+            columns: columns.and_then(|n| u64::try_from(n).ok()).or(base),
             written_at: code.last_updated.and_then(DateTime::from_timestamp_millis),
             version: detail.as_ref().map(|d| d.version),
             rows: detail.as_ref().and_then(|d| d.rows),

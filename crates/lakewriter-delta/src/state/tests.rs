@@ -50,6 +50,7 @@ async fn write(
         metadata: &meta,
         read_version,
         loaded: &LoadedTables::default(),
+        adds_columns: false,
     };
     Ok(replace_where(&ctx.state(), target, plan, partition_predicate("dt", dt), "rows elsewhere").await?.version)
 }

@@ -24,8 +24,16 @@ const COMMIT_RETRIES: usize = 1_000;
 /// its rows). Failing instead lets the runner run the partition again as a write into the table
 /// the winner created. delta-rs's post-commit hooks are off: [`finish`] checkpoints and cleans up
 /// the log itself, after the commit is known to have landed, so that a failure there never turns
-/// a durable commit into a reported failure.
-pub(super) fn properties(metadata: &CommitMetadata, location: &Location, creating: bool) -> Result<CommitProperties> {
+/// a durable commit into a reported failure. `columns` is the number of the table's columns after
+/// the commit (`None`: unknown, and not recorded); `base`, where the commit is the job's first to
+/// add columns, the number before it (see [`crate::state`]).
+pub(super) fn properties(
+    metadata: &CommitMetadata,
+    location: &Location,
+    creating: bool,
+    columns: Option<usize>,
+    base: Option<usize>,
+) -> Result<CommitProperties> {
     let info =
         serde_json::to_value(metadata).map_err(|e| Error::Read { url: location.url().clone(), source: e.into() })?;
     let props = CommitProperties::default()
@@ -33,9 +41,42 @@ pub(super) fn properties(metadata: &CommitMetadata, location: &Location, creatin
         .with_max_retries(if creating { 0 } else { COMMIT_RETRIES })
         .with_create_checkpoint(false)
         .with_cleanup_expired_logs(Some(false));
-    Ok(state::transactions(metadata, chrono::Utc::now())
+    let now = chrono::Utc::now();
+    let base = base.filter(|_| !metadata.job.is_empty()).map(|base| {
+        let version = i64::try_from(base).unwrap_or(i64::MAX);
+        deltalake::kernel::Transaction::new_with_last_update(
+            state::columns_base_id(&metadata.job),
+            version,
+            Some(now.timestamp_millis()),
+        )
+    });
+    Ok(state::transactions(metadata, columns, now)
         .into_iter()
+        .chain(base)
         .fold(props, CommitProperties::with_application_transaction))
+}
+
+/// The commit properties of a write over `table` (`None` before the table exists) after which the
+/// table has `columns` columns (`None`: as many as it has): [`properties`], with the number of
+/// columns the table had before where this is the job's first commit to add any.
+pub(super) async fn properties_over(
+    target: &Target<'_>,
+    table: Option<&DeltaTable>,
+    columns: Option<usize>,
+) -> Result<CommitProperties> {
+    let before = table.and_then(|t| t.snapshot().ok()).map(|s| s.schema().fields().count());
+    let after = columns.or(before);
+    let mut base = None;
+    if let (Some(table), Some(before), Some(after)) = (table, before, after)
+        && after > before
+        && target.adds_columns
+        && super::transaction_version(table, &state::columns_base_id(&target.metadata.job), target.location)
+            .await?
+            .is_none()
+    {
+        base = Some(before);
+    }
+    properties(target.metadata, target.location, table.is_none(), after, base)
 }
 
 /// Runs `write` on the table at `target` as of `target.read_version` with the commit properties
@@ -45,17 +86,23 @@ pub(super) fn properties(metadata: &CommitMetadata, location: &Location, creatin
 /// never deletes a file, since another process may be writing into the same new table folder.
 /// Data files it left behind belong to no commit (`VACUUM` removes them), and a job's target is
 /// never read as a raw dataset, so they cannot pass for one.
-pub(super) async fn attempt<F, Fut>(target: &Target<'_>, write: F) -> Result<Committed>
+pub(super) async fn attempt<F, Fut>(target: &Target<'_>, columns: Option<usize>, write: F) -> Result<Committed>
 where
     F: FnOnce(DeltaTable, CommitProperties) -> Fut,
     Fut: std::future::IntoFuture<Output = Result<DeltaTable>>,
 {
-    let committed = attempt_or_skip(target, |table, props| async { write(table, props).await.map(Some) }).await?;
+    let committed =
+        attempt_or_skip(target, columns, |table, props| async { write(table, props).await.map(Some) }).await?;
     Ok(committed.expect("a write that returns its table has committed"))
 }
 
-/// [`attempt`] for a write that may decide not to commit (`Ok(None)`).
-pub(super) async fn attempt_or_skip<F, Fut>(target: &Target<'_>, write: F) -> Result<Option<Committed>>
+/// [`attempt`] for a write that may decide not to commit (`Ok(None)`). `columns` is the number of
+/// the table's columns after the write (`None`: the columns it has).
+pub(super) async fn attempt_or_skip<F, Fut>(
+    target: &Target<'_>,
+    columns: Option<usize>,
+    write: F,
+) -> Result<Option<Committed>>
 where
     F: FnOnce(DeltaTable, CommitProperties) -> Fut,
     Fut: std::future::IntoFuture<Output = Result<Option<DeltaTable>>>,
@@ -67,7 +114,7 @@ where
         return Err(changed_meanwhile(target, "another writer created the table"));
     }
     crate::protocol::check(&table, target.name)?;
-    let props = properties(target.metadata, target.location, read_version.is_none())?;
+    let props = properties_over(target, read_version.map(|_| &table), columns).await?;
     crate::phase(Phase::Writing, target.name, &target.metadata.partition);
     let result = match write(table, props).await {
         Ok(None) => Ok(None),

@@ -17,6 +17,9 @@ pub struct MergeSpec<'a> {
     pub key: &'a [String],
     /// `Some`: newer-wins upsert (`merge`). `None`: insert unknown keys only (`append_dedup`).
     pub newer_by: Option<&'a str>,
+    /// A matched row the source does not replace that it fills in: the condition over `s` and `t`,
+    /// and the columns it sets from the source (columns added since the row was written).
+    pub fill: Option<(&'a Expr, &'a [String])>,
 }
 
 fn qualified(relation: &str, name: &str) -> Expr {
@@ -25,12 +28,18 @@ fn qualified(relation: &str, name: &str) -> Expr {
 
 /// Merges `source` (one row per key) into the table in one commit: rows of new keys are
 /// inserted; with `newer_by`, an existing row is replaced by the source row only where the
-/// source's `newer_by` is strictly greater. A table that does not exist yet is created with the
+/// source's `newer_by` is strictly greater; with `fill`, an existing row it does not replace has
+/// the fill's columns set from the source row where the fill's condition holds. A table that does not exist yet is created with the
 /// source's rows. The caller skips sources that change nothing (delta-rs would commit nothing).
 ///
 /// The source was classified against `target.read_version`, the version the merge reads; the
 /// commit is never rebased over another (Delta cannot see the classification's read), so any
 /// commit since that version fails it as a conflict and the run is made again.
+///
+/// A source with columns the table lacks, where the target [adds columns](Target::adds_columns),
+/// merges with delta-rs's schema merge: the columns are added at the end, nullable, in the merge's
+/// commit. delta-rs writes that commit's metadata whole, with a new table id (its `new_metadata`):
+/// readers that track a table by its id (a Spark stream) see a new table.
 pub async fn merge(
     session: &SessionState,
     target: Target<'_>,
@@ -39,9 +48,9 @@ pub async fn merge(
 ) -> Result<Committed> {
     let columns: Vec<String> = source.schema().fields().iter().map(|f| f.name().clone()).collect();
     let checked = source.logical_plan().clone();
-    let outcome = attempt(&target, |table, props| async {
+    let outcome = attempt(&target, Some(columns.len()), |table, props| async {
         let props = props.with_max_retries(0);
-        check_schema(&table, source.schema().as_arrow(), target.name)?;
+        let adds = check_schema(&table, source.schema().as_arrow(), &target)?;
         if table.version().is_none() {
             // Creating the table with the source's rows is only right if nobody else created it
             // meanwhile: a create is never retried (see `properties`), so a lost race runs the
@@ -65,6 +74,7 @@ pub async fn merge(
             .with_source_alias("s")
             .with_target_alias("t")
             .with_session_state(Arc::new(session.clone()))
+            .with_merge_schema(adds)
             .with_commit_properties(props);
         if let Some(newer_by) = spec.newer_by {
             merge = merge
@@ -74,6 +84,14 @@ pub async fn merge(
                         .iter()
                         .filter(|c| !spec.key.contains(c))
                         .fold(update.predicate(newer), |u, c| u.update(column(c), qualified("s", c)))
+                })
+                .map_err(err)?;
+        }
+        if let Some((condition, columns)) = spec.fill {
+            merge = merge
+                .when_matched_update(|update| {
+                    let update = update.predicate(condition.clone());
+                    columns.iter().fold(update, |u, c| u.update(column(c), qualified("s", c)))
                 })
                 .map_err(err)?;
         }

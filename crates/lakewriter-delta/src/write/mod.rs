@@ -23,7 +23,7 @@ use lakewriter_storage::Location;
 use serde::Serialize;
 
 use crate::{Error, Result, nullability, state};
-use commit::{attempt, attempt_or_skip, finish, properties, write_error};
+use commit::{attempt, attempt_or_skip, finish, properties_over, write_error};
 
 pub(crate) use commit::CommitMetrics;
 pub use fixture::{FixtureFiles, create_fixture};
@@ -125,6 +125,10 @@ pub struct Target<'a> {
     /// The tables this command's writes loaded before: a write brings one forward instead of
     /// reading the table's log again.
     pub loaded: &'a crate::table::LoadedTables,
+    /// The write adds the result's columns the table lacks (`on_schema_change`; the result was
+    /// laid out by [`crate::schema::lay_out`]): at the end of the schema, nullable, in the
+    /// commit of its rows. Otherwise a column the table lacks fails the write.
+    pub adds_columns: bool,
 }
 
 /// The outcome of an `append` that may have been committed before.
@@ -137,15 +141,39 @@ pub enum AppendOutcome {
     },
 }
 
-/// Refuses a result whose columns differ from the table's.
-fn check_schema(table: &DeltaTable, result: &datafusion::arrow::datatypes::Schema, name: &str) -> Result<()> {
-    if let Ok(state) = table.snapshot() {
-        let differences = crate::schema::differences(&state.snapshot().arrow_schema(), result);
-        if !differences.is_empty() {
-            return Err(Error::SchemaMismatch { table: name.to_owned(), differences });
-        }
+/// Refuses a result whose columns differ from the table's, but for the columns it adds where
+/// `target` [adds columns](Target::adds_columns). Returns whether it adds any.
+fn check_schema(
+    table: &DeltaTable,
+    result: &datafusion::arrow::datatypes::Schema,
+    target: &Target<'_>,
+) -> Result<bool> {
+    let Ok(state) = table.snapshot() else { return Ok(false) };
+    let mut adds = false;
+    let differences: Vec<String> = crate::schema::column_differences(&state.snapshot().arrow_schema(), result)
+        .into_iter()
+        .filter(|d| {
+            let added = target.adds_columns && matches!(d, crate::schema::Difference::Extra { .. });
+            adds |= added;
+            !added
+        })
+        .map(|d| d.to_string())
+        .collect();
+    if !differences.is_empty() {
+        return Err(Error::SchemaMismatch { table: target.name.to_owned(), differences });
     }
-    Ok(())
+    Ok(adds)
+}
+
+/// `builder` with the schema mode of a write that adds columns (`adds`): Delta's schema merge,
+/// which appends them to the table's schema, nullable, in the write's commit.
+fn evolving(builder: WriteBuilder, adds: bool) -> WriteBuilder {
+    if adds { builder.with_schema_mode(SchemaMode::Merge) } else { builder }
+}
+
+/// The number of columns of `plan`'s rows.
+fn width(plan: &LogicalPlan) -> usize {
+    plan.schema().fields().len()
 }
 
 /// delta-rs's write of `plan` into `table`, with the nullability of [`nullability::as_written`]:
@@ -217,9 +245,9 @@ pub async fn replace_where(
     slice: &str,
 ) -> Result<Committed> {
     let (checked, check) = (plan.clone(), predicate.clone());
-    let outcome = attempt(&target, |table, props| async {
-        check_schema(&table, plan.schema().as_arrow(), target.name)?;
-        builder(table, session, plan, &target, false)?
+    let outcome = attempt(&target, Some(width(&plan)), |table, props| async {
+        let adds = check_schema(&table, plan.schema().as_arrow(), &target)?;
+        evolving(builder(table, session, plan, &target, false)?, adds)
             .with_save_mode(SaveMode::Overwrite)
             .with_replace_where(predicate)
             .with_commit_properties(props)
@@ -258,7 +286,7 @@ async fn rows_outside(session: &SessionState, plan: LogicalPlan, predicate: Expr
 /// conflict, and the run is made again (a rebuild's table has no other writer to lose to).
 pub async fn replace_all(session: &SessionState, target: Target<'_>, plan: LogicalPlan) -> Result<Committed> {
     let checked = plan.clone();
-    let outcome = attempt(&target, |table, props| async {
+    let outcome = attempt(&target, Some(width(&plan)), |table, props| async {
         builder(table, session, plan, &target, true)?
             .with_save_mode(SaveMode::Overwrite)
             .with_schema_mode(SchemaMode::Overwrite)
@@ -287,15 +315,15 @@ pub async fn append_once(
     let marker = state::written_marker(&target.metadata.job, &target.metadata.partition);
     let checked = plan.clone();
     let mut already = None;
-    let committed = attempt_or_skip(&target, |table, props| async {
+    let committed = attempt_or_skip(&target, Some(width(&plan)), |table, props| async {
         if let (Some(version), false) = (table.version(), force)
             && transaction_version(&table, &marker, target.location).await?.is_some()
         {
             already = Some(AppendOutcome::AlreadyCommitted { version });
             return Ok(None);
         }
-        check_schema(&table, plan.schema().as_arrow(), target.name)?;
-        builder(table, session, plan, &target, false)?
+        let adds = check_schema(&table, plan.schema().as_arrow(), &target)?;
+        evolving(builder(table, session, plan, &target, false)?, adds)
             .with_save_mode(SaveMode::Append)
             .with_commit_properties(props)
             .await
@@ -323,24 +351,49 @@ async fn transaction_version(table: &DeltaTable, app_id: &str, location: &Locati
 /// write changes no row (a `merge` with nothing new) but whose code or inputs differ from what the
 /// table recorded. The commit is made over `target.read_version`, the version the run found
 /// nothing to change in, and not rebased, so any commit since then fails this one as a conflict
-/// and the run is made again.
+/// and the run is made again. A result with columns the table lacks, where the target
+/// [adds columns](Target::adds_columns), adds them in this commit (a metadata action).
 pub async fn record_state(target: Target<'_>, result: &datafusion::arrow::datatypes::Schema) -> Result<Committed> {
     use deltalake::kernel::transaction::CommitBuilder;
     use deltalake::protocol::DeltaOperation;
     let url = target.location.url();
     let open_err = |source| Error::Open { url: url.clone(), source: Box::new(source) };
     let Some(read_version) = target.read_version else { return Err(Error::NotATable { url: url.clone() }) };
-    let props = properties(target.metadata, target.location, false)?.with_max_retries(0);
     let (mut table, _) = target.loaded.table_at(target.location, read_version).await?;
     crate::protocol::check(&table, target.name)?;
-    check_schema(&table, result, target.name)?;
+    let adds = check_schema(&table, result, &target)?;
+    let props = properties_over(&target, Some(&table), Some(result.fields().len())).await?.with_max_retries(0);
     let snapshot = table.snapshot().map_err(open_err)?;
+    let actions = if adds { vec![added_columns(snapshot, result, target.name)?] } else { Vec::new() };
     let operation = DeltaOperation::Write { mode: SaveMode::Append, partition_by: None, predicate: None };
-    let outcome = match CommitBuilder::from(props).build(Some(snapshot), table.log_store(), operation).await {
+    let commit = CommitBuilder::from(props).with_actions(actions);
+    let outcome = match commit.build(Some(snapshot), table.log_store(), operation).await {
         Ok(commit) => table.load_version(commit.version()).await.map(|()| table).map_err(open_err),
         Err(e) => Err(write_error(&target, e)),
     };
     finish(&target, Some(read_version), outcome).await
+}
+
+/// The metadata action that adds `result`'s columns the table of `snapshot` lacks at the end of
+/// its schema, nullable (as Delta's schema merge adds them); the table's id, name and settings
+/// stay.
+fn added_columns(
+    snapshot: &deltalake::table::state::DeltaTableState,
+    result: &datafusion::arrow::datatypes::Schema,
+    name: &str,
+) -> Result<deltalake::kernel::Action> {
+    use deltalake::kernel::MetadataExt;
+    use deltalake::kernel::engine::arrow_conversion::TryIntoKernel;
+    let table = snapshot.snapshot().arrow_schema();
+    let mut fields: Vec<_> = table.fields().iter().cloned().collect();
+    for field in result.fields().iter().filter(|f| table.field_with_name(f.name()).is_err()) {
+        fields.push(Arc::new(field.as_ref().clone().with_nullable(true)));
+    }
+    let invalid = |e: String| Error::SchemaMismatch { table: name.to_owned(), differences: vec![e] };
+    let schema: deltalake::kernel::StructType =
+        (&datafusion::arrow::datatypes::Schema::new(fields)).try_into_kernel().map_err(|e| invalid(e.to_string()))?;
+    let metadata = snapshot.metadata().clone().with_schema(&schema).map_err(|e| invalid(e.to_string()))?;
+    Ok(deltalake::kernel::Action::Metadata(metadata))
 }
 
 #[cfg(test)]

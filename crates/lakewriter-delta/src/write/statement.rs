@@ -19,9 +19,9 @@ use crate::Result;
 /// [`super::append_once`], nothing marks the rows appended: running it again appends them again.
 pub async fn append(session: &SessionState, target: Target<'_>, plan: LogicalPlan) -> Result<Committed> {
     let checked = plan.clone();
-    let outcome = attempt(&target, |table, props| async {
-        check_schema(&table, plan.schema().as_arrow(), target.name)?;
-        builder(table, session, plan, &target, false)?
+    let outcome = attempt(&target, Some(super::width(&plan)), |table, props| async {
+        let adds = check_schema(&table, plan.schema().as_arrow(), &target)?;
+        super::evolving(builder(table, session, plan, &target, false)?, adds)
             .with_save_mode(SaveMode::Append)
             .with_commit_properties(props)
             .await
@@ -98,7 +98,7 @@ pub async fn merge_clauses(
     merge: MergeStatement<'_>,
 ) -> Result<(Option<Committed>, MergeCounts)> {
     let mut counts = MergeCounts::default();
-    let committed = attempt_or_skip(&target, |table, props| async {
+    let committed = attempt_or_skip(&target, None, |table, props| async {
         let read = table.version();
         let err = |e| write_error(&target, e);
         let clauses: Vec<Clause> = merge.clauses.into_iter().map(|c| c.stored(&table)).collect();
@@ -179,7 +179,7 @@ pub async fn delete(
     predicate: Option<Expr>,
 ) -> Result<(Option<Committed>, MergeCounts)> {
     let mut counts = MergeCounts::default();
-    let committed = attempt_or_skip(&target, |table, props| async {
+    let committed = attempt_or_skip(&target, None, |table, props| async {
         let read = table.version();
         let delete = table.delete().with_session_state(Arc::new(session.clone())).with_commit_properties(props);
         let delete = match predicate {
@@ -203,7 +203,7 @@ pub async fn update(
     predicate: Option<Expr>,
 ) -> Result<(Option<Committed>, MergeCounts)> {
     let mut counts = MergeCounts::default();
-    let committed = attempt_or_skip(&target, |table, props| async {
+    let committed = attempt_or_skip(&target, None, |table, props| async {
         let read = table.version();
         let set = stored(&table, set);
         let update = table.update().with_session_state(Arc::new(session.clone())).with_commit_properties(props);

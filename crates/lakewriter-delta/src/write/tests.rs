@@ -74,6 +74,7 @@ async fn overwrite_declaring(
         metadata: &metadata,
         read_version,
         loaded,
+        adds_columns: false,
     };
     let predicate = partition_predicate("dt", dt);
     Ok(replace_where(&ctx.state(), target, plan, predicate, &format!("rows whose `dt` is not {dt}")).await?.version)

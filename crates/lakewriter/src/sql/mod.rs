@@ -99,6 +99,7 @@ impl Written<'_> {
             metadata: &self.metadata,
             read_version: self.read_version,
             loaded: &runner.loaded,
+            adds_columns: false,
         }
     }
 

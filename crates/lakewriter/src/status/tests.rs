@@ -6,6 +6,7 @@ fn recorded(code: &str, inputs: &str) -> Recorded {
     Recorded {
         code: lakewriter_delta::state::fingerprint_version(code),
         inputs: lakewriter_delta::state::fingerprint_version(inputs),
+        columns: None,
         written_at: None,
         version: Some(3),
         rows: Some(10),

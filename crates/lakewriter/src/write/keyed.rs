@@ -55,6 +55,7 @@ impl Keyed {
             newer_by: self.newer_by.as_deref(),
             delete_when: self.delete_when.as_deref(),
             duplicates_are_errors: self.duplicates_are_errors,
+            fill: None,
         }
     }
 
@@ -69,13 +70,41 @@ impl Keyed {
     }
 
     /// Checks the source's columns against the table's, then classifies it against the version
-    /// the write reads and commits over.
-    async fn classified(&self, attempt: &Attempt<'_>, source: &KeyedSource) -> Result<KeyedCounts, RunError> {
-        let job = &attempt.run.job.spec;
-        attempt.runner.refuse_other_columns(job, attempt.table(), &source.held.schema).await?;
-        attempt.runner.classify(source, &self.spec(), attempt.location, attempt.read_version).await
+    /// the write reads and commits over, filling in as [`Self::fill`] says.
+    async fn classified(
+        &self,
+        attempt: &Attempt<'_>,
+        source: &KeyedSource,
+        fill: Option<&Fill>,
+    ) -> Result<KeyedCounts, RunError> {
+        attempt.runner.refuse_other_columns(attempt, &source.held.schema).await?;
+        let spec = KeyedSpec { fill: fill.map(|f| &f.condition), ..self.spec() };
+        attempt.runner.classify(source, &spec, attempt.location, attempt.read_version).await
+    }
+
+    /// What a rerun fills in: the columns of the table the partition's rows lack (added since it
+    /// was written) and those this write adds, in the rows of its keys that it does not replace
+    /// but that are otherwise its own (see [`keyed::fill_condition`]). A merge's newer-wins rule
+    /// stands: a row written by a newer version of its key is not the source's row. `None` where
+    /// there is nothing to fill.
+    async fn fill(&self, attempt: &Attempt<'_>, source: &KeyedSource) -> Result<Option<Fill>, RunError> {
+        let Some(table) = attempt.runner.columns_at(attempt.table()).await? else { return Ok(None) };
+        let names: Vec<String> = table.fields().iter().map(|f| f.name().clone()).collect();
+        let lacks = attempt.previous.map(|r| r.lacks(&names)).unwrap_or_default();
+        let added = attempt.columns.added.iter().map(|c| c.column.clone());
+        let columns: Vec<String> = lacks.iter().cloned().chain(added).collect();
+        let condition = keyed::fill_condition(&source.held.schema, &table, &self.key, &columns);
+        Ok(condition.map(|condition| Fill { condition, columns }))
     }
 }
+
+/// The rows a keyed rerun fills in, and the columns it sets in them.
+struct Fill {
+    condition: datafusion::prelude::Expr,
+    columns: Vec<String>,
+}
+
+impl Keyed {}
 
 #[async_trait::async_trait(?Send)]
 impl Mode for Keyed {
@@ -113,7 +142,9 @@ impl Mode for Keyed {
         _replaced: Option<DataFrame>,
         report: &mut PartitionReport,
     ) -> Result<DryRun, RunError> {
-        let counts = self.classified(attempt, &Self::source(computed).map_err(|e| *e)?).await?;
+        let source = Self::source(computed).map_err(|e| *e)?;
+        let fill = self.fill(attempt, &source).await?;
+        let counts = self.classified(attempt, &source, fill.as_ref()).await?;
         report.changes = Some(Changes::Keyed(counts));
         if !counts.changes_anything() && !attempt.fresh && attempt.read_version.is_some() {
             report.note = Some("no row to change: a run would commit only the partition's new state".into());
@@ -132,7 +163,8 @@ impl Mode for Keyed {
         report: &mut PartitionReport,
     ) -> Result<Option<Committed>, RunError> {
         let source = Self::source(computed).map_err(|e| *e)?;
-        let counts = self.classified(attempt, &source).await?;
+        let fill = self.fill(attempt, &source).await?;
+        let counts = self.classified(attempt, &source, fill.as_ref()).await?;
         report.changes = Some(Changes::Keyed(counts));
         if !counts.changes_anything() {
             return super::record_state_alone(attempt, target, &source.held.schema, report).await;
@@ -140,7 +172,8 @@ impl Mode for Keyed {
         let ctx = attempt.runner.session();
         let df = source.dataframe(ctx)?;
         let spec = self.spec();
-        let merge = MergeSpec { key: spec.key, newer_by: spec.newer_by };
+        let fill = fill.as_ref().map(|f| (&f.condition, f.columns.as_slice()));
+        let merge = MergeSpec { key: spec.key, newer_by: spec.newer_by, fill };
         Ok(Some(lakewriter_delta::merge(&ctx.state(), target, df, merge).await?))
     }
 }

@@ -54,9 +54,23 @@ pub(crate) struct Attempt<'a> {
     pub previous: Option<&'a Recorded>,
     /// That state already is this run's (same code and inputs).
     pub fresh: bool,
+    /// What the write does to the table's columns (`on_schema_change`): set once the plan is laid
+    /// out onto them.
+    pub columns: lakewriter_delta::schema::ColumnChanges,
 }
 
-impl Attempt<'_> {
+impl<'a> Attempt<'a> {
+    /// An attempt at `run` over the table at `read_version`, whose partition state was `previous`.
+    pub(crate) fn new(
+        runner: &'a Runner,
+        run: &'a PreparedRun<'a>,
+        read_version: Option<u64>,
+        previous: Option<&'a Recorded>,
+    ) -> Self {
+        let columns = lakewriter_delta::schema::ColumnChanges::default();
+        Self { runner, run, location: &run.job.location, read_version, previous, fresh: false, columns }
+    }
+
     pub(crate) fn table(&self) -> (&Location, Option<u64>) {
         (self.location, self.read_version)
     }

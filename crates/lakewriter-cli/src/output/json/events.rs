@@ -145,6 +145,8 @@ pub struct PlanSummary<'a> {
     pub only: Only,
     pub run: usize,
     pub skip: usize,
+    /// The columns a run of the job's code now adds to its table (`on_schema_change`).
+    pub adds: &'a [lakewriter::SchemaColumn],
 }
 
 /// The closing line of `lakewriter graph`.

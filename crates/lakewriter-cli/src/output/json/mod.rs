@@ -132,7 +132,7 @@ impl<W: Write> Output for JsonPrinter<W> {
             self.emit(&JobLine { job: &status.job, line: partition })?;
         }
         let run = planned.iter().filter(|p| p.action == Action::Run).count();
-        self.emit(&PlanSummary { job: &status.job, only, run, skip: planned.len() - run })
+        self.emit(&PlanSummary { job: &status.job, only, run, skip: planned.len() - run, adds: &status.adds })
     }
 
     fn partition_audit(&mut self, audit: &PartitionAudit) -> io::Result<()> {

@@ -28,8 +28,9 @@ impl<W: Write> TextPrinter<W> {
         ))?;
         for p in &status.partitions {
             let label = self.paint(&format!("{:<36}", p.label()), state_colour(p.state));
+            let lacks = if p.lacks.is_empty() { String::new() } else { format!("  lacks {}", names(&p.lacks)) };
             self.line(&format!(
-                "  {:<16} {label} {:>8}  {:<20} {:>8}",
+                "  {:<16} {label} {:>8}  {:<20} {:>8}{lacks}",
                 p.partition,
                 p.version.map_or_else(|| "-".to_owned(), |v| v.to_string()),
                 p.written_at.map_or_else(|| "-".to_owned(), |t| t.format("%Y-%m-%d %H:%M:%S").to_string()),
@@ -58,6 +59,9 @@ impl<W: Write> TextPrinter<W> {
             let action = if p.action == Action::Run { self.paint("run ", "1") } else { "skip".to_owned() };
             self.line(&format!("  {:<16} {action}  {}", p.partition, p.why))?;
         }
+        if let Some(adds) = adds_line(status) {
+            self.line(&adds)?;
+        }
         let runs = planned.iter().filter(|p| p.action == Action::Run).count();
         self.line(&format!(
             "plan {} (--only {}): {runs} of {} partitions would run; nothing was written",
@@ -66,6 +70,27 @@ impl<W: Write> TextPrinter<W> {
             planned.len()
         ))
     }
+}
+
+/// `` `discount`, `note` ``.
+fn names(columns: &[lakewriter::SchemaColumn]) -> String {
+    columns.iter().map(|c| format!("`{}`", c.column)).collect::<Vec<_>>().join(", ")
+}
+
+/// What the job's code now does to its table's columns, where it adds any: `adds column `discount`
+/// (decimal(12,2)); 29 written partitions will read it as NULL until rerun`.
+fn adds_line(status: &JobStatus) -> Option<String> {
+    if status.adds.is_empty() {
+        return None;
+    }
+    let columns: Vec<String> = status.adds.iter().map(ToString::to_string).collect();
+    let written = status.partitions.iter().filter(|p| p.state != Freshness::Missing).count();
+    let (noun, them) = if status.adds.len() == 1 { ("column", "it") } else { ("columns", "them") };
+    Some(format!(
+        "  a run adds {noun} {}; {} will read {them} as NULL until rerun",
+        columns.join(", "),
+        plural(written, "written partition")
+    ))
 }
 
 /// The `log:` line of `status` (and a line counting the written partitions whose commit details are
@@ -160,6 +185,7 @@ mod tests {
             run_id: None,
             files_scanned: 0,
             upstream_stale: Vec::new(),
+            lacks: Vec::new(),
         }
     }
 

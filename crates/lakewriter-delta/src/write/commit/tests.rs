@@ -47,9 +47,8 @@ fn metrics_of_writes_and_merges() {
 #[test]
 fn delta_errors_are_classified_by_their_variants() {
     use deltalake::kernel::transaction::{CommitConflictError, TransactionError};
-    let location =
-        Location::new(url::Url::parse("file:///tmp/t/").expect("url"), std::collections::HashMap::new(), |_| None)
-            .expect("location");
+    let url = url::Url::parse("file:///tmp/t/").expect("url");
+    let location = Location::new(url, std::collections::HashMap::new(), |_| None).expect("location");
     let metadata = CommitMetadata {
         job: "j".into(),
         partition: lakewriter_core::PartitionKey::All,
@@ -71,6 +70,7 @@ fn delta_errors_are_classified_by_their_variants() {
         metadata: &metadata,
         read_version: None,
         loaded: &LoadedTables::default(),
+        adds_columns: false,
     };
     let kind = |error| match write_error(&target, error) {
         Error::Conflict { .. } => "conflict",

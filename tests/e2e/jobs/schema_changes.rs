@@ -1,0 +1,290 @@
+//! A column added to a job's SQL (`on_schema_change`): the next run adds it to the table in the
+//! commit of its rows, the partitions written before read it as NULL and say they lack it, and
+//! `backfill --only stale` fills it in day by day — in every mode that can rewrite a partition's
+//! rows. A second backfill changes nothing.
+
+use serde_json::Value;
+
+use crate::support::modes::{FAILING, GOOD, WRITTEN, project, table};
+use crate::support::reader::Reader;
+use crate::support::sql::{local_root, uri};
+use crate::support::{Lake, Mode, Project};
+
+/// The column the edit adds: a day's rows all have it, computed from their `status`.
+const ADDED: &str = "status_code";
+
+/// `mode`'s job with the column [`ADDED`] after `created_at`, added by `policy`.
+fn with_added(mode: Mode, policy: &'static str) -> Project {
+    project(&[mode], GOOD)
+        .edited_sql(mode.as_str(), "created_at,", "created_at, upper(status) AS status_code,")
+        .with_schema_change(mode.as_str(), policy)
+}
+
+/// Raw orders for both days, and `mode`'s table written for both with the columns it had.
+fn written_twice(mode: Mode) -> Lake {
+    let lake = Lake::new(WRITTEN, FAILING);
+    lake.set_project(&project(&[mode], GOOD));
+    for day in [WRITTEN, FAILING] {
+        lake.cli(&["run", mode.as_str(), "--dt", day]).assert_code(0);
+    }
+    lake
+}
+
+/// The table's rows of `day` as the independent reader reads them.
+fn rows_of(lake: &Lake, mode: Mode, day: &str) -> Vec<serde_json::Map<String, Value>> {
+    let rows = Reader::new(lake).rows(&uri(&local_root(lake), &table(mode).replace('.', "/")));
+    rows.into_iter().filter(|r| r["dt"] == day).collect()
+}
+
+/// Whether every row of `day` has [`ADDED`] filled in (its `status` upper-cased), or every row has
+/// it NULL; panics on a mix or a wrong value.
+fn filled(lake: &Lake, mode: Mode, day: &str) -> bool {
+    let rows = rows_of(lake, mode, day);
+    assert!(!rows.is_empty(), "{mode:?} {day}: no rows");
+    let nulls = rows.iter().filter(|r| r[ADDED].is_null()).count();
+    for row in rows.iter().filter(|r| !r[ADDED].is_null()) {
+        let status = row["status"].as_str().expect("a status");
+        assert_eq!(row[ADDED], status.to_uppercase(), "{mode:?} {day}: {row:?}");
+    }
+    assert!(nulls == 0 || nulls == rows.len(), "{mode:?} {day}: {nulls} of {} rows NULL", rows.len());
+    nulls == 0
+}
+
+/// `status` of `mode` over both days: each partition's label and the columns it lacks.
+fn lacking(lake: &Lake, mode: Mode) -> Vec<(String, Vec<String>)> {
+    let status = lake.status(&[mode.as_str(), "--from", WRITTEN, "--to", FAILING]);
+    status.partitions.iter().map(|p| (p.label(), p.lacking().into_iter().map(str::to_owned).collect())).collect()
+}
+
+fn stale_lacking() -> (String, Vec<String>) {
+    ("stale:code_changed".to_owned(), vec![ADDED.to_owned()])
+}
+
+fn fresh() -> (String, Vec<String>) {
+    ("fresh".to_owned(), Vec::new())
+}
+
+/// The whole walk for one dated mode that rewrites a partition's rows on a rerun.
+fn added_then_backfilled(mode: Mode) {
+    let lake = written_twice(mode);
+    lake.set_project(&with_added(mode, "append_new_columns"));
+    assert_eq!(lacking(&lake, mode), vec![stale_lacking(), stale_lacking()], "{mode:?}: before any run");
+    let plan = lake.cli(&["plan", mode.as_str(), "--from", WRITTEN, "--to", FAILING, "--only", "stale"]);
+    plan.assert_code(0);
+    assert!(
+        plan.stdout.contains(
+            "a run adds column `status_code` (string); 2 written partitions will read it as NULL until rerun"
+        ),
+        "{mode:?}: {}",
+        plan.stdout
+    );
+
+    let run = lake.cli(&["--json", "run", mode.as_str(), "--dt", FAILING]);
+    run.assert_code(0);
+    let report = run.json().0.remove(0);
+    let added = serde_json::json!({"added": [{"column": ADDED, "type": "string"}], "missing": [], "ignored": [], "dropped": []});
+    assert_eq!(report.schema_change.as_ref(), Some(&added), "{mode:?}");
+    assert_eq!(report.note.as_deref(), Some("adds column `status_code` (string)"), "{mode:?}");
+    assert_eq!((filled(&lake, mode, WRITTEN), filled(&lake, mode, FAILING)), (false, true), "{mode:?}");
+    assert_eq!(lacking(&lake, mode), vec![stale_lacking(), fresh()], "{mode:?}: one day run");
+    if mode == Mode::OverwritePartition {
+        // The day written without the column is told as a change of columns, not as rows that differ.
+        let audit = lake.cli(&["--json", "audit", mode.as_str(), "--scratch"]);
+        audit.assert_code(1);
+        let lines = crate::support::json_lines(&audit);
+        let by_day: Vec<(&str, &str, bool)> = lines
+            .iter()
+            .filter_map(|l| Some((l["partition"].as_str()?, l["verdict"].as_str()?, l["schema_changed"].as_bool()?)))
+            .collect();
+        let expected = [(format!("dt={WRITTEN}"), "differs", true), (format!("dt={FAILING}"), "equal", false)];
+        let expected: Vec<(&str, &str, bool)> = expected.iter().map(|(p, v, c)| (p.as_str(), *v, *c)).collect();
+        assert_eq!(by_day, expected, "{mode:?}");
+    }
+    let schema = Reader::new(&lake).schema(&uri(&local_root(&lake), &table(mode).replace('.', "/")));
+    assert_eq!(schema.last(), Some(&(ADDED.to_owned(), "string".to_owned(), true)), "{mode:?}: added last, nullable");
+
+    let backfill =
+        lake.cli(&["--json", "backfill", mode.as_str(), "--from", WRITTEN, "--to", FAILING, "--only", "stale"]);
+    backfill.assert_code(0);
+    let (reports, _) = backfill.json();
+    assert_eq!(reports.iter().map(|r| r.partition.as_str()).collect::<Vec<_>>(), [format!("dt={WRITTEN}")], "{mode:?}");
+    assert!(reports[0].schema_change.is_none(), "{mode:?}: the column was there: {:?}", reports[0].schema_change);
+    if let Some(changes) = &reports[0].changes {
+        // A keyed rerun fills in the rows of its keys: each is counted as updated.
+        let rows = rows_of(&lake, mode, WRITTEN).len() as u64;
+        assert_eq!((changes.inserted, changes.updated, changes.unchanged), (0, rows, 0), "{mode:?}");
+    }
+    assert_eq!((filled(&lake, mode, WRITTEN), filled(&lake, mode, FAILING)), (true, true), "{mode:?}");
+    assert_eq!(lacking(&lake, mode), vec![fresh(), fresh()], "{mode:?}: backfilled");
+
+    // An audit against a reproduction with the code now: the same rows, the column in its SQL
+    // position there and at the end here.
+    let audit = lake.cli(&["--json", "audit", mode.as_str(), "--scratch"]);
+    audit.assert_code(0);
+    let verdicts: Vec<String> =
+        crate::support::json_lines(&audit).iter().filter_map(|l| l["verdict"].as_str().map(str::to_owned)).collect();
+    assert!(!verdicts.is_empty() && verdicts.iter().all(|v| v == "equal"), "{mode:?}: {}", audit.stdout);
+
+    // Run twice: every partition again changes nothing.
+    let digest = lake.digest(&table(mode), None);
+    lake.cli(&["backfill", mode.as_str(), "--from", WRITTEN, "--to", FAILING]).assert_code(0);
+    assert_eq!(lake.digest(&table(mode), None).digest, digest.digest, "{mode:?}: a second backfill");
+}
+
+#[test]
+fn overwrite_partition_fills_an_added_column_by_backfilling_stale_days() {
+    added_then_backfilled(Mode::OverwritePartition);
+}
+
+#[test]
+fn delete_insert_fills_an_added_column_by_backfilling_stale_days() {
+    added_then_backfilled(Mode::DeleteInsert);
+}
+
+#[test]
+fn merge_fills_an_added_column_in_the_rows_of_its_keys_by_backfilling_stale_days() {
+    added_then_backfilled(Mode::Merge);
+}
+
+#[test]
+fn append_dedup_fills_an_added_column_in_the_rows_it_kept_by_backfilling_stale_days() {
+    added_then_backfilled(Mode::AppendDedup);
+}
+
+#[test]
+fn append_adds_the_column_for_new_days_and_never_rewrites_a_day_it_appended() {
+    let mode = Mode::Append;
+    let lake = written_twice(mode);
+    lake.cli(&["run", mode.as_str(), "--dt", WRITTEN]).assert_code(0);
+    lake.set_project(&with_added(mode, "append_new_columns"));
+    // Both days were appended: a rerun appends nothing, so neither fills the column in.
+    let backfill =
+        lake.cli(&["--json", "backfill", mode.as_str(), "--from", WRITTEN, "--to", FAILING, "--only", "stale"]);
+    backfill.assert_code(0);
+    let (reports, summary) = backfill.json();
+    assert_eq!(
+        (summary.skipped, reports[0].note.as_deref()),
+        (2, Some("already appended; nothing appended. --force appends again and duplicates these rows"))
+    );
+    assert_eq!(lacking(&lake, mode), vec![stale_lacking(), stale_lacking()], "still lacking, and said so");
+    // A day appended after the edit has it, in the commit that adds it to the table.
+    let lake = Lake::new(WRITTEN, FAILING);
+    lake.set_project(&project(&[mode], GOOD));
+    lake.cli(&["run", mode.as_str(), "--dt", WRITTEN]).assert_code(0);
+    lake.set_project(&with_added(mode, "append_new_columns"));
+    let run = lake.cli(&["--json", "run", mode.as_str(), "--dt", FAILING]);
+    run.assert_code(0);
+    assert_eq!(run.json().0[0].note.as_deref(), Some("adds column `status_code` (string)"));
+    assert_eq!((filled(&lake, mode, WRITTEN), filled(&lake, mode, FAILING)), (false, true));
+    let digest = lake.digest(&table(mode), None);
+    lake.cli(&["run", mode.as_str(), "--dt", FAILING]).assert_code(0);
+    assert_eq!(lake.digest(&table(mode), None), digest, "run twice: appended once");
+}
+
+#[test]
+fn rebuild_replaces_the_columns_with_its_results_and_says_which_it_adds() {
+    let mode = Mode::Rebuild;
+    let lake = Lake::new(WRITTEN, FAILING);
+    lake.set_project(&project(&[mode], GOOD));
+    lake.cli(&["run", mode.as_str()]).assert_code(0);
+    lake.set_project(&project(&[mode], GOOD).edited_sql(
+        "rebuild",
+        "created_at,",
+        "created_at, upper(status) AS status_code,",
+    ));
+    let run = lake.cli(&["--json", "run", mode.as_str()]);
+    run.assert_code(0);
+    let added = serde_json::json!({"added": [{"column": ADDED, "type": "string"}], "missing": [], "ignored": [], "dropped": []});
+    assert_eq!(run.json().0[0].schema_change.as_ref(), Some(&added));
+    assert!(filled(&lake, mode, WRITTEN) && filled(&lake, mode, FAILING));
+    let digest = lake.digest(&table(mode), None);
+    lake.cli(&["run", mode.as_str()]).assert_code(0);
+    assert_eq!(lake.digest(&table(mode), None).digest, digest.digest, "run twice");
+}
+
+#[test]
+fn ignore_leaves_the_new_column_out_and_a_missing_one_is_written_as_null() {
+    let mode = Mode::OverwritePartition;
+    let lake = written_twice(mode);
+    let edited = with_added(mode, "ignore").edited_sql(mode.as_str(), "customer_id AS customer_id, ", "");
+    lake.set_project(&edited);
+    let run = lake.cli(&["--json", "run", mode.as_str(), "--dt", FAILING]);
+    run.assert_code(0);
+    let report = run.json().0.remove(0);
+    let expected = serde_json::json!({
+        "added": [], "missing": [{"column": "customer_id", "type": "long"}],
+        "ignored": [{"column": ADDED, "type": "string"}], "dropped": []
+    });
+    assert_eq!(report.schema_change.as_ref(), Some(&expected));
+    assert_eq!(
+        report.note.as_deref(),
+        Some(
+            "writes `customer_id` (long) as NULL (not in the result); leaves out `status_code` (string) (not in the table: on_schema_change = \"ignore\")"
+        )
+    );
+    let rows = rows_of(&lake, mode, FAILING);
+    assert!(rows.iter().all(|r| r["customer_id"].is_null() && !r.contains_key(ADDED)), "{:?}", rows.first());
+    assert!(rows_of(&lake, mode, WRITTEN).iter().all(|r| !r["customer_id"].is_null()), "the other day is as it was");
+}
+
+#[test]
+fn a_changed_type_is_refused_whatever_the_policy_naming_both_types_and_the_fix() {
+    for policy in ["append_new_columns", "ignore", "sync_all_columns"] {
+        let mode = Mode::DeleteInsert;
+        let lake = written_twice(mode);
+        let before = lake.digest(&table(mode), None);
+        let edited = project(&[mode], GOOD)
+            .edited_sql(mode.as_str(), "customer_id AS customer_id", "CAST(customer_id AS STRING) AS customer_id")
+            .with_schema_change(mode.as_str(), policy);
+        lake.set_project(&edited);
+        let run = lake.cli(&["--json", "run", mode.as_str(), "--dt", FAILING]);
+        run.assert_code(1);
+        let error = run.json().0.remove(0).error.expect("an error");
+        assert_eq!(
+            error,
+            format!(
+                "delete_insert dt={FAILING}: failures.delete_insert: the result does not match the table's schema: column `customer_id` is long in the table but string in the result: a column keeps its type (on_schema_change adds and drops columns, and lakewriter never coerces a value); cast it in the job's SQL (`CAST(… AS BIGINT) AS customer_id`), or rebuild the table to give it the new type; nothing was committed"
+            ),
+            "{policy}"
+        );
+        assert_eq!(lake.digest(&table(mode), None), before, "{policy}: nothing committed");
+    }
+}
+
+#[test]
+fn sync_all_columns_keeps_a_column_the_result_no_longer_has_where_the_run_replaces_one_day() {
+    let mode = Mode::OverwritePartition;
+    let lake = written_twice(mode);
+    let edited = with_added(mode, "sync_all_columns").edited_sql(mode.as_str(), "customer_id AS customer_id, ", "");
+    lake.set_project(&edited);
+    let run = lake.cli(&["--json", "run", mode.as_str(), "--dt", FAILING]);
+    run.assert_code(0);
+    let report = run.json().0.remove(0);
+    assert_eq!(
+        report.note.as_deref(),
+        Some(
+            "adds column `status_code` (string); writes `customer_id` (long) as NULL (not in the result); kept in the table: sync_all_columns drops a column only in a commit that replaces every row (a rebuild)"
+        )
+    );
+    let schema = Reader::new(&lake).schema(&uri(&local_root(&lake), &table(mode).replace('.', "/")));
+    let names: Vec<&str> = schema.iter().map(|(name, _, _)| name.as_str()).collect();
+    assert_eq!(names, ["order_id", "customer_id", "amount", "status", "created_at", "dt", ADDED]);
+}
+
+#[test]
+fn sync_all_columns_drops_a_column_in_a_rebuild() {
+    let mode = Mode::Rebuild;
+    let lake = Lake::new(WRITTEN, FAILING);
+    lake.set_project(&project(&[mode], GOOD));
+    lake.cli(&["run", mode.as_str()]).assert_code(0);
+    let edited = project(&[mode], GOOD)
+        .edited_sql("rebuild", "customer_id AS customer_id, ", "")
+        .with_schema_change("rebuild", "sync_all_columns");
+    lake.set_project(&edited);
+    let run = lake.cli(&["--json", "run", mode.as_str()]);
+    run.assert_code(0);
+    let dropped = serde_json::json!({"added": [], "missing": [], "ignored": [], "dropped": [{"column": "customer_id", "type": "long"}]});
+    assert_eq!(run.json().0[0].schema_change.as_ref(), Some(&dropped));
+    let schema = Reader::new(&lake).schema(&uri(&local_root(&lake), &table(mode).replace('.', "/")));
+    assert!(schema.iter().all(|(name, _, _)| name != "customer_id"), "{schema:?}");
+}
