@@ -7,8 +7,9 @@ use serde_json::Value;
 
 use crate::support::modes::{FAILING, GOOD, WRITTEN, project, table};
 use crate::support::reader::Reader;
+use crate::support::s3::S3;
 use crate::support::sql::{local_root, uri};
-use crate::support::{Lake, Mode, Project};
+use crate::support::{Lake, Mode, Project, day};
 
 /// The column the edit adds: a day's rows all have it, computed from their `status`.
 const ADDED: &str = "status_code";
@@ -20,20 +21,75 @@ fn with_added(mode: Mode, policy: &'static str) -> Project {
         .with_schema_change(mode.as_str(), policy)
 }
 
+/// Where a walk runs: a local lakehouse, or a prefix of the S3 test bucket.
+enum Place {
+    Local(Lake),
+    S3(S3),
+}
+
+impl std::ops::Deref for Place {
+    type Target = Lake;
+
+    fn deref(&self) -> &Lake {
+        match self {
+            Self::Local(lake) => lake,
+            Self::S3(s3) => &s3.lake,
+        }
+    }
+}
+
 /// Raw orders for both days, and `mode`'s table written for both with the columns it had.
 fn written_twice(mode: Mode) -> Lake {
-    let lake = Lake::new(WRITTEN, FAILING);
-    lake.set_project(&project(&[mode], GOOD));
-    for day in [WRITTEN, FAILING] {
-        lake.cli(&["run", mode.as_str(), "--dt", day]).assert_code(0);
-    }
+    let Place::Local(lake) = written_at(mode, false) else { unreachable!("a local place") };
     lake
+}
+
+/// [`written_twice`], locally or on S3.
+fn written_at(mode: Mode, on_s3: bool) -> Place {
+    let place = if on_s3 {
+        let s3 = S3::new(&format!("schema-{}", mode.as_str().replace('_', "-")));
+        for dt in [WRITTEN, FAILING] {
+            let batch = lakewriter_datagen::orders_for(day(dt));
+            s3.put(
+                &format!("raw/orders/dt={dt}/part-00000.parquet"),
+                lakewriter_datagen::parquet_bytes(&batch).expect("parquet"),
+            );
+        }
+        Place::S3(s3)
+    } else {
+        Place::Local(Lake::new(WRITTEN, FAILING))
+    };
+    place.set_project(&project(&[mode], GOOD));
+    for dt in [WRITTEN, FAILING] {
+        place.cli(&["run", mode.as_str(), "--dt", dt]).assert_code(0);
+    }
+    place
+}
+
+/// The URI of `mode`'s table, as the independent readers open it.
+fn table_uri(lake: &Lake, mode: Mode) -> String {
+    let relative = table(mode).replace('.', "/");
+    let root = lake.env().into_iter().find(|(k, _)| *k == "LAKEWRITER_ROOT").map(|(_, root)| root.to_owned());
+    uri(&root.unwrap_or_else(|| local_root(lake)), &relative)
 }
 
 /// The table's rows of `day` as the independent reader reads them.
 fn rows_of(lake: &Lake, mode: Mode, day: &str) -> Vec<serde_json::Map<String, Value>> {
-    let rows = Reader::new(lake).rows(&uri(&local_root(lake), &table(mode).replace('.', "/")));
+    let rows = Reader::new(lake).rows(&table_uri(lake, mode));
     rows.into_iter().filter(|r| r["dt"] == day).collect()
+}
+
+/// delta-rs Python, polars and pyarrow read `mode`'s table as lakewriter does.
+fn readers_agree(lake: &Lake, mode: Mode) {
+    let select = lake.cli(&["--json", "sql", "-e", &format!("SELECT * FROM {}", table(mode))]);
+    select.assert_code(0);
+    let read = Reader::new(lake).interop(&table_uri(lake, mode), &select.stdout);
+    for reader in ["deltalake", "polars", "pyarrow_dataset"] {
+        assert_eq!(read[reader]["rows"], read["lakewriter"]["rows"], "{mode:?}: {reader} row count");
+        assert_eq!(read[reader]["digest"], read["lakewriter"]["digest"], "{mode:?}: {reader} reads other rows");
+        let columns = read[reader]["columns"].as_array().expect("columns");
+        assert!(columns.iter().any(|c| c == ADDED), "{mode:?}: {reader} sees the added column");
+    }
 }
 
 /// Whether every row of `day` has [`ADDED`] filled in (its `status` upper-cased), or every row has
@@ -66,9 +122,15 @@ fn fresh() -> (String, Vec<String>) {
 
 /// The whole walk for one dated mode that rewrites a partition's rows on a rerun.
 fn added_then_backfilled(mode: Mode) {
-    let lake = written_twice(mode);
+    walk(mode, false);
+}
+
+/// [`added_then_backfilled`], locally or on S3.
+fn walk(mode: Mode, on_s3: bool) {
+    let place = written_at(mode, on_s3);
+    let lake: &Lake = &place;
     lake.set_project(&with_added(mode, "append_new_columns"));
-    assert_eq!(lacking(&lake, mode), vec![stale_lacking(), stale_lacking()], "{mode:?}: before any run");
+    assert_eq!(lacking(lake, mode), vec![stale_lacking(), stale_lacking()], "{mode:?}: before any run");
     let plan = lake.cli(&["plan", mode.as_str(), "--from", WRITTEN, "--to", FAILING, "--only", "stale"]);
     plan.assert_code(0);
     assert!(
@@ -85,9 +147,10 @@ fn added_then_backfilled(mode: Mode) {
     let added = serde_json::json!({"added": [{"column": ADDED, "type": "string"}], "missing": [], "ignored": [], "dropped": []});
     assert_eq!(report.schema_change.as_ref(), Some(&added), "{mode:?}");
     assert_eq!(report.note.as_deref(), Some("adds column `status_code` (string)"), "{mode:?}");
-    assert_eq!((filled(&lake, mode, WRITTEN), filled(&lake, mode, FAILING)), (false, true), "{mode:?}");
-    assert_eq!(lacking(&lake, mode), vec![stale_lacking(), fresh()], "{mode:?}: one day run");
-    if mode == Mode::OverwritePartition {
+    assert_eq!((filled(lake, mode, WRITTEN), filled(lake, mode, FAILING)), (false, true), "{mode:?}");
+    readers_agree(lake, mode);
+    assert_eq!(lacking(lake, mode), vec![stale_lacking(), fresh()], "{mode:?}: one day run");
+    if mode == Mode::OverwritePartition && !on_s3 {
         // The day written without the column is told as a change of columns, not as rows that differ.
         let audit = lake.cli(&["--json", "audit", mode.as_str(), "--scratch"]);
         audit.assert_code(1);
@@ -100,7 +163,7 @@ fn added_then_backfilled(mode: Mode) {
         let expected: Vec<(&str, &str, bool)> = expected.iter().map(|(p, v, c)| (p.as_str(), *v, *c)).collect();
         assert_eq!(by_day, expected, "{mode:?}");
     }
-    let schema = Reader::new(&lake).schema(&uri(&local_root(&lake), &table(mode).replace('.', "/")));
+    let schema = Reader::new(lake).schema(&table_uri(lake, mode));
     assert_eq!(schema.last(), Some(&(ADDED.to_owned(), "string".to_owned(), true)), "{mode:?}: added last, nullable");
 
     let backfill =
@@ -111,16 +174,17 @@ fn added_then_backfilled(mode: Mode) {
     assert!(reports[0].schema_change.is_none(), "{mode:?}: the column was there: {:?}", reports[0].schema_change);
     if let Some(changes) = &reports[0].changes {
         // A keyed rerun fills in the rows of its keys: each is counted as updated.
-        let rows = rows_of(&lake, mode, WRITTEN).len() as u64;
+        let rows = rows_of(lake, mode, WRITTEN).len() as u64;
         assert_eq!((changes.inserted, changes.updated, changes.unchanged), (0, rows, 0), "{mode:?}");
     }
-    assert_eq!((filled(&lake, mode, WRITTEN), filled(&lake, mode, FAILING)), (true, true), "{mode:?}");
-    assert_eq!(lacking(&lake, mode), vec![fresh(), fresh()], "{mode:?}: backfilled");
+    assert_eq!((filled(lake, mode, WRITTEN), filled(lake, mode, FAILING)), (true, true), "{mode:?}");
+    assert_eq!(lacking(lake, mode), vec![fresh(), fresh()], "{mode:?}: backfilled");
 
     // An audit against a reproduction with the code now: the same rows, the column in its SQL
     // position there and at the end here.
     let audit = lake.cli(&["--json", "audit", mode.as_str(), "--scratch"]);
     audit.assert_code(0);
+    readers_agree(lake, mode);
     let verdicts: Vec<String> =
         crate::support::json_lines(&audit).iter().filter_map(|l| l["verdict"].as_str().map(str::to_owned)).collect();
     assert!(!verdicts.is_empty() && verdicts.iter().all(|v| v == "equal"), "{mode:?}: {}", audit.stdout);
@@ -139,6 +203,12 @@ fn overwrite_partition_fills_an_added_column_by_backfilling_stale_days() {
 #[test]
 fn delete_insert_fills_an_added_column_by_backfilling_stale_days() {
     added_then_backfilled(Mode::DeleteInsert);
+}
+
+#[test]
+fn on_s3_an_added_column_is_filled_by_backfilling_stale_days() {
+    walk(Mode::OverwritePartition, true);
+    walk(Mode::Merge, true);
 }
 
 #[test]
