@@ -14,7 +14,7 @@ use lakewriter_core::Phase;
 use std::time::Duration;
 
 use super::crash::{KillAt, PHASES, kill_at};
-use crate::support::figures::Figures;
+use crate::support::figures::{self, Figures};
 use crate::support::modes::{DATED, FAILING, GOOD, project, table, written};
 use crate::support::pause::Paused;
 use crate::support::reader::Reader;
@@ -98,8 +98,9 @@ fn an_old_schema_run_under_a_column_adding_commit_plans_again_and_writes_the_col
         "a run of the old columns while another commit adds one (on_schema_change)",
         "faults::schema_change::an_old_schema_run_under",
     );
+    let phases = [Phase::Planned, Phase::Writing];
     for mode in [Mode::OverwritePartition, Mode::DeleteInsert, Mode::Append] {
-        for phase in [Phase::Planned, Phase::Writing] {
+        for phase in (0..figures::trials(phases.len())).map(|i| phases[i % phases.len()]) {
             assert!(
                 (0..3).any(|_| replanned_under(mode, phase, &mut figures)),
                 "{mode:?} was never stopped at {phase}"
@@ -165,8 +166,8 @@ fn a_run_adding_a_column_killed_at_any_phase_leaves_the_old_schema_and_rows_or_t
         undisturbed.set_project(&adding(mode));
         undisturbed.cli(&["run", mode.as_str(), "--dt", FAILING]).assert_code(0);
         let new = undisturbed.digest(&table(mode), None);
-        for point in PHASES {
-            killed_adding(mode, point, &new, &mut figures);
+        for i in 0..figures::trials(PHASES.len()) {
+            killed_adding(mode, PHASES[i % PHASES.len()], &new, &mut figures);
         }
     }
     figures.finish();
