@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use super::crash::{KillAt, PHASES, kill_at};
 use crate::support::figures::{self, Figures};
-use crate::support::modes::{DATED, FAILING, GOOD, project, table, written};
+use crate::support::modes::{DATED, FAILING, GOOD, project, table, table_uri, written};
 use crate::support::pause::Paused;
 use crate::support::reader::Reader;
 use crate::support::{Digest, Job, Lake, Mode, Run, log_lines};
@@ -84,7 +84,7 @@ fn replanned_under(mode: Mode, phase: Phase, figures: &mut Figures) -> bool {
     assert_eq!(report.schema_change.as_ref(), Some(&missing), "{mode:?} at {phase}");
     let after = lake.digest(&table(mode), None);
     assert_eq!(after.version, changed.version + 1, "{mode:?} at {phase}: one commit over the changed table");
-    let rows = Reader::new(&lake).rows(&uri(&lake, mode));
+    let rows = Reader::new(&lake).rows(&table_uri(&lake, mode));
     let (day, rest): (Vec<_>, Vec<_>) = rows.iter().partition(|r| r["dt"] == FAILING && r["note"].is_null());
     assert!(!day.is_empty(), "{mode:?} at {phase}: the run's rows, with `note` NULL");
     assert!(rest.iter().all(|r| r["note"] == "changed"), "{mode:?} at {phase}: the changer's rows keep theirs");
@@ -119,7 +119,7 @@ fn killed_adding(mode: Mode, point: KillAt, new: &Digest, figures: &mut Figures)
     lake.set_project(&adding(mode));
     let what = format!("{mode:?} killed at {point}");
     assert!(kill_at(&lake, &["run", mode.as_str(), "--dt", FAILING], point, Duration::ZERO), "{what}: reached");
-    let uri = uri(&lake, mode);
+    let uri = table_uri(&lake, mode);
     let reader = Reader::new(&lake);
     let has_column = reader.schema(&uri).iter().any(|(name, _, _)| name == "status_code");
     let after = lake.digest(&table(mode), None);
@@ -135,16 +135,11 @@ fn killed_adding(mode: Mode, point: KillAt, new: &Digest, figures: &mut Figures)
     assert_eq!(content(&lake.digest(&table(mode), None)), content(new), "{what}: after the rerun");
 }
 
-/// The table of `mode`, as the independent reader opens it.
-fn uri(lake: &Lake, mode: Mode) -> String {
-    lake.root().join(table(mode).replace('.', "/")).display().to_string()
-}
-
 /// `mode`'s table written for its first day, with a checkpoint due at the commit of the next run
 /// (its third version), as the crash suite sets it.
 fn checkpointed(mode: Mode) -> Lake {
     let lake = written(&[mode]);
-    Reader::new(&lake).checkpoint_every(3, &uri(&lake, mode));
+    Reader::new(&lake).checkpoint_every(3, &table_uri(&lake, mode));
     lake
 }
 

@@ -5,10 +5,9 @@
 
 use serde_json::Value;
 
-use crate::support::modes::{FAILING, GOOD, WRITTEN, project, table};
+use crate::support::modes::{FAILING, GOOD, WRITTEN, project, table, table_uri};
 use crate::support::reader::Reader;
 use crate::support::s3::S3;
-use crate::support::sql::{local_root, uri};
 use crate::support::{Lake, Mode, Project, day};
 
 /// The column the edit adds: a day's rows all have it, computed from their `status`.
@@ -64,13 +63,6 @@ fn written_at(mode: Mode, on_s3: bool) -> Place {
         place.cli(&["run", mode.as_str(), "--dt", dt]).assert_code(0);
     }
     place
-}
-
-/// The URI of `mode`'s table, as the independent readers open it.
-fn table_uri(lake: &Lake, mode: Mode) -> String {
-    let relative = table(mode).replace('.', "/");
-    let root = lake.env().into_iter().find(|(k, _)| *k == "LAKEWRITER_ROOT").map(|(_, root)| root.to_owned());
-    uri(&root.unwrap_or_else(|| local_root(lake)), &relative)
 }
 
 /// The table's rows of `day` as the independent reader reads them.
@@ -136,12 +128,8 @@ fn fresh() -> (String, Vec<String>) {
     ("fresh".to_owned(), Vec::new())
 }
 
-/// The whole walk for one dated mode that rewrites a partition's rows on a rerun.
-fn added_then_backfilled(mode: Mode) {
-    walk(mode, false);
-}
-
-/// [`added_then_backfilled`], locally or on S3.
+/// The whole walk for one dated mode that rewrites a partition's rows on a rerun, locally or on
+/// S3.
 fn walk(mode: Mode, on_s3: bool) {
     let place = written_at(mode, on_s3);
     let lake: &Lake = &place;
@@ -211,12 +199,12 @@ fn walk(mode: Mode, on_s3: bool) {
 
 #[test]
 fn overwrite_partition_fills_an_added_column_by_backfilling_stale_days() {
-    added_then_backfilled(Mode::OverwritePartition);
+    walk(Mode::OverwritePartition, false);
 }
 
 #[test]
 fn delete_insert_fills_an_added_column_by_backfilling_stale_days() {
-    added_then_backfilled(Mode::DeleteInsert);
+    walk(Mode::DeleteInsert, false);
 }
 
 #[test]
@@ -227,12 +215,12 @@ fn on_s3_an_added_column_is_filled_by_backfilling_stale_days() {
 
 #[test]
 fn merge_fills_an_added_column_in_the_rows_of_its_keys_by_backfilling_stale_days() {
-    added_then_backfilled(Mode::Merge);
+    walk(Mode::Merge, false);
 }
 
 #[test]
 fn append_dedup_fills_an_added_column_in_the_rows_it_kept_by_backfilling_stale_days() {
-    added_then_backfilled(Mode::AppendDedup);
+    walk(Mode::AppendDedup, false);
 }
 
 #[test]
@@ -350,7 +338,7 @@ fn sync_all_columns_keeps_a_column_the_result_no_longer_has_where_the_run_replac
             "adds column `status_code` (string); writes `customer_id` (long) as NULL (not in the result); kept in the table: sync_all_columns drops a column only in a commit that replaces every row (a rebuild)"
         )
     );
-    let schema = Reader::new(&lake).schema(&uri(&local_root(&lake), &table(mode).replace('.', "/")));
+    let schema = Reader::new(&lake).schema(&table_uri(&lake, mode));
     let names: Vec<&str> = schema.iter().map(|(name, _, _)| name.as_str()).collect();
     assert_eq!(names, ["order_id", "customer_id", "amount", "status", "created_at", "dt", ADDED]);
 }
@@ -369,6 +357,6 @@ fn sync_all_columns_drops_a_column_in_a_rebuild() {
     run.assert_code(0);
     let dropped = serde_json::json!({"added": [], "missing": [], "ignored": [], "dropped": [{"column": "customer_id", "type": "long"}]});
     assert_eq!(run.json().0[0].schema_change.as_ref(), Some(&dropped));
-    let schema = Reader::new(&lake).schema(&uri(&local_root(&lake), &table(mode).replace('.', "/")));
+    let schema = Reader::new(&lake).schema(&table_uri(&lake, mode));
     assert!(schema.iter().all(|(name, _, _)| name != "customer_id"), "{schema:?}");
 }

@@ -55,6 +55,15 @@ pub fn table(mode: Mode) -> String {
     format!("failures.{}", mode.as_str())
 }
 
+/// The URI of `mode`'s table in `lake` (below its S3 root where it has one), as the independent
+/// readers open it.
+pub fn table_uri(lake: &Lake, mode: Mode) -> String {
+    let relative = table(mode).replace('.', "/");
+    let root = lake.env().into_iter().find(|(k, _)| *k == "LAKEWRITER_ROOT").map(|(_, root)| root.to_owned());
+    let root = root.unwrap_or_else(|| lake.root().to_str().expect("utf-8 path").to_owned());
+    format!("{}/{relative}", root.trim_end_matches('/'))
+}
+
 pub fn project(modes: &[Mode], columns: Columns) -> Project {
     modes.iter().fold(Project::new(), |project, &mode| project.job(job(mode, columns)))
 }

@@ -74,7 +74,7 @@ pub(crate) fn transactions(metadata: &CommitMetadata, columns: Option<usize>, no
     let versions = [
         Some((CODE, fingerprint_version(&metadata.code_fingerprint))),
         Some((INPUTS, fingerprint_version(&metadata.input_fingerprint))),
-        columns.map(|n| (COLUMNS, i64::try_from(n).unwrap_or(i64::MAX))),
+        columns.map(|n| (COLUMNS, count_version(n))),
     ];
     versions
         .into_iter()
@@ -88,6 +88,17 @@ pub(crate) fn transactions(metadata: &CommitMetadata, columns: Option<usize>, no
 /// The application id of the number of columns `job`'s table had before a commit first added any.
 pub(crate) fn columns_base_id(job: &str) -> String {
     format!("lakewriter/{job}/{COLUMNS_BASE}")
+}
+
+/// The transaction that records `columns` as the number of columns `job`'s table had before its
+/// first column-adding commit, stamped `now`.
+pub(crate) fn columns_base(job: &str, columns: usize, now: DateTime<Utc>) -> Transaction {
+    Transaction::new_with_last_update(columns_base_id(job), count_version(columns), Some(now.timestamp_millis()))
+}
+
+/// A count as a transaction version.
+fn count_version(n: usize) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
 }
 
 /// The application id whose presence means (job, partition) has been written.

@@ -42,14 +42,7 @@ pub(super) fn properties(
         .with_create_checkpoint(false)
         .with_cleanup_expired_logs(Some(false));
     let now = chrono::Utc::now();
-    let base = base.filter(|_| !metadata.job.is_empty()).map(|base| {
-        let version = i64::try_from(base).unwrap_or(i64::MAX);
-        deltalake::kernel::Transaction::new_with_last_update(
-            state::columns_base_id(&metadata.job),
-            version,
-            Some(now.timestamp_millis()),
-        )
-    });
+    let base = base.filter(|_| !metadata.job.is_empty()).map(|base| state::columns_base(&metadata.job, base, now));
     Ok(state::transactions(metadata, columns, now)
         .into_iter()
         .chain(base)

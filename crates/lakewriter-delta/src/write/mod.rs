@@ -149,20 +149,15 @@ fn check_schema(
     target: &Target<'_>,
 ) -> Result<bool> {
     let Ok(state) = table.snapshot() else { return Ok(false) };
-    let mut adds = false;
-    let differences: Vec<String> = crate::schema::column_differences(&state.snapshot().arrow_schema(), result)
-        .into_iter()
-        .filter(|d| {
-            let added = target.adds_columns && matches!(d, crate::schema::Difference::Extra { .. });
-            adds |= added;
-            !added
-        })
-        .map(|d| d.to_string())
-        .collect();
-    if !differences.is_empty() {
+    let (added, refused): (Vec<_>, Vec<_>) =
+        crate::schema::column_differences(&state.snapshot().arrow_schema(), result)
+            .into_iter()
+            .partition(|d| target.adds_columns && matches!(d, crate::schema::Difference::Extra { .. }));
+    if !refused.is_empty() {
+        let differences = refused.iter().map(ToString::to_string).collect();
         return Err(Error::SchemaMismatch { table: target.name.to_owned(), differences });
     }
-    Ok(adds)
+    Ok(!added.is_empty())
 }
 
 /// `builder` with the schema mode of a write that adds columns (`adds`): Delta's schema merge,
