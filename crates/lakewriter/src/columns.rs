@@ -7,7 +7,10 @@ use lakewriter_core::WriteSpec;
 use lakewriter_delta::schema::{ColumnChanges, SchemaColumn, lay_out, replaced};
 use lakewriter_delta::state::JobState;
 
+use datafusion::arrow::datatypes::{DataType, Field, Schema};
+
 use crate::Job;
+use crate::sql::JobStatement;
 use crate::write::{Attempt, Replaces};
 use crate::{RunError, Runner};
 
@@ -26,8 +29,9 @@ impl Runner {
 
     /// `plan` laid out as the columns of the table `attempt` read, as its job's `on_schema_change`
     /// says, with what that changes. A `rebuild` replaces the table's columns with its result's
-    /// whatever it says (a full refresh): its changes are reported, its plan stays. A job written
-    /// as a statement lays its rows out itself ([`crate::write::Mode::lay_out`]).
+    /// whatever it says (a full refresh): its changes are reported, its plan stays. An INSERT's
+    /// rows come laid out by position ([`crate::write::Mode::lay_out`]); a `MERGE INTO` sets the
+    /// columns it names itself (`crate::write::merge_into`).
     pub(crate) async fn columns_laid_out(
         &self,
         attempt: &Attempt<'_>,
@@ -40,7 +44,7 @@ impl Runner {
             return Ok((plan, changes));
         }
         let exempt: &[&str] = match &job.spec.write {
-            WriteSpec::Statement => return Ok((plan, ColumnChanges::default())),
+            WriteSpec::Statement if !job.mode.result_is_rows() => return Ok((plan, ColumnChanges::default())),
             WriteSpec::Merge { delete_when: Some(_), .. } => &[lakewriter_compute::keyed::DELETED],
             _ => &[],
         };
@@ -75,17 +79,42 @@ impl Runner {
 }
 
 /// The columns of a result of `schema` that `job`'s run would add to a table of `columns`: none
-/// where its `on_schema_change` adds none, or there is no table.
-pub(crate) fn new_columns<'a>(
+/// where its `on_schema_change` adds none, or there is no table. A job written as a statement
+/// adds its INSERT's columns beyond the table's, or the columns its MERGE's clauses set.
+pub(crate) fn new_columns(
     job: &Job,
-    columns: &'a [SchemaColumn],
-    schema: &'a datafusion::common::DFSchema,
-) -> impl Iterator<Item = SchemaColumn> + 'a {
+    columns: &[SchemaColumn],
+    schema: &datafusion::common::DFSchema,
+) -> Vec<SchemaColumn> {
     use lakewriter_core::OnSchemaChange;
     let adds = !columns.is_empty()
         && matches!(job.spec.on_schema_change, OnSchemaChange::AppendNewColumns | OnSchemaChange::SyncAllColumns);
-    let known = |name: &str| columns.iter().any(|c| c.column == name);
-    schema.fields().iter().filter(move |f| adds && !known(f.name())).map(|f| SchemaColumn::of(f))
+    if !adds {
+        return Vec::new();
+    }
+    let names: Vec<&str> = columns.iter().map(|c| c.column.as_str()).collect();
+    match &job.statement {
+        Some(JobStatement::Merge(merge)) => {
+            let table =
+                Schema::new(columns.iter().map(|c| Field::new(&c.column, DataType::Null, true)).collect::<Vec<_>>());
+            crate::sql::column_changes(merge, &table, schema.as_arrow(), job.spec.on_schema_change).added
+        }
+        Some(JobStatement::Overwrite(insert) | JobStatement::Append(insert)) => {
+            let query: Vec<String> = schema.fields().iter().map(|f| f.name().clone()).collect();
+            let added = crate::sql::added_columns(insert, &names, &query);
+            let column = |(i, name): (usize, &String)| SchemaColumn {
+                column: name.clone(),
+                ..SchemaColumn::of(schema.field(i))
+            };
+            added.into_iter().filter(|(i, _)| *i < query.len()).map(column).collect()
+        }
+        None => schema
+            .fields()
+            .iter()
+            .filter(|f| !names.contains(&f.name().as_str()))
+            .map(|f| SchemaColumn::of(f))
+            .collect(),
+    }
 }
 
 impl crate::PartitionReport {

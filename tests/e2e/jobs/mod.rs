@@ -9,6 +9,7 @@ mod overwrite_partition;
 mod project_file;
 mod raw;
 mod schema_changes;
+mod schema_statements;
 mod spark_semantics;
 mod sql_jobs;
 mod statement_rules;

@@ -21,7 +21,7 @@ fn with_added(mode: Mode, policy: &'static str) -> Project {
 }
 
 /// Where a walk runs: a local lakehouse, or a prefix of the S3 test bucket.
-enum Place {
+pub(super) enum Place {
     Local(Lake),
     S3(S3),
 }
@@ -45,8 +45,18 @@ fn written_twice(mode: Mode) -> Lake {
 
 /// [`written_twice`], locally or on S3.
 fn written_at(mode: Mode, on_s3: bool) -> Place {
-    let place = if on_s3 {
-        let s3 = S3::new(&format!("schema-{}", mode.as_str().replace('_', "-")));
+    let place = raw_orders_at(&mode.as_str().replace('_', "-"), on_s3);
+    place.set_project(&project(&[mode], GOOD));
+    for dt in [WRITTEN, FAILING] {
+        place.cli(&["run", mode.as_str(), "--dt", dt]).assert_code(0);
+    }
+    place
+}
+
+/// Raw orders for both days, locally or below the S3 prefix `schema-NAME`.
+pub(super) fn raw_orders_at(name: &str, on_s3: bool) -> Place {
+    if on_s3 {
+        let s3 = S3::new(&format!("schema-{name}"));
         for dt in [WRITTEN, FAILING] {
             let batch = lakewriter_datagen::orders_for(day(dt));
             s3.put(
@@ -57,12 +67,7 @@ fn written_at(mode: Mode, on_s3: bool) -> Place {
         Place::S3(s3)
     } else {
         Place::Local(Lake::new(WRITTEN, FAILING))
-    };
-    place.set_project(&project(&[mode], GOOD));
-    for dt in [WRITTEN, FAILING] {
-        place.cli(&["run", mode.as_str(), "--dt", dt]).assert_code(0);
     }
-    place
 }
 
 /// The table's rows of `day` as the independent reader reads them.

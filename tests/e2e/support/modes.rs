@@ -58,7 +58,12 @@ pub fn table(mode: Mode) -> String {
 /// The URI of `mode`'s table in `lake` (below its S3 root where it has one), as the independent
 /// readers open it.
 pub fn table_uri(lake: &Lake, mode: Mode) -> String {
-    let relative = table(mode).replace('.', "/");
+    uri_of(lake, &table(mode))
+}
+
+/// The URI of the table `table` (`schema.name`) in `lake`, as [`table_uri`].
+pub fn uri_of(lake: &Lake, table: &str) -> String {
+    let relative = table.replace('.', "/");
     let root = lake.env().into_iter().find(|(k, _)| *k == "LAKEWRITER_ROOT").map(|(_, root)| root.to_owned());
     let root = root.unwrap_or_else(|| lake.root().to_str().expect("utf-8 path").to_owned());
     format!("{}/{relative}", root.trim_end_matches('/'))

@@ -146,11 +146,6 @@ impl RawJob {
                 "key `on_schema_change`: \"{policy}\" does not apply to write = \"rebuild\", which replaces the table's columns with its result's on every run (a full refresh); leave the key out, or set \"sync_all_columns\""
             ));
         }
-        if mode == WriteMode::Statement && policy != OnSchemaChange::Fail {
-            return Err(format!(
-                "key `on_schema_change`: \"{policy}\" does not apply to a job written as a statement, whose statement names the table's columns (an INSERT lays its values onto them by position, a MERGE INTO sets those it names); leave the key out, or write the job with a `write` mode"
-            ));
-        }
         Ok(policy)
     }
 

@@ -42,6 +42,9 @@ pub struct MergeStatement<'a> {
     pub source_alias: &'a str,
     /// In the order written; delta-rs applies the first clause of each kind whose condition holds.
     pub clauses: Vec<Clause>,
+    /// The number of the table's columns after the merge, where its clauses set columns the table
+    /// lacks and the target [adds columns](Target::adds_columns) (`None`: as many as it has).
+    pub columns: Option<usize>,
 }
 
 /// One `WHEN … THEN …` clause. Assignments are `(target column, value)`.
@@ -90,7 +93,9 @@ fn count(n: usize) -> u64 {
 
 /// Runs `merge` with `source` into the existing table: one commit, or none (`None`) where no
 /// clause changed a row. The commit may be rebased over commits to rows the merge did not read,
-/// as Delta's conflict rules allow.
+/// as Delta's conflict rules allow. Where the target [adds columns](Target::adds_columns), the
+/// columns its clauses set that the table lacks are added with delta-rs's schema merge (see
+/// [`super::merge`]).
 pub async fn merge_clauses(
     session: &SessionState,
     target: Target<'_>,
@@ -98,7 +103,7 @@ pub async fn merge_clauses(
     merge: MergeStatement<'_>,
 ) -> Result<(Option<Committed>, MergeCounts)> {
     let mut counts = MergeCounts::default();
-    let committed = attempt_or_skip(&target, None, |table, props| async {
+    let committed = attempt_or_skip(&target, merge.columns, |table, props| async {
         let read = table.version();
         let err = |e| write_error(&target, e);
         let clauses: Vec<Clause> = merge.clauses.into_iter().map(|c| c.stored(&table)).collect();
@@ -107,6 +112,7 @@ pub async fn merge_clauses(
             .with_source_alias(merge.source_alias)
             .with_target_alias(merge.target_alias)
             .with_session_state(Arc::new(session.clone()))
+            .with_merge_schema(target.adds_columns)
             .with_commit_properties(props);
         for clause in clauses {
             builder = with_clause(builder, clause).map_err(err)?;

@@ -43,7 +43,8 @@ impl Runner {
     ) -> Result<()> {
         let query = self.plan(&insert.query, options.dt).await.map_err(Error::statement_plan)?;
         written.metadata.input_fingerprint = input_fingerprint(&query.files);
-        let (plan, layout) = self.laid_out(insert, &written.name, written.shape.as_ref(), query.plan, options.dt)?;
+        let (plan, layout) =
+            self.laid_out(insert, &written.name, written.shape.as_ref(), query.plan, options.dt, false)?;
         let plan = lakewriter_delta::schema::storable(plan, &written.name).map_err(Error::write)?;
         let plan = lakewriter_delta::values::empty_partitions_as_null(plan, &layout.partition_columns, &written.name)
             .map_err(Error::write)?;
@@ -84,7 +85,9 @@ impl Runner {
     }
 
     /// The query's rows laid out as the table's columns, in its order, with the static partition
-    /// values: what an INSERT writes into `table` (columns `shape` where it exists).
+    /// values: what an INSERT writes into `table` (columns `shape` where it exists). With `extra`
+    /// (a job whose `on_schema_change` lets columns in), the query's columns the table lacks
+    /// follow, named as the query names them (see [`added_columns`]).
     pub(crate) fn laid_out(
         &self,
         insert: &Insert,
@@ -92,8 +95,9 @@ impl Runner {
         shape: Option<&Shape>,
         query: LogicalPlan,
         dt: Option<NaiveDate>,
+        extra: bool,
     ) -> Result<(LogicalPlan, Layout)> {
-        let layout = self.insert_layout(insert, table, shape, &query, dt)?;
+        let layout = self.insert_layout(insert, table, shape, &query, dt, extra)?;
         let plan = LogicalPlanBuilder::from(query).project(layout.columns.clone()).and_then(LogicalPlanBuilder::build);
         Ok((plan.map_err(result_err)?, layout))
     }
@@ -142,6 +146,7 @@ impl Runner {
         shape: Option<&Shape>,
         query: &LogicalPlan,
         dt: Option<NaiveDate>,
+        extra: bool,
     ) -> Result<Layout> {
         let partition_columns = match shape {
             Some(shape) => shape.partition_columns.clone(),
@@ -165,10 +170,12 @@ impl Runner {
         }
         let dynamic: Vec<String> =
             partition_columns.iter().filter(|c| !fixed.iter().any(|(f, _)| f == *c)).cloned().collect();
-        let from_query = expected_columns(insert, table, shape, &fixed, query)?;
+        let from_query = expected_columns(insert, table, shape, query, extra)?;
         let fields: Vec<Expr> = query.schema().iter().map(|f| Expr::Column(Column::from(f))).collect();
         let table_columns: Vec<(String, DataType)> = if let Some(shape) = shape {
-            shape.schema.fields().iter().map(|f| (f.name().clone(), f.data_type().clone())).collect()
+            let added = from_query.iter().enumerate().filter(|(_, c)| shape.schema.field_with_name(c).is_err());
+            let added = added.map(|(i, c)| (c.clone(), query.schema().field(i).data_type().clone()));
+            shape.schema.fields().iter().map(|f| (f.name().clone(), f.data_type().clone())).chain(added).collect()
         } else {
             if let Some(missing) = dynamic.iter().find(|c| !from_query.contains(c)) {
                 return usage(format!(
@@ -242,16 +249,17 @@ impl Runner {
 }
 
 /// The columns the query's columns go to, in order: the INSERT's column list, or the table's
-/// columns other than the static partition columns, or (a new table) the query's own names.
+/// columns other than the static partition columns, or (a new table) the query's own names. With
+/// `extra`, the columns the table lacks are the query's [`added_columns`].
 fn expected_columns(
     insert: &Insert,
     table: &str,
     shape: Option<&Shape>,
-    fixed: &[(String, ScalarValue)],
     query: &LogicalPlan,
+    extra: bool,
 ) -> Result<Vec<String>> {
     let names: Vec<String> = query.schema().fields().iter().map(|f| f.name().clone()).collect();
-    let is_fixed = |c: &String| fixed.iter().any(|(f, _)| f == c);
+    let is_fixed = |c: &String| insert.partition.iter().any(|p| p.value.is_some() && p.column == *c);
     let expected: Vec<String> = if !insert.columns.is_empty() {
         for column in &insert.columns {
             if is_fixed(column) {
@@ -259,13 +267,28 @@ fn expected_columns(
                     "`{column}` has a value in the PARTITION clause: leave it out of the column list"
                 ));
             }
-            if shape.is_some_and(|s| s.schema.field_with_name(column).is_err()) {
+            if !extra && shape.is_some_and(|s| s.schema.field_with_name(column).is_err()) {
                 return usage(format!("{table} has no column `{column}`"));
             }
         }
         insert.columns.clone()
     } else if let Some(shape) = shape {
-        shape.schema.fields().iter().map(|f| f.name().clone()).filter(|c| !is_fixed(c)).collect()
+        let mut expected: Vec<String> =
+            shape.schema.fields().iter().map(|f| f.name().clone()).filter(|c| !is_fixed(c)).collect();
+        if extra && names.len() > expected.len() {
+            if let Some((i, name)) =
+                names.iter().enumerate().skip(expected.len()).find(|(_, n)| shape.schema.field_with_name(n).is_ok())
+            {
+                return usage(format!(
+                    "INSERT into {table}: the query's column {} is `{name}`, which the table has, but it comes after the table's {} column(s) ({}), where the query's columns are the ones it adds: select the table's columns in its order, then the new ones",
+                    i + 1,
+                    expected.len(),
+                    expected.join(", ")
+                ));
+            }
+            expected.extend(names[expected.len()..].iter().cloned());
+        }
+        expected
     } else {
         names.clone()
     };
@@ -288,6 +311,17 @@ fn expected_columns(
         }
     }
     Ok(expected)
+}
+
+/// The columns an INSERT whose query's columns are `names` adds to a table whose columns are
+/// `table`, as (the query's column, its name), in the query's order: with a column list, the
+/// listed columns the table lacks; without one, the query's columns beyond the table's (other
+/// than its static partition columns), as Delta's schema merge takes an INSERT by position.
+pub(crate) fn added_columns<'a>(insert: &'a Insert, table: &[&str], names: &'a [String]) -> Vec<(usize, &'a String)> {
+    let listed = if insert.columns.is_empty() { names } else { &insert.columns };
+    let fixed = |c: &&&str| insert.partition.iter().any(|p| p.value.is_some() && p.column == **c);
+    let width = if insert.columns.is_empty() { table.iter().filter(|c| !fixed(c)).count() } else { 0 };
+    listed.iter().enumerate().skip(width).filter(|(_, n)| !table.contains(&n.as_str())).collect()
 }
 
 /// Whether a query column of type `from` goes into a table column of type `to` by a cast, as

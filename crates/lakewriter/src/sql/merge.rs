@@ -5,12 +5,15 @@
 //! exist, the `WHEN NOT MATCHED` clauses alone decide the rows, and the write creates it.
 
 use chrono::NaiveDate;
+use datafusion::arrow::datatypes::Schema;
 use datafusion::common::{Column, DFSchema, JoinType};
 use datafusion::functions_aggregate::expr_fn::count;
 use datafusion::prelude::{DataFrame, Expr, lit};
 use lakewriter_compute::Query;
 use lakewriter_compute::statement::{Merge, MergeAction, MergeClause, MergeSource, SqlExpr, When};
+use lakewriter_core::OnSchemaChange;
 use lakewriter_core::input_fingerprint;
+use lakewriter_delta::schema::{ColumnChanges, SchemaColumn};
 use lakewriter_delta::table::Shape;
 use lakewriter_delta::{Clause, Committed, MergeCounts, MergeStatement, Target};
 
@@ -29,11 +32,49 @@ pub(crate) fn source_query(merge: &Merge) -> Query {
 }
 
 /// The columns a MERGE's expressions may name: the target's and the source's, each qualified by
-/// its alias.
+/// its alias; and the source columns the MERGE adds to the target (see [`column_changes`]).
 struct Sides {
     target: DFSchema,
     source: DFSchema,
     both: DFSchema,
+    added: Vec<String>,
+    /// The job's `on_schema_change` lets a `*` clause pass over target columns the source lacks.
+    lets_missing: bool,
+}
+
+/// What `merge` under `policy` does to the columns of a table of `target` columns with a source
+/// of `source` columns, as Delta's MERGE schema evolution does: a `*` clause takes every source
+/// column the table lacks (added, or left out under `ignore`) and passes over the table's columns
+/// the source lacks (an update keeps them, an insert writes NULL); an assignment to a column the
+/// table lacks adds it from the source column of its name. `fail` changes nothing.
+pub(crate) fn column_changes(merge: &Merge, target: &Schema, source: &Schema, policy: OnSchemaChange) -> ColumnChanges {
+    let mut changes = ColumnChanges::default();
+    if policy == OnSchemaChange::Fail {
+        return changes;
+    }
+    let all = merge.clauses.iter().any(|c| matches!(c.action, MergeAction::UpdateAll | MergeAction::InsertAll));
+    let assigned = |name: &str| {
+        merge.clauses.iter().any(|c| match &c.action {
+            MergeAction::Update(pairs) => pairs.iter().any(|(column, _)| column == name),
+            MergeAction::Insert { columns, .. } => columns.iter().any(|column| column == name),
+            _ => false,
+        })
+    };
+    for field in source.fields().iter().filter(|f| target.field_with_name(f.name()).is_err()) {
+        let column = SchemaColumn::of(field);
+        match policy {
+            OnSchemaChange::Ignore if all => changes.ignored.push(column),
+            OnSchemaChange::AppendNewColumns | OnSchemaChange::SyncAllColumns if all || assigned(field.name()) => {
+                changes.added.push(column);
+            }
+            _ => {}
+        }
+    }
+    if all {
+        let lacking = target.fields().iter().filter(|f| source.field_with_name(f.name()).is_err());
+        changes.missing = lacking.map(|f| SchemaColumn::of(f)).collect();
+    }
+    changes
 }
 
 impl Runner {
@@ -48,7 +89,8 @@ impl Runner {
         written.metadata.input_fingerprint = input_fingerprint(&query.files);
         let source = DataFrame::new(self.session().state(), query.plan);
         let target = written.target(self, &[]);
-        let (committed, counts) = self.merge_statement(merge, target, written.shape.as_ref(), source, dt).await?;
+        let (committed, counts) =
+            self.merge_statement(merge, target, written.shape.as_ref(), source, dt, &ColumnChanges::default()).await?;
         report.changes = Some(counts);
         report.finish(committed, "no row to change");
         Ok(())
@@ -57,7 +99,8 @@ impl Runner {
     /// Runs `merge` with the rows of `source` into `target`, whose columns are `shape` where the
     /// table exists: one commit, or none (`None`) where no clause changes a row. A table that does
     /// not exist is created (partitioned by `target.partition_columns`) with the rows of the
-    /// `WHEN NOT MATCHED` clauses.
+    /// `WHEN NOT MATCHED` clauses. `changes` are what it does to the table's columns (see
+    /// [`column_changes`]); the target adds the columns they add.
     pub(crate) async fn merge_statement(
         &self,
         merge: &Merge,
@@ -65,6 +108,7 @@ impl Runner {
         shape: Option<&Shape>,
         source: DataFrame,
         dt: Option<NaiveDate>,
+        changes: &ColumnChanges,
     ) -> Result<(Option<Committed>, MergeCounts)> {
         let source_schema =
             DFSchema::try_from_qualified_schema(merge.source_alias.as_str(), source.schema().as_arrow())
@@ -75,7 +119,9 @@ impl Runner {
         let target_schema =
             DFSchema::try_from_qualified_schema(merge.target_alias.as_str(), &shape.schema).map_err(result_err)?;
         let both = target_schema.join(&source_schema).map_err(result_err)?;
-        let sides = Sides { target: target_schema, source: source_schema, both };
+        let added = changes.added.iter().map(|c| c.column.clone()).collect();
+        let lets_missing = !changes.missing.is_empty();
+        let sides = Sides { target: target_schema, source: source_schema, both, added, lets_missing };
         let on = self.expression(&merge.on, &sides.both, dt)?;
         let clauses =
             merge.clauses.iter().map(|c| self.clause(c, &sides, target.name, dt)).collect::<Result<Vec<_>>>()?;
@@ -86,8 +132,14 @@ impl Runner {
         {
             self.refuse_duplicate_matches(merge, target, &source, &on).await?;
         }
-        let statement =
-            MergeStatement { on, target_alias: &merge.target_alias, source_alias: &merge.source_alias, clauses };
+        let columns = Some(shape.schema.fields().len() + sides.added.len()).filter(|_| !sides.added.is_empty());
+        let statement = MergeStatement {
+            on,
+            target_alias: &merge.target_alias,
+            source_alias: &merge.source_alias,
+            clauses,
+            columns,
+        };
         lakewriter_delta::merge_clauses(&self.session().state(), target, source, statement).await.map_err(Error::write)
     }
 
@@ -103,10 +155,19 @@ impl Runner {
             pairs
                 .iter()
                 .map(|(column, value)| {
+                    let value = self.expression(value, schema, dt)?;
                     if sides.target.field_with_unqualified_name(column).is_err() {
-                        return usage(format!("{table} has no column `{column}`"));
+                        let from_source = matches!(&value, Expr::Column(c) if c.name == *column
+                            && sides.source.has_column(c));
+                        if !sides.added.contains(column) {
+                            return usage(format!("{table} has no column `{column}`"));
+                        } else if !from_source {
+                            return usage(format!(
+                                "{table} has no column `{column}`: a MERGE adds a column from the source's column of its name only (SET {column} = source.{column}, or *)"
+                            ));
+                        }
                     }
-                    Ok((column.clone(), self.expression(value, schema, dt)?))
+                    Ok((column.clone(), value))
                 })
                 .collect()
         };
@@ -241,20 +302,26 @@ impl Runner {
     }
 }
 
-/// `UPDATE SET *` and `INSERT *`: every target column from the source column of its name.
+/// `UPDATE SET *` and `INSERT *`: every target column from the source column of its name, then
+/// the columns the MERGE adds. A target column the source lacks is refused, or passed over where
+/// the job's `on_schema_change` lets it be.
 fn all_from_source(sides: &Sides, table: &str) -> Result<Vec<(String, Expr)>> {
-    sides
-        .target
-        .fields()
-        .iter()
-        .map(|field| match sides.source.qualified_field_with_unqualified_name(field.name()) {
-            Ok((qualifier, source)) => Ok((field.name().clone(), Expr::Column(Column::from((qualifier, source))))),
-            Err(_) => usage(format!(
-                "UPDATE SET * / INSERT *: the source has no column `{}`, which {table} has",
-                field.name()
-            )),
-        })
-        .collect()
+    let from_source = |name: &String| {
+        let (qualifier, source) = sides.source.qualified_field_with_unqualified_name(name).ok()?;
+        Some((name.clone(), Expr::Column(Column::from((qualifier, source)))))
+    };
+    let mut set = Vec::new();
+    for name in sides.target.fields().iter().map(|f| f.name()) {
+        match from_source(name) {
+            Some(pair) => set.push(pair),
+            None if sides.lets_missing => {}
+            None => {
+                return usage(format!("UPDATE SET * / INSERT *: the source has no column `{name}`, which {table} has"));
+            }
+        }
+    }
+    set.extend(sides.added.iter().filter_map(from_source));
+    Ok(set)
 }
 
 /// Refuses a `WHEN NOT MATCHED` clause that inserts other columns than the first one did: into a

@@ -7,7 +7,9 @@ mod job;
 mod merge;
 mod value;
 
+pub(crate) use insert::added_columns;
 pub use job::JobStatement;
+pub(crate) use merge::column_changes;
 
 use chrono::NaiveDate;
 use datafusion::arrow::array::RecordBatch;

@@ -1,14 +1,17 @@
 //! A job written as `MERGE INTO t USING … ON … WHEN …`: the statement run as written into the
-//! table at the version the run read, its source planned as the job's query. Its checks would
+//! table at the version the run read, its source planned as the job's query; the columns it adds
+//! under the job's `on_schema_change` are its clauses' (see `crate::sql::column_changes`). Its checks would
 //! see the source, not the rows it writes, and delta-rs merges only by committing: it has
 //! neither checks nor a dry run.
 
+use datafusion::arrow::datatypes::Schema;
 use lakewriter_compute::statement::Merge;
 use lakewriter_core::{CheckKind, WriteMode};
 use lakewriter_delta::{Committed, Target};
 
 use super::{Attempt, Mode};
 use crate::result::Computed;
+use crate::sql::column_changes;
 use crate::{PartitionReport, RunError};
 
 #[derive(Debug)]
@@ -54,15 +57,23 @@ impl Mode for MergeInto {
             datafusion::prelude::DataFrame::new(runner.session().state(), super::rows_plan(attempt, computed)?);
         let shape = runner.loaded.shape(target.location, target.read_version).await?;
         let schema = source.schema().as_arrow().clone();
+        let policy = attempt.run.job.spec.on_schema_change;
+        let changes =
+            shape.as_ref().map(|s| column_changes(&self.merge, &s.schema, &schema, policy)).unwrap_or_default();
+        let target = Target { adds_columns: !changes.added.is_empty(), ..target };
         let (committed, counts) = runner
-            .merge_statement(&self.merge, target, shape.as_ref(), source, attempt.run.unit.dt)
+            .merge_statement(&self.merge, target, shape.as_ref(), source, attempt.run.unit.dt, &changes)
             .await
             .map_err(RunError::of)?;
         report.changes = Some(crate::Changes::Merge(counts));
+        report.columns_changed(&changes, policy);
         if committed.is_some() {
             return Ok(committed);
         }
-        let table_schema = shape.map_or(schema, |s| s.schema.as_ref().clone());
-        super::record_state_alone(attempt, target, &table_schema, report).await
+        let Some(shape) = shape else { return super::record_state_alone(attempt, target, &schema, report).await };
+        // A merge that changes no row still adds its columns, with the partition's state.
+        let added = schema.fields().iter().filter(|f| changes.added.iter().any(|c| c.column == *f.name()));
+        let fields: Vec<_> = shape.schema.fields().iter().chain(added).cloned().collect();
+        super::record_state_alone(attempt, target, &Schema::new(fields), report).await
     }
 }

@@ -271,7 +271,9 @@ fn rows_plan(attempt: &Attempt<'_>, computed: Computed) -> Result<LogicalPlan, l
     Ok(computed.dataframe(attempt.runner.session())?.into_unoptimized_plan())
 }
 
-/// An `INSERT`'s query laid out as the columns of the table at the version `attempt` read.
+/// An `INSERT`'s query laid out as the columns of the table at the version `attempt` read, then
+/// the columns it adds where its job's `on_schema_change` lets them in (laid out as a write
+/// mode's result is after this: see `crate::columns`).
 async fn insert_laid_out(
     attempt: &Attempt<'_>,
     insert: &lakewriter_compute::statement::Insert,
@@ -280,6 +282,7 @@ async fn insert_laid_out(
     let runner = attempt.runner;
     let shape = runner.loaded.shape(attempt.location, attempt.read_version).await?;
     let table = attempt.run.job.spec.target.to_string();
-    let laid_out = runner.laid_out(insert, &table, shape.as_ref(), plan, attempt.run.unit.dt);
+    let extra = attempt.run.job.spec.on_schema_change != lakewriter_core::OnSchemaChange::Fail;
+    let laid_out = runner.laid_out(insert, &table, shape.as_ref(), plan, attempt.run.unit.dt, extra);
     Ok(laid_out.map_err(RunError::of)?.0)
 }
