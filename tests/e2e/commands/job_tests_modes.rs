@@ -113,3 +113,54 @@ fn an_upstream_jobs_table_is_given_as_delta() {
     assert_eq!(results["revenue"].status, "passed", "{:?}", results["revenue"]);
     run.assert_code(0);
 }
+
+/// A job's own target given with the columns it had before an edit added `status_code`: the test
+/// runs the edited job over it, and the column is added, NULL in the given day's rows.
+#[test]
+fn a_given_target_whose_columns_are_older_than_the_jobs_result_grows_as_a_run_grows_it() {
+    const OLD: &str = "{ order_id = 9, customer_id = 9, amount = 1.0, status = \"old\", created_at = 2026-08-31T08:00:00, dt = 2026-08-31 }";
+    let added = |row: &str, code: &str| row.replacen(", dt =", &format!(", status_code = \"{code}\", dt ="), 1);
+    let expected: Vec<String> =
+        std::iter::once(OLD.to_owned()).chain(ORDERS[..2].iter().map(|row| added(row, "NEW"))).collect();
+    let expected: Vec<&str> = expected.iter().map(String::as_str).collect();
+    let modes = [Mode::OverwritePartition, Mode::Merge];
+    let project = |policy: Option<&'static str>| {
+        let mut project = modes::project(&modes, GOOD);
+        for mode in modes {
+            project = project.edited_sql(mode.as_str(), "created_at,", "created_at, upper(status) AS status_code,");
+            if let Some(policy) = policy {
+                project = project.with_schema_change(mode.as_str(), policy);
+            }
+            let test = JobTest::new(mode.as_str(), DATES[0])
+                .given("raw.orders", &ORDERS[..2])
+                .given(&modes::table(mode), &[OLD])
+                .expect(&expected);
+            project = project.test(mode.as_str(), test);
+        }
+        project
+    };
+    let lake = Lake::empty(&[]);
+    lake.set_project(&project(Some("append_new_columns")));
+    let run = lake.cli(&["--json", "test"]);
+    let (results, _) = test_results(&run);
+    for mode in modes {
+        let result = &results[mode.as_str()];
+        assert_eq!(result.status, "passed", "{mode:?}: {result:?}");
+        assert!(result.names().contains(&"idempotent"), "{mode:?}: {result:?}");
+    }
+    run.assert_code(0);
+
+    // Without the key, the run fails as it would on the table: the test's first check says why.
+    lake.set_project(&project(None));
+    let run = lake.cli(&["--json", "test"]);
+    let (results, _) = test_results(&run);
+    for mode in modes {
+        let check = &results[mode.as_str()].check("expected_rows");
+        let detail = format!("{check:?}");
+        assert!(
+            detail.contains("column `status_code` (string) is not in the table; nothing was committed"),
+            "{mode:?}: {detail}"
+        );
+    }
+    run.assert_code(1);
+}
