@@ -42,6 +42,13 @@ pub enum Error {
     #[error("{table}: the result does not match the table's schema: {}; nothing was committed", differences.join("; "))]
     SchemaMismatch { table: String, differences: Vec<String> },
 
+    /// A column a whole-table backfill would drop still holds values: `(column, rows)`.
+    #[error(
+        "{table}: cannot drop {}: without column mapping, Delta drops a column only once no row holds a value of it (a column added again under its name would read the old values); rerun the partitions that hold them, or rebuild the table; nothing was committed",
+        values.iter().map(|(column, rows)| format!("`{column}`, which {rows} row(s) hold a value of")).collect::<Vec<_>>().join(", ")
+    )]
+    ColumnHoldsValues { table: String, values: Vec<(String, u64)> },
+
     #[error(
         "{table}: the table's protocol asks for {}, which lakewriter does not write with (another engine enabled it); nothing was written",
         features.join(", ")

@@ -225,7 +225,7 @@ pub async fn provider(location: &Location) -> Result<Arc<dyn TableProvider>> {
     provider_of(location, &open_existing(location).await?).await
 }
 
-async fn provider_of(location: &Location, table: &DeltaTable) -> Result<Arc<dyn TableProvider>> {
+pub(crate) async fn provider_of(location: &Location, table: &DeltaTable) -> Result<Arc<dyn TableProvider>> {
     table.table_provider().await.map_err(|e| Error::Read { url: location.url().clone(), source: e.into() })
 }
 

@@ -127,7 +127,7 @@ impl crate::PartitionReport {
         let mut note = changes.describe();
         if policy == lakewriter_core::OnSchemaChange::SyncAllColumns && !changes.missing.is_empty() {
             note.push_str(
-                "; kept in the table: sync_all_columns drops a column only in a commit that replaces every row (a rebuild)",
+                "; kept in the table: sync_all_columns drops a column only in a commit that replaces every row (a rebuild), or after a backfill of every written day with --replace-schema",
             );
         }
         self.note = Some(note);

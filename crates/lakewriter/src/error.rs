@@ -94,6 +94,11 @@ pub enum Error {
     #[error(transparent)]
     StatementWrite(Box<lakewriter_delta::Error>),
 
+    /// A whole-table backfill's drop of the columns its result no longer has failed; nothing was
+    /// committed unless the error says otherwise.
+    #[error(transparent)]
+    DropColumns(Box<lakewriter_delta::Error>),
+
     #[error(
         "MERGE INTO {table}: {rows} target row(s) match more than one source row, and a MERGE changes each target row at most once (as in Spark); deduplicate the source (e.g. ROW_NUMBER() … WHERE rn = 1); nothing was committed. E.g. {examples}"
     )]

@@ -68,6 +68,9 @@ const FAILING: [&str; 14] = [
     "verify_report",
 ];
 
+/// The kinds of line that a backfill dropping a column prints.
+const DROPPING: [&str; 4] = ["columns_dropped", "partition_report", "pipeline_summary", "run_summary"];
+
 /// The closing lines whose `schema_version` is a field of their one tagged object.
 const TAGGED_CLOSING: [&str; 3] = ["summary", "plan", "pipeline"];
 
@@ -291,6 +294,23 @@ fn failures(checked: &mut Checked<'_>) {
 }
 
 #[test]
+fn a_backfill_that_drops_a_column_prints_lines_of_the_schema() {
+    use crate::support::modes::{FAILING, GOOD, WRITTEN, project};
+    let mode = crate::support::Mode::OverwritePartition;
+    let lake = crate::support::modes::written(&[mode]);
+    let without = project(&[mode], GOOD)
+        .edited_sql(mode.as_str(), "customer_id AS customer_id, ", "")
+        .with_schema_change(mode.as_str(), "sync_all_columns");
+    lake.set_project(&without);
+    let mut checked = Checked::new(&lake);
+    let args = ["backfill", mode.as_str(), "--from", WRITTEN, "--to", FAILING, "--replace-schema"];
+    let lines = checked.json(&args, 0, 2);
+    let dropped = lines.iter().find_map(|l| l.get("columns_dropped")).expect("a columns_dropped line");
+    assert_eq!(dropped["table"], "failures.overwrite_partition", "{dropped}");
+    checked.assert_kinds(&DROPPING);
+}
+
+#[test]
 fn the_validator_refuses_lines_the_schema_does_not_describe() {
     let broken = [
         // A summary without its schema_version, and one of another version.
@@ -330,7 +350,7 @@ fn every_kind_of_line_of_the_schema_is_printed_by_a_test_here() {
         .iter()
         .map(|kind| kind["$ref"].as_str().and_then(|r| r.strip_prefix("#/$defs/")).expect("a $ref to a $def"))
         .collect();
-    let printed: BTreeSet<&str> = READING.into_iter().chain(WRITING).chain(FAILING).collect();
+    let printed: BTreeSet<&str> = READING.into_iter().chain(WRITING).chain(FAILING).chain(DROPPING).collect();
     assert_eq!(kinds, printed);
     assert_eq!(schema["version"], 2);
     assert_eq!(schema["$defs"]["schema_version"]["const"], schema["version"]);

@@ -340,7 +340,7 @@ fn sync_all_columns_keeps_a_column_the_result_no_longer_has_where_the_run_replac
     assert_eq!(
         report.note.as_deref(),
         Some(
-            "adds column `status_code` (string); writes `customer_id` (long) as NULL (not in the result); kept in the table: sync_all_columns drops a column only in a commit that replaces every row (a rebuild)"
+            "adds column `status_code` (string); writes `customer_id` (long) as NULL (not in the result); kept in the table: sync_all_columns drops a column only in a commit that replaces every row (a rebuild), or after a backfill of every written day with --replace-schema"
         )
     );
     let schema = Reader::new(&lake).schema(&table_uri(&lake, mode));
@@ -364,4 +364,81 @@ fn sync_all_columns_drops_a_column_in_a_rebuild() {
     assert_eq!(run.json().0[0].schema_change.as_ref(), Some(&dropped));
     let schema = Reader::new(&lake).schema(&table_uri(&lake, mode));
     assert!(schema.iter().all(|(name, _, _)| name != "customer_id"), "{schema:?}");
+}
+
+/// `backfill --replace-schema` over every written day: each day is rewritten with the column NULL,
+/// then one commit drops it; a second such backfill changes nothing, and a column added again
+/// later is one the day not rerun lacks.
+#[test]
+fn a_whole_table_backfill_with_replace_schema_drops_a_column_the_result_no_longer_has() {
+    let mode = Mode::OverwritePartition;
+    let lake = written_twice(mode);
+    let rows = Reader::new(&lake).rows(&table_uri(&lake, mode)).len();
+    let without = project(&[mode], GOOD)
+        .edited_sql(mode.as_str(), "customer_id AS customer_id, ", "")
+        .with_schema_change(mode.as_str(), "sync_all_columns");
+    lake.set_project(&without);
+    let args = ["backfill", mode.as_str(), "--from", WRITTEN, "--to", FAILING, "--replace-schema"];
+    let backfill = lake.cli(&[&["--json"][..], &args].concat());
+    backfill.assert_code(0);
+    let lines = crate::support::json_lines(&backfill);
+    let dropped: Vec<&Value> = lines.iter().filter_map(|l| l.get("columns_dropped")).collect();
+    assert_eq!(dropped.len(), 1, "{}", backfill.stdout);
+    assert_eq!(dropped[0]["dropped"], serde_json::json!([{"column": "customer_id", "type": "long"}]));
+    assert!(lines.last().is_some_and(|l| l.get("pipeline").is_some()), "the closing line last: {}", backfill.stdout);
+    let schema = Reader::new(&lake).schema(&table_uri(&lake, mode));
+    let names: Vec<&str> = schema.iter().map(|(name, _, _)| name.as_str()).collect();
+    assert_eq!(names, ["order_id", "amount", "status", "created_at", "dt"]);
+    assert_eq!(Reader::new(&lake).rows(&table_uri(&lake, mode)).len(), rows, "every row stays");
+    assert_eq!(lacking(&lake, mode), vec![fresh(), fresh()]);
+
+    // Run twice: the column is gone, nothing to drop, the same rows.
+    let digest = lake.digest(&table(mode), None);
+    let again = lake.cli(&args);
+    again.assert_code(0);
+    assert!(!again.stdout.contains("dropped column"), "{}", again.stdout);
+    assert_eq!(lake.digest(&table(mode), None).digest, digest.digest, "a second backfill");
+
+    // The column added again: a day not rerun lacks it, as any day written before an add does.
+    lake.set_project(&project(&[mode], GOOD).with_schema_change(mode.as_str(), "append_new_columns"));
+    lake.cli(&["run", mode.as_str(), "--dt", FAILING]).assert_code(0);
+    let lacks = lacking(&lake, mode);
+    assert_eq!(lacks[0], ("stale:code_changed".to_owned(), vec!["customer_id".to_owned()]), "{lacks:?}");
+    assert_eq!(lacks[1], fresh(), "{lacks:?}");
+}
+
+#[test]
+fn replace_schema_is_refused_before_any_day_runs_where_it_could_not_drop() {
+    let lake = written_twice(Mode::OverwritePartition);
+    let merge = written_twice(Mode::Merge);
+    let without = |mode: Mode, policy| {
+        project(&[mode], GOOD)
+            .edited_sql(mode.as_str(), "customer_id AS customer_id, ", "")
+            .with_schema_change(mode.as_str(), policy)
+    };
+    for (lake, mode, policy, to, expected) in [
+        (
+            &lake,
+            Mode::OverwritePartition,
+            "append_new_columns",
+            FAILING,
+            "which on_schema_change = \"sync_all_columns\" asks for; the job has \"append_new_columns\"",
+        ),
+        (
+            &lake,
+            Mode::OverwritePartition,
+            "sync_all_columns",
+            WRITTEN,
+            "1 written partition(s) are outside 2026-09-01..2026-09-01 (the first: dt=2026-09-02)",
+        ),
+        (&merge, Mode::Merge, "sync_all_columns", FAILING, "write = \"merge\" keeps the rows a rerun does not replace"),
+    ] {
+        let before = lake.digest(&table(mode), None);
+        lake.set_project(&without(mode, policy));
+        let run = lake.cli(&["backfill", mode.as_str(), "--from", WRITTEN, "--to", to, "--replace-schema"]);
+        run.assert_code(2);
+        assert!(run.stderr.contains(&format!("backfill --replace-schema {}: ", mode.as_str())), "{}", run.stderr);
+        assert!(run.stderr.contains(expected), "{mode:?} {policy}: {}", run.stderr);
+        assert_eq!(lake.digest(&table(mode), None), before, "nothing ran");
+    }
 }

@@ -29,7 +29,7 @@ impl Run {
         for line in self.stdout.lines() {
             let value: serde_json::Value =
                 serde_json::from_str(line).unwrap_or_else(|e| panic!("not JSON: {line}: {e}"));
-            if value.get("pipeline").is_some() {
+            if value.get("pipeline").is_some() || value.get("columns_dropped").is_some() {
                 continue;
             }
             if let Some(s) = value.get("summary") {

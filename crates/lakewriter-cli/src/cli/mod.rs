@@ -235,6 +235,11 @@ pub struct BackfillArgs {
     /// written, or code or inputs changed since), or missing (never written).
     #[arg(long, value_enum, default_value_t = OnlyChoice::All, value_name = "WHICH")]
     pub only: OnlyChoice,
+    /// Then drop the table's columns the job's result no longer has (on_schema_change =
+    /// "sync_all_columns"): every partition the job wrote must be in the range; one commit, made
+    /// once no row holds a value of them.
+    #[arg(long, requires = "job", conflicts_with_all = ["all", "downstream", "shard", "only", "dry_run"])]
+    pub replace_schema: bool,
     #[command(flatten)]
     pub dry_run: DryRunArgs,
 }

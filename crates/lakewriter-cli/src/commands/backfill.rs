@@ -1,5 +1,6 @@
 //! `lakewriter backfill (JOB [--downstream] | --all) --from D1 --to D2 [--parallel N]
-//! [--shard I/N] [--only …] [--dry-run [--show N]]`.
+//! [--shard I/N] [--only …] [--dry-run [--show N]]`, and `backfill JOB … --replace-schema`,
+//! which ends with the drop of the columns the job's result no longer has.
 
 use std::collections::BTreeSet;
 use std::io;
@@ -69,7 +70,22 @@ async fn backfill_range(
         None => graph.jobs.iter().collect(),
     };
     let jobs: Vec<_> = jobs.into_iter().map(|job| Stage::over(job, Some(range))).collect();
-    let (code, reports) = pipeline(&runner, printer, &jobs, selection, parallel).await?;
+    let replace_schema = match &args.job {
+        Some(name) if args.replace_schema => {
+            let job = runner.prepare(name)?;
+            runner.check_replace_schema(job, range).await?;
+            Some(job)
+        }
+        _ => None,
+    };
+    let started = Instant::now();
+    let (outcome, shown) = run_stages(&runner, printer, &jobs, selection, parallel).await?;
+    if let Some(job) = replace_schema
+        && let Some(dropped) = runner.replace_schema(job, &shown.reports).await?
+    {
+        shown.printer.columns_dropped(&dropped)?;
+    }
+    let (code, reports) = close(&jobs, &outcome, shown, started)?;
     if let Some(pipes) = pipes {
         let job = runner.prepare(&jobs[0].job.job)?;
         pipes.materialized_range(printer, &reports, range, &job.code)?;
@@ -88,11 +104,33 @@ pub async fn pipeline(
     parallel: Option<usize>,
 ) -> Result<(ExitCode, Vec<PartitionReport>)> {
     let started = Instant::now();
+    let (outcome, shown) = run_stages(runner, printer, jobs, selection, parallel).await?;
+    close(jobs, &outcome, shown, started)
+}
+
+/// [`pipeline`]'s runs, printed, without its closing line.
+async fn run_stages<'p>(
+    runner: &Runner,
+    printer: &'p mut dyn Output,
+    jobs: &[Stage<'_>],
+    selection: (Only, Option<(u32, u32)>),
+    parallel: Option<usize>,
+) -> Result<(lakewriter::PipelineOutcome, Shown<'p>)> {
     let mut shown = Shown { printer, error: None, reports: Vec::new() };
     let outcome = runner.pipeline(jobs, selection, parallel, &mut shown).await;
-    if let Some(e) = shown.error {
+    if let Some(e) = shown.error.take() {
         return Err(e.into());
     }
+    Ok((outcome, shown))
+}
+
+/// [`pipeline`]'s closing line, its exit code and the reports of the partitions that ran.
+fn close(
+    jobs: &[Stage<'_>],
+    outcome: &lakewriter::PipelineOutcome,
+    shown: Shown<'_>,
+    started: Instant,
+) -> Result<(ExitCode, Vec<PartitionReport>)> {
     let (failed, not_run) = (outcome.failed.len(), outcome.not_run.len());
     let summary = PipelineSummary::of(jobs.len(), failed, not_run, &shown.reports, elapsed_ms(started));
     shown.printer.pipeline_done(&summary)?;

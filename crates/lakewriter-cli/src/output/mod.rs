@@ -47,6 +47,8 @@ pub trait Output {
     fn not_run(&mut self, job: &str, reason: &str) -> io::Result<()>;
     /// A job of a pipeline that could not start (its partitions could not be selected).
     fn job_failed(&mut self, job: &str, error: &lakewriter::Error) -> io::Result<()>;
+    /// `backfill --replace-schema` dropped the columns its job's result no longer has.
+    fn columns_dropped(&mut self, dropped: &lakewriter::ColumnsDropped) -> io::Result<()>;
     /// A pipeline (`backfill`, `reproduce`, the demo) is done: JSON, its closing line.
     fn pipeline_done(&mut self, summary: &PipelineSummary) -> io::Result<()>;
     /// Text: the totals of a keyed backfill's changes (nothing for other modes).

@@ -85,6 +85,16 @@ pub(crate) fn transactions(metadata: &CommitMetadata, columns: Option<usize>, no
         .collect()
 }
 
+/// The transaction that records `columns` as the number of the table's columns `partition` of
+/// `job` was written with, stamped `now`.
+pub(crate) fn columns_txn(job: &str, partition: &PartitionKey, columns: usize, now: DateTime<Utc>) -> Transaction {
+    Transaction::new_with_last_update(
+        app_id(job, partition, COLUMNS),
+        count_version(columns),
+        Some(now.timestamp_millis()),
+    )
+}
+
 /// The application id of the number of columns `job`'s table had before a commit first added any.
 pub(crate) fn columns_base_id(job: &str) -> String {
     format!("lakewriter/{job}/{COLUMNS_BASE}")

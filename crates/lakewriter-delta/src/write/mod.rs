@@ -4,6 +4,7 @@
 //! classified is in `commit`; the keyed merge in `merge`.
 
 mod commit;
+mod drop;
 mod fixture;
 mod merge;
 mod statement;
@@ -26,6 +27,7 @@ use crate::{Error, Result, nullability, state};
 use commit::{attempt, attempt_or_skip, finish, properties_over, write_error};
 
 pub(crate) use commit::CommitMetrics;
+pub use drop::drop_columns;
 pub use fixture::{FixtureFiles, create_fixture};
 pub use merge::{MergeSpec, merge};
 pub use statement::{Clause, MergeCounts, MergeStatement, append, delete, merge_clauses, update};

@@ -213,3 +213,67 @@ async fn partition_digests_in_one_scan_equal_each_partition_s_digest() {
     let some = crate::partition_digests(&location, between).await.expect("digests").expect("a table");
     assert_eq!(some.keys().collect::<Vec<_>>(), ["2026-09-02", "2026-09-03"]);
 }
+
+/// Drops column `c` of the table at `location` over `version`, for two partitions of it.
+async fn drop_c(location: &Location, version: u64) -> crate::Result<crate::Committed> {
+    let metadata = CommitMetadata {
+        job: "j".into(),
+        partition: PartitionKey::All,
+        write: "drop_columns".into(),
+        lakewriter_version: "test".into(),
+        sql_hash: String::new(),
+        code_fingerprint: String::new(),
+        input_fingerprint: String::new(),
+        inputs: None,
+        run_id: format!("drop-{version}"),
+        forced: false,
+        checks: Vec::new(),
+    };
+    let loaded = LoadedTables::default();
+    let target = Target {
+        location,
+        name: "a.t",
+        partition_columns: &[],
+        not_null: &[],
+        metadata: &metadata,
+        read_version: Some(version),
+        loaded: &loaded,
+        adds_columns: false,
+    };
+    let partitions =
+        [(PartitionKey::of(None, Some(day(1))), 4), (PartitionKey::of(None, Some(day(2))), 1)].into_iter().collect();
+    crate::drop_columns(&crate::session().state(), target, &["c".to_owned()], &partitions).await
+}
+
+/// A column is dropped only once no row holds a value of it; the drop keeps the table's other
+/// columns and rows, and each partition's column count shrinks by the dropped columns it had.
+#[tokio::test]
+async fn a_column_is_dropped_only_where_no_row_holds_a_value_of_it() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let url = url::Url::from_directory_path(dir.path().join("t")).expect("url");
+    let location = Location::new(url, HashMap::new(), |_| None).expect("location");
+    let with = |d: u32, c: &str| {
+        format!("SELECT CAST(1 AS BIGINT) AS n, CAST({c} AS BIGINT) AS c, 'x' AS s, DATE '2026-09-0{d}' AS dt")
+    };
+    overwrite(&location, day(1), &with(1, "NULL")).await.expect("write");
+    overwrite(&location, day(2), &with(2, "5")).await.expect("write");
+    let refused = drop_c(&location, 1).await.expect_err("day 2 holds a value of `c`");
+    assert!(
+        matches!(&refused, Error::ColumnHoldsValues { values, .. } if values == &[("c".to_owned(), 1)]),
+        "{refused}"
+    );
+    assert!(refused.to_string().contains("cannot drop `c`, which 1 row(s) hold a value of"), "{refused}");
+    assert_eq!(crate::state::latest_version(&location).await.expect("version"), Some(1), "nothing committed");
+
+    overwrite(&location, day(2), &with(2, "NULL")).await.expect("write");
+    let dropped = drop_c(&location, 2).await.expect("no row holds a value of `c`");
+    assert_eq!(dropped.version, 3);
+    let provider = crate::table::provider_at(&location, 3).await.expect("provider");
+    let names: Vec<String> = provider.schema().fields().iter().map(|f| f.name().clone()).collect();
+    assert_eq!(names, ["n", "s", "dt"]);
+    let state =
+        crate::state::read(&location, "j", crate::state::LogScope::Whole).await.expect("state").expect("a table");
+    let columns: Vec<Option<u64>> = state.partitions.values().map(|r| r.columns).collect();
+    assert_eq!(columns, [Some(3), Some(1)], "day 1 had `c` (4 → 3), a partition written with one column had not");
+    assert_eq!(crate::digest(&location, None).await.expect("digest").rows, 2, "the rows stay");
+}

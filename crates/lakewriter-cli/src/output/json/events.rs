@@ -100,6 +100,10 @@ impl Event for JobFailed<'_> {
     const SHAPE: Shape = Shape::Tagged("job_failed");
 }
 
+impl Event for lakewriter::ColumnsDropped {
+    const SHAPE: Shape = Shape::Tagged("columns_dropped");
+}
+
 /// `value`'s fields and `schema_version`.
 #[derive(Serialize)]
 pub struct Versioned<'a, T: Serialize> {

@@ -74,6 +74,10 @@ impl<W: Write> Output for JsonPrinter<W> {
         self.emit(&NotRun { job, reason })
     }
 
+    fn columns_dropped(&mut self, dropped: &lakewriter::ColumnsDropped) -> io::Result<()> {
+        self.emit(dropped)
+    }
+
     fn job_failed(&mut self, job: &str, error: &lakewriter::Error) -> io::Result<()> {
         self.emit(&JobFailed { job, error: stderr::one_line(error) })
     }

@@ -105,6 +105,20 @@ impl<W: Write> Output for TextPrinter<W> {
         self.line(&text)
     }
 
+    fn columns_dropped(&mut self, dropped: &lakewriter::ColumnsDropped) -> io::Result<()> {
+        let columns: Vec<String> = dropped.dropped.iter().map(ToString::to_string).collect();
+        let plural = if columns.len() == 1 { "column" } else { "columns" };
+        let text = format!(
+            "{}: dropped {plural} {} from {} at version {}: no row holds a value of {}",
+            dropped.job,
+            columns.join(", "),
+            dropped.table,
+            dropped.table_version,
+            if columns.len() == 1 { "it" } else { "them" }
+        );
+        self.line(&text)
+    }
+
     /// On stderr, as the command's errors are.
     fn job_failed(&mut self, job: &str, error: &lakewriter::Error) -> io::Result<()> {
         stderr::error(&format!("{job}: {}", stderr::one_line(error)));
