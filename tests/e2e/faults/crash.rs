@@ -127,6 +127,11 @@ pub(super) const PHASES: [KillAt; 5] = [
 /// Runs `lakewriter --log-format json ARGS` on `lake`, waits for the log line that tells `point`,
 /// waits `delay` more and SIGKILLs it; whether it got there before it ended on its own.
 pub(super) fn kill_at(lake: &Lake, args: &[&str], point: KillAt, delay: Duration) -> bool {
+    kill_at_nth(lake, args, point, 1, delay)
+}
+
+/// [`kill_at`] the `nth` time (from 1) the run tells `point`: a command that commits several times.
+pub(super) fn kill_at_nth(lake: &Lake, args: &[&str], point: KillAt, nth: usize, delay: Duration) -> bool {
     let mut command = lake.command(&[&["--log-format", "json"], args].concat());
     command
         .env("RUST_LOG", "lakewriter=warn,lakewriter::phase=info,deltalake_core::kernel::transaction=info")
@@ -134,7 +139,11 @@ pub(super) fn kill_at(lake: &Lake, args: &[&str], point: KillAt, delay: Duration
         .stderr(Stdio::piped());
     let mut child = command.spawn().expect("spawn lakewriter");
     let mut lines = BufReader::new(child.stderr.take().expect("stderr")).lines();
-    let hit = lines.by_ref().map_while(Result::ok).any(|line| LogLine::parse(&line).is_some_and(|l| point.told_by(&l)));
+    let mut seen = 0;
+    let hit = lines.by_ref().map_while(Result::ok).any(|line| {
+        seen += usize::from(LogLine::parse(&line).is_some_and(|l| point.told_by(&l)));
+        seen == nth
+    });
     if hit {
         std::thread::sleep(delay);
         child.kill().expect("SIGKILL");

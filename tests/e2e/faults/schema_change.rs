@@ -7,15 +7,17 @@
 //! plans again over the new schema and writes its rows with the new column NULL: no commit adds
 //! rows that do not fit the schema of the version it commits over. And a run that adds a column,
 //! SIGKILLed at each phase of its commit, leaves the old schema with the old rows or the new
-//! schema with the new rows, never one with the other's.
+//! schema with the new rows, never one with the other's. A `backfill --replace-schema` killed
+//! anywhere — in a day's commit or in the drop's — leaves a table every reader reads, and the same
+//! command run again ends with the column dropped and the rows of an undisturbed run.
 
 use lakewriter_core::Phase;
 
 use std::time::Duration;
 
-use super::crash::{KillAt, PHASES, kill_at};
+use super::crash::{KillAt, PHASES, kill_at, kill_at_nth};
 use crate::support::figures::{self, Figures};
-use crate::support::modes::{DATED, FAILING, GOOD, project, table, table_uri, written};
+use crate::support::modes::{DATED, FAILING, GOOD, WRITTEN, project, table, table_uri, written};
 use crate::support::pause::Paused;
 use crate::support::reader::Reader;
 use crate::support::{Digest, Job, Lake, Mode, Run, log_lines};
@@ -179,6 +181,61 @@ fn a_target_whose_schema_changes_under_a_run_fails_it_and_keeps_the_other_writer
             // A run stopped too late (after its commit) is tried again.
             assert!((0..3).any(|_| change_under(mode, phase, &mut figures)), "{mode:?} was never stopped at {phase}");
         }
+    }
+    figures.finish();
+}
+
+/// The arguments of a `backfill --replace-schema` of both days of `overwrite_partition`.
+const REPLACING: [&str; 7] =
+    ["backfill", "overwrite_partition", "--from", WRITTEN, "--to", FAILING, "--replace-schema"];
+
+/// `overwrite_partition`'s table written for its first day (a checkpoint due at its third
+/// version), with a job that no longer selects `customer_id` and may drop it.
+fn dropping() -> Lake {
+    let mode = Mode::OverwritePartition;
+    let lake = checkpointed(mode);
+    let without = project(&[mode], GOOD)
+        .edited_sql(mode.as_str(), "customer_id AS customer_id, ", "")
+        .with_schema_change(mode.as_str(), "sync_all_columns");
+    lake.set_project(&without);
+    lake
+}
+
+fn has_customer_id(lake: &Lake) -> bool {
+    let uri = table_uri(lake, Mode::OverwritePartition);
+    Reader::new(lake).schema(&uri).iter().any(|(name, _, _)| name == "customer_id")
+}
+
+#[test]
+fn a_backfill_replacing_the_schema_killed_anywhere_ends_with_the_column_dropped_when_run_again() {
+    let mut figures = Figures::new(
+        "`backfill --replace-schema` SIGKILLed in a day's commit or the drop's, local",
+        "faults::schema_change::a_backfill_replacing_the_schema_killed_anywhere",
+    );
+    let table = table(Mode::OverwritePartition);
+    let undisturbed = dropping();
+    undisturbed.cli(&REPLACING).assert_code(0);
+    let content = |d: &Digest| (d.digest.clone(), d.rows);
+    let dropped = content(&undisturbed.digest(&table, None));
+    // A day's phases (the first to reach each), and the drop's commit: the third of the command.
+    let mut points: Vec<(KillAt, usize)> = PHASES.iter().map(|&p| (p, 1)).collect();
+    points.extend([(KillAt::Committing, 3), (KillAt::Entered(Phase::Committed), 3)]);
+    for i in 0..figures::trials(points.len()) {
+        let (point, nth) = points[i % points.len()];
+        let lake = dropping();
+        let what = format!("killed at {point} #{nth}");
+        assert!(kill_at_nth(&lake, &REPLACING, point, nth, Duration::ZERO), "{what}: reached");
+        let uri = table_uri(&lake, Mode::OverwritePartition);
+        let after = lake.digest(&table, None);
+        assert_eq!(Reader::new(&lake).read(&uri).version, after.version, "{what}: the independent reader");
+        let kept = has_customer_id(&lake);
+        if !kept {
+            assert_eq!(content(&after), dropped, "{what}: dropped, with other rows than an undisturbed run's");
+        }
+        figures.trial(&format!("{point} #{nth}"), if kept { "column kept" } else { "column dropped" });
+        lake.cli(&REPLACING).assert_code(0);
+        assert!(!has_customer_id(&lake), "{what}: dropped when run again");
+        assert_eq!(content(&lake.digest(&table, None)), dropped, "{what}: after the rerun");
     }
     figures.finish();
 }
