@@ -37,6 +37,9 @@ pub struct KeyedSpec<'a> {
     /// The condition ([`fill_condition`]) under which a target row the source does not replace
     /// has columns the table added since it was written filled in from its source row.
     pub fill: Option<&'a Expr>,
+    /// `append_dedup`'s `dedup_window`: the target rows a key is looked for in (a filter over the
+    /// target's columns); `None`, the whole table.
+    pub window: Option<&'a Expr>,
 }
 
 /// A validated, deduplicated keyed source.
@@ -283,7 +286,11 @@ pub async fn classify(
         // A fill compares every column.
         wanted = target.schema().fields().iter().map(|f| column(f.name())).collect();
     }
-    let t = ctx.read_table(target).map_err(plan_err)?.select(wanted).map_err(plan_err)?.alias("t").map_err(plan_err)?;
+    let mut t = ctx.read_table(target).map_err(plan_err)?;
+    if let Some(window) = spec.window {
+        t = t.filter(window.clone()).map_err(plan_err)?;
+    }
+    let t = t.select(wanted).map_err(plan_err)?.alias("t").map_err(plan_err)?;
     let on: Vec<Expr> = spec.key.iter().map(|k| qualified("s", k).eq(qualified("t", k))).collect();
     let joined = s.join_on(t, JoinType::Left, on).map_err(plan_err)?;
     let matched = qualified("t", &spec.key[0]).is_not_null();

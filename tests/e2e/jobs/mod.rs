@@ -4,6 +4,7 @@
 mod checks;
 mod checks_modes;
 mod column_names;
+mod dedup_window;
 mod nullability;
 mod overwrite_partition;
 mod project_file;

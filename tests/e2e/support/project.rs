@@ -112,6 +112,8 @@ pub struct Job {
     allow_nondeterministic: bool,
     not_null: Vec<String>,
     on_schema_change: Option<&'static str>,
+    /// `dedup_window` and `dedup_window_column`.
+    dedup_window: (Option<&'static str>, Option<&'static str>),
     checks: Option<Checks>,
 }
 
@@ -128,6 +130,7 @@ impl Job {
             allow_nondeterministic: false,
             not_null: Vec::new(),
             on_schema_change: None,
+            dedup_window: (None, None),
             checks: None,
         }
     }
@@ -177,6 +180,12 @@ impl Job {
     #[must_use]
     pub fn on_schema_change(self, policy: &'static str) -> Self {
         Self { on_schema_change: Some(policy), ..self }
+    }
+
+    /// `dedup_window = WINDOW` (`"7 days"`), and `dedup_window_column = COLUMN` where given.
+    #[must_use]
+    pub fn dedup_window(self, window: &'static str, column: Option<&'static str>) -> Self {
+        Self { dedup_window: (Some(window), column), ..self }
     }
 
     /// `[jobs.NAME.checks]`.
@@ -367,6 +376,10 @@ struct JobTable<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     on_schema_change: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    dedup_window: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    dedup_window_column: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     sql: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     sql_file: Option<&'a str>,
@@ -388,6 +401,8 @@ impl<'a> JobTable<'a> {
             allow_nondeterministic: job.allow_nondeterministic,
             not_null: &job.not_null,
             on_schema_change: job.on_schema_change,
+            dedup_window: job.dedup_window.0,
+            dedup_window_column: job.dedup_window.1,
             sql: None,
             sql_file: None,
             checks: job.checks.as_ref(),

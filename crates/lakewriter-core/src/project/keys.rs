@@ -23,6 +23,8 @@ pub const KEYS: &[(&str, &[&str])] = &[
             "allow_nondeterministic",
             "not_null",
             "on_schema_change",
+            "dedup_window",
+            "dedup_window_column",
             "checks",
         ],
     ),

@@ -131,8 +131,9 @@ pub enum WriteSpec {
     /// Delete the rows matching `predicate` (SQL over target columns, may use `$dt`) and insert
     /// the result, whose rows must all match it.
     DeleteInsert { predicate: String },
-    /// Insert the rows whose `key` is not in the target yet.
-    AppendDedup { key: Vec<String> },
+    /// Insert the rows whose `key` is not in the target yet: within `window` of the run's day
+    /// where it has one, else anywhere in the table.
+    AppendDedup { key: Vec<String>, window: Option<DedupWindow> },
     /// Append once per (job, partition), guarded by a Delta application transaction.
     Append,
     /// Replace the whole table; runs without a partition.
@@ -142,6 +143,17 @@ pub enum WriteSpec {
     /// `overwrite_partition` does, `INSERT INTO t …` appends once per partition as `append`
     /// does, `MERGE INTO t …` merges as written. It runs for a date.
     Statement,
+}
+
+/// `dedup_window`: the target rows an `append_dedup` run checks its keys against — those whose
+/// `column` (a date, or a timestamp read as its date) is within `days` days of the run's day, on
+/// either side — so that its cost is bounded by the window, not the table. A key seen only
+/// outside the window is appended again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DedupWindow {
+    pub days: u32,
+    /// The target column the days are counted in: `dedup_window_column`, else `partition_by`.
+    pub column: String,
 }
 
 impl WriteSpec {
@@ -210,7 +222,12 @@ impl JobSpec {
     #[must_use]
     pub fn fingerprinted(&self, sql: &str) -> String {
         let folded = sql.split_whitespace().collect::<Vec<_>>().join(" ");
-        let settings = format!("{}|{:?}|{:?}", self.target, self.partition_by, self.write);
+        // An append_dedup without a window keeps the fingerprint it had before windows existed.
+        let write = match &self.write {
+            WriteSpec::AppendDedup { key, window: None } => format!("AppendDedup {{ key: {key:?} }}"),
+            write => format!("{write:?}"),
+        };
+        let settings = format!("{}|{:?}|{write}", self.target, self.partition_by);
         if !has_fractional_literal(sql) {
             return format!("{folded}\n{settings}");
         }

@@ -6,7 +6,10 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use super::checks::RawChecks;
-use super::{JobSpec, OnDuplicateKeys, OnSchemaChange, Project, SourceSpec, SqlSource, WriteMode, WriteSpec, is_name};
+use super::{
+    DedupWindow, JobSpec, OnDuplicateKeys, OnSchemaChange, Project, SourceSpec, SqlSource, WriteMode, WriteSpec,
+    is_name,
+};
 use crate::{Error, Result, TableRef};
 
 #[derive(Deserialize)]
@@ -46,6 +49,8 @@ struct RawJob {
     allow_nondeterministic: bool,
     not_null: Option<Vec<String>>,
     on_schema_change: Option<OnSchemaChange>,
+    dedup_window: Option<String>,
+    dedup_window_column: Option<String>,
     checks: Option<RawChecks>,
 }
 
@@ -58,6 +63,8 @@ impl RawJob {
             ("on_duplicate_keys", self.on_duplicate_keys.is_some()),
             ("delete_when", self.delete_when.is_some()),
             ("predicate", self.predicate.is_some()),
+            ("dedup_window", self.dedup_window.is_some()),
+            ("dedup_window_column", self.dedup_window_column.is_some()),
         ]
         .into_iter()
         .filter_map(|(name, set)| set.then_some(name))
@@ -69,7 +76,7 @@ impl RawJob {
         let allowed: &[&str] = match mode {
             WriteMode::Merge => &["key", "newer_by", "on_duplicate_keys", "delete_when"],
             WriteMode::DeleteInsert => &["predicate"],
-            WriteMode::AppendDedup => &["key"],
+            WriteMode::AppendDedup => &["key", "dedup_window", "dedup_window_column"],
             WriteMode::OverwritePartition | WriteMode::Append | WriteMode::Rebuild | WriteMode::Statement => &[],
         };
         if let Some(extra) = self.mode_keys().into_iter().find(|k| !allowed.contains(k)) {
@@ -130,11 +137,51 @@ impl RawJob {
                 Some(_) => return Err("key `predicate` is empty".into()),
                 None => return Err(missing("predicate")),
             },
-            WriteMode::AppendDedup => WriteSpec::AppendDedup { key: columns(self.key)? },
+            WriteMode::AppendDedup => {
+                let window = self.dedup_window()?;
+                WriteSpec::AppendDedup { key: columns(self.key)?, window }
+            }
             WriteMode::Append => WriteSpec::Append,
             WriteMode::Rebuild => WriteSpec::Rebuild,
             WriteMode::Statement => WriteSpec::Statement,
         })
+    }
+
+    /// The `dedup_window` and `dedup_window_column` keys: a number of days (`"7 days"`, or `7d`
+    /// and `1w` as `maintain` reads durations), counted in the named column or the partition
+    /// column.
+    fn dedup_window(&self) -> Result<Option<DedupWindow>, String> {
+        let Some(text) = &self.dedup_window else {
+            return match self.dedup_window_column {
+                Some(_) => Err("key `dedup_window_column` needs `dedup_window`, the number of days it counts".into()),
+                None => Ok(None),
+            };
+        };
+        let invalid =
+            || format!("key `dedup_window`: `{text}` is not a number of days: write e.g. \"7 days\" (at least one)");
+        let days = if let Some((n, "day" | "days")) = text.trim().split_once(' ') {
+            n.parse::<u32>().map_err(|_| invalid())?
+        } else {
+            let duration = crate::maintain::parse_duration(text.trim()).map_err(|_| invalid())?;
+            let day = 24 * 3600;
+            if !duration.as_secs().is_multiple_of(day) {
+                return Err(invalid());
+            }
+            u32::try_from(duration.as_secs() / day).map_err(|_| invalid())?
+        };
+        if days == 0 {
+            return Err(invalid());
+        }
+        let column = match (&self.dedup_window_column, &self.partition_by) {
+            (Some(c), _) if !is_column(c) => return Err("key `dedup_window_column` is empty: name a column".into()),
+            (Some(c), _) | (None, Some(c)) => c.clone(),
+            (None, None) => {
+                return Err(
+                    "key `dedup_window`: name the date column it counts days in: `dedup_window_column`, or `partition_by`".into(),
+                );
+            }
+        };
+        Ok(Some(DedupWindow { days, column }))
     }
 
     /// The `on_schema_change` key. A `rebuild` replaces the table's columns with its result's on

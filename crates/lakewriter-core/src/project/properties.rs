@@ -57,7 +57,7 @@ fn write_spec() -> impl Strategy<Value = WriteSpec> {
         Just(WriteSpec::OverwritePartition),
         merge,
         text().prop_map(|predicate| WriteSpec::DeleteInsert { predicate }),
-        columns().prop_map(|key| WriteSpec::AppendDedup { key }),
+        columns().prop_map(|key| WriteSpec::AppendDedup { key, window: None }),
         Just(WriteSpec::Append),
         Just(WriteSpec::Rebuild),
         Just(WriteSpec::Statement),
@@ -127,7 +127,7 @@ fn job_table(job: &JobSpec) -> Table {
             }
         }
         WriteSpec::DeleteInsert { predicate } => drop(t.insert("predicate".into(), predicate.clone().into())),
-        WriteSpec::AppendDedup { key } => drop(t.insert("key".into(), strings(key))),
+        WriteSpec::AppendDedup { key, .. } => drop(t.insert("key".into(), strings(key))),
         WriteSpec::OverwritePartition | WriteSpec::Append | WriteSpec::Rebuild | WriteSpec::Statement => {}
     }
     if job.allow_nondeterministic {

@@ -212,6 +212,44 @@ mod write_modes {
     }
 
     #[test]
+    fn dedup_window_is_a_number_of_days_over_a_named_column_or_the_partition_column() {
+        let dedup = |extra: &str| job(&format!("write = \"append_dedup\"\nkey = [\"id\"]\n{extra}"));
+        let window = |job: JobSpec| match job.write {
+            WriteSpec::AppendDedup { window, .. } => window.map(|w| (w.days, w.column)),
+            other => panic!("{other:?}"),
+        };
+        let partitioned = "partition_by = \"dt\"\n";
+        for (text, days) in [("7 days", 7), ("1 day", 1), ("7d", 7), ("2w", 14)] {
+            let job = dedup(&format!("{partitioned}dedup_window = \"{text}\"")).unwrap();
+            assert_eq!(window(job), Some((days, "dt".to_owned())), "{text}");
+        }
+        let named =
+            dedup(&format!("{partitioned}dedup_window = \"3 days\"\ndedup_window_column = \"seen_at\"")).unwrap();
+        assert_eq!(window(named), Some((3, "seen_at".to_owned())));
+        assert_eq!(window(dedup(partitioned).unwrap()), None);
+        for (extra, expected) in [
+            ("dedup_window = \"7 days\"", "name the date column it counts days in"),
+            ("partition_by = \"dt\"\ndedup_window = \"0 days\"", "`0 days` is not a number of days"),
+            ("partition_by = \"dt\"\ndedup_window = \"36h\"", "`36h` is not a number of days"),
+            ("partition_by = \"dt\"\ndedup_window = \"a week\"", "`a week` is not a number of days"),
+            ("partition_by = \"dt\"\ndedup_window_column = \"dt\"", "`dedup_window_column` needs `dedup_window`"),
+        ] {
+            let e = dedup(extra).unwrap_err().to_string();
+            assert!(e.contains(expected), "{extra}: {e}");
+        }
+        let e = err("write = \"merge\"\nkey = [\"id\"]\nnewer_by = \"v\"\ndedup_window = \"7 days\"");
+        assert!(e.contains("key `dedup_window` does not apply to write = \"merge\""), "{e}");
+        // A window is part of the code; no window keeps the fingerprint append_dedup had before.
+        let plain = dedup(partitioned).unwrap();
+        assert_eq!(
+            plain.fingerprinted("SELECT 1").lines().nth(1),
+            Some("s.t|Some(\"dt\")|AppendDedup { key: [\"id\"] }")
+        );
+        let windowed = dedup(&format!("{partitioned}dedup_window = \"7 days\"")).unwrap();
+        assert_ne!(windowed.code_fingerprint("SELECT 1"), plain.code_fingerprint("SELECT 1"));
+    }
+
+    #[test]
     fn every_mode_parses_with_its_settings() {
         let merge =
             job("write = \"merge\"\nkey = [\"id\"]\nnewer_by = \"updated_at\"\ndelete_when = \"op = 'd'\"").unwrap();
@@ -233,7 +271,7 @@ mod write_modes {
         );
         assert_eq!(
             job("write = \"append_dedup\"\nkey = [\"id\"]").unwrap().write,
-            WriteSpec::AppendDedup { key: vec!["id".into()] }
+            WriteSpec::AppendDedup { key: vec!["id".into()], window: None }
         );
         assert_eq!(job("write = \"append\"").unwrap().write, WriteSpec::Append);
         let rebuild = job("write = \"rebuild\"").unwrap();

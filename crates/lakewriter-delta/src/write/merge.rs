@@ -20,6 +20,23 @@ pub struct MergeSpec<'a> {
     /// A matched row the source does not replace that it fills in: the condition over `s` and `t`,
     /// and the columns it sets from the source (columns added since the row was written).
     pub fill: Option<(&'a Expr, &'a [String])>,
+    /// The target rows a source row may match (`append_dedup`'s `dedup_window`), a condition over
+    /// `t`: delta-rs prunes the files it scans by it. `None`: every row.
+    pub window: Option<&'a Expr>,
+}
+
+/// The merge's condition: the key's columns equal, in the window's rows where it has one.
+fn on(spec: &MergeSpec<'_>) -> Expr {
+    let on = spec
+        .key
+        .iter()
+        .map(|k| qualified("t", k).eq(qualified("s", k)))
+        .reduce(Expr::and)
+        .unwrap_or_else(|| lit(false));
+    match spec.window {
+        Some(window) => on.and(window.clone()),
+        None => on,
+    }
 }
 
 fn qualified(relation: &str, name: &str) -> Expr {
@@ -62,12 +79,7 @@ pub async fn merge(
                 .await
                 .map_err(|e| write_error(&target, e));
         }
-        let on = spec
-            .key
-            .iter()
-            .map(|k| qualified("t", k).eq(qualified("s", k)))
-            .reduce(Expr::and)
-            .unwrap_or_else(|| lit(false));
+        let on = on(&spec);
         let err = |e| write_error(&target, e);
         let mut merge = table
             .merge(source, on)

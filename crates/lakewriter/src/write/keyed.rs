@@ -2,8 +2,12 @@
 //! the newest row wins) — classified against the table row by row, then merged on its key. A
 //! source that changes no row commits at most the partition's new state.
 
-use datafusion::prelude::DataFrame;
+use datafusion::arrow::datatypes::DataType;
+use datafusion::logical_expr::cast;
+use datafusion::prelude::{DataFrame, Expr, lit};
+use lakewriter_compute::date_literal;
 use lakewriter_compute::{KeyedCounts, KeyedSource, KeyedSpec, keyed};
+use lakewriter_core::DedupWindow;
 use lakewriter_core::{CheckKind, OnDuplicateKeys, WriteMode};
 use lakewriter_delta::{Committed, MergeSpec, Target};
 
@@ -19,6 +23,8 @@ pub(crate) struct Keyed {
     newer_by: Option<String>,
     delete_when: Option<String>,
     duplicates_are_errors: bool,
+    /// `append_dedup`'s `dedup_window`.
+    window: Option<DedupWindow>,
 }
 
 impl Keyed {
@@ -35,17 +41,19 @@ impl Keyed {
             newer_by: Some(newer_by.to_owned()),
             delete_when: delete_when.map(str::to_owned),
             duplicates_are_errors: on_duplicate_keys == OnDuplicateKeys::Error,
+            window: None,
         }
     }
 
-    /// A job's `append_dedup` on `key`.
-    pub(super) fn append_dedup(key: &[String]) -> Self {
+    /// A job's `append_dedup` on `key`, within `window` where it has one.
+    pub(super) fn append_dedup(key: &[String], window: Option<DedupWindow>) -> Self {
         Self {
             mode: WriteMode::AppendDedup,
             key: key.to_vec(),
             newer_by: None,
             delete_when: None,
             duplicates_are_errors: false,
+            window,
         }
     }
 
@@ -56,7 +64,34 @@ impl Keyed {
             delete_when: self.delete_when.as_deref(),
             duplicates_are_errors: self.duplicates_are_errors,
             fill: None,
+            window: None,
         }
+    }
+
+    /// The `dedup_window` around the attempt's day as a filter over the table's rows, the columns
+    /// qualified by `relation` where given; `None` without a window or a table. The window's
+    /// column must be a date or a timestamp (read as its date).
+    async fn window(&self, attempt: &Attempt<'_>, relation: Option<&str>) -> Result<Option<Expr>, RunError> {
+        let Some(window) = &self.window else { return Ok(None) };
+        let Some(table) = attempt.runner.columns_at(attempt.table()).await? else { return Ok(None) };
+        let Some(dt) = attempt.run.unit.dt else { return Err(attempt.no_date()) };
+        let name = &window.column;
+        let refuse = |why: String| {
+            RunError::Setup(crate::Error::Usage(format!(
+                "job `{}`: dedup_window_column `{name}` {why}",
+                attempt.run.job.spec.name
+            )))
+        };
+        let field = table.field_with_name(name).map_err(|_| refuse("is not a column of the table".into()))?;
+        let column = Expr::Column(datafusion::common::Column::new(relation, name));
+        let column = match field.data_type() {
+            DataType::Date32 => column,
+            DataType::Timestamp(..) | DataType::Date64 => cast(column, DataType::Date32),
+            other => return Err(refuse(format!("is {other}: the window counts days in a date or a timestamp column"))),
+        };
+        let days = chrono::Days::new(u64::from(window.days));
+        let (from, to) = (dt - days, dt + days);
+        Ok(Some(column.between(lit(date_literal(from)), lit(date_literal(to)))))
     }
 
     /// The keyed source this mode's [`Mode::compute`] made.
@@ -78,7 +113,8 @@ impl Keyed {
         fill: Option<&Fill>,
     ) -> Result<KeyedCounts, RunError> {
         attempt.runner.refuse_other_columns(attempt, &source.held.schema).await?;
-        let spec = KeyedSpec { fill: fill.map(|f| &f.condition), ..self.spec() };
+        let window = self.window(attempt, None).await?;
+        let spec = KeyedSpec { fill: fill.map(|f| &f.condition), window: window.as_ref(), ..self.spec() };
         attempt.runner.classify(source, &spec, attempt.location, attempt.read_version).await
     }
 
@@ -103,8 +139,6 @@ struct Fill {
     condition: datafusion::prelude::Expr,
     columns: Vec<String>,
 }
-
-impl Keyed {}
 
 #[async_trait::async_trait(?Send)]
 impl Mode for Keyed {
@@ -173,7 +207,8 @@ impl Mode for Keyed {
         let df = source.dataframe(ctx)?;
         let spec = self.spec();
         let fill = fill.as_ref().map(|f| (&f.condition, f.columns.as_slice()));
-        let merge = MergeSpec { key: spec.key, newer_by: spec.newer_by, fill };
+        let window = self.window(attempt, Some("t")).await?;
+        let merge = MergeSpec { key: spec.key, newer_by: spec.newer_by, fill, window: window.as_ref() };
         Ok(Some(lakewriter_delta::merge(&ctx.state(), target, df, merge).await?))
     }
 }

@@ -193,7 +193,7 @@ pub(crate) fn resolve(job: &JobSpec, statement: Option<&JobStatement>) -> Option
         (WriteSpec::Merge { key, newer_by, on_duplicate_keys, delete_when }, _) => {
             Arc::new(keyed::Keyed::merge(key, newer_by, *on_duplicate_keys, delete_when.as_deref()))
         }
-        (WriteSpec::AppendDedup { key }, _) => Arc::new(keyed::Keyed::append_dedup(key)),
+        (WriteSpec::AppendDedup { key, window }, _) => Arc::new(keyed::Keyed::append_dedup(key, window.clone())),
         (WriteSpec::Rebuild, _) => Arc::new(rebuild::Rebuild),
         (WriteSpec::Statement, Some(JobStatement::Overwrite(insert))) => {
             let column = insert.partition.first().map_or_else(column, |p| p.column.clone());

@@ -1,0 +1,117 @@
+//! `append_dedup` with `dedup_window`: a day's keys are looked for only in the target rows within
+//! the window of its day, so a key seen only before the window is appended again — and each day
+//! within it is not. The expected table is computed here from the raw data
+//! (`lakewriter-datagen`), never taken from what the command printed.
+
+use std::collections::BTreeSet;
+
+use arrow::array::Int64Array;
+use chrono::NaiveDate;
+
+use crate::support::reader::Reader;
+use crate::support::{Job, Lake, Project, day, days};
+
+const FROM: &str = "2026-09-01";
+const TO: &str = "2026-09-08";
+
+/// Each day's customers once: the first order of a customer not seen yet (by the job's window).
+fn job(window: Option<&'static str>) -> Job {
+    let job = Job::append_dedup("customers_seen", "analytics.customers_seen", &["customer_id"])
+        .partition_by("dt")
+        .sql("SELECT customer_id, MIN(order_id) AS first_order, $dt AS dt FROM raw.orders WHERE dt = $dt GROUP BY customer_id");
+    match window {
+        Some(window) => job.dedup_window(window, None),
+        None => job,
+    }
+}
+
+/// The customers of `dt`'s raw orders.
+fn customers(dt: NaiveDate) -> BTreeSet<i64> {
+    let batch = lakewriter_datagen::orders_for(dt);
+    let ids = batch.column_by_name("customer_id").expect("customer_id");
+    let ids = ids.as_any().downcast_ref::<Int64Array>().expect("bigint customer ids");
+    ids.iter().flatten().collect()
+}
+
+/// The (customer, day) rows the days `FROM..=TO` append in date order, a customer appended where no
+/// row of it is within `window` days of the day (any day: `None`).
+fn expected(window: Option<i64>) -> BTreeSet<(i64, String)> {
+    let mut table: Vec<(i64, NaiveDate)> = Vec::new();
+    for dt in days(FROM, TO) {
+        let seen = |c: i64| table.iter().any(|&(k, d)| k == c && window.is_none_or(|w| (d - dt).num_days().abs() <= w));
+        let new: Vec<i64> = customers(dt).into_iter().filter(|&c| !seen(c)).collect();
+        table.extend(new.into_iter().map(|c| (c, dt)));
+    }
+    table.into_iter().map(|(c, d)| (c, d.to_string())).collect()
+}
+
+/// The table's (customer, day) rows, as the independent reader reads them; panics on a row twice.
+fn written(lake: &Lake) -> BTreeSet<(i64, String)> {
+    let uri = lake.root().join("analytics/customers_seen").display().to_string();
+    let rows = Reader::new(lake).rows(&uri);
+    let pairs: Vec<(i64, String)> = rows
+        .iter()
+        .map(|r| (r["customer_id"].as_i64().expect("an id"), r["dt"].as_str().expect("a day").to_owned()))
+        .collect();
+    let set: BTreeSet<_> = pairs.iter().cloned().collect();
+    assert_eq!(set.len(), pairs.len(), "a (customer, day) row twice");
+    set
+}
+
+#[test]
+fn a_key_seen_only_before_the_window_is_appended_again_and_one_within_it_is_not() {
+    let lake = Lake::new(FROM, TO);
+    lake.set_project(&Project::new().job(job(Some("2 days"))));
+    lake.cli(&["backfill", "customers_seen", "--from", FROM, "--to", TO]).assert_code(0);
+    let windowed = expected(Some(2));
+    assert_eq!(written(&lake), windowed);
+    let whole = expected(None);
+    assert!(
+        windowed.len() > whole.len(),
+        "the window appends the customers again: {} and {}",
+        windowed.len(),
+        whole.len()
+    );
+
+    // Run twice: every day's keys are within its own window.
+    let digest = lake.digest("analytics.customers_seen", None);
+    lake.cli(&["backfill", "customers_seen", "--from", FROM, "--to", TO]).assert_code(0);
+    assert_eq!(lake.digest("analytics.customers_seen", None).digest, digest.digest, "a second backfill");
+    lake.cli(&["verify", "customers_seen", "--dt", "2026-09-05"]).assert_code(0);
+
+    // Without the key, today's behaviour: each customer once, on the first day it was seen.
+    let lake = Lake::new(FROM, TO);
+    lake.set_project(&Project::new().job(job(None)));
+    lake.cli(&["backfill", "customers_seen", "--from", FROM, "--to", TO]).assert_code(0);
+    assert_eq!(written(&lake), whole);
+}
+
+#[test]
+fn the_window_counts_days_in_a_named_date_or_timestamp_column_and_refuses_another_type() {
+    for (column, code) in [(Some("first_at"), 0), (Some("first_order"), 1)] {
+        let lake = Lake::new(FROM, "2026-09-04");
+        let job = Job::append_dedup("customers_seen", "analytics.customers_seen", &["customer_id"])
+            .partition_by("dt")
+            .sql("SELECT customer_id, MIN(order_id) AS first_order, MIN(created_at) AS first_at, $dt AS dt FROM raw.orders WHERE dt = $dt GROUP BY customer_id")
+            .dedup_window("1 day", column);
+        lake.set_project(&Project::new().job(job));
+        lake.cli(&["run", "customers_seen", "--dt", FROM]).assert_code(0);
+        let run = lake.cli(&["--json", "run", "customers_seen", "--dt", "2026-09-02"]);
+        run.assert_code(code);
+        if code == 1 {
+            let error = run.json().0.remove(0).error.expect("an error");
+            assert!(
+                error.contains(
+                    "job `customers_seen`: dedup_window_column `first_order` is Int64: the window counts days in a date or a timestamp column"
+                ),
+                "{error}"
+            );
+        } else {
+            // The first day's orders are within a day of the second's: its customers are kept once.
+            let appended: BTreeSet<i64> =
+                written(&lake).into_iter().filter(|(_, d)| d == "2026-09-02").map(|(c, _)| c).collect();
+            let new: BTreeSet<i64> = customers(day("2026-09-02")).difference(&customers(day(FROM))).copied().collect();
+            assert_eq!(appended, new);
+        }
+    }
+}
