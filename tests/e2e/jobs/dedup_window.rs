@@ -8,7 +8,9 @@ use std::collections::BTreeSet;
 use arrow::array::Int64Array;
 use chrono::NaiveDate;
 
+use crate::support::modes::uri_of;
 use crate::support::reader::Reader;
+use crate::support::s3::S3;
 use crate::support::{Job, Lake, Project, day, days};
 
 const FROM: &str = "2026-09-01";
@@ -33,11 +35,11 @@ fn customers(dt: NaiveDate) -> BTreeSet<i64> {
     ids.iter().flatten().collect()
 }
 
-/// The (customer, day) rows the days `FROM..=TO` append in date order, a customer appended where no
-/// row of it is within `window` days of the day (any day: `None`).
-fn expected(window: Option<i64>) -> BTreeSet<(i64, String)> {
+/// The (customer, day) rows the days `FROM..=to` append in date order, a customer appended where
+/// no row of it is within `window` days of the day (any day: `None`).
+fn expected(window: Option<i64>, to: &str) -> BTreeSet<(i64, String)> {
     let mut table: Vec<(i64, NaiveDate)> = Vec::new();
-    for dt in days(FROM, TO) {
+    for dt in days(FROM, to) {
         let seen = |c: i64| table.iter().any(|&(k, d)| k == c && window.is_none_or(|w| (d - dt).num_days().abs() <= w));
         let new: Vec<i64> = customers(dt).into_iter().filter(|&c| !seen(c)).collect();
         table.extend(new.into_iter().map(|c| (c, dt)));
@@ -47,8 +49,7 @@ fn expected(window: Option<i64>) -> BTreeSet<(i64, String)> {
 
 /// The table's (customer, day) rows, as the independent reader reads them; panics on a row twice.
 fn written(lake: &Lake) -> BTreeSet<(i64, String)> {
-    let uri = lake.root().join("analytics/customers_seen").display().to_string();
-    let rows = Reader::new(lake).rows(&uri);
+    let rows = Reader::new(lake).rows(&uri_of(lake, "analytics.customers_seen"));
     let pairs: Vec<(i64, String)> = rows
         .iter()
         .map(|r| (r["customer_id"].as_i64().expect("an id"), r["dt"].as_str().expect("a day").to_owned()))
@@ -63,9 +64,9 @@ fn a_key_seen_only_before_the_window_is_appended_again_and_one_within_it_is_not(
     let lake = Lake::new(FROM, TO);
     lake.set_project(&Project::new().job(job(Some("2 days"))));
     lake.cli(&["backfill", "customers_seen", "--from", FROM, "--to", TO]).assert_code(0);
-    let windowed = expected(Some(2));
+    let windowed = expected(Some(2), TO);
     assert_eq!(written(&lake), windowed);
-    let whole = expected(None);
+    let whole = expected(None, TO);
     assert!(
         windowed.len() > whole.len(),
         "the window appends the customers again: {} and {}",
@@ -114,4 +115,23 @@ fn the_window_counts_days_in_a_named_date_or_timestamp_column_and_refuses_anothe
             assert_eq!(appended, new);
         }
     }
+}
+
+#[test]
+fn on_s3_a_key_seen_only_before_the_window_is_appended_again() {
+    let s3 = S3::new("dedup-window");
+    let to = "2026-09-05";
+    for dt in days(FROM, to) {
+        let batch = lakewriter_datagen::orders_for(dt);
+        s3.put(
+            &format!("raw/orders/dt={dt}/part-00000.parquet"),
+            lakewriter_datagen::parquet_bytes(&batch).expect("parquet"),
+        );
+    }
+    s3.lake.set_project(&Project::new().job(job(Some("1 day"))));
+    s3.lake.cli(&["backfill", "customers_seen", "--from", FROM, "--to", to]).assert_code(0);
+    assert_eq!(written(&s3.lake), expected(Some(1), to));
+    let digest = s3.lake.digest("analytics.customers_seen", None);
+    s3.lake.cli(&["backfill", "customers_seen", "--from", FROM, "--to", to]).assert_code(0);
+    assert_eq!(s3.lake.digest("analytics.customers_seen", None).digest, digest.digest, "a second backfill");
 }
