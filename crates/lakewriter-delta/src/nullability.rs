@@ -112,29 +112,33 @@ pub async fn null_counts(
     plan: LogicalPlan,
     columns: &[String],
 ) -> DfResult<Vec<(String, u64)>> {
+    let (rows, values) = value_counts(session, plan, columns).await?;
+    Ok(values.into_iter().map(|(c, v)| (c, rows - v)).filter(|(_, nulls)| *nulls > 0).collect())
+}
+
+/// The number of `plan`'s rows, and the rows holding a value (not NULL) of each of `columns` it
+/// has, in the order of `columns`. One aggregate over the rows.
+pub async fn value_counts(
+    session: &SessionState,
+    plan: LogicalPlan,
+    columns: &[String],
+) -> DfResult<(u64, Vec<(String, u64)>)> {
     let present: Vec<&String> =
         columns.iter().filter(|c| plan.schema().has_column_with_unqualified_name(c.as_str())).collect();
     if present.is_empty() {
-        return Ok(Vec::new());
+        return Ok((0, Vec::new()));
     }
     let column = |name: &str| Expr::Column(Column::new_unqualified(name));
     let mut counts = vec![count(lit(1)).alias("rows")];
     counts.extend(present.iter().enumerate().map(|(i, c)| count(column(c)).alias(format!("c{i}"))));
     let batches = DataFrame::new(session.clone(), plan).aggregate(vec![], counts)?.collect().await?;
-    let Some(batch) = batches.first().filter(|b| b.num_rows() == 1) else { return Ok(Vec::new()) };
+    let Some(batch) = batches.first().filter(|b| b.num_rows() == 1) else { return Ok((0, Vec::new())) };
     let value = |i: usize| -> DfResult<u64> {
         let array = arrow::compute::cast(batch.column(i), &DataType::UInt64)?;
         Ok(arrow::array::AsArray::as_primitive::<arrow::datatypes::UInt64Type>(&array).value(0))
     };
-    let rows = value(0)?;
-    let mut nulls = Vec::new();
-    for (i, name) in present.into_iter().enumerate() {
-        let missing = rows - value(i + 1)?;
-        if missing > 0 {
-            nulls.push((name.clone(), missing));
-        }
-    }
-    Ok(nulls)
+    let values = present.into_iter().enumerate().map(|(i, name)| Ok((name.clone(), value(i + 1)?)));
+    Ok((value(0)?, values.collect::<DfResult<_>>()?))
 }
 
 /// Its argument, as a nullable value (nested fields too).

@@ -63,16 +63,8 @@ impl Runner {
             return Err(RunError::Checks { failed: blocked });
         }
         let metadata = commit_metadata(run, run_id, &query.files, inputs, &report.checks);
-        let target = Target {
-            location: &job.location,
-            name: &table,
-            partition_columns: job.partition_by.as_slice(),
-            not_null: &job.spec.not_null,
-            metadata: &metadata,
-            read_version,
-            loaded: &self.loaded,
-            adds_columns: mode.replaces() != Replaces::Table && !attempt.columns.added.is_empty(),
-        };
+        let adds_columns = mode.replaces() != Replaces::Table && !attempt.columns.added.is_empty();
+        let target = Target { adds_columns, ..self.target_of(job, &table, &metadata, read_version) };
         if let Some(committed) = mode.commit(&attempt, target, computed, report).await? {
             report.record_commit(committed, attempt.fresh);
         }
@@ -120,6 +112,29 @@ impl Runner {
         }
         let (filter, _) = mode.slice(attempt, &columns).await?;
         Ok(Some(table.filter(filter).map_err(crate::result::diff_err)?))
+    }
+}
+
+impl Runner {
+    /// The table `job` writes, named `table`, for a commit of `metadata` over `read_version`
+    /// (adding no column).
+    pub(crate) fn target_of<'a>(
+        &'a self,
+        job: &'a crate::Job,
+        table: &'a str,
+        metadata: &'a CommitMetadata,
+        read_version: Option<u64>,
+    ) -> Target<'a> {
+        Target {
+            location: &job.location,
+            name: table,
+            partition_columns: job.partition_by.as_slice(),
+            not_null: &job.spec.not_null,
+            metadata,
+            read_version,
+            loaded: &self.loaded,
+            adds_columns: false,
+        }
     }
 }
 

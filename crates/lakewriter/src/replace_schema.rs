@@ -7,9 +7,9 @@
 use std::collections::BTreeMap;
 
 use lakewriter_core::{DateRange, OnSchemaChange, PartitionKey};
+use lakewriter_delta::CommitMetadata;
 use lakewriter_delta::schema::SchemaColumn;
 use lakewriter_delta::state::LogScope;
-use lakewriter_delta::{CommitMetadata, Target};
 use serde::Serialize;
 
 use crate::write::Replaces;
@@ -101,16 +101,7 @@ impl Runner {
             forced: false,
             checks: Vec::new(),
         };
-        let target = Target {
-            location: &job.location,
-            name: &table,
-            partition_columns: job.partition_by.as_slice(),
-            not_null: &job.spec.not_null,
-            metadata: &metadata,
-            read_version: Some(state.version),
-            loaded: &self.loaded,
-            adds_columns: false,
-        };
+        let target = self.target_of(job, &table, &metadata, Some(state.version));
         let names: Vec<String> = columns.iter().map(|c| c.column.clone()).collect();
         let state_session = self.session().state();
         let committed = lakewriter_delta::drop_columns(&state_session, target, &names, &partitions)

@@ -3,18 +3,14 @@
 //! metadata action, made only where no row holds a value of them.
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
 
 use datafusion::execution::SessionState;
-use datafusion::functions_aggregate::expr_fn::count;
-use datafusion::prelude::{DataFrame, Expr, SessionContext};
-use deltalake::kernel::transaction::{CommitBuilder, CommitProperties};
-use deltalake::protocol::{DeltaOperation, SaveMode};
+use datafusion::prelude::SessionContext;
+use deltalake::kernel::transaction::CommitProperties;
 use lakewriter_core::PartitionKey;
 
-use super::commit::{finish, write_error};
 use super::{Committed, Target};
-use crate::{Error, Result, state};
+use crate::{Error, Result, nullability, state};
 
 /// Drops `columns` from the table at `target.location`, as of `target.read_version`, in one commit
 /// not rebased over any other (a commit since the read fails it as a conflict). Delta without
@@ -30,12 +26,10 @@ pub async fn drop_columns(
     columns: &[String],
     partitions: &BTreeMap<PartitionKey, usize>,
 ) -> Result<Committed> {
-    use deltalake::kernel::MetadataExt;
-    use deltalake::kernel::engine::arrow_conversion::TryIntoKernel;
     let url = target.location.url();
     let open_err = |source| Error::Open { url: url.clone(), source: Box::new(source) };
     let Some(read_version) = target.read_version else { return Err(Error::NotATable { url: url.clone() }) };
-    let (mut table, _) = target.loaded.table_at(target.location, read_version).await?;
+    let (table, _) = target.loaded.table_at(target.location, read_version).await?;
     crate::protocol::check(&table, target.name)?;
     let snapshot = table.snapshot().map_err(open_err)?;
     let schema = snapshot.snapshot().arrow_schema();
@@ -44,14 +38,12 @@ pub async fn drop_columns(
         return Err(invalid(format!("`{c}` is the table's partition column: it is never dropped")));
     }
     let dropped: Vec<usize> = columns.iter().filter_map(|c| schema.index_of(c).ok()).collect();
-    let values = value_counts(session, &table, target, columns).await?;
+    let values = holding_values(session, &table, target, columns).await?;
     if !values.is_empty() {
         return Err(Error::ColumnHoldsValues { table: target.name.to_owned(), values });
     }
     let kept: Vec<_> = schema.fields().iter().filter(|f| !columns.contains(f.name())).cloned().collect();
-    let kept: deltalake::kernel::StructType =
-        (&datafusion::arrow::datatypes::Schema::new(kept)).try_into_kernel().map_err(|e| invalid(e.to_string()))?;
-    let metadata = snapshot.metadata().clone().with_schema(&kept).map_err(|e| invalid(e.to_string()))?;
+    let metadata = super::metadata_with(snapshot, kept, target.name)?;
     let now = chrono::Utc::now();
     let job = &target.metadata.job;
     let txns = partitions.iter().map(|(partition, &written)| {
@@ -71,18 +63,12 @@ pub async fn drop_columns(
         .with_create_checkpoint(false)
         .with_cleanup_expired_logs(Some(false));
     let props = txns.fold(props, CommitProperties::with_application_transaction);
-    let operation = DeltaOperation::Write { mode: SaveMode::Append, partition_by: None, predicate: None };
-    let commit = CommitBuilder::from(props).with_actions(vec![deltalake::kernel::Action::Metadata(metadata)]);
-    let outcome = match commit.build(Some(snapshot), table.log_store(), operation).await {
-        Ok(commit) => table.load_version(commit.version()).await.map(|()| table).map_err(open_err),
-        Err(e) => Err(write_error(&target, e)),
-    };
-    finish(&target, Some(read_version), outcome).await
+    super::commit_actions(&target, table, read_version, props, vec![metadata]).await
 }
 
 /// The rows of `table` holding a value of each of `columns` it has: `(column, rows)` for each
-/// with any. One aggregate.
-async fn value_counts(
+/// with any.
+async fn holding_values(
     session: &SessionState,
     table: &deltalake::DeltaTable,
     target: Target<'_>,
@@ -90,35 +76,7 @@ async fn value_counts(
 ) -> Result<Vec<(String, u64)>> {
     let provider = crate::table::provider_of(target.location, table).await?;
     let read = |source| Error::Read { url: target.location.url().clone(), source: Box::new(source) };
-    let present: Vec<&String> = columns.iter().filter(|c| provider.schema().index_of(c).is_ok()).collect();
-    if present.is_empty() {
-        return Ok(Vec::new());
-    }
-    let counts: Vec<Expr> = present
-        .iter()
-        .enumerate()
-        .map(|(i, c)| {
-            count(Expr::Column(datafusion::common::Column::new_unqualified(c.as_str()))).alias(format!("c{i}"))
-        })
-        .collect();
-    let context = SessionContext::new_with_state(session.clone());
-    let batches = context
-        .read_table(Arc::clone(&provider))
-        .and_then(|df| df.aggregate(vec![], counts))
-        .map(DataFrame::collect)
-        .map_err(read)?
-        .await
-        .map_err(read)?;
-    let Some(batch) = batches.first().filter(|b| b.num_rows() == 1) else { return Ok(Vec::new()) };
-    let mut values = Vec::new();
-    for (i, name) in present.into_iter().enumerate() {
-        let array = datafusion::arrow::compute::cast(batch.column(i), &datafusion::arrow::datatypes::DataType::UInt64)
-            .map_err(|e| read(e.into()))?;
-        let rows = datafusion::arrow::array::AsArray::as_primitive::<datafusion::arrow::datatypes::UInt64Type>(&array)
-            .value(0);
-        if rows > 0 {
-            values.push((name.clone(), rows));
-        }
-    }
-    Ok(values)
+    let plan = SessionContext::new_with_state(session.clone()).read_table(provider).map_err(read)?;
+    let (_, values) = nullability::value_counts(session, plan.into_unoptimized_plan(), columns).await.map_err(read)?;
+    Ok(values.into_iter().filter(|(_, rows)| *rows > 0).collect())
 }

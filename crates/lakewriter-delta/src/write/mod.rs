@@ -351,24 +351,39 @@ async fn transaction_version(table: &DeltaTable, app_id: &str, location: &Locati
 /// and the run is made again. A result with columns the table lacks, where the target
 /// [adds columns](Target::adds_columns), adds them in this commit (a metadata action).
 pub async fn record_state(target: Target<'_>, result: &datafusion::arrow::datatypes::Schema) -> Result<Committed> {
-    use deltalake::kernel::transaction::CommitBuilder;
-    use deltalake::protocol::DeltaOperation;
     let url = target.location.url();
     let open_err = |source| Error::Open { url: url.clone(), source: Box::new(source) };
     let Some(read_version) = target.read_version else { return Err(Error::NotATable { url: url.clone() }) };
-    let (mut table, _) = target.loaded.table_at(target.location, read_version).await?;
+    let (table, _) = target.loaded.table_at(target.location, read_version).await?;
     crate::protocol::check(&table, target.name)?;
     let adds = check_schema(&table, result, &target)?;
     let props = properties_over(&target, Some(&table), Some(result.fields().len())).await?.with_max_retries(0);
     let snapshot = table.snapshot().map_err(open_err)?;
     let actions = if adds { vec![added_columns(snapshot, result, target.name)?] } else { Vec::new() };
+    commit_actions(&target, table, read_version, props, actions).await
+}
+
+/// Commits `actions` (no data files) over `table` at `read_version` with `props`, then
+/// [`finish`]es: a commit of the partition state alone, or of a schema change.
+async fn commit_actions(
+    target: &Target<'_>,
+    mut table: DeltaTable,
+    read_version: u64,
+    props: deltalake::kernel::transaction::CommitProperties,
+    actions: Vec<deltalake::kernel::Action>,
+) -> Result<Committed> {
+    use deltalake::kernel::transaction::CommitBuilder;
+    use deltalake::protocol::DeltaOperation;
+    let url = target.location.url();
+    let open_err = |source| Error::Open { url: url.clone(), source: Box::new(source) };
+    let snapshot = table.snapshot().map_err(open_err)?;
     let operation = DeltaOperation::Write { mode: SaveMode::Append, partition_by: None, predicate: None };
     let commit = CommitBuilder::from(props).with_actions(actions);
     let outcome = match commit.build(Some(snapshot), table.log_store(), operation).await {
         Ok(commit) => table.load_version(commit.version()).await.map(|()| table).map_err(open_err),
-        Err(e) => Err(write_error(&target, e)),
+        Err(e) => Err(write_error(target, e)),
     };
-    finish(&target, Some(read_version), outcome).await
+    finish(target, Some(read_version), outcome).await
 }
 
 /// The metadata action that adds `result`'s columns the table of `snapshot` lacks at the end of
@@ -379,13 +394,23 @@ fn added_columns(
     result: &datafusion::arrow::datatypes::Schema,
     name: &str,
 ) -> Result<deltalake::kernel::Action> {
-    use deltalake::kernel::MetadataExt;
-    use deltalake::kernel::engine::arrow_conversion::TryIntoKernel;
     let table = snapshot.snapshot().arrow_schema();
     let mut fields: Vec<_> = table.fields().iter().cloned().collect();
     for field in result.fields().iter().filter(|f| table.field_with_name(f.name()).is_err()) {
         fields.push(Arc::new(field.as_ref().clone().with_nullable(true)));
     }
+    metadata_with(snapshot, fields, name)
+}
+
+/// The metadata action that gives the table of `snapshot` the columns `fields`; its id, name and
+/// settings stay.
+fn metadata_with(
+    snapshot: &deltalake::table::state::DeltaTableState,
+    fields: Vec<datafusion::arrow::datatypes::FieldRef>,
+    name: &str,
+) -> Result<deltalake::kernel::Action> {
+    use deltalake::kernel::MetadataExt;
+    use deltalake::kernel::engine::arrow_conversion::TryIntoKernel;
     let invalid = |e: String| Error::SchemaMismatch { table: name.to_owned(), differences: vec![e] };
     let schema: deltalake::kernel::StructType =
         (&datafusion::arrow::datatypes::Schema::new(fields)).try_into_kernel().map_err(|e| invalid(e.to_string()))?;

@@ -259,7 +259,7 @@ fn expected_columns(
     extra: bool,
 ) -> Result<Vec<String>> {
     let names: Vec<String> = query.schema().fields().iter().map(|f| f.name().clone()).collect();
-    let is_fixed = |c: &String| insert.partition.iter().any(|p| p.value.is_some() && p.column == *c);
+    let is_fixed = |c: &String| is_static(insert, c);
     let expected: Vec<String> = if !insert.columns.is_empty() {
         for column in &insert.columns {
             if is_fixed(column) {
@@ -319,9 +319,13 @@ fn expected_columns(
 /// than its static partition columns), as Delta's schema merge takes an INSERT by position.
 pub(crate) fn added_columns<'a>(insert: &'a Insert, table: &[&str], names: &'a [String]) -> Vec<(usize, &'a String)> {
     let listed = if insert.columns.is_empty() { names } else { &insert.columns };
-    let fixed = |c: &&&str| insert.partition.iter().any(|p| p.value.is_some() && p.column == **c);
-    let width = if insert.columns.is_empty() { table.iter().filter(|c| !fixed(c)).count() } else { 0 };
+    let width = if insert.columns.is_empty() { table.iter().filter(|c| !is_static(insert, c)).count() } else { 0 };
     listed.iter().enumerate().skip(width).filter(|(_, n)| !table.contains(&n.as_str())).collect()
+}
+
+/// Whether `column` has a value in `insert`'s `PARTITION` clause (a static partition column).
+fn is_static(insert: &Insert, column: &str) -> bool {
+    insert.partition.iter().any(|p| p.value.is_some() && p.column == column)
 }
 
 /// Whether a query column of type `from` goes into a table column of type `to` by a cast, as
