@@ -9,7 +9,7 @@ use datafusion::arrow::array::RecordBatch;
 use datafusion::arrow::datatypes::{Schema, SchemaRef};
 use datafusion::arrow::util::display::{ArrayFormatter, FormatOptions};
 use datafusion::catalog::TableProvider;
-use datafusion::common::{Column, JoinType, TableReference};
+use datafusion::common::{Column, JoinType, ScalarValue, TableReference};
 use datafusion::functions_aggregate::expr_fn::{count, sum};
 use datafusion::functions_window::expr_fn::row_number;
 use datafusion::logical_expr::{ExprFunctionExt, LogicalPlan, Operator, SortExpr, binary_expr};
@@ -37,9 +37,9 @@ pub struct KeyedSpec<'a> {
     /// The condition ([`fill_condition`]) under which a target row the source does not replace
     /// has columns the table added since it was written filled in from its source row.
     pub fill: Option<&'a Expr>,
-    /// `append_dedup`'s `dedup_window`: the target rows a key is looked for in (a filter over the
-    /// target's columns); `None`, the whole table.
-    pub window: Option<&'a Expr>,
+    /// The target rows a key is looked for in (a filter over the target's columns: the partitions
+    /// of the source's keys, `append_dedup`'s `dedup_window`); `None`, the whole table.
+    pub scope: Option<&'a Expr>,
 }
 
 /// A validated, deduplicated keyed source.
@@ -55,6 +55,19 @@ impl KeyedSource {
     /// The source's rows as a DataFrame (of its schema also where it has no row).
     pub fn dataframe(&self, ctx: &SessionContext) -> Result<DataFrame> {
         self.held.dataframe(ctx).map_err(plan_err)
+    }
+
+    /// The distinct values of the source's column `name`.
+    pub async fn distinct_values(&self, ctx: &SessionContext, name: &str) -> Result<Vec<ScalarValue>> {
+        let batches =
+            self.dataframe(ctx)?.select(vec![column(name)]).and_then(DataFrame::distinct).map_err(plan_err)?;
+        let mut values = Vec::new();
+        for batch in batches.collect().await.map_err(plan_err)? {
+            for row in 0..batch.num_rows() {
+                values.push(ScalarValue::try_from_array(batch.column(0), row).map_err(plan_err)?);
+            }
+        }
+        Ok(values)
     }
 }
 
@@ -287,8 +300,8 @@ pub async fn classify(
         wanted = target.schema().fields().iter().map(|f| column(f.name())).collect();
     }
     let mut t = ctx.read_table(target).map_err(plan_err)?;
-    if let Some(window) = spec.window {
-        t = t.filter(window.clone()).map_err(plan_err)?;
+    if let Some(scope) = spec.scope {
+        t = t.filter(scope.clone()).map_err(plan_err)?;
     }
     let t = t.select(wanted).map_err(plan_err)?.alias("t").map_err(plan_err)?;
     let on: Vec<Expr> = spec.key.iter().map(|k| qualified("s", k).eq(qualified("t", k))).collect();

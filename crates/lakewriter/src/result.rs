@@ -83,6 +83,15 @@ impl Runner {
         })
     }
 
+    /// The columns and partition columns of the table at `read_version`, `None` where there was no
+    /// table.
+    pub(crate) async fn shape_at(
+        &self,
+        (location, read_version): (&Location, Option<u64>),
+    ) -> Result<Option<lakewriter_delta::table::Shape>, RunError> {
+        Ok(self.loaded.shape(location, read_version).await?)
+    }
+
     /// Evaluates the job's checks on `computed` into `report.checks` (where its mode's result is
     /// the rows it writes). Returns the blocking checks that failed.
     async fn check(

@@ -5,6 +5,7 @@ mod checks;
 mod checks_modes;
 mod column_names;
 mod dedup_window;
+mod merge_scope;
 mod nullability;
 mod overwrite_partition;
 mod project_file;

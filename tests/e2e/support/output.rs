@@ -76,6 +76,10 @@ pub struct Report {
     pub rows_written: Option<u64>,
     pub table_version: Option<u64>,
     pub files_scanned: Option<usize>,
+    #[serde(default)]
+    pub files_added: Option<u64>,
+    #[serde(default)]
+    pub files_removed: Option<u64>,
     /// Attempts beyond the first, after conflicts with concurrent commits.
     pub retries: u32,
     pub error: Option<String>,

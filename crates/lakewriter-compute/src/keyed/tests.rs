@@ -21,13 +21,13 @@ fn merge(key: &[String]) -> KeyedSpec<'_> {
         delete_when: Some("op = 'D'"),
         duplicates_are_errors: false,
         fill: None,
-        window: None,
+        scope: None,
     }
 }
 
 /// An `append_dedup` keyed by `id`.
 fn append_dedup(key: &[String]) -> KeyedSpec<'_> {
-    KeyedSpec { key, newer_by: None, delete_when: None, duplicates_are_errors: false, fill: None, window: None }
+    KeyedSpec { key, newer_by: None, delete_when: None, duplicates_are_errors: false, fill: None, scope: None }
 }
 
 type Row<'a> = (Option<i64>, Option<i64>, &'a str, &'a str);
@@ -234,7 +234,7 @@ async fn keys_versions_and_values_of_any_name_are_the_columns_of_that_name() {
         delete_when: Some("\"quo\"\"te\" = 'D'"),
         duplicates_are_errors: false,
         fill: None,
-        window: None,
+        scope: None,
     };
     let int = |v: Vec<i64>| Arc::new(Int64Array::from(v)) as ArrayRef;
     let text = |v: Vec<&str>| Arc::new(StringArray::from(v)) as ArrayRef;

@@ -20,12 +20,13 @@ pub struct MergeSpec<'a> {
     /// A matched row the source does not replace that it fills in: the condition over `s` and `t`,
     /// and the columns it sets from the source (columns added since the row was written).
     pub fill: Option<(&'a Expr, &'a [String])>,
-    /// The target rows a source row may match (`append_dedup`'s `dedup_window`), a condition over
-    /// `t`: delta-rs prunes the files it scans by it. `None`: every row.
-    pub window: Option<&'a Expr>,
+    /// The target rows a source row may match (the partitions of the source's keys,
+    /// `append_dedup`'s `dedup_window`), a condition over `t`: delta-rs prunes the files it scans
+    /// by it. `None`: every row.
+    pub scope: Option<&'a Expr>,
 }
 
-/// The merge's condition: the key's columns equal, in the window's rows where it has one.
+/// The merge's condition: the key's columns equal, in the scope's rows where it has one.
 fn on(spec: &MergeSpec<'_>) -> Expr {
     let on = spec
         .key
@@ -33,8 +34,8 @@ fn on(spec: &MergeSpec<'_>) -> Expr {
         .map(|k| qualified("t", k).eq(qualified("s", k)))
         .reduce(Expr::and)
         .unwrap_or_else(|| lit(false));
-    match spec.window {
-        Some(window) => on.and(window.clone()),
+    match spec.scope {
+        Some(scope) => on.and(scope.clone()),
         None => on,
     }
 }

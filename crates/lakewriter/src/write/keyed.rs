@@ -2,7 +2,7 @@
 //! the newest row wins) — classified against the table row by row, then merged on its key. A
 //! source that changes no row commits at most the partition's new state.
 
-use datafusion::arrow::datatypes::DataType;
+use datafusion::arrow::datatypes::{DataType, Schema};
 use datafusion::logical_expr::cast;
 use datafusion::prelude::{DataFrame, Expr, lit};
 use lakewriter_compute::date_literal;
@@ -64,23 +64,65 @@ impl Keyed {
             delete_when: self.delete_when.as_deref(),
             duplicates_are_errors: self.duplicates_are_errors,
             fill: None,
-            window: None,
+            scope: None,
         }
     }
 
-    /// The `dedup_window` around the attempt's day as a filter over the table's rows, the columns
-    /// qualified by `relation` where given; `None` without a window or a table. The window's
-    /// column must be a date or a timestamp (read as its date).
-    async fn window(&self, attempt: &Attempt<'_>, relation: Option<&str>) -> Result<Option<Expr>, RunError> {
+    /// The table's rows the source's keys can be among, as a filter over them (the columns
+    /// qualified by `relation` where given): the partitions of the source's keys where the key
+    /// holds partition columns (a key's row is in the partition its key names), and the
+    /// `dedup_window`. `None` where nothing narrows it, or there is no table.
+    async fn scope(
+        &self,
+        attempt: &Attempt<'_>,
+        source: &KeyedSource,
+        relation: Option<&str>,
+    ) -> Result<Option<Expr>, RunError> {
+        let Some(shape) = attempt.runner.shape_at(attempt.table()).await? else { return Ok(None) };
+        let partitions = self.partitions(attempt, source, &shape.partition_columns, relation).await?;
+        let window = self.window(attempt, &shape.schema, relation).map_err(|e| *e)?;
+        Ok(partitions.into_iter().chain(window).reduce(Expr::and))
+    }
+
+    /// `column IN (…)` for each partition column of the key, over the values the source holds.
+    async fn partitions(
+        &self,
+        attempt: &Attempt<'_>,
+        source: &KeyedSource,
+        partition_columns: &[String],
+        relation: Option<&str>,
+    ) -> Result<Option<Expr>, RunError> {
+        let columns: Vec<&String> = self.key.iter().filter(|k| partition_columns.contains(k)).collect();
+        if columns.is_empty() {
+            return Ok(None);
+        }
+        let ctx = attempt.runner.session();
+        let mut filters = Vec::new();
+        for name in columns {
+            let values = source.distinct_values(ctx, name).await?;
+            let column = Expr::Column(datafusion::common::Column::new(relation, name.as_str()));
+            filters.push(column.in_list(values.into_iter().map(lit).collect(), false));
+        }
+        Ok(filters.into_iter().reduce(Expr::and))
+    }
+
+    /// The `dedup_window` around the attempt's day as a filter over the rows of `table`, the
+    /// columns qualified by `relation` where given; `None` without a window. The window's column
+    /// must be a date or a timestamp (read as its date).
+    fn window(
+        &self,
+        attempt: &Attempt<'_>,
+        table: &Schema,
+        relation: Option<&str>,
+    ) -> Result<Option<Expr>, Box<RunError>> {
         let Some(window) = &self.window else { return Ok(None) };
-        let Some(table) = attempt.runner.columns_at(attempt.table()).await? else { return Ok(None) };
-        let Some(dt) = attempt.run.unit.dt else { return Err(attempt.no_date()) };
+        let Some(dt) = attempt.run.unit.dt else { return Err(Box::new(attempt.no_date())) };
         let name = &window.column;
         let refuse = |why: String| {
-            RunError::Setup(crate::Error::Usage(format!(
+            Box::new(RunError::Setup(crate::Error::Usage(format!(
                 "job `{}`: dedup_window_column `{name}` {why}",
                 attempt.run.job.spec.name
-            )))
+            ))))
         };
         let field = table.field_with_name(name).map_err(|_| refuse("is not a column of the table".into()))?;
         let column = Expr::Column(datafusion::common::Column::new(relation, name));
@@ -113,8 +155,8 @@ impl Keyed {
         fill: Option<&Fill>,
     ) -> Result<KeyedCounts, RunError> {
         attempt.runner.refuse_other_columns(attempt, &source.held.schema).await?;
-        let window = self.window(attempt, None).await?;
-        let spec = KeyedSpec { fill: fill.map(|f| &f.condition), window: window.as_ref(), ..self.spec() };
+        let scope = self.scope(attempt, source, None).await?;
+        let spec = KeyedSpec { fill: fill.map(|f| &f.condition), scope: scope.as_ref(), ..self.spec() };
         attempt.runner.classify(source, &spec, attempt.location, attempt.read_version).await
     }
 
@@ -207,8 +249,8 @@ impl Mode for Keyed {
         let df = source.dataframe(ctx)?;
         let spec = self.spec();
         let fill = fill.as_ref().map(|f| (&f.condition, f.columns.as_slice()));
-        let window = self.window(attempt, Some("t")).await?;
-        let merge = MergeSpec { key: spec.key, newer_by: spec.newer_by, fill, window: window.as_ref() };
+        let scope = self.scope(attempt, &source, Some("t")).await?;
+        let merge = MergeSpec { key: spec.key, newer_by: spec.newer_by, fill, scope: scope.as_ref() };
         Ok(Some(lakewriter_delta::merge(&ctx.state(), target, df, merge).await?))
     }
 }
