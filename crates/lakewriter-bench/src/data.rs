@@ -104,6 +104,7 @@ pub fn write(scale: &Scale, dir: &Path) -> Result<Dates, BoxError> {
 }
 
 fn project(merges: bool) -> String {
+    let history = !merges;
     let mut project = String::from(
         r#"root = "lake"
 
@@ -123,6 +124,20 @@ GROUP BY customer_id
 """
 "#,
     );
+    if history {
+        // Each day's customers not seen within a week of it: the dedup workload.
+        project.push_str(
+            r#"
+[jobs.customers_seen]
+target = "analytics.customers_seen"
+write = "append_dedup"
+key = ["customer_id"]
+partition_by = "dt"
+dedup_window = "7 days"
+sql = "SELECT customer_id, MIN(order_id) AS first_order, $dt AS dt FROM raw.orders WHERE dt = $dt GROUP BY customer_id"
+"#,
+        );
+    }
     if merges {
         project.push_str(
             r#"

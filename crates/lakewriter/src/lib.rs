@@ -58,8 +58,8 @@ pub use report::{Changes, DryRun, Failure, PartitionReport, RunStatus, Summary, 
 pub use runner::Runner;
 pub use sql::{Executed, JobStatement, SqlOptions, StatementReport};
 pub use status::{
-    Action, CHECKPOINT_AFTER, Freshness, JobStatus, LogLength, Only, PartitionStatus, PlannedPartition, StaleReason,
-    UpstreamPartition,
+    Action, CHECKPOINT_AFTER, Freshness, JobStatus, LogLength, Only, PartitionStatus, PlannedPartition, RebuildCost,
+    StaleReason, UpstreamPartition,
 };
 pub use workspace::{PROJECT_FILE, Workspace};
 

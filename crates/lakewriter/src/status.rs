@@ -5,7 +5,7 @@ use std::fmt;
 
 use chrono::{DateTime, NaiveDate, Utc};
 use futures::StreamExt;
-use lakewriter_core::{DateRange, InputFile, PartitionKey, input_fingerprint};
+use lakewriter_core::{DateRange, InputFile, PartitionKey, WriteMode, input_fingerprint};
 use lakewriter_delta::schema::SchemaColumn;
 use lakewriter_delta::state::{JobState, LogScope, Recorded};
 use serde::Serialize;
@@ -64,6 +64,10 @@ impl Runner {
                 adds.push(lacks.clone());
             }
         }
+        let rebuild = match (job.spec.write.mode(), planned.first()) {
+            (WriteMode::Rebuild, Some((_, files))) => Some(self.rebuild_cost(job, files).await?),
+            _ => None,
+        };
         Ok(JobStatus {
             job: job.spec.name.clone(),
             target: job.spec.target.clone(),
@@ -73,6 +77,21 @@ impl Runner {
             log: table_version.map(|_| LogLength::of(&state)),
             partitions: planned.into_iter().map(|(status, _)| status).collect(),
             adds,
+            rebuild,
+        })
+    }
+
+    /// What each run of the `rebuild` job `job` reads (`files`, its plan's inputs now) and
+    /// replaces (the table's rows, from its log's file statistics).
+    async fn rebuild_cost(&self, job: &Job, files: &[InputFile]) -> Result<RebuildCost> {
+        let bytes = files.iter().map(|f| f.size).sum();
+        let table = self.layout(job).await?;
+        Ok(RebuildCost {
+            files: files.len(),
+            bytes,
+            rows_replaced: table.as_ref().and_then(|t| t.rows),
+            bytes_replaced: table.as_ref().map(|t| t.bytes),
+            input_size_warning: job.spec.input_size_warning.filter(|&limit| bytes > limit),
         })
     }
 
@@ -294,6 +313,22 @@ pub struct JobStatus {
     pub partitions: Vec<PartitionStatus>,
     /// The columns a run of the job's code now would add to its table (`on_schema_change`).
     pub adds: Vec<SchemaColumn>,
+    /// A `rebuild` job's cost per run; `None` for a dated job.
+    pub rebuild: Option<RebuildCost>,
+}
+
+/// What each run of a `rebuild` job costs: it reads every input and replaces every row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct RebuildCost {
+    /// The files its plan reads now, and their bytes.
+    pub files: usize,
+    pub bytes: u64,
+    /// The table's rows now (`None`: no table yet, or a file without a row count), which a run
+    /// replaces, and the bytes of its data files.
+    pub rows_replaced: Option<u64>,
+    pub bytes_replaced: Option<u64>,
+    /// The job's `input_size_warning`, where the input is past it; else `None`.
+    pub input_size_warning: Option<u64>,
 }
 
 /// Commits after the newest checkpoint from which `status` says a checkpoint is due: each is a

@@ -10,6 +10,7 @@ mod nullability;
 mod overwrite_partition;
 mod project_file;
 mod raw;
+mod rebuild_cost;
 mod schema_changes;
 mod schema_statements;
 mod spark_semantics;

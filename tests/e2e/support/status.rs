@@ -77,6 +77,8 @@ pub struct StatusSummary {
     pub log: Option<LogLength>,
     /// Only with `--maintenance`.
     pub maintenance: Option<serde_json::Value>,
+    /// A `rebuild` job's cost per run.
+    pub rebuild: Option<serde_json::Value>,
     pub fresh: usize,
     pub stale: usize,
     pub missing: usize,

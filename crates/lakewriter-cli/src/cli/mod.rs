@@ -308,12 +308,12 @@ pub struct StatusArgs {
 pub struct PlanArgs {
     /// The job, as named in the project file.
     pub job: String,
-    /// First date, YYYY-MM-DD.
-    #[arg(long, value_parser = date, value_name = "DATE")]
-    pub from: NaiveDate,
+    /// First date, YYYY-MM-DD (a dated job; a `rebuild` has none).
+    #[arg(long, value_parser = date, value_name = "DATE", requires = "to")]
+    pub from: Option<NaiveDate>,
     /// Last date (inclusive), YYYY-MM-DD.
-    #[arg(long, value_parser = date, value_name = "DATE")]
-    pub to: NaiveDate,
+    #[arg(long, value_parser = date, value_name = "DATE", requires = "from")]
+    pub to: Option<NaiveDate>,
     /// As for backfill.
     #[arg(long, value_enum, default_value_t = OnlyChoice::All, value_name = "WHICH")]
     pub only: OnlyChoice,

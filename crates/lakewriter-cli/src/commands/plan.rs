@@ -1,4 +1,5 @@
-//! `lakewriter plan JOB --from D1 --to D2 [--only …]`: what a backfill would run, and why.
+//! `lakewriter plan JOB --from D1 --to D2 [--only …]`: what a backfill would run, and why; for a
+//! `rebuild` job (`lakewriter plan JOB`), whether a run would, and what it reads and replaces.
 //! Writes nothing.
 
 use std::process::ExitCode;
@@ -10,11 +11,20 @@ use crate::cli::{Global, PlanArgs};
 use crate::output::Output;
 
 pub async fn plan(global: &Global, printer: &mut dyn Output, args: PlanArgs) -> Result<ExitCode> {
-    let range = DateRange::new(args.from, args.to).map_err(lakewriter::Error::from)?;
     let runner = super::open_runner(global).await?;
     let job = runner.prepare(&args.job)?;
-    job.require_partitions("plan")?;
-    let status = runner.freshness(job, Some(range)).await?;
+    let range = match (args.from, args.to) {
+        (Some(from), Some(to)) => {
+            job.require_partitions("plan")?;
+            Some(DateRange::new(from, to).map_err(lakewriter::Error::from)?)
+        }
+        _ if job.dated() => {
+            let name = &job.spec.name;
+            return Err(lakewriter::Error::Usage(format!("job `{name}` runs for dates: pass --from and --to")).into());
+        }
+        _ => None,
+    };
+    let status = runner.freshness(job, range).await?;
     let only = Only::from(args.only);
     let planned: Vec<_> = status.partitions.iter().map(|p| PlannedPartition::of(p, only, job)).collect();
     printer.plan(&status, &planned, only)?;

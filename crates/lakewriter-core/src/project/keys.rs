@@ -25,6 +25,7 @@ pub const KEYS: &[(&str, &[&str])] = &[
             "on_schema_change",
             "dedup_window",
             "dedup_window_column",
+            "input_size_warning",
             "checks",
         ],
     ),

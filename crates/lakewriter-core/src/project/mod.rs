@@ -200,6 +200,9 @@ pub struct JobSpec {
     pub on_schema_change: OnSchemaChange,
     /// `[jobs.NAME.checks]`: what each result must satisfy before it is committed.
     pub checks: Checks,
+    /// `input_size_warning` (`rebuild`): the input size in bytes past which `status` notes that
+    /// each run reads it all.
+    pub input_size_warning: Option<u64>,
 }
 
 impl JobSpec {

@@ -51,6 +51,7 @@ struct RawJob {
     on_schema_change: Option<OnSchemaChange>,
     dedup_window: Option<String>,
     dedup_window_column: Option<String>,
+    input_size_warning: Option<String>,
     checks: Option<RawChecks>,
 }
 
@@ -65,6 +66,7 @@ impl RawJob {
             ("predicate", self.predicate.is_some()),
             ("dedup_window", self.dedup_window.is_some()),
             ("dedup_window_column", self.dedup_window_column.is_some()),
+            ("input_size_warning", self.input_size_warning.is_some()),
         ]
         .into_iter()
         .filter_map(|(name, set)| set.then_some(name))
@@ -77,7 +79,8 @@ impl RawJob {
             WriteMode::Merge => &["key", "newer_by", "on_duplicate_keys", "delete_when"],
             WriteMode::DeleteInsert => &["predicate"],
             WriteMode::AppendDedup => &["key", "dedup_window", "dedup_window_column"],
-            WriteMode::OverwritePartition | WriteMode::Append | WriteMode::Rebuild | WriteMode::Statement => &[],
+            WriteMode::Rebuild => &["input_size_warning"],
+            WriteMode::OverwritePartition | WriteMode::Append | WriteMode::Statement => &[],
         };
         if let Some(extra) = self.mode_keys().into_iter().find(|k| !allowed.contains(k)) {
             return Err(match mode {
@@ -196,6 +199,13 @@ impl RawJob {
         Ok(policy)
     }
 
+    /// The `input_size_warning` key, in bytes: a size, `10 GB` as well as `10GB`.
+    fn input_size_warning(&self) -> Result<Option<u64>, String> {
+        let Some(text) = &self.input_size_warning else { return Ok(None) };
+        let size = crate::maintain::parse_size(&text.split_whitespace().collect::<String>());
+        size.map(Some).map_err(|e| format!("key `input_size_warning`: {e}"))
+    }
+
     /// The `write` key; a job without one is written as a statement.
     fn mode(&self) -> WriteMode {
         self.write.unwrap_or(WriteMode::Statement)
@@ -254,6 +264,7 @@ impl Project {
             let not_null = not_null_columns(job.not_null.take()).map_err(job_err)?;
             let on_schema_change = job.on_schema_change(job.mode()).map_err(job_err)?;
             let checks = job.checks.take().unwrap_or_default().checks(is_column).map_err(job_err)?;
+            let input_size_warning = job.input_size_warning().map_err(job_err)?;
             let write = job.write_spec().map_err(job_err)?;
             let job = JobSpec {
                 name: name.clone(),
@@ -265,6 +276,7 @@ impl Project {
                 not_null,
                 on_schema_change,
                 checks,
+                input_size_warning,
             };
             jobs.insert(name, job);
         }

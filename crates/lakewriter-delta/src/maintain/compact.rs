@@ -55,6 +55,8 @@ pub(super) struct DataFile {
     /// `dt=2026-09-30`, or `all` for an unpartitioned table.
     pub partition: String,
     pub modified: i64,
+    /// Its rows, from its statistics.
+    pub rows: Option<u64>,
     remove: Remove,
 }
 
@@ -72,6 +74,7 @@ pub(super) fn data_files(table: &DeltaTable) -> Result<Vec<DataFile>, DeltaTable
                 size: u64::try_from(file.size()).unwrap_or(0),
                 partition: partition_label(&columns, &values),
                 modified: file.modification_time(),
+                rows: file.num_records().and_then(|n| u64::try_from(n).ok()),
                 remove: file.remove_action(false),
             }
         })
@@ -370,7 +373,7 @@ impl DataFile {
             base_row_id: None,
             default_row_commit_version: None,
         };
-        Self { path: path.to_owned(), size, partition: partition.to_owned(), modified, remove }
+        Self { path: path.to_owned(), size, partition: partition.to_owned(), modified, rows: None, remove }
     }
 }
 

@@ -80,6 +80,8 @@ pub struct Layout {
     pub version: u64,
     pub files: u64,
     pub bytes: u64,
+    /// The rows of its files, from their statistics; `None` where a file has no row count.
+    pub rows: Option<u64>,
     pub partitions: u64,
     /// Files smaller than the target file size.
     pub small_files: u64,
@@ -110,6 +112,7 @@ pub async fn layout(location: &Location, target_file_size: Option<u64>) -> Resul
         version: table.version().unwrap_or(0),
         files: files.len() as u64,
         bytes: files.iter().map(|f| f.size).sum(),
+        rows: files.iter().map(|f| f.rows).sum(),
         partitions: partitions.len() as u64,
         small_files: files.iter().filter(|f| f.size < target).count() as u64,
         target_file_size: target,

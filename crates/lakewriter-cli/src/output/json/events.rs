@@ -138,6 +138,8 @@ pub struct StatusSummary<'a> {
     pub checkpoint: Option<u64>,
     pub log: Option<LogLength>,
     pub maintenance: Option<Maintenance<'a>>,
+    /// A `rebuild` job's cost per run.
+    pub rebuild: Option<lakewriter::RebuildCost>,
     #[serde(flatten)]
     pub counts: StateCounts,
 }
@@ -151,6 +153,8 @@ pub struct PlanSummary<'a> {
     pub skip: usize,
     /// The columns a run of the job's code now adds to its table (`on_schema_change`).
     pub adds: &'a [lakewriter::SchemaColumn],
+    /// A `rebuild` job's cost per run.
+    pub rebuild: Option<lakewriter::RebuildCost>,
 }
 
 /// The closing line of `lakewriter graph`.

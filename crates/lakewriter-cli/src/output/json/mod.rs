@@ -127,6 +127,7 @@ impl<W: Write> Output for JsonPrinter<W> {
             checkpoint: status.checkpoint,
             log: status.log,
             maintenance: layout.map(|layout| Maintenance::of(layout, status.log)),
+            rebuild: status.rebuild,
             counts: StateCounts::of(&status.partitions),
         })
     }
@@ -136,7 +137,14 @@ impl<W: Write> Output for JsonPrinter<W> {
             self.emit(&JobLine { job: &status.job, line: partition })?;
         }
         let run = planned.iter().filter(|p| p.action == Action::Run).count();
-        self.emit(&PlanSummary { job: &status.job, only, run, skip: planned.len() - run, adds: &status.adds })
+        self.emit(&PlanSummary {
+            job: &status.job,
+            only,
+            run,
+            skip: planned.len() - run,
+            adds: &status.adds,
+            rebuild: status.rebuild,
+        })
     }
 
     fn partition_audit(&mut self, audit: &PartitionAudit) -> io::Result<()> {

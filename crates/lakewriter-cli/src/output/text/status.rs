@@ -37,6 +37,9 @@ impl<W: Write> TextPrinter<W> {
                 p.rows.map_or_else(|| "-".to_owned(), |r| r.to_string()),
             ))?;
         }
+        for text in rebuild_lines(status) {
+            self.line(&text)?;
+        }
         let counts = StateCounts::of(&status.partitions);
         self.line(&format!(
             "{}: {}: {} fresh, {} stale, {} missing",
@@ -62,6 +65,9 @@ impl<W: Write> TextPrinter<W> {
         if let Some(adds) = adds_line(status) {
             self.line(&adds)?;
         }
+        for text in rebuild_lines(status) {
+            self.line(&text)?;
+        }
         let runs = planned.iter().filter(|p| p.action == Action::Run).count();
         self.line(&format!(
             "plan {} (--only {}): {runs} of {} partitions would run; nothing was written",
@@ -70,6 +76,31 @@ impl<W: Write> TextPrinter<W> {
             planned.len()
         ))
     }
+}
+
+/// What each run of a `rebuild` job reads and replaces, and a note where its input is past the
+/// job's `input_size_warning`.
+fn rebuild_lines(status: &JobStatus) -> Vec<String> {
+    use lakewriter::format_size;
+    let Some(cost) = status.rebuild else { return Vec::new() };
+    let replaces = match (cost.rows_replaced, cost.bytes_replaced) {
+        (Some(rows), Some(bytes)) => format!("replaces {} ({})", plural(count(rows), "row"), format_size(bytes)),
+        (None, Some(bytes)) => format!("replaces every row ({})", format_size(bytes)),
+        _ => "creates the table".to_owned(),
+    };
+    let mut lines = vec![format!(
+        "  each run reads {} ({}) and {replaces}",
+        plural(cost.files, "input file"),
+        format_size(cost.bytes)
+    )];
+    if let Some(limit) = cost.input_size_warning {
+        lines.push(format!(
+            "  note: the input ({}) is past input_size_warning ({}): every rebuild reads all of it; a dated write mode reads one day",
+            format_size(cost.bytes),
+            format_size(limit)
+        ));
+    }
+    lines
 }
 
 /// `` `discount`, `note` ``.

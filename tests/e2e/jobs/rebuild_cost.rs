@@ -1,0 +1,106 @@
+//! A `rebuild` reads every input and replaces every row on each run: `plan` says how much, and
+//! `status` notes an input past the job's `input_size_warning`. The figures are checked against
+//! the raw files on disk and the rows the independent reader reads.
+
+use serde_json::Value;
+
+use crate::support::Lake;
+use crate::support::json_lines;
+use crate::support::reader::Reader;
+
+const FROM: &str = "2026-09-01";
+const TO: &str = "2026-09-03";
+
+fn project(warning: &str) -> String {
+    format!(
+        r#"root = "lake"
+
+[jobs.customer_totals]
+target = "analytics.customer_totals"
+write = "rebuild"
+input_size_warning = "{warning}"
+sql = "SELECT customer_id, COUNT(*) AS orders FROM raw.orders GROUP BY customer_id"
+"#
+    )
+}
+
+/// The bytes of the raw orders' Parquet files, walked on disk.
+fn raw_bytes(lake: &Lake) -> (usize, u64) {
+    let mut files = 0;
+    let mut bytes = 0;
+    for day in std::fs::read_dir(lake.root().join("raw/orders")).expect("raw orders") {
+        for file in std::fs::read_dir(day.expect("a day").path()).expect("a day's files") {
+            let file = file.expect("a file");
+            if file.file_name().to_string_lossy().ends_with(".parquet") {
+                files += 1;
+                bytes += file.metadata().expect("metadata").len();
+            }
+        }
+    }
+    (files, bytes)
+}
+
+/// The `rebuild` object of the closing line of `--json ARGS`.
+fn cost(lake: &Lake, args: &[&str]) -> Value {
+    let mut full = vec!["--json"];
+    full.extend_from_slice(args);
+    let run = lake.cli(&full);
+    run.assert_code(0);
+    let last = json_lines(&run).pop().expect("a closing line");
+    let summary = last.get("plan").or_else(|| last.get("summary")).expect("a summary").clone();
+    summary["rebuild"].clone()
+}
+
+#[test]
+fn plan_says_what_a_rebuild_reads_and_replaces_and_status_notes_a_large_input() {
+    let lake = Lake::new(FROM, TO);
+    lake.set_project_text(&project("1 GB"));
+    let (files, bytes) = raw_bytes(&lake);
+    assert!(files >= 3, "a file a day at least: {files}");
+
+    let before = cost(&lake, &["plan", "customer_totals"]);
+    assert_eq!(before["files"], files);
+    assert_eq!(before["bytes"], bytes);
+    assert_eq!(before["rows_replaced"], Value::Null, "no table yet");
+    lake.cli(&["plan", "customer_totals"])
+        .assert_code(0)
+        .assert_line_starts(&format!("  each run reads {files} input files ("));
+
+    lake.cli(&["run", "customer_totals"]).assert_code(0);
+    let rows = Reader::new(&lake).rows(&crate::support::modes::uri_of(&lake, "analytics.customer_totals")).len();
+    let after = cost(&lake, &["plan", "customer_totals"]);
+    assert_eq!(after["rows_replaced"], rows);
+    assert_eq!(after["input_size_warning"], Value::Null, "the input is below 1 GB");
+    let status = lake.cli(&["status", "customer_totals"]);
+    status.assert_code(0);
+    assert!(!status.stdout.contains("input_size_warning"), "{}", status.stdout);
+
+    // Past the size set, `status` notes it.
+    lake.set_project_text(&project("1KB"));
+    assert_eq!(cost(&lake, &["status", "customer_totals"])["input_size_warning"], 1000);
+    let status = lake.cli(&["status", "customer_totals"]);
+    status.assert_code(0);
+    assert!(
+        status.stdout.contains("is past input_size_warning (1000 B): every rebuild reads all of it"),
+        "{}",
+        status.stdout
+    );
+
+    // Dates are for dated jobs; a rebuild has none.
+    let dated = lake.cli(&["plan", "customer_totals", "--from", FROM, "--to", TO]);
+    dated.assert_code(2);
+    assert!(dated.stderr.contains("has no partitions to plan"), "{}", dated.stderr);
+}
+
+#[test]
+fn input_size_warning_is_a_size_and_only_for_a_rebuild() {
+    let lake = Lake::new(FROM, FROM);
+    lake.set_project_text(&project("big"));
+    let run = lake.cli(&["plan", "customer_totals"]);
+    run.assert_code(2);
+    assert!(run.stderr.contains("key `input_size_warning`: invalid size `big`"), "{}", run.stderr);
+    lake.set_project_text(&project("1GB").replace("write = \"rebuild\"", "write = \"append\""));
+    let run = lake.cli(&["plan", "customer_totals"]);
+    run.assert_code(2);
+    assert!(run.stderr.contains("key `input_size_warning` does not apply to write = \"append\""), "{}", run.stderr);
+}
