@@ -37,8 +37,9 @@ pub struct KeyedSpec<'a> {
     /// The condition ([`fill_condition`]) under which a target row the source does not replace
     /// has columns the table added since it was written filled in from its source row.
     pub fill: Option<&'a Expr>,
-    /// The target rows a key is looked for in (a filter over the target's columns: the partitions
-    /// of the source's keys, `append_dedup`'s `dedup_window`); `None`, the whole table.
+    /// The target rows a key is looked for in (a filter over the target's columns, qualified by
+    /// `t`: the partitions of the source's keys, `append_dedup`'s `dedup_window`); `None`, the
+    /// whole table.
     pub scope: Option<&'a Expr>,
 }
 
@@ -299,7 +300,7 @@ pub async fn classify(
         // A fill compares every column.
         wanted = target.schema().fields().iter().map(|f| column(f.name())).collect();
     }
-    let mut t = ctx.read_table(target).map_err(plan_err)?;
+    let mut t = ctx.read_table(target).and_then(|t| t.alias("t")).map_err(plan_err)?;
     if let Some(scope) = spec.scope {
         t = t.filter(scope.clone()).map_err(plan_err)?;
     }

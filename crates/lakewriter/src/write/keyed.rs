@@ -15,6 +15,9 @@ use super::{Attempt, Mode};
 use crate::result::Computed;
 use crate::{Changes, DryRun, PartitionReport, RunError};
 
+/// The table's side of a keyed write's join and merge, as the scope's columns are qualified.
+const TABLE: &str = "t";
+
 #[derive(Debug)]
 pub(crate) struct Keyed {
     mode: WriteMode,
@@ -69,18 +72,13 @@ impl Keyed {
     }
 
     /// The table's rows the source's keys can be among, as a filter over them (the columns
-    /// qualified by `relation` where given): the partitions of the source's keys where the key
+    /// qualified by `t`, the table's side of the merge): the partitions of the source's keys where the key
     /// holds partition columns (a key's row is in the partition its key names), and the
     /// `dedup_window`. `None` where nothing narrows it, or there is no table.
-    async fn scope(
-        &self,
-        attempt: &Attempt<'_>,
-        source: &KeyedSource,
-        relation: Option<&str>,
-    ) -> Result<Option<Expr>, RunError> {
+    async fn scope(&self, attempt: &Attempt<'_>, source: &KeyedSource) -> Result<Option<Expr>, RunError> {
         let Some(shape) = attempt.runner.shape_at(attempt.table()).await? else { return Ok(None) };
-        let partitions = self.partitions(attempt, source, &shape.partition_columns, relation).await?;
-        let window = self.window(attempt, &shape.schema, relation).map_err(|e| *e)?;
+        let partitions = self.partitions(attempt, source, &shape.partition_columns).await?;
+        let window = self.window(attempt, &shape.schema).map_err(|e| *e)?;
         Ok(partitions.into_iter().chain(window).reduce(Expr::and))
     }
 
@@ -90,7 +88,6 @@ impl Keyed {
         attempt: &Attempt<'_>,
         source: &KeyedSource,
         partition_columns: &[String],
-        relation: Option<&str>,
     ) -> Result<Option<Expr>, RunError> {
         let columns: Vec<&String> = self.key.iter().filter(|k| partition_columns.contains(k)).collect();
         if columns.is_empty() {
@@ -100,21 +97,16 @@ impl Keyed {
         let mut filters = Vec::new();
         for name in columns {
             let values = source.distinct_values(ctx, name).await?;
-            let column = Expr::Column(datafusion::common::Column::new(relation, name.as_str()));
+            let column = Expr::Column(datafusion::common::Column::new(Some(TABLE), name.as_str()));
             filters.push(column.in_list(values.into_iter().map(lit).collect(), false));
         }
         Ok(filters.into_iter().reduce(Expr::and))
     }
 
     /// The `dedup_window` around the attempt's day as a filter over the rows of `table`, the
-    /// columns qualified by `relation` where given; `None` without a window. The window's column
+    /// columns qualified by `t`; `None` without a window. The window's column
     /// must be a date or a timestamp (read as its date).
-    fn window(
-        &self,
-        attempt: &Attempt<'_>,
-        table: &Schema,
-        relation: Option<&str>,
-    ) -> Result<Option<Expr>, Box<RunError>> {
+    fn window(&self, attempt: &Attempt<'_>, table: &Schema) -> Result<Option<Expr>, Box<RunError>> {
         let Some(window) = &self.window else { return Ok(None) };
         let Some(dt) = attempt.run.unit.dt else { return Err(Box::new(attempt.no_date())) };
         let name = &window.column;
@@ -125,7 +117,7 @@ impl Keyed {
             ))))
         };
         let field = table.field_with_name(name).map_err(|_| refuse("is not a column of the table".into()))?;
-        let column = Expr::Column(datafusion::common::Column::new(relation, name));
+        let column = Expr::Column(datafusion::common::Column::new(Some(TABLE), name));
         let column = match field.data_type() {
             DataType::Date32 => column,
             DataType::Timestamp(..) | DataType::Date64 => cast(column, DataType::Date32),
@@ -147,17 +139,19 @@ impl Keyed {
     }
 
     /// Checks the source's columns against the table's, then classifies it against the version
-    /// the write reads and commits over, filling in as [`Self::fill`] says.
+    /// the write reads and commits over, filling in as [`Self::fill`] says; with the
+    /// [scope](Self::scope) it read the table in (over `t`), which the merge reads it in too.
     async fn classified(
         &self,
         attempt: &Attempt<'_>,
         source: &KeyedSource,
         fill: Option<&Fill>,
-    ) -> Result<KeyedCounts, RunError> {
+    ) -> Result<(KeyedCounts, Option<Expr>), RunError> {
         attempt.runner.refuse_other_columns(attempt, &source.held.schema).await?;
-        let scope = self.scope(attempt, source, None).await?;
+        let scope = self.scope(attempt, source).await?;
         let spec = KeyedSpec { fill: fill.map(|f| &f.condition), scope: scope.as_ref(), ..self.spec() };
-        attempt.runner.classify(source, &spec, attempt.location, attempt.read_version).await
+        let counts = attempt.runner.classify(source, &spec, attempt.location, attempt.read_version).await?;
+        Ok((counts, scope))
     }
 
     /// What a rerun fills in: the columns of the table the partition's rows lack (added since it
@@ -220,7 +214,7 @@ impl Mode for Keyed {
     ) -> Result<DryRun, RunError> {
         let source = Self::source(computed).map_err(|e| *e)?;
         let fill = self.fill(attempt, &source).await?;
-        let counts = self.classified(attempt, &source, fill.as_ref()).await?;
+        let (counts, _) = self.classified(attempt, &source, fill.as_ref()).await?;
         report.changes = Some(Changes::Keyed(counts));
         if !counts.changes_anything() && !attempt.fresh && attempt.read_version.is_some() {
             report.note = Some("no row to change: a run would commit only the partition's new state".into());
@@ -240,7 +234,7 @@ impl Mode for Keyed {
     ) -> Result<Option<Committed>, RunError> {
         let source = Self::source(computed).map_err(|e| *e)?;
         let fill = self.fill(attempt, &source).await?;
-        let counts = self.classified(attempt, &source, fill.as_ref()).await?;
+        let (counts, scope) = self.classified(attempt, &source, fill.as_ref()).await?;
         report.changes = Some(Changes::Keyed(counts));
         if !counts.changes_anything() {
             return super::record_state_alone(attempt, target, &source.held.schema, report).await;
@@ -249,7 +243,6 @@ impl Mode for Keyed {
         let df = source.dataframe(ctx)?;
         let spec = self.spec();
         let fill = fill.as_ref().map(|f| (&f.condition, f.columns.as_slice()));
-        let scope = self.scope(attempt, &source, Some("t")).await?;
         let merge = MergeSpec { key: spec.key, newer_by: spec.newer_by, fill, scope: scope.as_ref() };
         Ok(Some(lakewriter_delta::merge(&ctx.state(), target, df, merge).await?))
     }
