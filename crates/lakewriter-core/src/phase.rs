@@ -11,6 +11,9 @@ pub enum Phase {
     Planned,
     /// The data files are on their way; the log entry is not.
     Writing,
+    /// The data files are written; the log entry is being put (a commit lakewriter makes itself;
+    /// delta-rs's own opens its `commit_with_retries` span here instead).
+    Committing,
     /// The log entry landed; the checkpoint and the report not yet.
     Committed,
     /// The checkpoint of the version just committed is on its way.
@@ -28,6 +31,7 @@ impl Phase {
         match self {
             Self::Planned => "planned",
             Self::Writing => "writing",
+            Self::Committing => "committing",
             Self::Committed => "committed",
             Self::Checkpointing => "checkpointing",
             Self::Compacting => "compacting",
@@ -51,6 +55,7 @@ mod tests {
         for phase in [
             Phase::Planned,
             Phase::Writing,
+            Phase::Committing,
             Phase::Committed,
             Phase::Checkpointing,
             Phase::Compacting,

@@ -32,6 +32,7 @@ pub mod values;
 pub mod write;
 
 mod error;
+mod files;
 mod s3;
 
 pub use digest::{Digest, digest, digest_at, partition_digest, partition_digests};

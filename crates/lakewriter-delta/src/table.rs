@@ -6,6 +6,7 @@ use datafusion::catalog::TableProvider;
 use deltalake::DeltaTable;
 use lakewriter_storage::Location;
 
+use crate::files::FileList;
 use crate::{Error, Result};
 
 /// A local folder that does not exist yet (and so holds no table). A folder that cannot be
@@ -74,13 +75,76 @@ impl LoadedTables {
     /// where there is no version (no table yet).
     pub async fn shape(&self, location: &Location, version: Option<u64>) -> Result<Option<Shape>> {
         let Some(version) = version else { return Ok(None) };
+        Ok(Some(self.list_at(location, version).await?.shape.clone()))
+    }
+
+    /// The columns of the table at `location` as of `version` as its DataFusion provider exposes
+    /// them (the order and types a query of it reads).
+    pub async fn columns(&self, location: &Location, version: u64) -> Result<datafusion::arrow::datatypes::SchemaRef> {
+        Ok(self.list_at(location, version).await?.columns.clone())
+    }
+
+    /// The file list of the table at `location` as of `version` (see [`FileList`]): the kept one
+    /// nearest below it brought forward over the commit files since, or else read from the table
+    /// (see [`LoadedTables::table_at`]) and kept.
+    pub(crate) async fn list_at(&self, location: &Location, version: u64) -> Result<Arc<FileList>> {
+        let kept = {
+            let lists = self.lists.lock().expect("a kept-lists lock is never poisoned");
+            lists
+                .iter()
+                .filter(|l| &l.url == location.url() && l.list.version <= version)
+                .max_by_key(|l| l.list.version)
+                .map(|l| l.list.clone())
+        };
+        if let Some(list) = kept {
+            if list.version == version {
+                return Ok(list);
+            }
+            let mut list = FileList::clone(&list);
+            if list.forward(version).await.is_ok() {
+                return Ok(self.keep_list(location, list));
+            }
+        }
         let (table, _) = self.table_at(location, version).await?;
-        let state =
-            table.snapshot().map_err(|source| Error::Open { url: location.url().clone(), source: Box::new(source) })?;
-        Ok(Some(Shape {
-            schema: state.snapshot().arrow_schema(),
-            partition_columns: state.metadata().partition_columns().to_vec(),
-        }))
+        Ok(self.keep_list(location, FileList::of(location, &table).await?))
+    }
+
+    /// The latest version of the table at `location`, `None` where there is none: where a file
+    /// list of it is kept, the commit files after the list's version read until one is missing
+    /// (the list brought forward over them), so that a command's later writes never list the log;
+    /// else [`crate::state::latest_version`], a listing from its last checkpoint.
+    pub async fn latest_version(&self, location: &Location) -> Result<Option<u64>> {
+        let kept = {
+            let lists = self.lists.lock().expect("a kept-lists lock is never poisoned");
+            lists.iter().filter(|l| &l.url == location.url()).max_by_key(|l| l.list.version).map(|l| l.list.clone())
+        };
+        if let Some(kept) = kept {
+            match kept.log_store.read_commit_entry(kept.version + 1).await {
+                Ok(None) => return Ok(Some(kept.version)),
+                Ok(Some(bytes)) => {
+                    let mut list = FileList::clone(&kept);
+                    if list.apply(kept.version + 1, &bytes).is_ok() && list.forward_to_latest().await.is_ok() {
+                        return Ok(Some(self.keep_list(location, list).version));
+                    }
+                }
+                Err(e) => {
+                    tracing::debug!(url = %location.url(), error = %e, "cannot read the log after a kept file list; listing it");
+                }
+            }
+        }
+        crate::state::latest_version(location).await
+    }
+
+    /// Keeps `list` (of the table at `location`) for later writes; returns it as kept.
+    pub(crate) fn keep_list(&self, location: &Location, list: FileList) -> Arc<FileList> {
+        let list = Arc::new(list);
+        let mut lists = self.lists.lock().expect("a kept-lists lock is never poisoned");
+        lists.retain(|l| &l.url != location.url() || l.list.version > list.version);
+        if lists.len() == Self::KEPT {
+            lists.remove(0);
+        }
+        lists.push(KeptList { url: location.url().clone(), list: list.clone() });
+        list
     }
 }
 
@@ -91,12 +155,20 @@ impl LoadedTables {
 #[derive(Default)]
 pub struct LoadedTables {
     kept: Mutex<Vec<Kept>>,
+    lists: Mutex<Vec<KeptList>>,
+}
+
+/// A kept [`FileList`].
+struct KeptList {
+    url: url::Url,
+    list: Arc<FileList>,
 }
 
 impl std::fmt::Debug for LoadedTables {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let kept = self.kept.lock().map_or(0, |k| k.len());
-        f.debug_struct("LoadedTables").field("kept", &kept).finish()
+        let lists = self.lists.lock().map_or(0, |l| l.len());
+        f.debug_struct("LoadedTables").field("kept", &kept).field("lists", &lists).finish()
     }
 }
 
@@ -154,11 +226,11 @@ impl LoadedTables {
         provider_of(location, &self.table_at(location, version).await?.0).await
     }
 
-    /// The versions of the tables kept for `location`, oldest first.
+    /// The versions of the file lists kept for `location`, oldest first.
     #[cfg(test)]
     pub(crate) fn versions(&self, location: &Location) -> Vec<u64> {
-        let kept = self.kept.lock().expect("a kept-tables lock is never poisoned");
-        kept.iter().filter(|k| &k.url == location.url()).filter_map(|k| k.table.version()).collect()
+        let lists = self.lists.lock().expect("a kept-lists lock is never poisoned");
+        lists.iter().filter(|l| &l.url == location.url()).map(|l| l.list.version).collect()
     }
 
     /// Keeps `table` (at `location`, read from the log at version `base`) for later writes.

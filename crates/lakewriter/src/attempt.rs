@@ -28,7 +28,7 @@ impl Runner {
     ) -> Result<(), RunError> {
         let job = run.job;
         let mode = job.mode.as_ref();
-        let read_version = lakewriter_delta::state::latest_version(&job.location).await?;
+        let read_version = self.loaded.latest_version(&job.location).await?;
         let mut attempt = Attempt::new(self, run, read_version, previous);
         let (query, columns) = self.planned(&attempt).await?;
         attempt.columns = columns;

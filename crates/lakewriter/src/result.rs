@@ -78,7 +78,7 @@ impl Runner {
         (location, read_version): (&Location, Option<u64>),
     ) -> Result<Option<SchemaRef>, RunError> {
         Ok(match read_version {
-            Some(version) => Some(self.loaded.provider_at(location, version).await?.schema()),
+            Some(version) => Some(self.loaded.columns(location, version).await?),
             None => None,
         })
     }

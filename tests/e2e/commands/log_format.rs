@@ -32,15 +32,22 @@ fn json_logs_carry_each_runs_job_partition_and_run_id() {
         .filter(|v| v.get("partition").is_some())
         .collect();
     assert_eq!(reports.len(), 3);
+    let mut own_commits = 0;
     for report in &reports {
         let in_run: Vec<_> = logs.iter().filter(|l| l.span_field("run_id") == report["run_id"].as_str()).collect();
         let phases: Vec<Phase> = in_run.iter().filter_map(|l| l.phase()).collect();
-        assert_eq!(phases, [Phase::Planned, Phase::Writing, Phase::Committed], "{report}");
+        // `committing` where lakewriter puts the log entry itself (a partition overwrite of the
+        // table a run found); delta-rs's commit (the first, which creates it) logs no phase there.
+        let own = [Phase::Planned, Phase::Writing, Phase::Committing, Phase::Committed];
+        let delta_rs = [Phase::Planned, Phase::Writing, Phase::Committed];
+        assert!(phases == own || phases == delta_rs, "{phases:?} {report}");
+        own_commits += usize::from(phases == own);
         for line in in_run {
             assert_eq!(line.span_field("job"), Some("daily_orders"), "{line:?}");
             assert_eq!(line.span_field("partition"), report["partition"].as_str(), "{line:?}");
         }
     }
+    assert!(own_commits >= 2, "the partitions after the one that created the table: {own_commits}");
 
     // Set by the environment too; the CLI's own error is a log line of level ERROR.
     let failed = lake

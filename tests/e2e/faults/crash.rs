@@ -82,7 +82,8 @@ impl Place {
 }
 
 /// Where a run is killed: as it enters a phase (its phase event), or as it commits — its data files
-/// written, its log entry being put: delta-rs opens its commit span (`commit_with_retries`).
+/// written, its log entry being put: lakewriter's own commit enters `committing`, delta-rs's opens
+/// its commit span (`commit_with_retries`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum KillAt {
     Entered(Phase),
@@ -102,7 +103,7 @@ impl KillAt {
     fn told_by(self, line: &LogLine) -> bool {
         match self {
             Self::Entered(phase) => line.phase() == Some(phase),
-            Self::Committing => line.opens("commit_with_retries"),
+            Self::Committing => line.phase() == Some(Phase::Committing) || line.opens("commit_with_retries"),
         }
     }
 }

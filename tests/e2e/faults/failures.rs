@@ -52,9 +52,13 @@ fn a_runtime_sql_error_fails_every_mode_and_the_fixed_job_writes_what_it_would_h
         &lake,
         FAILING,
         &[
+            // lakewriter's own commit of a partition overwrite hands on DataFusion's words.
             (
                 Mode::OverwritePartition,
-                format!("overwrite_partition dt=2026-09-02: {}", writing("overwrite_partition", "dt=2026-09-02")),
+                format!(
+                    "overwrite_partition dt=2026-09-02: failures.overwrite_partition: writing dt=2026-09-02 failed; \
+                     nothing was committed: Arrow error: {cast}"
+                ),
             ),
             (Mode::DeleteInsert, format!("delete_insert dt=2026-09-02: {}", writing("delete_insert", "dt=2026-09-02"))),
             (Mode::Merge, format!("merge dt=2026-09-02: cannot prepare the keyed source: Arrow error: {cast}")),

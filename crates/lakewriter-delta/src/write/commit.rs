@@ -3,6 +3,7 @@
 //! delta-rs error means (a conflict, a failed data check, anything else).
 
 use deltalake::kernel::transaction::CommitProperties;
+use deltalake::logstore::{LogStore, LogStoreRef};
 use deltalake::{DeltaTable, DeltaTableError};
 use lakewriter_core::Phase;
 use lakewriter_storage::Location;
@@ -15,7 +16,7 @@ use crate::{Error, Result, state, table};
 /// conflict rules against the commits that won (writes to other partitions do not conflict) and
 /// costs one small log read, so the bound is generous: with N writers, a commit can lose up to
 /// N - 1 times in a row.
-const COMMIT_RETRIES: usize = 1_000;
+pub(super) const COMMIT_RETRIES: usize = 1_000;
 
 /// The commit's metadata and the partition state it records (see [`crate::state`]).
 ///
@@ -113,7 +114,7 @@ where
         Ok(None) => Ok(None),
         Ok(Some(table)) => {
             target.loaded.keep(target.location, &table, base);
-            finish(target, read_version, Ok(table)).await.map(Some)
+            finish(target, read_version, Ok(Landed::Table(table))).await.map(Some)
         }
         Err(error) => finish(target, read_version, Err(error)).await.map(Some),
     };
@@ -137,33 +138,53 @@ fn remove_empty_dirs(dir: &std::path::Path) {
     let _ = std::fs::remove_dir(dir);
 }
 
-/// What a write's outcome means for the run. A write that returned its table at a new version
-/// committed that version: its counts are read back from that commit file (where the run id is
-/// this run's) and the log is checkpointed where due. A write that failed is looked for in the log
-/// by run id all the same: where its commit landed and only a step after it failed, the run
-/// committed, and says so.
+/// What a write that did not fail left: delta-rs's table at the version its write made (or, where
+/// it made none — a MERGE that found nothing to do — at the version it read), or a commit
+/// lakewriter put itself, with the log store it put it in and the table's checkpoint interval.
+pub(super) enum Landed {
+    Table(DeltaTable),
+    Commit { version: u64, log_store: LogStoreRef, checkpoint_interval: u64 },
+}
+
+/// What a write's outcome means for the run. A write that committed a new version: its counts
+/// are read back from that commit file (where the run id is this run's) and the log is
+/// checkpointed where due. A write that failed is looked for in the log by run id all the same:
+/// where its commit landed and only a step after it failed, the run committed, and says so.
 pub(super) async fn finish(
     target: &Target<'_>,
     read_version: Option<u64>,
-    outcome: Result<DeltaTable>,
+    outcome: Result<Landed>,
 ) -> Result<Committed> {
     let since = read_version.map_or(0, |v| v + 1);
     match outcome {
-        Ok(table) => {
-            // delta-rs hands back the table at the version its commit made, or, where it made
-            // none (a MERGE that found nothing to do), at the version it read.
-            let Some(version) = table.version().filter(|v| Some(*v) != read_version) else {
+        Ok(landed) => {
+            let (version, log_store) = match &landed {
+                Landed::Table(table) => (table.version(), table.log_store()),
+                Landed::Commit { version, log_store, .. } => (Some(*version), log_store.clone()),
+            };
+            let Some(version) = version.filter(|v| Some(*v) != read_version) else {
                 return Err(changed_meanwhile(target, "the write made no commit"));
             };
             crate::phase(Phase::Committed, target.name, &target.metadata.partition);
             // The counts come from the commit file; where it cannot be read back, they are unknown.
-            let committed = read_commit(&table, version, target).await.unwrap_or(Committed {
+            let committed = read_commit(log_store.as_ref(), version, target).await.unwrap_or(Committed {
                 version,
                 rows_written: None,
                 files_added: None,
                 files_removed: None,
             });
-            maintain(&table, version, target.name).await;
+            match landed {
+                Landed::Table(table) => maintain(&table, version, target.name).await,
+                Landed::Commit { checkpoint_interval, .. } if (version + 1).is_multiple_of(checkpoint_interval) => {
+                    match table::open_at(target.location, version).await {
+                        Ok(table) => maintain(&table, version, target.name).await,
+                        Err(e) => {
+                            tracing::warn!(table = target.name, version, error = %e, "committed; cannot open the table to write its checkpoint (the next one will be written as usual)");
+                        }
+                    }
+                }
+                Landed::Commit { .. } => {}
+            }
             Ok(committed)
         }
         // These fail a write before it writes its commit.
@@ -351,8 +372,8 @@ impl CommitMetrics {
 
 /// Commit `version` of the table, where it is this run's: its `lakewriter.run_id` is
 /// `target`'s, so another writer's commit is never reported as this run's.
-async fn read_commit(table: &DeltaTable, version: u64, target: &Target<'_>) -> Option<Committed> {
-    commit_of(table, version, target).await.unwrap_or_else(|e| {
+async fn read_commit(log_store: &dyn LogStore, version: u64, target: &Target<'_>) -> Option<Committed> {
+    commit_of(log_store, version, target).await.unwrap_or_else(|e| {
         tracing::warn!(table = target.name, version, error = %e, "cannot read back the commit just made");
         None
     })
@@ -360,11 +381,11 @@ async fn read_commit(table: &DeltaTable, version: u64, target: &Target<'_>) -> O
 
 /// Commit `version` of the table if this run made it; an error where it cannot be read.
 async fn commit_of(
-    table: &DeltaTable,
+    log_store: &dyn LogStore,
     version: u64,
     target: &Target<'_>,
 ) -> Result<Option<Committed>, DeltaTableError> {
-    let entry = table.log_store().read_commit_entry(version).await?;
+    let entry = log_store.read_commit_entry(version).await?;
     Ok(entry.and_then(|bytes| parse_commit(&bytes, version, &target.metadata.run_id)))
 }
 
@@ -397,7 +418,7 @@ async fn find_commit(
         Err(e) => return Err(e.into()),
     };
     for version in (since..=latest).rev() {
-        if let Some(committed) = commit_of(&table, version, target).await? {
+        if let Some(committed) = commit_of(table.log_store().as_ref(), version, target).await? {
             return Ok(Some(committed));
         }
     }

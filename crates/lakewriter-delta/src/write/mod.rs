@@ -7,6 +7,7 @@ mod commit;
 mod drop;
 mod fixture;
 mod merge;
+mod partition;
 mod statement;
 
 use std::sync::Arc;
@@ -24,7 +25,7 @@ use lakewriter_storage::Location;
 use serde::Serialize;
 
 use crate::{Error, Result, nullability, state};
-use commit::{attempt, attempt_or_skip, finish, properties_over, write_error};
+use commit::{Landed, attempt, attempt_or_skip, finish, properties_over, write_error};
 
 pub(crate) use commit::CommitMetrics;
 pub use drop::drop_columns;
@@ -151,10 +152,18 @@ fn check_schema(
     target: &Target<'_>,
 ) -> Result<bool> {
     let Ok(state) = table.snapshot() else { return Ok(false) };
-    let (added, refused): (Vec<_>, Vec<_>) =
-        crate::schema::column_differences(&state.snapshot().arrow_schema(), result)
-            .into_iter()
-            .partition(|d| target.adds_columns && matches!(d, crate::schema::Difference::Extra { .. }));
+    check_columns(&state.snapshot().arrow_schema(), result, target)
+}
+
+/// [`check_schema`] against the table's columns `table`.
+fn check_columns(
+    table: &datafusion::arrow::datatypes::Schema,
+    result: &datafusion::arrow::datatypes::Schema,
+    target: &Target<'_>,
+) -> Result<bool> {
+    let (added, refused): (Vec<_>, Vec<_>) = crate::schema::column_differences(table, result)
+        .into_iter()
+        .partition(|d| target.adds_columns && matches!(d, crate::schema::Difference::Extra { .. }));
     if !refused.is_empty() {
         let differences = refused.iter().map(ToString::to_string).collect();
         return Err(Error::SchemaMismatch { table: target.name.to_owned(), differences });
@@ -242,16 +251,21 @@ pub async fn replace_where(
     slice: &str,
 ) -> Result<Committed> {
     let (checked, check) = (plan.clone(), predicate.clone());
-    let outcome = attempt(&target, Some(width(&plan)), |table, props| async {
-        let adds = check_schema(&table, plan.schema().as_arrow(), &target)?;
-        evolving(builder(table, session, plan, &target, false)?, adds)
-            .with_save_mode(SaveMode::Overwrite)
-            .with_replace_where(predicate)
-            .with_commit_properties(props)
+    let outcome = match own_partition(&target, &plan, &predicate).await? {
+        Some((list, (column, value))) => partition::replace(session, &target, plan, list, (&column, &value)).await,
+        None => {
+            attempt(&target, Some(width(&plan)), |table, props| async {
+                let adds = check_schema(&table, plan.schema().as_arrow(), &target)?;
+                evolving(builder(table, session, plan, &target, false)?, adds)
+                    .with_save_mode(SaveMode::Overwrite)
+                    .with_replace_where(predicate)
+                    .with_commit_properties(props)
+                    .await
+                    .map_err(|e| write_error(&target, e))
+            })
             .await
-            .map_err(|e| write_error(&target, e))
-    })
-    .await;
+        }
+    };
     let error = match outcome {
         Err(error) => refused(session, &target, Some(checked.clone()), false, error).await,
         committed => return committed,
@@ -265,6 +279,27 @@ pub async fn replace_where(
             Error::Invalid { table, partition, not_null }
         }
     })
+}
+
+/// The file list and the partition `(column, value)` of a replaceWhere lakewriter commits itself
+/// ([`partition::replace`]): one value of a `DATE` partition column of an existing table whose
+/// protocol lakewriter writes and which asks for no check of delta-rs's, by a result that adds no
+/// column. `None` for any other, which delta-rs's write makes.
+async fn own_partition(
+    target: &Target<'_>,
+    plan: &LogicalPlan,
+    predicate: &Expr,
+) -> Result<Option<(Arc<crate::files::FileList>, (String, String))>> {
+    let Some(read_version) = target.read_version else { return Ok(None) };
+    let list = target.loaded.list_at(target.location, read_version).await?;
+    if list.guarded || !list.unsupported.is_empty() {
+        return Ok(None);
+    }
+    let Some(partition) = partition::replaced(predicate, &list.shape) else { return Ok(None) };
+    if check_columns(&list.shape.schema, plan.schema().as_arrow(), target)? {
+        return Ok(None);
+    }
+    Ok(Some((list, partition)))
 }
 
 /// Rows of `plan` that `predicate` does not select (false or NULL): what tells a row outside a
@@ -380,7 +415,7 @@ async fn commit_actions(
     let operation = DeltaOperation::Write { mode: SaveMode::Append, partition_by: None, predicate: None };
     let commit = CommitBuilder::from(props).with_actions(actions);
     let outcome = match commit.build(Some(snapshot), table.log_store(), operation).await {
-        Ok(commit) => table.load_version(commit.version()).await.map(|()| table).map_err(open_err),
+        Ok(commit) => table.load_version(commit.version()).await.map(|()| Landed::Table(table)).map_err(open_err),
         Err(e) => Err(write_error(target, e)),
     };
     finish(target, Some(read_version), outcome).await

@@ -160,8 +160,9 @@ async fn a_write_conflicts_with_a_commit_of_its_partition_since_the_version_it_r
     assert_eq!(crate::state::latest_version(&new).await.expect("version"), Some(0));
 }
 
-/// A write brings forward the table its command loaded for an earlier write — over every commit
-/// since, another writer's included — and leaves what a write reading the table afresh leaves.
+/// A write brings forward the file list its command kept from an earlier write — over every
+/// commit since, another writer's included — and leaves what a write reading the table afresh
+/// leaves.
 #[tokio::test]
 async fn a_write_brings_a_kept_table_forward_over_another_writer_s_commits() {
     let dir = tempfile::tempdir().expect("temp dir");
@@ -172,13 +173,13 @@ async fn a_write_brings_a_kept_table_forward_over_another_writer_s_commits() {
 
     assert_eq!(overwrite_with(&location, day(1), &rows(1), None, &loaded).await.expect("create"), 0);
     assert_eq!(overwrite_with(&location, day(1), &rows(2), Some(0), &loaded).await.expect("rewrite"), 1);
-    assert_eq!(loaded.versions(&location), [0, 1], "each write keeps the table it committed");
+    assert_eq!(loaded.versions(&location), [1], "a write keeps the file list it committed, not an older one");
     // Another writer, which loads the table afresh, rewrites the same partition.
     assert_eq!(overwrite_over(&location, day(1), &rows(3), Some(1)).await.expect("the other writer"), 2);
 
     let version = overwrite_with(&location, day(1), &rows(4), Some(2), &loaded).await.expect("over the kept table");
     assert_eq!(version, 3);
-    assert_eq!(loaded.versions(&location), [0, 1, 3]);
+    assert_eq!(loaded.versions(&location), [3]);
     let ctx = crate::session();
     let table = crate::table::provider(&location).await.expect("the table");
     let batches =
@@ -276,4 +277,93 @@ async fn a_column_is_dropped_only_where_no_row_holds_a_value_of_it() {
     let columns: Vec<Option<u64>> = state.partitions.values().map(|r| r.columns).collect();
     assert_eq!(columns, [Some(3), Some(1)], "day 1 had `c` (4 → 3), a partition written with one column had not");
     assert_eq!(crate::digest(&location, None).await.expect("digest").rows, 2, "the rows stay");
+}
+
+/// The actions of commit `version` of the table at `location`, one JSON value each.
+fn commit_actions(location: &Location, version: u64) -> Vec<serde_json::Value> {
+    let path = location.url().to_file_path().expect("a local table").join(format!("_delta_log/{version:020}.json"));
+    crate::state::actions(&std::fs::read(path).expect("the commit file")).collect()
+}
+
+/// The `commitInfo.clientVersion` of commit `version`: who made it.
+fn made_by(location: &Location, version: u64) -> String {
+    let actions = commit_actions(location, version);
+    let info = actions.iter().find_map(|a| a.get("commitInfo")).expect("a commitInfo");
+    info["clientVersion"].as_str().expect("a client version").to_owned()
+}
+
+/// A partition overwrite of an existing table is lakewriter's own commit, over the file list a
+/// command keeps: the partition's files removed, the new one added, the partition state recorded.
+/// The table reads as the same table written by delta-rs alone, and Delta's checkpoint cadence
+/// holds (its interval changed by a metadata commit, which the file list is read again after).
+#[tokio::test]
+async fn a_partition_overwrite_is_lakewriter_s_own_commit_over_the_kept_file_list() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let location = |name: &str| {
+        let url = url::Url::from_directory_path(dir.path().join(name)).expect("url");
+        Location::new(url, HashMap::new(), |_| None).expect("location")
+    };
+    let (own, fresh) = (location("own"), location("fresh"));
+    let rows = |n: u32, d: u32| format!("SELECT CAST({n} AS BIGINT) AS n, 'x{n}' AS s, DATE '2026-09-{d:02}' AS dt");
+    let loaded = LoadedTables::default();
+    assert_eq!(overwrite_with(&own, day(1), &rows(1, 1), None, &loaded).await.expect("create"), 0);
+    assert!(made_by(&own, 0).starts_with("delta-rs."), "a create is delta-rs's");
+    assert_eq!(overwrite_with(&own, day(2), &rows(2, 2), Some(0), &loaded).await.expect("day 2"), 1);
+    assert_eq!(overwrite_with(&own, day(1), &rows(3, 1), Some(1), &loaded).await.expect("day 1 again"), 2);
+    assert!(made_by(&own, 2).starts_with("lakewriter."), "{}", made_by(&own, 2));
+    let actions = commit_actions(&own, 2);
+    let kinds = |kind: &str| actions.iter().filter_map(|a| a.get(kind)).cloned().collect::<Vec<_>>();
+    let (removes, adds, txns) = (kinds("remove"), kinds("add"), kinds("txn"));
+    assert_eq!(removes.len(), 1, "{actions:?}");
+    assert_eq!(removes[0]["partitionValues"]["dt"], "2026-09-01");
+    assert_eq!(adds.len(), 1);
+    assert_eq!(adds[0]["partitionValues"]["dt"], "2026-09-01");
+    assert!(adds[0]["stats"].as_str().is_some_and(|s| s.contains("\"numRecords\":1")), "{:?}", adds[0]);
+    let ids: Vec<_> = txns.iter().filter_map(|t| t["appId"].as_str()).collect();
+    assert_eq!(
+        ids,
+        ["lakewriter/j/dt=2026-09-01/code", "lakewriter/j/dt=2026-09-01/inputs", "lakewriter/j/dt=2026-09-01/columns"]
+    );
+    let info = actions.iter().find_map(|a| a.get("commitInfo")).expect("commitInfo");
+    assert_eq!(info["operationMetrics"]["num_added_rows"], 1);
+    assert_eq!(info["lakewriter"]["partition"], "dt=2026-09-01");
+
+    // The same rows written by delta-rs alone: the same content.
+    assert_eq!(overwrite(&fresh, day(2), &rows(2, 2)).await.expect("fresh"), 0);
+    assert_eq!(overwrite(&fresh, day(1), &rows(3, 1)).await.expect("fresh day 1"), 1);
+    let (a, b) = (crate::digest(&own, None).await.expect("digest"), crate::digest(&fresh, None).await.expect("digest"));
+    assert_eq!((a.rows, a.digest), (b.rows, b.digest));
+
+    // A checkpoint every 3 commits, set by a metadata commit (version 3) the file list is read
+    // again after: versions 5 and 8 are checkpointed, by lakewriter's own commits.
+    let table = crate::table::open_existing(&own).await.expect("open");
+    let properties = HashMap::from([("delta.checkpointInterval".to_owned(), "3".to_owned())]);
+    table.set_tbl_properties().with_properties(properties).await.expect("set the interval");
+    for (read, d) in (3..8).zip([1, 2, 1, 2, 1]) {
+        assert_eq!(overwrite_with(&own, day(d), &rows(10 + d, d), Some(read), &loaded).await.expect("write"), read + 1);
+        assert!(made_by(&own, read + 1).starts_with("lakewriter."));
+    }
+    let log = own.url().to_file_path().expect("local").join("_delta_log");
+    let last: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(log.join("_last_checkpoint")).expect("a checkpoint")).expect("json");
+    assert_eq!(last["version"], 8);
+    assert!(log.join(format!("{:020}.checkpoint.parquet", 5)).exists());
+    assert_eq!(loaded.versions(&own), [8]);
+}
+
+/// A table whose writers must check what lakewriter's own commit does not (a CHECK constraint,
+/// here) is written by delta-rs's write, which enforces it.
+#[tokio::test]
+async fn a_table_with_a_constraint_is_written_by_delta_rs() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let url = url::Url::from_directory_path(dir.path().join("t")).expect("url");
+    let location = Location::new(url, HashMap::new(), |_| None).expect("location");
+    let rows = |n: i32| format!("SELECT CAST({n} AS BIGINT) AS n, DATE '2026-09-01' AS dt");
+    assert_eq!(overwrite(&location, day(1), &rows(1)).await.expect("create"), 0);
+    let table = crate::table::open_existing(&location).await.expect("open");
+    table.add_constraint().with_constraint("positive", "n > 0").await.expect("a constraint");
+    let refused = overwrite(&location, day(1), &rows(-1)).await.expect_err("the constraint refuses it");
+    assert!(matches!(refused, Error::Invalid { .. }), "{refused:?}");
+    assert_eq!(overwrite(&location, day(1), &rows(5)).await.expect("a row it takes"), 2);
+    assert!(made_by(&location, 2).starts_with("delta-rs."), "{}", made_by(&location, 2));
 }
