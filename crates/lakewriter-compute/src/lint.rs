@@ -89,7 +89,26 @@ pub fn lint(plan: &LogicalPlan, job: &JobSpec, sources: &BTreeMap<TableRef, Sour
             add(Severity::Warning, Rule::OutsidePartition, construct, message);
         }
     }
+    if let Some(message) = dedup_window_gap(job) {
+        add(Severity::Warning, Rule::DedupWindow, "dedup_window".to_owned(), message);
+    }
     findings
+}
+
+/// An `append_dedup` window whose key does not hold the column the window counts days in: the
+/// same key can then arrive on a later day, and where its earlier row is outside the window it is
+/// not looked for, and the key is appended again. A key that holds that column cannot recur on
+/// another day, so every duplicate is inside the window.
+fn dedup_window_gap(job: &JobSpec) -> Option<String> {
+    let WriteSpec::AppendDedup { key, window: Some(window) } = &job.write else { return None };
+    if key.contains(&window.column) {
+        return None;
+    }
+    let keys = key.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ");
+    let (column, days) = (&window.column, window.days);
+    Some(format!(
+        "the key ({keys}) does not hold `{column}`, so a key can arrive again on a later day; where its earlier row is more than {days} days away in `{column}`, it is not looked for and the key is appended again (a second row); widen `dedup_window`, or leave it out to check every key the table holds"
+    ))
 }
 
 #[cfg(test)]
@@ -161,6 +180,28 @@ mod tests {
     }
 
     const FROM_DAY: &str = "FROM raw.orders WHERE dt = $dt";
+
+    #[tokio::test]
+    async fn a_dedup_window_a_key_can_recur_outside_of_is_a_warning() {
+        let sql =
+            format!("SELECT customer_id, MIN(order_id) AS first_order, $dt AS dt {FROM_DAY} GROUP BY customer_id");
+        let dedup =
+            |key: &str, extra: &str| format!("write = \"append_dedup\"\nkey = {key}\npartition_by = \"dt\"\n{extra}");
+        let found = lint_with(&sql, &dedup("[\"customer_id\"]", "dedup_window = \"7 days\"")).await;
+        assert_eq!(rules(&found), vec![Rule::DedupWindow], "{found:?}");
+        assert_eq!((found[0].severity, found[0].construct.as_str()), (Severity::Warning, "dedup_window"));
+        assert!(
+            found[0].message.starts_with(
+                "the key (`customer_id`) does not hold `dt`, so a key can arrive again on a later day; where its earlier row is more than 7 days away in `dt`"
+            ),
+            "{}",
+            found[0]
+        );
+        // The window's own column in the key: a key never recurs on another day.
+        assert_eq!(lint_with(&sql, &dedup("[\"dt\", \"customer_id\"]", "dedup_window = \"7 days\"")).await, vec![]);
+        // No window: every key the table holds is looked up.
+        assert_eq!(lint_with(&sql, &dedup("[\"customer_id\"]", "")).await, vec![]);
+    }
 
     #[tokio::test]
     async fn clean_daily_aggregate_has_no_findings() {

@@ -135,11 +135,13 @@ impl LoadedTables {
         crate::state::latest_version(location).await
     }
 
-    /// Keeps `list` (of the table at `location`) for later writes; returns it as kept.
+    /// Keeps `list` (of the table at `location`) for later writes; returns it as kept. The
+    /// newest [`Self::KEPT`] lists are kept, of several versions of a table too: partitions in
+    /// flight at once each read the version before the others' commits.
     pub(crate) fn keep_list(&self, location: &Location, list: FileList) -> Arc<FileList> {
         let list = Arc::new(list);
         let mut lists = self.lists.lock().expect("a kept-lists lock is never poisoned");
-        lists.retain(|l| &l.url != location.url() || l.list.version > list.version);
+        lists.retain(|l| &l.url != location.url() || l.list.version != list.version);
         if lists.len() == Self::KEPT {
             lists.remove(0);
         }

@@ -38,6 +38,8 @@ pub enum Rule {
     Check,
     /// A test of the job (`[tests.NAME]`) that cannot be run as written.
     Test,
+    /// An `append_dedup` window a key can recur outside of (its key lacks the window's column).
+    DedupWindow,
 }
 
 impl Rule {
@@ -51,6 +53,7 @@ impl Rule {
             Self::FloatAggregate => "float_aggregate",
             Self::Check => "check",
             Self::Test => "test",
+            Self::DedupWindow => "dedup_window",
         }
     }
 }
