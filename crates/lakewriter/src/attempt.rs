@@ -200,5 +200,7 @@ impl PartitionReport {
         self.table_version = Some(committed.version);
         self.files_added = committed.files_added;
         self.files_removed = committed.files_removed;
+        self.bytes_added = committed.bytes_added;
+        self.bytes_removed = committed.bytes_removed;
     }
 }

@@ -43,6 +43,10 @@ pub struct PartitionReport {
     pub table_version: Option<u64>,
     pub files_added: Option<u64>,
     pub files_removed: Option<u64>,
+    /// Bytes of the files the commit added and removed (a merge's removed files are the ones it
+    /// rewrote).
+    pub bytes_added: Option<u64>,
+    pub bytes_removed: Option<u64>,
     /// Raw and Delta files the job's physical plan read, after partition pruning.
     pub files_scanned: Option<usize>,
     /// Hash of those files (path, size, modification time, e-tag), as recorded in the commit.
@@ -94,6 +98,8 @@ impl PartitionReport {
             table_version: None,
             files_added: None,
             files_removed: None,
+            bytes_added: None,
+            bytes_removed: None,
             files_scanned: None,
             input_fingerprint: None,
             fresh_before: None,

@@ -45,6 +45,10 @@ fn a_merge_rewrites_only_the_partitions_of_its_keys() {
     for ((partition, old), (_, new)) in before.iter().zip(&after) {
         if partition == &format!("dt={DAY}") {
             assert!(new.len() > old.len(), "{partition}: the merge adds its files beside the old ones");
+            // The bytes reported rewritten are the day's old file; the bytes added, its new ones.
+            let old_bytes: u64 = old.iter().map(|(_, size)| size).sum();
+            let new_bytes: u64 = new.iter().filter(|f| !old.contains(f)).map(|(_, size)| size).sum();
+            assert_eq!((report.bytes_removed, report.bytes_added), (Some(old_bytes), Some(new_bytes)));
         } else {
             assert_eq!(old, new, "{partition}: a file of another partition was written");
         }
@@ -79,6 +83,8 @@ fn on_s3_a_merge_rewrites_only_the_partitions_of_its_keys() {
     let rows = lakewriter_datagen::orders_for(day(DAY)).num_rows() as u64;
     assert_eq!(report.changes.expect("counts").updated, rows);
     assert_eq!((report.files_removed, report.files_added), (Some(1), Some(1)), "one day's file rewritten");
+    let (added, removed) = (report.bytes_added.expect("bytes added"), report.bytes_removed.expect("bytes removed"));
+    assert!(added > 0 && removed > 0, "{added} bytes added, {removed} removed");
     let digest = s3.lake.digest("analytics.orders_by_day", None);
     s3.lake.cli(&["run", "orders_by_day", "--dt", DAY]).assert_code(0);
     assert_eq!(s3.lake.digest("analytics.orders_by_day", None).digest, digest.digest, "a second run");

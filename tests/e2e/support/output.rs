@@ -80,6 +80,10 @@ pub struct Report {
     pub files_added: Option<u64>,
     #[serde(default)]
     pub files_removed: Option<u64>,
+    #[serde(default)]
+    pub bytes_added: Option<u64>,
+    #[serde(default)]
+    pub bytes_removed: Option<u64>,
     /// Attempts beyond the first, after conflicts with concurrent commits.
     pub retries: u32,
     pub error: Option<String>,

@@ -172,6 +172,8 @@ pub(super) async fn finish(
                 rows_written: None,
                 files_added: None,
                 files_removed: None,
+                bytes_added: None,
+                bytes_removed: None,
             });
             match landed {
                 Landed::Table(table) => maintain(&table, version, target.name).await,
@@ -389,9 +391,19 @@ async fn commit_of(
     Ok(entry.and_then(|bytes| parse_commit(&bytes, version, &target.metadata.run_id)))
 }
 
-/// The commit in `bytes` (a commit file), with its delta-rs metrics, if `run_id` made it.
+/// The commit in `bytes` (a commit file), with its metrics and the bytes its file actions add and
+/// remove, if `run_id` made it.
 fn parse_commit(bytes: &[u8], version: u64, run_id: &str) -> Option<Committed> {
-    let info = state::actions(bytes).find_map(|mut action| action.get_mut("commitInfo").map(Value::take))?;
+    let (mut info, mut bytes_added, mut bytes_removed) = (None, 0, 0);
+    for mut action in state::actions(bytes) {
+        let size = |kind: &str| action.pointer(&format!("/{kind}/size")).and_then(Value::as_u64).unwrap_or(0);
+        bytes_added += size("add");
+        bytes_removed += size("remove");
+        if let Some(found) = action.get_mut("commitInfo") {
+            info = Some(found.take());
+        }
+    }
+    let info = info?;
     if info.pointer("/lakewriter/run_id").and_then(Value::as_str) != Some(run_id) {
         return None;
     }
@@ -401,6 +413,8 @@ fn parse_commit(bytes: &[u8], version: u64, run_id: &str) -> Option<Committed> {
         rows_written: metrics.rows,
         files_added: Some(metrics.files_added),
         files_removed: Some(metrics.files_removed),
+        bytes_added: Some(bytes_added),
+        bytes_removed: Some(bytes_removed),
     })
 }
 

@@ -96,14 +96,18 @@ impl CommitMetadata {
     pub const MAX_LISTED_INPUTS: usize = 100;
 }
 
-/// The outcome of one committed write. The counts come from delta-rs's `operationMetrics` in the
-/// commit; they are `None` where that commit could not be read back after it landed.
+/// The outcome of one committed write. The rows and file counts come from the `operationMetrics`
+/// in the commit, the bytes from the sizes of its `add` and `remove` actions (for a merge, the
+/// removed files are the ones it rewrote); all are `None` where that commit could not be read back
+/// after it landed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Committed {
     pub version: u64,
     pub rows_written: Option<u64>,
     pub files_added: Option<u64>,
     pub files_removed: Option<u64>,
+    pub bytes_added: Option<u64>,
+    pub bytes_removed: Option<u64>,
 }
 
 /// The table a strategy writes.

@@ -64,6 +64,9 @@ pub struct StatementReport {
     pub partitions: Vec<String>,
     pub files_added: Option<u64>,
     pub files_removed: Option<u64>,
+    /// Bytes of the files the commit added and removed.
+    pub bytes_added: Option<u64>,
+    pub bytes_removed: Option<u64>,
     pub note: Option<String>,
     pub run_id: String,
 }
@@ -74,6 +77,8 @@ impl StatementReport {
         self.table_version = Some(committed.version);
         self.files_added = committed.files_added;
         self.files_removed = committed.files_removed;
+        self.bytes_added = committed.bytes_added;
+        self.bytes_removed = committed.bytes_removed;
         if self.changes.is_none() {
             self.rows_written = committed.rows_written;
         }

@@ -22,12 +22,28 @@ fn a_failed_first_write_removes_empty_folders_and_never_a_file() {
 #[test]
 fn a_commit_is_this_runs_only_with_its_run_id() {
     let commit = concat!(
-        r#"{"add":{"path":"x.parquet"}}"#,
+        r#"{"add":{"path":"x.parquet","size":300}}"#,
+        "\n",
+        r#"{"add":{"path":"y.parquet","size":20}}"#,
+        "\n",
+        r#"{"remove":{"path":"old.parquet","size":500}}"#,
+        "\n",
+        r#"{"remove":{"path":"unsized.parquet"}}"#,
         "\n",
         r#"{"commitInfo":{"operationMetrics":{"num_added_rows":7,"num_added_files":1,"num_removed_files":2},"lakewriter":{"run_id":"abc"}}}"#,
     );
     let mine = parse_commit(commit.as_bytes(), 4, "abc").expect("this run's commit");
-    assert_eq!(mine, Committed { version: 4, rows_written: Some(7), files_added: Some(1), files_removed: Some(2) });
+    assert_eq!(
+        mine,
+        Committed {
+            version: 4,
+            rows_written: Some(7),
+            files_added: Some(1),
+            files_removed: Some(2),
+            bytes_added: Some(320),
+            bytes_removed: Some(500),
+        }
+    );
     assert_eq!(parse_commit(commit.as_bytes(), 4, "another"), None, "another writer's commit");
     assert_eq!(parse_commit(b"not a commit", 4, "abc"), None);
 }
