@@ -2,6 +2,10 @@
 //! aggregate, and customer-change batches for the `customers` merge. A day's content depends only
 //! on the scale and the date.
 //!
+//! The skew scale has no orders: a customer table of 5,000,000 rows, clustered by its key, and two
+//! batches of 1% of the keys to merge into it — a skewed one (nine changes in ten among the newest
+//! tenth of the keys, the tenth anywhere) and a local one (all among the newest tenth).
+//!
 //! Customer batch 0 is the initial load (every customer once); batch k ≥ 1 holds `changes` rows:
 //! `new_per_day` new customers, the rest changes to known ones — one in ten a key already changed
 //! earlier in the same batch, one in twenty older than the batch (a late change, which the
@@ -33,6 +37,8 @@ pub struct Scale {
     changes_per_day: u64,
     new_per_day: u64,
     first: NaiveDate,
+    /// The skew scale's batches: batch 1 skewed, batch 2 local (see the module's header).
+    skew: bool,
 }
 
 /// The dates of a scale: its orders cover `first..=last`; `merge_one` is the day of the one
@@ -57,11 +63,13 @@ impl Scale {
             "small" => (30, 200_000, 50_000, 2_000, 100),
             "medium" => (30, 2_000_000, 500_000, 20_000, 1_000),
             "history" => (3_650, 2_000, 500_000, 0, 0),
-            _ => return Err(format!("unknown scale {name:?} (small, medium or history)").into()),
+            "skew" => (1, 0, 5_000_000, 50_000, 0),
+            _ => return Err(format!("unknown scale {name:?} (small, medium, history or skew)").into()),
         };
-        // Every scale ends on 2026-01-30.
+        // Every scale but skew ends on 2026-01-30 (skew's three batches start there).
         let first = jan1 + Days::new(30) - Days::new(days);
-        Ok(Self { days, orders_per_day, customers, changes_per_day, new_per_day, first })
+        let skew = name == "skew";
+        Ok(Self { days, orders_per_day, customers, changes_per_day, new_per_day, first, skew })
     }
 
     fn day(&self, n: u64) -> NaiveDate {
@@ -72,6 +80,9 @@ impl Scale {
 /// Writes the project file and the raw layer of `scale` under `dir` (files that exist are kept).
 pub fn write(scale: &Scale, dir: &Path) -> Result<Dates, BoxError> {
     fs::create_dir_all(dir)?;
+    if scale.skew {
+        return write_skew(scale, dir);
+    }
     let merges = scale.changes_per_day > 0;
     fs::write(dir.join("lakewriter.toml"), project(merges))?;
     let raw = dir.join("lake/raw");
@@ -102,6 +113,30 @@ pub fn write(scale: &Scale, dir: &Path) -> Result<Dates, BoxError> {
     let last = scale.day(scale.days - 1);
     Ok(Dates { first: scale.first, last, merge_one: merges.then(|| scale.day(scale.days)) })
 }
+
+/// The skew scale: its three customer batches and a project whose `customers` merge is clustered
+/// by the key, in files of 8 MiB. Prints as `first skewed local`, the batches' days.
+fn write_skew(scale: &Scale, dir: &Path) -> Result<Dates, BoxError> {
+    fs::write(
+        dir.join("lakewriter.toml"),
+        format!("root = \"lake\"\n{CUSTOMERS}cluster_by = [\"customer_id\"]\ntarget_file_size = \"8 MiB\"\n"),
+    )?;
+    for n in 0..3 {
+        let path = dir.join(format!("lake/raw/customers_batch/dt={}/part-00000.parquet", scale.day(n)));
+        write_new(&path, || customers(scale, n))?;
+    }
+    Ok(Dates { first: scale.day(0), last: scale.day(1), merge_one: Some(scale.day(2)) })
+}
+
+/// The `customers` merge job of the scales with customer batches.
+const CUSTOMERS: &str = r#"
+[jobs.customers]
+target = "core.customers"
+write = "merge"
+key = ["customer_id"]
+newer_by = "updated_at"
+sql = "SELECT customer_id, email, tier, updated_at, op FROM raw.customers_batch WHERE dt = $dt"
+"#;
 
 fn project(merges: bool) -> String {
     let history = !merges;
@@ -139,16 +174,7 @@ sql = "SELECT customer_id, MIN(order_id) AS first_order, $dt AS dt FROM raw.orde
         );
     }
     if merges {
-        project.push_str(
-            r#"
-[jobs.customers]
-target = "core.customers"
-write = "merge"
-key = ["customer_id"]
-newer_by = "updated_at"
-sql = "SELECT customer_id, email, tier, updated_at, op FROM raw.customers_batch WHERE dt = $dt"
-"#,
-        );
+        project.push_str(CUSTOMERS);
     }
     project
 }
@@ -211,7 +237,11 @@ fn customers(scale: &Scale, n: u64) -> RecordBatch {
     } else {
         let known = scale.customers + (n - 1) * scale.new_per_day;
         for i in 0..scale.changes_per_day {
-            let id = if i < scale.new_per_day {
+            let newest = known / 10;
+            let id = if scale.skew {
+                // Batch 1: nine in ten among the newest tenth of the keys; batch 2: all of them.
+                if n == 2 || rng.below(10) < 9 { known - newest + 1 + rng.below(newest) } else { 1 + rng.below(known) }
+            } else if i < scale.new_per_day {
                 known + 1 + i
             } else if i > scale.new_per_day && rng.below(10) == 0 {
                 let earlier = rng.below(u64::try_from(ids.len()).unwrap_or(1));

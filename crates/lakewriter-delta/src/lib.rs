@@ -25,6 +25,7 @@ pub mod digest;
 pub mod maintain;
 pub mod nullability;
 pub mod protocol;
+pub mod ranges;
 pub mod schema;
 pub mod state;
 pub mod table;

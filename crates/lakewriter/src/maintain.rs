@@ -156,6 +156,16 @@ impl Runner {
         }
     }
 
+    /// The `cluster_by` of the job that writes `table` (a `schema.table`), if one names columns:
+    /// the order compaction re-sorts the table's files in.
+    fn cluster_by(&self, table: &str) -> Vec<String> {
+        let jobs = self.workspace().project.jobs.values();
+        jobs.filter(|job| job.target.to_string() == table)
+            .map(|job| job.cluster_by.clone())
+            .find(|c| !c.is_empty())
+            .unwrap_or_default()
+    }
+
     /// Runs `options.steps` on `target`'s tables (see `maintenance_tables`) in turn, in
     /// [`Step`] order: one report per table and step. A step that fails is reported and the next
     /// runs (each leaves the table whole). Fails before touching any table where `target` is a
@@ -218,9 +228,12 @@ impl Runner {
         let name = report.table.clone();
         let dry_run = options.dry_run;
         let outcome = match report.step {
-            Step::Compact => delta::compact(location, &name, options.target_file_size, dry_run, run_id)
-                .await
-                .map(|c| compacted(report, c)),
+            Step::Compact => {
+                let cluster_by = self.cluster_by(&name);
+                delta::compact(location, &name, options.target_file_size, &cluster_by, dry_run, run_id)
+                    .await
+                    .map(|c| compacted(report, c, !cluster_by.is_empty()))
+            }
             Step::Checkpoint => delta::checkpoint(location, &name, dry_run).await.map(|c| checkpointed(report, c)),
             Step::Vacuum => {
                 let retention = options.retention.unwrap_or(settings.deleted_file_retention);
@@ -262,7 +275,7 @@ fn check_retention(table: &TableRef, settings: &Settings, options: &MaintainOpti
     )))
 }
 
-fn compacted(report: &mut StepReport, c: delta::Compacted) {
+fn compacted(report: &mut StepReport, c: delta::Compacted, clustered: bool) {
     report.committed = c.version.is_some();
     report.table_version = c.version;
     report.retries = c.retries;
@@ -271,9 +284,12 @@ fn compacted(report: &mut StepReport, c: delta::Compacted) {
     report.target_file_size = Some(c.target_file_size);
     let files = lakewriter_core::maintain::format_size(c.target_file_size);
     report.note = match (c.partitions.len(), report.committed) {
+        (0, _) if clustered => Some(format!(
+            "nothing to compact: no partition holds more than one file below {files}, or files whose cluster_by ranges overlap"
+        )),
         (0, _) => Some(format!("nothing to compact: no partition holds more than one file below {files}")),
         (n, false) => Some(format!(
-            "would rewrite {} small file{} of {n} partition{}",
+            "would rewrite {} file{} of {n} partition{}",
             c.files_removed,
             if c.files_removed == 1 { "" } else { "s" },
             if n == 1 { "" } else { "s" }

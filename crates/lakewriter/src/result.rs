@@ -92,6 +92,18 @@ impl Runner {
         Ok(self.loaded.shape(location, read_version).await?)
     }
 
+    /// The range of `column` in each live file of the table at `read_version` (see
+    /// [`lakewriter_delta::table::LoadedTables::ranges`]); `None` where there is no table or a
+    /// file records none.
+    pub(crate) async fn ranges_at(
+        &self,
+        (location, read_version): (&Location, Option<u64>),
+        column: &str,
+    ) -> Result<Option<Vec<lakewriter_delta::ranges::Range>>, RunError> {
+        let Some(version) = read_version else { return Ok(None) };
+        Ok(self.loaded.ranges(location, version, column).await?)
+    }
+
     /// Evaluates the job's checks on `computed` into `report.checks` (where its mode's result is
     /// the rows it writes). Returns the blocking checks that failed.
     async fn check(

@@ -115,7 +115,7 @@ impl Runner {
     /// The data files of `job`'s table and what compaction would rewrite (`status --maintenance`):
     /// opens the table's latest snapshot. `None` where the table does not exist yet.
     pub async fn layout(&self, job: &Job) -> Result<Option<lakewriter_delta::maintain::Layout>> {
-        lakewriter_delta::maintain::layout(&job.location, None)
+        lakewriter_delta::maintain::layout(&job.location, None, &job.spec.cluster_by)
             .await
             .map_err(|source| Error::OpenTable { table: job.spec.target.to_string(), source: Box::new(source) })
     }

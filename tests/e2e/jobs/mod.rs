@@ -3,6 +3,7 @@
 
 mod checks;
 mod checks_modes;
+mod clustered;
 mod column_names;
 mod dedup_window;
 mod merge_scope;

@@ -114,6 +114,8 @@ pub struct Job {
     on_schema_change: Option<&'static str>,
     /// `dedup_window` and `dedup_window_column`.
     dedup_window: (Option<&'static str>, Option<&'static str>),
+    cluster_by: Vec<String>,
+    target_file_size: Option<&'static str>,
     checks: Option<Checks>,
 }
 
@@ -131,6 +133,8 @@ impl Job {
             not_null: Vec::new(),
             on_schema_change: None,
             dedup_window: (None, None),
+            cluster_by: Vec::new(),
+            target_file_size: None,
             checks: None,
         }
     }
@@ -186,6 +190,18 @@ impl Job {
     #[must_use]
     pub fn dedup_window(self, window: &'static str, column: Option<&'static str>) -> Self {
         Self { dedup_window: (Some(window), column), ..self }
+    }
+
+    /// `cluster_by = COLUMNS`.
+    #[must_use]
+    pub fn cluster_by(self, columns: &[&str]) -> Self {
+        Self { cluster_by: columns.iter().map(|&c| c.to_owned()).collect(), ..self }
+    }
+
+    /// `target_file_size = SIZE`.
+    #[must_use]
+    pub fn target_file_size(self, size: &'static str) -> Self {
+        Self { target_file_size: Some(size), ..self }
     }
 
     /// `[jobs.NAME.checks]`.
@@ -379,6 +395,10 @@ struct JobTable<'a> {
     dedup_window: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     dedup_window_column: Option<&'static str>,
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    cluster_by: &'a [String],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    target_file_size: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     sql: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -403,6 +423,8 @@ impl<'a> JobTable<'a> {
             on_schema_change: job.on_schema_change,
             dedup_window: job.dedup_window.0,
             dedup_window_column: job.dedup_window.1,
+            cluster_by: &job.cluster_by,
+            target_file_size: job.target_file_size,
             sql: None,
             sql_file: None,
             checks: job.checks.as_ref(),

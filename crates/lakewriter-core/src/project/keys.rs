@@ -26,6 +26,8 @@ pub const KEYS: &[(&str, &[&str])] = &[
             "dedup_window",
             "dedup_window_column",
             "input_size_warning",
+            "cluster_by",
+            "target_file_size",
             "checks",
         ],
     ),

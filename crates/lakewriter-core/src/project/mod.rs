@@ -203,6 +203,15 @@ pub struct JobSpec {
     /// `input_size_warning` (`rebuild`): the input size in bytes past which `status` notes that
     /// each run reads it all.
     pub input_size_warning: Option<u64>,
+    /// `cluster_by = ["col", …]` (`merge`, `append_dedup`): the columns the table's files are
+    /// sorted by, so that each file holds a narrow range of them; a merge then rewrites only the
+    /// files whose range of the first one holds a key of its batch (where that column is part of
+    /// the key), and `maintain` re-sorts files whose ranges overlap. Empty: no clustering.
+    pub cluster_by: Vec<String>,
+    /// `target_file_size` (`merge`, `append_dedup`): the `delta.targetFileSize` of a table the
+    /// job creates — the size its files, a merge's and compaction's too, are cut at (delta-rs's
+    /// 100 MiB without it). A clustered table of many narrower files lets a merge rewrite less.
+    pub target_file_size: Option<u64>,
 }
 
 impl JobSpec {
@@ -221,7 +230,8 @@ impl JobSpec {
     /// it writes (`not_null` shapes only a table the job creates, and a run over an existing table
     /// does not change its columns: a fingerprint that counted it would call every partition stale
     /// where no run could make it fresh; `on_schema_change` lets a changed result's columns in,
-    /// and the SQL edit that changed them is what makes the partitions stale).
+    /// and the SQL edit that changed them is what makes the partitions stale). `cluster_by` and
+    /// `target_file_size` are left out too: they decide where rows are, not which.
     #[must_use]
     pub fn fingerprinted(&self, sql: &str) -> String {
         let folded = sql.split_whitespace().collect::<Vec<_>>().join(" ");

@@ -52,6 +52,8 @@ struct RawJob {
     dedup_window: Option<String>,
     dedup_window_column: Option<String>,
     input_size_warning: Option<String>,
+    cluster_by: Option<Vec<String>>,
+    target_file_size: Option<String>,
     checks: Option<RawChecks>,
 }
 
@@ -67,6 +69,8 @@ impl RawJob {
             ("dedup_window", self.dedup_window.is_some()),
             ("dedup_window_column", self.dedup_window_column.is_some()),
             ("input_size_warning", self.input_size_warning.is_some()),
+            ("cluster_by", self.cluster_by.is_some()),
+            ("target_file_size", self.target_file_size.is_some()),
         ]
         .into_iter()
         .filter_map(|(name, set)| set.then_some(name))
@@ -76,9 +80,11 @@ impl RawJob {
     /// Refuses the settings of another mode than `mode`.
     fn refuse_other_keys(&self, mode: WriteMode) -> Result<(), String> {
         let allowed: &[&str] = match mode {
-            WriteMode::Merge => &["key", "newer_by", "on_duplicate_keys", "delete_when"],
+            WriteMode::Merge => {
+                &["key", "newer_by", "on_duplicate_keys", "delete_when", "cluster_by", "target_file_size"]
+            }
             WriteMode::DeleteInsert => &["predicate"],
-            WriteMode::AppendDedup => &["key", "dedup_window", "dedup_window_column"],
+            WriteMode::AppendDedup => &["key", "dedup_window", "dedup_window_column", "cluster_by", "target_file_size"],
             WriteMode::Rebuild => &["input_size_warning"],
             WriteMode::OverwritePartition | WriteMode::Append | WriteMode::Statement => &[],
         };
@@ -199,11 +205,64 @@ impl RawJob {
         Ok(policy)
     }
 
-    /// The `input_size_warning` key, in bytes: a size, `10 GB` as well as `10GB`.
-    fn input_size_warning(&self) -> Result<Option<u64>, String> {
-        let Some(text) = &self.input_size_warning else { return Ok(None) };
-        let size = crate::maintain::parse_size(&text.split_whitespace().collect::<String>());
-        size.map(Some).map_err(|e| format!("key `input_size_warning`: {e}"))
+    /// The job `name`'s spec, its SQL file's path taken from `base`; an error names the key.
+    fn into_spec(mut self, name: &str, base: &Path) -> Result<JobSpec, String> {
+        let target = TableRef::parse(&self.target).map_err(|e| format!("key `target`: {e}"))?;
+        let sql = match (self.sql.take(), self.sql_file.take()) {
+            (Some(sql), None) if !sql.trim().is_empty() => SqlSource::Inline(sql),
+            (Some(_), None) => return Err("key `sql` is empty".into()),
+            (None, Some(path)) => SqlSource::File(base.join(path)),
+            (Some(_), Some(_)) => return Err("set either `sql` or `sql_file`, not both".into()),
+            (None, None) => return Err("missing key `sql` (or `sql_file`)".into()),
+        };
+        let partition_by = self.partition_by.clone();
+        if partition_by.as_deref().is_some_and(|c| !is_column(c)) {
+            return Err("key `partition_by` is empty: name a column".into());
+        }
+        let allow_nondeterministic = self.allow_nondeterministic;
+        let not_null = not_null_columns(self.not_null.take())?;
+        let on_schema_change = self.on_schema_change(self.mode())?;
+        let checks = self.checks.take().unwrap_or_default().checks(is_column)?;
+        self.refuse_other_keys(self.mode())?;
+        let input_size_warning = size("input_size_warning", self.input_size_warning.as_deref())?;
+        let target_file_size = size("target_file_size", self.target_file_size.as_deref())?;
+        let cluster_by = self.cluster_by()?;
+        let write = self.write_spec()?;
+        Ok(JobSpec {
+            name: name.to_owned(),
+            target,
+            write,
+            partition_by,
+            sql,
+            allow_nondeterministic,
+            not_null,
+            on_schema_change,
+            checks,
+            input_size_warning,
+            cluster_by,
+            target_file_size,
+        })
+    }
+
+    /// The `cluster_by` key: the columns a keyed write sorts its files by, distinct and not the
+    /// partition column (every file holds one value of it already).
+    fn cluster_by(&self) -> Result<Vec<String>, String> {
+        let Some(columns) = &self.cluster_by else { return Ok(Vec::new()) };
+        if columns.is_empty() {
+            return Err("key `cluster_by` is empty: name the columns to sort the table's files by".into());
+        }
+        if !columns.iter().all(|c| is_column(c)) {
+            return Err("key `cluster_by`: an empty column name".into());
+        }
+        if let Some((_, c)) = columns.iter().enumerate().find(|(i, c)| columns[..*i].contains(c)) {
+            return Err(format!("key `cluster_by`: `{c}` is named twice"));
+        }
+        if let Some(c) = columns.iter().find(|c| self.partition_by.as_ref() == Some(*c)) {
+            return Err(format!(
+                "key `cluster_by`: `{c}` is the partition column; each file holds one value of it already"
+            ));
+        }
+        Ok(columns.clone())
     }
 
     /// The `write` key; a job without one is written as a statement.
@@ -232,6 +291,13 @@ fn not_null_columns(columns: Option<Vec<String>>) -> Result<Vec<String>, String>
     Ok(columns)
 }
 
+/// A size key's value in bytes (`10 GB` as well as `10GB`); `None` where the key is not set.
+fn size(key: &str, text: Option<&str>) -> Result<Option<u64>, String> {
+    let Some(text) = text else { return Ok(None) };
+    let size = crate::maintain::parse_size(&text.split_whitespace().collect::<String>());
+    size.map(Some).map_err(|e| format!("key `{key}`: {e}"))
+}
+
 impl Project {
     /// Parses the text of a project file. `file` names it in errors and anchors relative paths.
     pub fn parse(text: &str, file: &Path) -> Result<Self> {
@@ -247,37 +313,8 @@ impl Project {
             if !is_name(&name) {
                 return Err(job_err("a job name may contain only letters, digits, `_` and `-`".into()));
             }
-            let mut job = RawJob::deserialize(value).map_err(|e| job_err(e.to_string().trim_end().to_owned()))?;
-            let target = TableRef::parse(&job.target).map_err(|e| job_err(format!("key `target`: {e}")))?;
-            let sql = match (job.sql.take(), job.sql_file.take()) {
-                (Some(sql), None) if !sql.trim().is_empty() => SqlSource::Inline(sql),
-                (Some(_), None) => return Err(job_err("key `sql` is empty".into())),
-                (None, Some(path)) => SqlSource::File(base.join(path)),
-                (Some(_), Some(_)) => return Err(job_err("set either `sql` or `sql_file`, not both".into())),
-                (None, None) => return Err(job_err("missing key `sql` (or `sql_file`)".into())),
-            };
-            let partition_by = job.partition_by.clone();
-            if partition_by.as_deref().is_some_and(|c| !is_column(c)) {
-                return Err(job_err("key `partition_by` is empty: name a column".into()));
-            }
-            let allow_nondeterministic = job.allow_nondeterministic;
-            let not_null = not_null_columns(job.not_null.take()).map_err(job_err)?;
-            let on_schema_change = job.on_schema_change(job.mode()).map_err(job_err)?;
-            let checks = job.checks.take().unwrap_or_default().checks(is_column).map_err(job_err)?;
-            let input_size_warning = job.input_size_warning().map_err(job_err)?;
-            let write = job.write_spec().map_err(job_err)?;
-            let job = JobSpec {
-                name: name.clone(),
-                target,
-                write,
-                partition_by,
-                sql,
-                allow_nondeterministic,
-                not_null,
-                on_schema_change,
-                checks,
-                input_size_warning,
-            };
+            let job = RawJob::deserialize(value).map_err(|e| job_err(e.to_string().trim_end().to_owned()))?;
+            let job = job.into_spec(&name, base).map_err(job_err)?;
             jobs.insert(name, job);
         }
         let mut sources = BTreeMap::new();

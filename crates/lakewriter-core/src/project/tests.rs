@@ -250,6 +250,34 @@ mod write_modes {
     }
 
     #[test]
+    fn cluster_by_names_distinct_columns_of_a_keyed_write_and_leaves_the_fingerprint_alone() {
+        let merge = |extra: &str| job(&format!("write = \"merge\"\nkey = [\"id\"]\nnewer_by = \"v\"\n{extra}"));
+        let clustered = merge("cluster_by = [\"id\", \"region\"]").unwrap();
+        assert_eq!(clustered.cluster_by, ["id", "region"]);
+        assert!(merge("").unwrap().cluster_by.is_empty());
+        // The layout changes no row: the code fingerprint is the unclustered job's.
+        assert_eq!(clustered.code_fingerprint("SELECT 1"), merge("").unwrap().code_fingerprint("SELECT 1"));
+        let dedup = job("write = \"append_dedup\"\nkey = [\"id\"]\ncluster_by = [\"id\"]").unwrap();
+        assert_eq!(dedup.cluster_by, ["id"]);
+        for (extra, expected) in [
+            ("cluster_by = []", "key `cluster_by` is empty"),
+            ("cluster_by = [\"\"]", "key `cluster_by`: an empty column name"),
+            ("cluster_by = [\"id\", \"id\"]", "key `cluster_by`: `id` is named twice"),
+            ("partition_by = \"dt\"\ncluster_by = [\"dt\"]", "`dt` is the partition column"),
+        ] {
+            let e = merge(extra).unwrap_err().to_string();
+            assert!(e.contains(expected), "{extra}: {e}");
+        }
+        let sized = merge("cluster_by = [\"id\"]\ntarget_file_size = \"16 MiB\"").unwrap();
+        assert_eq!(sized.target_file_size, Some(16 << 20));
+        assert_eq!(sized.code_fingerprint("SELECT 1"), merge("").unwrap().code_fingerprint("SELECT 1"));
+        let e = merge("target_file_size = \"0\"").unwrap_err().to_string();
+        assert!(e.contains("key `target_file_size`: invalid size `0`: it must be more than 0 bytes"), "{e}");
+        let e = err("write = \"append\"\ncluster_by = [\"id\"]");
+        assert!(e.contains("key `cluster_by` does not apply to write = \"append\""), "{e}");
+    }
+
+    #[test]
     fn every_mode_parses_with_its_settings() {
         let merge =
             job("write = \"merge\"\nkey = [\"id\"]\nnewer_by = \"updated_at\"\ndelete_when = \"op = 'd'\"").unwrap();

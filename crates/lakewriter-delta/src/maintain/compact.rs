@@ -1,5 +1,8 @@
 //! Compaction: the small files of each partition that holds several are rewritten into fewer,
-//! larger ones, all in one commit (`OPTIMIZE`; its removes and adds `dataChange: false`).
+//! larger ones, all in one commit (`OPTIMIZE`; its removes and adds `dataChange: false`). A table
+//! clustered by a column (a job's `cluster_by`) also has the files whose ranges of it overlap
+//! rewritten together, sorted by the `cluster_by` columns into files of the target size, so that
+//! each holds a range of its own again.
 //!
 //! lakewriter makes this commit itself (reading the files through delta-rs's scan, writing them
 //! with delta-rs's `RecordBatchWriter`, committing with its `CommitBuilder`) rather than through
@@ -23,6 +26,7 @@ use std::sync::Arc;
 use datafusion::arrow::array::RecordBatch;
 use datafusion::arrow::compute::cast;
 use datafusion::arrow::datatypes::SchemaRef;
+use datafusion::common::ScalarValue;
 use deltalake::DeltaTable;
 use deltalake::DeltaTableError;
 use deltalake::kernel::transaction::{CommitBuilder, TransactionError};
@@ -35,6 +39,7 @@ use lakewriter_storage::Location;
 use serde::Serialize;
 
 use super::{PartitionFiles, Settings, failed};
+use crate::ranges::{Range, order};
 use crate::{Result, table};
 
 /// The application transaction every compaction commit carries; its version is the table
@@ -57,28 +62,44 @@ pub(super) struct DataFile {
     pub modified: i64,
     /// Its rows, from its statistics.
     pub rows: Option<u64>,
+    /// Its range of the first `cluster_by` column, where the table is clustered and its
+    /// statistics record one (see [`crate::ranges`]).
+    pub range: Option<Range>,
     remove: Remove,
 }
 
-/// The data files of the table's loaded version.
-pub(super) fn data_files(table: &DeltaTable) -> Result<Vec<DataFile>, DeltaTableError> {
+/// The data files of the table's loaded version, with their ranges of `cluster_by`'s first column
+/// where it has one.
+pub(super) fn data_files(table: &DeltaTable, cluster_by: &[String]) -> Result<Vec<DataFile>, DeltaTableError> {
     let state = table.snapshot()?;
     let columns = state.metadata().partition_columns().to_vec();
+    let schema = state.snapshot().arrow_schema();
+    let clustered = cluster_by.first().and_then(|c| Some((c, schema.field_with_name(c).ok()?.data_type().clone())));
     Ok(state
         .log_data()
         .into_iter()
         .map(|file| {
             let values = file.partition_values_map();
+            let range = clustered
+                .as_ref()
+                .and_then(|(column, data_type)| crate::ranges::range(&file.stats()?, column, data_type));
             DataFile {
                 path: file.path().into_owned(),
                 size: u64::try_from(file.size()).unwrap_or(0),
                 partition: partition_label(&columns, &values),
                 modified: file.modification_time(),
                 rows: file.num_records().and_then(|n| u64::try_from(n).ok()),
+                range,
                 remove: file.remove_action(false),
             }
         })
         .collect())
+}
+
+/// The `cluster_by` columns `table` has (a column renamed or dropped since is left out).
+fn columns_of(table: &DeltaTable, cluster_by: &[String]) -> Result<Vec<String>, DeltaTableError> {
+    let schema = table.snapshot()?.snapshot().arrow_schema();
+    Ok(cluster_by.iter().filter(|c| schema.field_with_name(c).is_ok()).cloned().collect())
 }
 
 /// `dt=2026-09-30` (Hive-style, in the table's column order), or `all` without partition columns.
@@ -97,17 +118,26 @@ pub(super) struct Bin {
     pub files: Vec<usize>,
 }
 
-/// What compaction rewrites: in each partition, its files smaller than `target` (oldest first)
-/// packed into bins of at most `target` bytes; a bin of one file is left alone, so a partition
-/// with a single small file is never rewritten.
+/// What compaction rewrites: in each partition, the files whose ranges overlap (see
+/// [`overlapping`]) a bin each group, and of the others, those smaller than `target` (oldest
+/// first) packed into bins of at most `target` bytes; a bin of one file is left alone, so a
+/// partition with a single small file is never rewritten.
 pub(super) fn plan(files: &[DataFile], target: u64) -> Vec<Bin> {
+    let mut bins = overlapping(files);
+    let grouped: std::collections::HashSet<usize> = bins.iter().flat_map(|b| b.files.iter().copied()).collect();
     let mut small: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
-    for (i, file) in files.iter().enumerate().filter(|(_, f)| f.size < target) {
+    for (i, file) in files.iter().enumerate().filter(|(i, f)| f.size < target && !grouped.contains(i)) {
         small.entry(&file.partition).or_default().push(i);
     }
-    let mut bins = Vec::new();
     for (partition, mut indexes) in small {
-        indexes.sort_by(|a, b| (files[*a].modified, &files[*a].path).cmp(&(files[*b].modified, &files[*b].path)));
+        // Of a clustered table, neighbours in key order, so that a bin's sorted rows stay a
+        // narrow range; else the oldest first.
+        indexes.sort_by(|a, b| match (&files[*a].range, &files[*b].range) {
+            (Some(x), Some(y)) => order(&x.0, &y.0),
+            (Some(_), None) => std::cmp::Ordering::Less,
+            (None, Some(_)) => std::cmp::Ordering::Greater,
+            (None, None) => (files[*a].modified, &files[*a].path).cmp(&(files[*b].modified, &files[*b].path)),
+        });
         let mut bin: Vec<usize> = Vec::new();
         let mut bytes = 0;
         for i in indexes {
@@ -119,6 +149,40 @@ pub(super) fn plan(files: &[DataFile], target: u64) -> Vec<Bin> {
             bin.push(i);
         }
         bins.push(Bin { partition: partition.to_owned(), files: bin });
+    }
+    bins.retain(|bin| bin.files.len() > 1);
+    bins
+}
+
+/// The groups of files of one partition whose ranges overlap, a bin each, by partition and the
+/// group's smallest bound: two files are in one group where one's range starts below the other's
+/// end, or each does so with a third. Ranges that only touch (one ends on the value the next
+/// begins with: a value of a column that is not unique, cut between two files) do not overlap, so
+/// sorted files are never rewritten again. Files without a range are in none.
+fn overlapping(files: &[DataFile]) -> Vec<Bin> {
+    use std::cmp::Ordering;
+    let mut ranged: BTreeMap<&str, Vec<(usize, &Range)>> = BTreeMap::new();
+    for (i, file) in files.iter().enumerate() {
+        if let Some(range) = &file.range {
+            ranged.entry(&file.partition).or_default().push((i, range));
+        }
+    }
+    let mut bins = Vec::new();
+    for (partition, mut ranged) in ranged {
+        ranged.sort_by(|a, b| order(&a.1.0, &b.1.0));
+        let mut group: Vec<usize> = Vec::new();
+        let mut end: Option<&ScalarValue> = None;
+        for (i, (min, max)) in ranged {
+            if end.is_some_and(|end| order(min, end) != Ordering::Less) {
+                bins.push(Bin { partition: partition.to_owned(), files: std::mem::take(&mut group) });
+                end = None;
+            }
+            group.push(i);
+            if end.is_none_or(|end| order(max, end) == Ordering::Greater) {
+                end = Some(max);
+            }
+        }
+        bins.push(Bin { partition: partition.to_owned(), files: group });
     }
     bins.retain(|bin| bin.files.len() > 1);
     bins
@@ -163,6 +227,7 @@ pub async fn compact(
     location: &Location,
     name: &str,
     target_file_size: Option<u64>,
+    cluster_by: &[String],
     dry_run: bool,
     run_id: &str,
 ) -> Result<Compacted> {
@@ -170,7 +235,8 @@ pub async fn compact(
     loop {
         let table = table::open_existing(location).await?;
         let target = target_file_size.unwrap_or(Settings::of(&table, location.url())?.target_file_size);
-        let files = data_files(&table).map_err(|e| failed(name, "compaction", e))?;
+        let cluster_by = columns_of(&table, cluster_by).map_err(|e| failed(name, "compaction", e))?;
+        let files = data_files(&table, &cluster_by).map_err(|e| failed(name, "compaction", e))?;
         let bins = plan(&files, target);
         let mut planned = Compacted {
             partitions: by_partition(&files, &bins),
@@ -184,7 +250,8 @@ pub async fn compact(
             return Ok(planned);
         }
         let read_version = table.version().unwrap_or(0);
-        match attempt(&table, &files, &bins, name, run_id, target).await {
+        let rewrite = Rewrite { target, cluster_by: &cluster_by };
+        match attempt(&table, &files, &bins, name, run_id, rewrite).await {
             Ok((version, adds)) => {
                 tracing::info!(target: crate::PHASE_TARGET, phase = Phase::Compacted.as_str(), table = name, version);
                 planned.version = Some(version);
@@ -216,13 +283,14 @@ async fn attempt(
     bins: &[Bin],
     name: &str,
     run_id: &str,
-    target: u64,
+    rewrite: Rewrite<'_>,
 ) -> Result<(u64, Vec<deltalake::kernel::Add>), DeltaTableError> {
     let mut adds = Vec::new();
     for bin in bins {
         let paths = bin.files.iter().map(|i| files[*i].path.clone());
-        adds.extend(rewrite(table, paths, target).await?);
+        adds.extend(rewrite.files(table, paths).await?);
     }
+    let target = rewrite.target;
     let removes = bins.iter().flat_map(|b| &b.files).map(|i| Action::Remove(files[*i].remove.clone()));
     let actions: Vec<Action> = removes.chain(adds.iter().cloned().map(Action::Add)).collect();
     tracing::info!(target: crate::PHASE_TARGET, phase = Phase::Compacting.as_str(), table = name);
@@ -230,22 +298,45 @@ async fn attempt(
     Ok((version, adds))
 }
 
-/// Writes the rows of the files at `paths` (of one partition) as new files of about `target`
-/// bytes: the `add` actions, marked `dataChange: false`.
-async fn rewrite(
+/// How a compaction writes a bin's rows: into files of about `target` bytes, sorted by
+/// `cluster_by` where it names columns.
+#[derive(Clone, Copy)]
+struct Rewrite<'a> {
+    target: u64,
+    cluster_by: &'a [String],
+}
+
+impl Rewrite<'_> {
+    /// Writes the rows of the files at `paths` (of one partition) as new files: the `add`
+    /// actions, marked `dataChange: false`.
+    async fn files(
+        self,
+        table: &DeltaTable,
+        paths: impl Iterator<Item = String>,
+    ) -> Result<Vec<deltalake::kernel::Add>, DeltaTableError> {
+        let snapshot = table.snapshot()?.snapshot().clone();
+        let provider = deltalake::delta_datafusion::TableProviderBuilder::default()
+            .with_log_store(table.log_store())
+            .with_eager_snapshot(snapshot)
+            .with_file_paths(paths)
+            .build()
+            .await?;
+        let ctx = crate::session();
+        let mut rows = ctx.read_table(Arc::new(provider))?;
+        if !self.cluster_by.is_empty() {
+            rows = rows.sort(crate::ranges::sort_order(self.cluster_by))?;
+        }
+        write(table, rows.execute_stream().await?, self.target).await
+    }
+}
+
+/// Writes `batches` as new files of `table` of about `target` bytes: the `add` actions, marked
+/// `dataChange: false`.
+async fn write(
     table: &DeltaTable,
-    paths: impl Iterator<Item = String>,
+    mut batches: datafusion::physical_plan::SendableRecordBatchStream,
     target: u64,
 ) -> Result<Vec<deltalake::kernel::Add>, DeltaTableError> {
-    let snapshot = table.snapshot()?.snapshot().clone();
-    let provider = deltalake::delta_datafusion::TableProviderBuilder::default()
-        .with_log_store(table.log_store())
-        .with_eager_snapshot(snapshot)
-        .with_file_paths(paths)
-        .build()
-        .await?;
-    let ctx = crate::session();
-    let mut batches = ctx.read_table(Arc::new(provider))?.execute_stream().await?;
     let mut writer = RecordBatchWriter::for_table(table)?.with_target_file_size(target);
     let schema = writer.arrow_schema();
     while let Some(batch) = batches.next().await {
@@ -373,7 +464,7 @@ impl DataFile {
             base_row_id: None,
             default_row_commit_version: None,
         };
-        Self { path: path.to_owned(), size, partition: partition.to_owned(), modified, rows: None, remove }
+        Self { path: path.to_owned(), size, partition: partition.to_owned(), modified, rows: None, range: None, remove }
     }
 }
 
@@ -381,6 +472,7 @@ impl DataFile {
 #[cfg(test)]
 pub(super) async fn attempt_at(table: &DeltaTable, name: &str, run_id: &str) -> Result<u64, DeltaTableError> {
     let target = super::DEFAULT_TARGET_FILE_SIZE;
-    let files = data_files(table)?;
-    attempt(table, &files, &plan(&files, target), name, run_id, target).await.map(|(version, _)| version)
+    let files = data_files(table, &[])?;
+    let rewrite = Rewrite { target, cluster_by: &[] };
+    attempt(table, &files, &plan(&files, target), name, run_id, rewrite).await.map(|(version, _)| version)
 }

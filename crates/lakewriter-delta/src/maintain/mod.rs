@@ -87,11 +87,12 @@ pub struct Layout {
     pub small_files: u64,
     pub target_file_size: u64,
     /// The partitions holding more than one small file (writes since the last compaction made
-    /// them): what compaction rewrites.
+    /// them), or files whose `cluster_by` ranges overlap: what compaction rewrites.
     pub to_compact: Vec<PartitionFiles>,
 }
 
-/// The small files of one partition that compaction would rewrite.
+/// The files of one partition that compaction would rewrite: small ones, and those whose
+/// `cluster_by` ranges overlap.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct PartitionFiles {
     /// `dt=2026-09-30`, or `all` for an unpartitioned table.
@@ -100,12 +101,16 @@ pub struct PartitionFiles {
     pub bytes: u64,
 }
 
-/// The layout of the table at `location` against `target_file_size` (default: the table's);
-/// `None` where there is no table. Opens the table's latest snapshot.
-pub async fn layout(location: &Location, target_file_size: Option<u64>) -> Result<Option<Layout>> {
+/// The layout of the table at `location` against `target_file_size` (default: the table's), its
+/// files clustered by `cluster_by` where it names columns; `None` where there is no table. Opens the table's latest snapshot.
+pub async fn layout(
+    location: &Location,
+    target_file_size: Option<u64>,
+    cluster_by: &[String],
+) -> Result<Option<Layout>> {
     let Some(table) = table::open_if_exists(location).await? else { return Ok(None) };
     let target = target_file_size.unwrap_or(Settings::of(&table, location.url())?.target_file_size);
-    let files = compact::data_files(&table).map_err(|e| read_error(location, e))?;
+    let files = compact::data_files(&table, cluster_by).map_err(|e| read_error(location, e))?;
     let bins = compact::plan(&files, target);
     let partitions: std::collections::BTreeSet<&str> = files.iter().map(|f| f.partition.as_str()).collect();
     Ok(Some(Layout {

@@ -105,18 +105,18 @@ async fn compaction_rewrites_the_partitions_with_several_small_files_in_one_comm
         crate::state::read(&location, "j", crate::state::LogScope::Whole).await.expect("state"),
     );
     let state = state.expect("a table");
-    let before = layout(&location, None).await.expect("layout").expect("a table");
+    let before = layout(&location, None, &[]).await.expect("layout").expect("a table");
     assert_eq!((before.version, before.files, before.partitions, before.small_files), (3, 4, 2, 4));
     let to_compact: Vec<(&str, u64)> = before.to_compact.iter().map(|p| (p.partition.as_str(), p.files)).collect();
     assert_eq!(to_compact, [("dt=2026-09-01", 3)]);
 
-    let planned = compact(&location, "a.t", None, true, "dry").await.expect("dry run");
+    let planned = compact(&location, "a.t", None, &[], true, "dry").await.expect("dry run");
     assert_eq!(
         (planned.version, planned.files_removed, planned.files_added),
         (None, 3, 0),
         "a dry run commits nothing"
     );
-    let compacted = compact(&location, "a.t", None, false, "run-1").await.expect("compact");
+    let compacted = compact(&location, "a.t", None, &[], false, "run-1").await.expect("compact");
     assert_eq!(
         (compacted.version, compacted.files_removed, compacted.files_added, compacted.retries),
         (Some(4), 3, 1, 0)
@@ -134,9 +134,9 @@ async fn compaction_rewrites_the_partitions_with_several_small_files_in_one_comm
     let after =
         crate::state::read(&location, "j", crate::state::LogScope::Whole).await.expect("state").expect("a table");
     assert_eq!(after.partitions, state.partitions, "the same partition state, commit details included");
-    let after_layout = layout(&location, None).await.expect("layout").expect("a table");
+    let after_layout = layout(&location, None, &[]).await.expect("layout").expect("a table");
     assert_eq!((after_layout.files, after_layout.to_compact.len()), (2, 0));
-    let again = compact(&location, "a.t", None, false, "run-2").await.expect("compact again");
+    let again = compact(&location, "a.t", None, &[], false, "run-2").await.expect("compact again");
     assert_eq!((again.version, again.files_removed), (None, 0), "nothing left to compact");
 
     // The commit: OPTIMIZE, no data change, lakewriter's run id, the compaction's transaction.
@@ -163,7 +163,7 @@ async fn two_compactions_from_one_version_conflict_and_the_later_plans_again() {
     assert!(compact::is_conflict(&conflict), "{conflict}");
     assert_eq!(digest(&location).await, rows, "no row twice");
     // Planned again from the latest version, it finds nothing to do.
-    let again = compact(&location, "a.t", None, false, "third").await.expect("compact");
+    let again = compact(&location, "a.t", None, &[], false, "third").await.expect("compact");
     assert_eq!((again.version, again.files_removed), (None, 0));
 }
 
@@ -191,7 +191,7 @@ async fn a_rebuild_read_before_a_compaction_conflicts_with_it() {
     let location = location(&dir);
     table_with_small_files(&location).await;
     let read_version = crate::state::latest_version(&location).await.expect("version");
-    compact(&location, "a.t", None, false, "run-1").await.expect("compact");
+    compact(&location, "a.t", None, &[], false, "run-1").await.expect("compact");
     // A rebuild that read the table before the compaction: delta-rs would rebase it over the
     // compaction (a write without a predicate reads no file it checks) and the compacted file
     // would stay beside the rebuild's rows. It is never rebased: a conflict, run again.
@@ -239,6 +239,38 @@ fn compaction_packs_each_partitions_small_files_oldest_first_and_never_rewrites_
     // dt=1: b (oldest) and c fill a bin; a is left alone; big is not small. dt=2: one file.
     // dt=3: e and f fill a bin; g alone.
     assert_eq!(bins, [("dt=1".to_owned(), vec!["b", "c"]), ("dt=3".to_owned(), vec!["e", "f"])]);
+}
+
+#[test]
+fn compaction_rewrites_each_group_of_files_whose_ranges_overlap_and_packs_the_other_small_ones() {
+    use datafusion::common::ScalarValue;
+    let ranged = |partition: &str, path: &str, size: u64, (min, max): (i64, i64)| {
+        let mut file = file(partition, path, size, 0);
+        file.range = Some((ScalarValue::Int64(Some(min)), ScalarValue::Int64(Some(max))));
+        file
+    };
+    let files = [
+        ranged("all", "a", 500, (0, 9)),
+        ranged("all", "b", 500, (10, 19)),
+        ranged("all", "c", 500, (5, 12)),
+        ranged("all", "d", 500, (30, 39)),
+        ranged("all", "f", 10, (50, 59)),
+        ranged("all", "e", 10, (40, 49)),
+        ranged("all", "g", 500, (60, 69)),
+        ranged("all", "h", 500, (69, 70)),
+        file("all", "no range", 10, 1),
+        ranged("other", "i", 500, (0, 9)),
+    ];
+    let bins: Vec<(String, Vec<&str>)> = compact::plan(&files, 100)
+        .into_iter()
+        .map(|bin| (bin.partition, bin.files.iter().map(|i| files[*i].path.as_str()).collect()))
+        .collect();
+    // a, c and b overlap through c; d stands alone, big enough; g and h only touch (69 ends one
+    // and begins the other: sorted rows of a value cut between files), which is no overlap. The
+    // small e and f, whose ranges are their own, are packed as small files are, in key order,
+    // the file of no range after them. The other partition's file overlaps none of its own.
+    let all = |paths: &[&'static str]| ("all".to_owned(), paths.to_vec());
+    assert_eq!(bins, [all(&["a", "c", "b"]), all(&["e", "f", "no range"])]);
 }
 
 #[tokio::test]

@@ -65,7 +65,7 @@ mod tests {
         let schema = Arc::new(Schema::new(vec![Field::new("id", DataType::Int64, true)]));
         let batch = RecordBatch::try_new(schema, vec![Arc::new(Int64Array::from(vec![1, 2, 3]))]).expect("batch");
         create_fixture(&location, batch, &[], files).await.expect("a fixture table");
-        let layout = crate::maintain::layout(&location, None).await.expect("layout").expect("a table");
+        let layout = crate::maintain::layout(&location, None, &[]).await.expect("layout").expect("a table");
         (layout.files, crate::digest(&location, None).await.expect("digest").rows)
     }
 

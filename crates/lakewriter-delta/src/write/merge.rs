@@ -4,6 +4,7 @@ use std::sync::Arc;
 
 use datafusion::common::{Column, TableReference};
 use datafusion::execution::SessionState;
+use datafusion::logical_expr::LogicalPlan;
 use datafusion::prelude::{DataFrame, Expr, lit};
 use deltalake::protocol::SaveMode;
 
@@ -24,6 +25,12 @@ pub struct MergeSpec<'a> {
     /// `append_dedup`'s `dedup_window`), a condition over `t`: delta-rs prunes the files it scans
     /// by it. `None`: every row.
     pub scope: Option<&'a Expr>,
+    /// The table's `cluster_by` columns: a table the merge creates has its rows sorted by them,
+    /// so that each of its files holds a narrow range of them. (A merge into an existing table
+    /// writes its files as delta-rs's MERGE streams them; `maintain` re-sorts them.)
+    pub cluster_by: &'a [String],
+    /// The `delta.targetFileSize` of a table the merge creates (delta-rs's default without it).
+    pub target_file_size: Option<u64>,
 }
 
 /// The merge's condition: the key's columns equal, in the scope's rows where it has one.
@@ -38,6 +45,15 @@ fn on(spec: &MergeSpec<'_>) -> Expr {
         Some(scope) => on.and(scope.clone()),
         None => on,
     }
+}
+
+/// The rows of a table the merge creates: the source's, sorted by `cluster_by` where it names
+/// columns.
+fn created(source: &DataFrame, cluster_by: &[String]) -> datafusion::error::Result<LogicalPlan> {
+    if cluster_by.is_empty() {
+        return Ok(source.logical_plan().clone());
+    }
+    Ok(source.clone().sort(crate::ranges::sort_order(cluster_by))?.logical_plan().clone())
 }
 
 fn qualified(relation: &str, name: &str) -> Expr {
@@ -73,12 +89,14 @@ pub async fn merge(
             // Creating the table with the source's rows is only right if nobody else created it
             // meanwhile: a create is never retried (see `properties`), so a lost race runs the
             // whole merge again, against the winner's rows.
-            let plan = source.logical_plan().clone();
-            return builder(table, session, plan, &target, false)?
-                .with_save_mode(SaveMode::Append)
-                .with_commit_properties(props)
-                .await
-                .map_err(|e| write_error(&target, e));
+            let plan = created(&source, spec.cluster_by).map_err(|e| write_error(&target, e.into()))?;
+            let mut create = builder(table, session, plan, &target, false)?.with_save_mode(SaveMode::Append);
+            if let Some(size) = spec.target_file_size {
+                create = create
+                    .with_target_file_size(std::num::NonZeroU64::new(size))
+                    .with_configuration([("delta.targetFileSize", Some(size.to_string()))]);
+            }
+            return create.with_commit_properties(props).await.map_err(|e| write_error(&target, e));
         }
         let on = on(&spec);
         let err = |e| write_error(&target, e);

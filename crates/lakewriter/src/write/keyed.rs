@@ -3,12 +3,14 @@
 //! source that changes no row commits at most the partition's new state.
 
 use datafusion::arrow::datatypes::{DataType, Schema};
+use datafusion::common::ScalarValue;
 use datafusion::logical_expr::cast;
 use datafusion::prelude::{DataFrame, Expr, lit};
 use lakewriter_compute::date_literal;
 use lakewriter_compute::{KeyedCounts, KeyedSource, KeyedSpec, keyed};
 use lakewriter_core::DedupWindow;
 use lakewriter_core::{CheckKind, OnDuplicateKeys, WriteMode};
+use lakewriter_delta::ranges::{Range, order};
 use lakewriter_delta::{Committed, MergeSpec, Target};
 
 use super::{Attempt, Mode};
@@ -79,7 +81,38 @@ impl Keyed {
         let Some(shape) = attempt.runner.shape_at(attempt.table()).await? else { return Ok(None) };
         let partitions = self.partitions(attempt, source, &shape.partition_columns).await?;
         let window = self.window(attempt, &shape.schema).map_err(|e| *e)?;
-        Ok(partitions.into_iter().chain(window).reduce(Expr::and))
+        let clustered = self.clustered(attempt, source).await?;
+        Ok(partitions.into_iter().chain(window).chain(clustered).reduce(Expr::and))
+    }
+
+    /// Where the job's `cluster_by` starts with a column of the key: the rows of the files whose
+    /// range of that column holds a key of the source, as `t.c BETWEEN min AND max OR …` over
+    /// those ranges, overlapping ones joined (a row of the source's key is in a file whose range
+    /// holds it). `FALSE` where no file's range holds one; `None` where the table's files record
+    /// no ranges of it.
+    async fn clustered(&self, attempt: &Attempt<'_>, source: &KeyedSource) -> Result<Option<Expr>, RunError> {
+        let Some(name) = attempt.run.job.spec.cluster_by.first().filter(|c| self.key.contains(c)) else {
+            return Ok(None);
+        };
+        let Some(ranges) = attempt.runner.ranges_at(attempt.table(), name).await? else { return Ok(None) };
+        let Some(data_type) = ranges.first().map(|(min, _)| min.data_type()) else { return Ok(Some(lit(false))) };
+        let mut keys = Vec::new();
+        for value in source.distinct_values(attempt.runner.session(), name).await? {
+            match value.cast_to(&data_type) {
+                Ok(key) if !key.is_null() => keys.push(key),
+                Ok(_) => {}
+                // A key the table's column cannot hold is in no file: the merge fails on it.
+                Err(_) => return Ok(None),
+            }
+        }
+        keys.sort_by(order);
+        let column = Expr::Column(datafusion::common::Column::new(Some(TABLE), name.as_str()));
+        let filter = touched(ranges, &keys)
+            .into_iter()
+            .map(|(min, max)| column.clone().between(lit(min), lit(max)))
+            .reduce(Expr::or)
+            .unwrap_or_else(|| lit(false));
+        Ok(Some(filter))
     }
 
     /// `column IN (…)` for each partition column of the key, over the values the source holds.
@@ -170,6 +203,42 @@ impl Keyed {
     }
 }
 
+/// The ranges a merge's scope names at most: more touched files are named by wider ranges, each
+/// joining neighbours (widening a scope is safe: it only reads more), so that the filter stays a
+/// short expression.
+const MAX_RANGES: usize = 64;
+
+/// The ranges among `ranges` that hold one of `keys` (sorted), in order, overlapping ones joined
+/// into one, and neighbours joined where there would be more than [`MAX_RANGES`].
+fn touched(mut ranges: Vec<Range>, keys: &[ScalarValue]) -> Vec<Range> {
+    use std::cmp::Ordering;
+    ranges.retain(|(min, max)| {
+        let first = keys.partition_point(|k| order(k, min) == Ordering::Less);
+        keys.get(first).is_some_and(|k| order(k, max) != Ordering::Greater)
+    });
+    ranges.sort_by(|a, b| order(&a.0, &b.0));
+    let mut joined: Vec<Range> = Vec::new();
+    for (min, max) in ranges {
+        match joined.last_mut() {
+            Some(last) if order(&min, &last.1) != Ordering::Greater => {
+                if order(&max, &last.1) == Ordering::Greater {
+                    last.1 = max;
+                }
+            }
+            _ => joined.push((min, max)),
+        }
+    }
+    if joined.len() <= MAX_RANGES {
+        return joined;
+    }
+    // The ranges are apart and in order: a chunk of neighbours spans its first's start to its
+    // last's end.
+    joined
+        .chunks(joined.len().div_ceil(MAX_RANGES))
+        .map(|chunk| (chunk[0].0.clone(), chunk[chunk.len() - 1].1.clone()))
+        .collect()
+}
+
 /// The rows a keyed rerun fills in, and the columns it sets in them.
 struct Fill {
     condition: datafusion::prelude::Expr,
@@ -201,6 +270,13 @@ impl Mode for Keyed {
     ) -> Result<Computed, RunError> {
         if let Some(refusal) = attempt.runner.refusal(attempt.run, plan.schema()) {
             return Err(refusal);
+        }
+        let spec = &attempt.run.job.spec;
+        if let Some(missing) = spec.cluster_by.iter().find(|c| plan.schema().field_with_unqualified_name(c).is_err()) {
+            return Err(RunError::Setup(crate::Error::Usage(format!(
+                "job `{}`: cluster_by column `{missing}` is not a column of the job's result",
+                spec.name
+            ))));
         }
         Ok(Computed::Keyed(keyed::prepare(attempt.runner.session(), plan, &self.spec()).await?))
     }
@@ -243,7 +319,48 @@ impl Mode for Keyed {
         let df = source.dataframe(ctx)?;
         let spec = self.spec();
         let fill = fill.as_ref().map(|f| (&f.condition, f.columns.as_slice()));
-        let merge = MergeSpec { key: spec.key, newer_by: spec.newer_by, fill, scope: scope.as_ref() };
+        let job = &attempt.run.job.spec;
+        let merge = MergeSpec {
+            key: spec.key,
+            newer_by: spec.newer_by,
+            fill,
+            scope: scope.as_ref(),
+            cluster_by: &job.cluster_by,
+            target_file_size: job.target_file_size,
+        };
         Ok(Some(lakewriter_delta::merge(&ctx.state(), target, df, merge).await?))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn int(v: i64) -> ScalarValue {
+        ScalarValue::Int64(Some(v))
+    }
+
+    #[test]
+    fn the_touched_ranges_are_those_holding_a_key_joined_where_they_overlap() {
+        let ranges = |pairs: &[(i64, i64)]| pairs.iter().map(|&(a, b)| (int(a), int(b))).collect::<Vec<_>>();
+        let files = ranges(&[(50, 59), (0, 9), (10, 19), (15, 25), (30, 39), (40, 49)]);
+        let keys: Vec<ScalarValue> = [12, 31, 39, 60].into_iter().map(int).collect();
+        // 12 is in [10, 19] and nowhere else, but [15, 25] overlaps it and is not touched: only
+        // ranges that hold a key count; 31 and 39 are in [30, 39]; 60 is in no file.
+        assert_eq!(touched(files.clone(), &keys), ranges(&[(10, 19), (30, 39)]));
+        // 18 is in both overlapping files: they are joined into one range.
+        let keys: Vec<ScalarValue> = [18, 59].into_iter().map(int).collect();
+        assert_eq!(touched(files.clone(), &keys), ranges(&[(10, 25), (50, 59)]));
+        assert_eq!(touched(files, &[]), ranges(&[]));
+        // Bounds are inclusive.
+        assert_eq!(touched(ranges(&[(1, 5)]), &[int(5)]), ranges(&[(1, 5)]));
+        assert_eq!(touched(ranges(&[(1, 5)]), &[int(0), int(6)]), ranges(&[]));
+        // 200 touched files apart are named by 64 ranges at most, which cover every one of them.
+        let files: Vec<Range> = (0..200).map(|i| (int(i * 10), int(i * 10 + 5))).collect();
+        let keys: Vec<ScalarValue> = (0..200).map(|i| int(i * 10 + 1)).collect();
+        let scope = touched(files.clone(), &keys);
+        assert!(scope.len() <= MAX_RANGES, "{}", scope.len());
+        let covered = |k: &ScalarValue| scope.iter().any(|(a, b)| order(a, k).is_le() && order(k, b).is_le());
+        assert!(files.iter().all(|(min, max)| covered(min) && covered(max)));
     }
 }
