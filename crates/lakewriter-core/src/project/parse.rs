@@ -99,10 +99,10 @@ impl RawJob {
         Ok(())
     }
 
-    /// Builds the write spec, refusing missing settings and settings of another mode.
+    /// Builds the write spec, refusing missing settings ([`Self::into_spec`] refused the settings
+    /// of another mode before any key was read).
     fn write_spec(self) -> Result<WriteSpec, String> {
         let mode = self.mode();
-        self.refuse_other_keys(mode)?;
         let missing = |key: &str| format!("missing key `{key}` (required by write = \"{mode}\")");
         let columns = |key: Option<Vec<String>>| -> Result<Vec<String>, String> {
             let key = key.ok_or_else(|| missing("key"))?;
@@ -223,6 +223,7 @@ impl RawJob {
         let not_null = not_null_columns(self.not_null.take())?;
         let on_schema_change = self.on_schema_change(self.mode())?;
         let checks = self.checks.take().unwrap_or_default().checks(is_column)?;
+        // Keys of another mode are refused before this mode's own are read.
         self.refuse_other_keys(self.mode())?;
         let input_size_warning = size("input_size_warning", self.input_size_warning.as_deref())?;
         let target_file_size = size("target_file_size", self.target_file_size.as_deref())?;
