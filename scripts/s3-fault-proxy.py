@@ -37,9 +37,9 @@ the first rule that acts on a request decides what happens to it:
 While the server is gone its listening socket is closed, so connections are refused, and every
 open connection is closed; after T seconds it listens on the same port again.
 
-A SEEN request: {"n", "method", "target", "rule" (index or null), "action" ("forward" or the
-rule's action), "landed" (whether the upstream server got it), "status" (what the client got, or
-null where the connection was closed)}.
+A SEEN request: {"n", "method", "target", "range" (its Range header, or null), "rule" (index or
+null), "action" ("forward" or the rule's action), "landed" (whether the upstream server got it),
+"status" (what the client got, or null where the connection was closed)}.
 """
 
 import argparse
@@ -121,6 +121,7 @@ class Faults:
                 "n": len(self.seen) + 1,
                 "method": method,
                 "target": decoded,
+                "range": headers.get("range"),
                 "rule": acting[0],
                 "action": acting[1]["action"] if acting[1] else "forward",
                 "landed": False,

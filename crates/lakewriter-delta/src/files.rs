@@ -51,16 +51,31 @@ pub(crate) struct WriteSettings {
     pub checkpoint_interval: u64,
 }
 
-/// A live data file: what a `remove` of it says.
+/// A live data file: what a `remove` of it says, and its statistics (their JSON, as the `add`
+/// recorded them).
 #[derive(Clone)]
-struct Live {
-    partition_values: Arc<HashMap<String, Option<String>>>,
-    size: i64,
+pub(crate) struct Live {
+    pub partition_values: Arc<HashMap<String, Option<String>>>,
+    pub size: i64,
+    pub stats: Option<Arc<str>>,
 }
 
 impl Live {
-    fn new(partition_values: HashMap<String, Option<String>>, size: i64) -> Self {
-        Self { partition_values: Arc::new(partition_values), size }
+    fn new(partition_values: HashMap<String, Option<String>>, size: i64, stats: Option<String>) -> Self {
+        Self { partition_values: Arc::new(partition_values), size, stats: stats.map(Arc::from) }
+    }
+
+    /// The `remove` of this file, at `path`, stamped `now` (milliseconds since the epoch).
+    pub(crate) fn remove(&self, path: &str, now: i64) -> Remove {
+        Remove {
+            path: path.to_owned(),
+            data_change: true,
+            deletion_timestamp: Some(now),
+            extended_file_metadata: Some(true),
+            partition_values: Some(HashMap::clone(&self.partition_values)),
+            size: Some(self.size),
+            ..Remove::default()
+        }
     }
 }
 
@@ -85,7 +100,7 @@ impl FileList {
         let files = state
             .log_data()
             .iter()
-            .map(|f| (f.path().into_owned(), Live::new(f.partition_values_map(), f.size())))
+            .map(|f| (f.path().into_owned(), Live::new(f.partition_values_map(), f.size(), f.stats())))
             .collect();
         Ok(Self {
             version,
@@ -109,18 +124,23 @@ impl FileList {
             .files
             .iter()
             .filter(|(_, live)| in_partition(&live.partition_values, column, value))
-            .map(|(path, live)| Remove {
-                path: path.clone(),
-                data_change: true,
-                deletion_timestamp: Some(now),
-                extended_file_metadata: Some(true),
-                partition_values: Some(HashMap::clone(&live.partition_values)),
-                size: Some(live.size),
-                ..Remove::default()
-            })
+            .map(|(path, live)| live.remove(path, now))
             .collect();
         removes.sort_by(|a, b| a.path.cmp(&b.path));
         removes
+    }
+
+    /// The live files, by path (as the log names them), in no order.
+    pub(crate) fn files(&self) -> impl Iterator<Item = (&String, &Live)> {
+        self.files.iter()
+    }
+
+    /// The range of `column` in each live file, in no order; `None` where one file records no
+    /// bound of it (statistics that skip the column, a file of nulls only) or its type gives none
+    /// (see [`crate::ranges`]).
+    pub(crate) fn ranges(&self, column: &str) -> Option<Vec<crate::ranges::Range>> {
+        let data_type = self.shape.schema.field_with_name(column).ok()?.data_type().clone();
+        self.files.values().map(|live| crate::ranges::range(live.stats.as_deref()?, column, &data_type)).collect()
     }
 
     /// Applies one commit's actions (`bytes`, a commit file) as version `version`: its adds and
@@ -132,7 +152,7 @@ impl FileList {
             }
             if let Some(add) = action.get("add") {
                 let add: Add = serde_json::from_value(add.clone()).map_err(|_| Changed)?;
-                self.files.insert(add.path, Live::new(add.partition_values, add.size));
+                self.files.insert(add.path, Live::new(add.partition_values, add.size, add.stats));
             } else if let Some(remove) = action.get("remove") {
                 let remove: Remove = serde_json::from_value(remove.clone()).map_err(|_| Changed)?;
                 self.files.remove(&remove.path);
@@ -148,7 +168,7 @@ impl FileList {
             self.files.remove(&remove.path);
         }
         for add in adds {
-            self.files.insert(add.path.clone(), Live::new(add.partition_values.clone(), add.size));
+            self.files.insert(add.path.clone(), Live::new(add.partition_values.clone(), add.size, add.stats.clone()));
         }
         self.version = version;
     }

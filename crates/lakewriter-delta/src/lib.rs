@@ -34,14 +34,15 @@ pub mod write;
 
 mod error;
 mod files;
+mod prune;
 mod s3;
 
 pub use digest::{Digest, digest, digest_at, partition_digest, partition_digests};
 pub use error::{Error, Result};
 pub use write::{
     AppendOutcome, CheckRecord, Clause, CommitMetadata, Committed, FixtureFiles, MergeCounts, MergeSpec,
-    MergeStatement, Target, append, append_once, create_fixture, delete, drop_columns, merge, merge_clauses,
-    record_state, replace_all, replace_where, update,
+    MergeStatement, RowCounts, Scanned, Target, append, append_once, create_fixture, delete, drop_columns, merge,
+    merge_clauses, merge_in_one_scan, record_state, replace_all, replace_where, update,
 };
 
 use datafusion::prelude::SessionContext;

@@ -11,12 +11,11 @@
 
 use datafusion::arrow::datatypes::DataType;
 use datafusion::common::ScalarValue;
-use deltalake::DeltaTable;
 use lakewriter_storage::Location;
 use serde_json::Value;
 
+use crate::Result;
 use crate::table::LoadedTables;
-use crate::{Error, Result};
 
 /// The closed range `[min, max]` of a column in one file.
 pub type Range = (ScalarValue, ScalarValue);
@@ -38,28 +37,8 @@ impl LoadedTables {
     /// no order; `None` where one file records no bound of it (statistics that skip the column, a
     /// file of nulls only) or its type gives none (see the module's header).
     pub async fn ranges(&self, location: &Location, version: u64, column: &str) -> Result<Option<Vec<Range>>> {
-        let (table, _) = self.table_at(location, version).await?;
-        ranges(location, &table, column)
+        Ok(self.list_at(location, version).await?.ranges(column))
     }
-}
-
-/// The ranges of `column` in the live files of `table`'s loaded version (see
-/// [`LoadedTables::ranges`]).
-pub(crate) fn ranges(location: &Location, table: &DeltaTable, column: &str) -> Result<Option<Vec<Range>>> {
-    let open_err =
-        |source: deltalake::DeltaTableError| Error::Open { url: location.url().clone(), source: Box::new(source) };
-    let state = table.snapshot().map_err(open_err)?;
-    let schema = state.snapshot().arrow_schema();
-    let Ok(field) = schema.field_with_name(column) else { return Ok(None) };
-    let data_type = field.data_type().clone();
-    let mut ranges = Vec::new();
-    for file in state.log_data().iter() {
-        match file.stats().and_then(|stats| range(&stats, column, &data_type)) {
-            Some(range) => ranges.push(range),
-            None => return Ok(None),
-        }
-    }
-    Ok(Some(ranges))
 }
 
 /// The range of `column` (of `data_type`) that a file's statistics (`stats`, their JSON) record.
@@ -71,7 +50,7 @@ pub(crate) fn range(stats: &str, column: &str, data_type: &DataType) -> Option<R
 }
 
 /// A recorded bound as a value of `data_type`, for the types whose bounds are true bounds.
-fn bound(value: &Value, data_type: &DataType) -> Option<ScalarValue> {
+pub(crate) fn bound(value: &Value, data_type: &DataType) -> Option<ScalarValue> {
     let scalar = match data_type {
         t if t.is_integer() => ScalarValue::Int64(Some(value.as_i64()?)),
         DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => {

@@ -88,6 +88,8 @@ pub struct Seen {
     pub method: String,
     /// Path and query, %-decoded.
     pub target: String,
+    /// The `Range` header (`bytes=FIRST-LAST`), where the request has one.
+    pub range: Option<String>,
     /// `forward`, or the action of the rule that acted on it.
     pub action: String,
     /// Whether the S3 server got it.

@@ -7,6 +7,7 @@ mod commit;
 mod drop;
 mod fixture;
 mod merge;
+mod own;
 mod partition;
 mod statement;
 
@@ -30,7 +31,7 @@ use commit::{Landed, attempt, attempt_or_skip, finish, properties_over, write_er
 pub(crate) use commit::CommitMetrics;
 pub use drop::drop_columns;
 pub use fixture::{FixtureFiles, create_fixture};
-pub use merge::{MergeSpec, merge};
+pub use merge::{MergeSpec, RowCounts, Scanned, merge, merge_in_one_scan};
 pub use statement::{Clause, MergeCounts, MergeStatement, append, delete, merge_clauses, update};
 
 /// The column `name` of a merge's or an update's target, exactly as written: delta-rs's own

@@ -171,20 +171,24 @@ impl Keyed {
         }
     }
 
-    /// Checks the source's columns against the table's, then classifies it against the version
-    /// the write reads and commits over, filling in as [`Self::fill`] says; with the
-    /// [scope](Self::scope) it read the table in (over `t`), which the merge reads it in too.
+    /// Checks the source's columns against the table's, then finds the [scope](Self::scope) the
+    /// write reads the table in (over `t`).
+    async fn scoped(&self, attempt: &Attempt<'_>, source: &KeyedSource) -> Result<Option<Expr>, RunError> {
+        attempt.runner.refuse_other_columns(attempt, &source.held.schema).await?;
+        self.scope(attempt, source).await
+    }
+
+    /// Classifies the source against the version the write reads and commits over, filling in as
+    /// [`Self::fill`] says, in the write's `scope`.
     async fn classified(
         &self,
         attempt: &Attempt<'_>,
         source: &KeyedSource,
         fill: Option<&Fill>,
-    ) -> Result<(KeyedCounts, Option<Expr>), RunError> {
-        attempt.runner.refuse_other_columns(attempt, &source.held.schema).await?;
-        let scope = self.scope(attempt, source).await?;
-        let spec = KeyedSpec { fill: fill.map(|f| &f.condition), scope: scope.as_ref(), ..self.spec() };
-        let counts = attempt.runner.classify(source, &spec, attempt.location, attempt.read_version).await?;
-        Ok((counts, scope))
+        scope: Option<&Expr>,
+    ) -> Result<KeyedCounts, RunError> {
+        let spec = KeyedSpec { fill: fill.map(|f| &f.condition), scope, ..self.spec() };
+        attempt.runner.classify(source, &spec, attempt.location, attempt.read_version).await
     }
 
     /// What a rerun fills in: the columns of the table the partition's rows lack (added since it
@@ -290,7 +294,8 @@ impl Mode for Keyed {
     ) -> Result<DryRun, RunError> {
         let source = Self::source(computed).map_err(|e| *e)?;
         let fill = self.fill(attempt, &source).await?;
-        let (counts, _) = self.classified(attempt, &source, fill.as_ref()).await?;
+        let scope = self.scoped(attempt, &source).await?;
+        let counts = self.classified(attempt, &source, fill.as_ref(), scope.as_ref()).await?;
         report.changes = Some(Changes::Keyed(counts));
         if !counts.changes_anything() && !attempt.fresh && attempt.read_version.is_some() {
             report.note = Some("no row to change: a run would commit only the partition's new state".into());
@@ -310,25 +315,43 @@ impl Mode for Keyed {
     ) -> Result<Option<Committed>, RunError> {
         let source = Self::source(computed).map_err(|e| *e)?;
         let fill = self.fill(attempt, &source).await?;
-        let (counts, scope) = self.classified(attempt, &source, fill.as_ref()).await?;
-        report.changes = Some(Changes::Keyed(counts));
-        if !counts.changes_anything() {
-            return super::record_state_alone(attempt, target, &source.held.schema, report).await;
-        }
+        let scope = self.scoped(attempt, &source).await?;
         let ctx = attempt.runner.session();
         let df = source.dataframe(ctx)?;
         let spec = self.spec();
-        let fill = fill.as_ref().map(|f| (&f.condition, f.columns.as_slice()));
         let job = &attempt.run.job.spec;
         let merge = MergeSpec {
             key: spec.key,
             newer_by: spec.newer_by,
-            fill,
+            fill: fill.as_ref().map(|f| (&f.condition, f.columns.as_slice())),
             scope: scope.as_ref(),
+            tombstone: spec.delete_when.map(|_| keyed::DELETED),
             cluster_by: &job.cluster_by,
             target_file_size: job.target_file_size,
         };
-        Ok(Some(lakewriter_delta::merge(&ctx.state(), target, df, merge).await?))
+        let state = ctx.state();
+        // Into an existing table, lakewriter's own merge classifies the source in the scan that
+        // rewrites the table's files; else the source is classified first, then delta-rs merges it.
+        if let Some(scanned) = lakewriter_delta::merge_in_one_scan(&state, target, df.clone(), merge).await? {
+            let counts = scanned.counts;
+            report.changes = Some(Changes::Keyed(KeyedCounts {
+                inserted: counts.inserted,
+                updated: counts.updated,
+                deleted: counts.deleted,
+                unchanged: counts.unchanged,
+                duplicates_dropped: source.duplicates_dropped as u64,
+            }));
+            return match scanned.committed {
+                Some(committed) => Ok(Some(committed)),
+                None => super::record_state_alone(attempt, target, &source.held.schema, report).await,
+            };
+        }
+        let counts = self.classified(attempt, &source, fill.as_ref(), scope.as_ref()).await?;
+        report.changes = Some(Changes::Keyed(counts));
+        if !counts.changes_anything() {
+            return super::record_state_alone(attempt, target, &source.held.schema, report).await;
+        }
+        Ok(Some(lakewriter_delta::merge(&state, target, df, merge).await?))
     }
 }
 

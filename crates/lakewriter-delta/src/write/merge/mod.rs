@@ -1,4 +1,9 @@
-//! `merge` and `append_dedup`: a deduplicated, classified source merged on its key.
+//! `merge` and `append_dedup`: a deduplicated source merged on its key — into an existing table
+//! by lakewriter in one scan of it ([`merge_in_one_scan`], module `scan`), or by delta-rs's MERGE
+//! after the runner classified the source ([`merge`]): a table to create, a source with columns
+//! the table lacks, a table that asks for checks of delta-rs's.
+
+mod scan;
 
 use std::sync::Arc;
 
@@ -9,8 +14,10 @@ use datafusion::prelude::{DataFrame, Expr, lit};
 use deltalake::protocol::SaveMode;
 
 use super::commit::{attempt, write_error};
-use super::{Committed, Target, builder, check_schema, column, refused};
+use super::{Committed, Target, builder, check_columns, check_schema, column, refused};
 use crate::Result;
+
+pub use scan::{RowCounts, Scanned};
 
 /// How a keyed source is merged.
 #[derive(Debug, Clone, Copy)]
@@ -25,9 +32,14 @@ pub struct MergeSpec<'a> {
     /// `append_dedup`'s `dedup_window`), a condition over `t`: delta-rs prunes the files it scans
     /// by it. `None`: every row.
     pub scope: Option<&'a Expr>,
+    /// The source's tombstone column (`delete_when`'s `_deleted`), where it has one: a row whose
+    /// flag is set is a delete, counted as one.
+    pub tombstone: Option<&'a str>,
     /// The table's `cluster_by` columns: a table the merge creates has its rows sorted by them,
-    /// so that each of its files holds a narrow range of them. (A merge into an existing table
-    /// writes its files as delta-rs's MERGE streams them; `maintain` re-sorts them.)
+    /// so that each of its files holds a narrow range of them, and a merge in one scan writes its
+    /// new keys sorted by them, in files of their own. (A file a merge writes again keeps its
+    /// rows' order; delta-rs's MERGE writes its files as it streams them; `maintain` re-sorts
+    /// both.)
     pub cluster_by: &'a [String],
     /// The `delta.targetFileSize` of a table the merge creates (delta-rs's default without it).
     pub target_file_size: Option<u64>,
@@ -58,6 +70,32 @@ fn created(source: &DataFrame, cluster_by: &[String]) -> datafusion::error::Resu
 
 fn qualified(relation: &str, name: &str) -> Expr {
     Expr::Column(Column::new(Some(TableReference::bare(relation)), name))
+}
+
+/// Merges `source` (one row per key) into the existing table of `target`, as [`merge`] does, in
+/// one scan of the table that also classifies the source: its counts come from that scan. `None`
+/// where lakewriter does not make this write itself, and [`merge`] makes it: there is no table yet,
+/// the source has columns the table lacks, or the table asks for checks lakewriter's own do not
+/// make (see `FileList::guarded`) or for features it does not write with.
+pub async fn merge_in_one_scan(
+    session: &SessionState,
+    target: Target<'_>,
+    source: DataFrame,
+    spec: MergeSpec<'_>,
+) -> Result<Option<Scanned>> {
+    let Some(read_version) = target.read_version else { return Ok(None) };
+    let list = target.loaded.list_at(target.location, read_version).await?;
+    if list.guarded || !list.unsupported.is_empty() {
+        return Ok(None);
+    }
+    if check_columns(&list.shape.schema, source.schema().as_arrow(), &target)? {
+        return Ok(None);
+    }
+    let checked = source.logical_plan().clone();
+    match scan::merge(session, &target, source, &spec, list).await {
+        Err(error) => Err(refused(session, &target, Some(checked), false, error).await),
+        Ok(scanned) => Ok(Some(scanned)),
+    }
 }
 
 /// Merges `source` (one row per key) into the table in one commit: rows of new keys are
