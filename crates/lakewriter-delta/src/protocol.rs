@@ -20,7 +20,11 @@ const WRITER_FEATURES: &[&str] =
 /// it may write the table (or there is no table yet).
 pub fn unsupported(table: &DeltaTable) -> Vec<String> {
     let Ok(state) = table.snapshot() else { return Vec::new() };
-    let protocol = state.protocol();
+    unsupported_by(state.protocol())
+}
+
+/// The features of the table protocol `protocol` that lakewriter does not write with, by name.
+pub(crate) fn unsupported_by(protocol: &deltalake::kernel::Protocol) -> Vec<String> {
     let mut found = match protocol.min_reader_version() {
         0 | 1 => Vec::new(),
         2 => vec!["columnMapping".to_owned()],

@@ -85,8 +85,8 @@ impl LoadedTables {
     }
 
     /// The file list of the table at `location` as of `version` (see [`FileList`]): the kept one
-    /// nearest below it brought forward over the commit files since, or else read from the table
-    /// (see [`LoadedTables::table_at`]) and kept.
+    /// nearest below it brought forward over the commit files since, or else read from the table's
+    /// log ([`FileList::at`]) and kept.
     pub(crate) async fn list_at(&self, location: &Location, version: u64) -> Result<Arc<FileList>> {
         let kept = {
             let lists = self.lists.lock().expect("a kept-lists lock is never poisoned");
@@ -105,8 +105,7 @@ impl LoadedTables {
                 return Ok(self.keep_list(location, list));
             }
         }
-        let (table, _) = self.table_at(location, version).await?;
-        Ok(self.keep_list(location, FileList::of(location, &table).await?))
+        Ok(self.keep_list(location, FileList::at(location, version).await?))
     }
 
     /// The latest version of the table at `location`, `None` where there is none: where a file

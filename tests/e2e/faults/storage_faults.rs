@@ -421,7 +421,7 @@ fn a_checkpoint_get_that_fails_is_retried_and_one_that_always_fails_is_named() {
             );
             let request = format!("Error performing GET {}{checkpoint}{}", place.url(&proxy), after_retries(&answer));
             let error = format!(
-                "{}: cannot open the Delta table at {}/: Kernel error: Arrow error: External: Generic S3 error: {request}",
+                "{}: cannot read the Delta table at {}/: Generic S3 error: {request}",
                 label(mode, FAILING),
                 place.uri()
             );

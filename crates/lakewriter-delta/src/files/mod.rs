@@ -1,18 +1,21 @@
 //! The file list lakewriter keeps of a table between a command's writes: the table's live data
-//! files, its columns and the settings its writes take, at one version, brought forward by reading
-//! only the commit files made since. A partition overwrite commits over it (see
-//! `write::partition`) without delta-rs loading, replaying or updating the table's snapshot, so
-//! that the cost of a commit follows the partition it replaces, not the table's history.
+//! files (each one's partition values, size and statistics), its columns and the settings its
+//! writes take, at one version, brought forward by reading only the commit files made since. A
+//! partition overwrite and a keyed write commit over it (see `write::partition`,
+//! `write::merge::scan`) without delta-rs loading, replaying or updating the table's snapshot, so
+//! that the cost of a commit follows what it changes, not the table's history.
 //!
-//! It is read from the table once (delta-rs's snapshot at a version) and from then on kept by
-//! applying the `add` and `remove` actions of each later commit. A commit that changes the
-//! table's metadata or protocol ends it: the next write reads the table afresh.
+//! It is read once from the table's log — its newest checkpoint and the commit files after it
+//! ([`read`]), or delta-rs's snapshot where the log holds what that reader does not read — and
+//! from then on kept by applying the `add` and `remove` actions of each later commit. A commit
+//! that changes the table's metadata or protocol ends it: the next write reads the table afresh.
 
 use std::collections::HashMap;
 use std::num::NonZeroU64;
 use std::sync::Arc;
 
-use datafusion::arrow::datatypes::SchemaRef;
+use datafusion::arrow::datatypes::{DataType, Field, FieldRef, Schema, SchemaRef};
+use delta_kernel::table_configuration::TableConfiguration;
 use deltalake::DeltaTable;
 use deltalake::kernel::{Add, Remove};
 use deltalake::logstore::LogStoreRef;
@@ -23,13 +26,19 @@ use serde_json::Value;
 use crate::table::Shape;
 use crate::{Error, Result};
 
+mod read;
+
+#[cfg(test)]
+mod tests;
+
 /// A table's live files and what a write over them needs, at [`FileList::version`].
 #[derive(Clone)]
 pub(crate) struct FileList {
     pub version: u64,
     /// The table's columns (delta-rs's snapshot schema) and partition columns.
     pub shape: Shape,
-    /// The columns as the table's DataFusion provider exposes them (see `Runner::columns_at`).
+    /// The columns as the table's DataFusion provider exposes them (see `Runner::columns_at`):
+    /// [`provided`].
     pub columns: SchemaRef,
     pub settings: WriteSettings,
     /// The features of the table's protocol lakewriter does not write with (see
@@ -61,7 +70,7 @@ pub(crate) struct Live {
 }
 
 impl Live {
-    fn new(partition_values: HashMap<String, Option<String>>, size: i64, stats: Option<String>) -> Self {
+    pub(crate) fn new(partition_values: HashMap<String, Option<String>>, size: i64, stats: Option<String>) -> Self {
         Self { partition_values: Arc::new(partition_values), size, stats: stats.map(Arc::from) }
     }
 
@@ -84,36 +93,63 @@ impl Live {
 pub(crate) struct Changed;
 
 impl FileList {
-    /// The file list of `table` (at `location`), at its loaded version.
-    pub(crate) async fn of(location: &Location, table: &DeltaTable) -> Result<Self> {
-        use deltalake::table::config::TablePropertiesExt;
+    /// The file list of the table at `location` as of `version`: read from its log where it can be
+    /// ([`read::from_log`]), else from delta-rs's snapshot at that version.
+    pub(crate) async fn at(location: &Location, version: u64) -> Result<Self> {
+        if let Some(list) = read::from_log(location, version).await? {
+            return Ok(list);
+        }
+        let table = crate::table::open_at(location, version).await?;
+        Self::of(location, &table)
+    }
+
+    /// The file list of `table` (at `location`), at its loaded version, from delta-rs's snapshot.
+    pub(crate) fn of(location: &Location, table: &DeltaTable) -> Result<Self> {
         let open_err =
             |source: deltalake::DeltaTableError| Error::Open { url: location.url().clone(), source: Box::new(source) };
         let state = table.snapshot().map_err(open_err)?;
         let version = table.version().ok_or_else(|| Error::NotATable { url: location.url().clone() })?;
-        let config = state.table_config();
-        let settings = WriteSettings {
-            target_file_size: config.target_file_size(),
-            stats: WriterStatsConfig::from_config(state.snapshot().table_configuration()),
-            checkpoint_interval: config.checkpoint_interval().get(),
-        };
         let files = state
             .log_data()
             .iter()
             .map(|f| (f.path().into_owned(), Live::new(f.partition_values_map(), f.size(), f.stats())))
             .collect();
+        Self::new(location, version, state.snapshot().table_configuration(), files, table.log_store())
+    }
+
+    /// The file list of a table whose configuration at `version` is `config`, with the live
+    /// `files`.
+    fn new(
+        location: &Location,
+        version: u64,
+        config: &TableConfiguration,
+        files: HashMap<String, Live>,
+        log_store: LogStoreRef,
+    ) -> Result<Self> {
+        use deltalake::kernel::engine::arrow_conversion::TryIntoArrow;
+        use deltalake::table::config::TablePropertiesExt;
+        let properties = config.table_properties();
+        let settings = WriteSettings {
+            target_file_size: properties.target_file_size(),
+            stats: WriterStatsConfig::from_config(config),
+            checkpoint_interval: properties.checkpoint_interval().get(),
+        };
+        let schema: Schema = config
+            .logical_schema()
+            .as_ref()
+            .try_into_arrow()
+            .map_err(|e| Error::Read { url: location.url().clone(), source: e.into() })?;
+        let schema = Arc::new(schema);
+        let partition_columns = config.metadata().partition_columns().to_vec();
         Ok(Self {
             version,
-            shape: Shape {
-                schema: state.snapshot().arrow_schema(),
-                partition_columns: state.metadata().partition_columns().to_vec(),
-            },
-            columns: crate::table::provider_of(location, table).await?.schema(),
+            columns: provided(&schema, &partition_columns),
+            guarded: guarded(config, &schema),
+            shape: Shape { schema, partition_columns },
             settings,
-            unsupported: Arc::new(crate::protocol::unsupported(table)),
-            guarded: guarded(state),
+            unsupported: Arc::new(crate::protocol::unsupported_by(config.protocol())),
             files,
-            log_store: table.log_store(),
+            log_store,
         })
     }
 
@@ -219,23 +255,56 @@ pub(crate) fn touches(action: &Value, column: &str, value: &str) -> bool {
     })
 }
 
-/// See [`FileList::guarded`].
-fn guarded(state: &deltalake::table::state::DeltaTableState) -> bool {
+/// See [`FileList::guarded`]: the table of `config`, whose columns are `schema`.
+fn guarded(config: &TableConfiguration, schema: &Schema) -> bool {
     use deltalake::table::config::TablePropertiesExt;
-    let config = state.table_config();
-    let settings = state.metadata().configuration();
+    let properties = config.table_properties();
+    let settings = config.metadata().configuration();
     let constrained = settings.keys().any(|k| k.starts_with("delta.constraints."));
     let special = |f: &deltalake::kernel::StructField| {
         f.metadata().keys().any(|k| {
             k.starts_with("delta.generationExpression") || k.starts_with("delta.identity") || k == "delta.invariants"
         })
     };
-    let arrow = state.snapshot().arrow_schema();
     let nested_not_null =
-        arrow.fields().iter().any(|f| crate::nullability::nullable_type(f.data_type()) != *f.data_type());
+        schema.fields().iter().any(|f| crate::nullability::nullable_type(f.data_type()) != *f.data_type());
     constrained
-        || config.enable_change_data_feed()
-        || config.append_only()
-        || state.schema().fields().any(special)
+        || properties.enable_change_data_feed()
+        || properties.append_only()
+        || config.logical_schema().fields().any(special)
         || nested_not_null
+}
+
+/// The columns of a table of the columns `schema`, partitioned by `partition_columns`, as delta-rs's
+/// DataFusion provider exposes them (its default scan configuration): a string or binary
+/// partition column dictionary-encoded, other strings and binaries as views, nested ones too.
+fn provided(schema: &Schema, partition_columns: &[String]) -> SchemaRef {
+    use datafusion::datasource::physical_plan::wrap_partition_type_in_dict;
+    let fields: Vec<FieldRef> = schema
+        .fields()
+        .iter()
+        .map(|field| match field.data_type() {
+            t @ (DataType::Utf8 | DataType::LargeUtf8 | DataType::Binary | DataType::LargeBinary)
+                if partition_columns.contains(field.name()) =>
+            {
+                Arc::new(Field::clone(field).with_data_type(wrap_partition_type_in_dict(t.clone())))
+            }
+            _ => viewed(field),
+        })
+        .collect();
+    Arc::new(Schema::new_with_metadata(fields, schema.metadata().clone()))
+}
+
+/// `field` with its strings and binaries as views, nested ones too (structs and lists).
+fn viewed(field: &FieldRef) -> FieldRef {
+    let data_type = match field.data_type() {
+        DataType::Utf8 | DataType::LargeUtf8 => DataType::Utf8View,
+        DataType::Binary | DataType::LargeBinary => DataType::BinaryView,
+        DataType::Struct(fields) => DataType::Struct(fields.iter().map(viewed).collect()),
+        DataType::List(item) => DataType::List(viewed(item)),
+        DataType::LargeList(item) => DataType::LargeList(viewed(item)),
+        DataType::ListView(item) => DataType::ListView(viewed(item)),
+        _ => return field.clone(),
+    };
+    Arc::new(Field::clone(field).with_data_type(data_type))
 }
