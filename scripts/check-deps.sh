@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Checks that dependencies point one way (see ARCHITECTURE.md):
 #   core, storage <- {compute, delta} <- lakewriter <- lakewriter-cli (which also uses datagen for the demo)
-# and that only lakewriter-delta depends on deltalake.
+# and that only lakewriter-delta depends on deltalake and the Delta kernel (buoyant_kernel).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -30,10 +30,10 @@ check() {
 check lakewriter-core     ""                                          ""                      "tokio deltalake datafusion object_store arrow parquet"
 check lakewriter-storage  ""                                          ""                      "deltalake datafusion arrow parquet"
 check lakewriter-datagen  "lakewriter-core"                           ""                      "tokio deltalake datafusion"
-check lakewriter-compute  "lakewriter-core"                           ""                      "deltalake"
+check lakewriter-compute  "lakewriter-core"                           ""                      "deltalake buoyant_kernel"
 check lakewriter-delta    "lakewriter-core lakewriter-storage"        ""                      ""
-check lakewriter          "lakewriter-core lakewriter-storage lakewriter-compute lakewriter-delta" "deltalake clap indicatif tracing-subscriber lakewriter-datagen" ""
-check lakewriter-cli      "lakewriter lakewriter-datagen"             "deltalake datafusion"  ""
+check lakewriter          "lakewriter-core lakewriter-storage lakewriter-compute lakewriter-delta" "deltalake buoyant_kernel clap indicatif tracing-subscriber lakewriter-datagen" ""
+check lakewriter-cli      "lakewriter lakewriter-datagen"             "deltalake buoyant_kernel datafusion"  ""
 
 if [ "$fail" -ne 0 ]; then exit 1; fi
 echo "dependency direction: ok"

@@ -390,10 +390,21 @@ async fn transaction_version(table: &DeltaTable, app_id: &str, location: &Locati
 /// nothing to change in, and not rebased, so any commit since then fails this one as a conflict
 /// and the run is made again. A result with columns the table lacks, where the target
 /// [adds columns](Target::adds_columns), adds them in this commit (a metadata action).
+///
+/// Where the table asks for nothing lakewriter's own commits do not check and the result adds no
+/// column, the commit is lakewriter's own over the kept file list ([`own::commit`]), without
+/// loading delta-rs's snapshot.
 pub async fn record_state(target: Target<'_>, result: &datafusion::arrow::datatypes::Schema) -> Result<Committed> {
     let url = target.location.url();
     let open_err = |source| Error::Open { url: url.clone(), source: Box::new(source) };
     let Some(read_version) = target.read_version else { return Err(Error::NotATable { url: url.clone() }) };
+    let list = target.loaded.list_at(target.location, read_version).await?;
+    if !list.guarded && list.unsupported.is_empty() && !check_columns(&list.shape.schema, result, &target)? {
+        let never_rebased = |_: &[u8]| Some("committed first (a commit of the partition state alone is never rebased)");
+        let operation = ("WRITE", serde_json::json!({ "mode": "Append" }));
+        let metrics = serde_json::json!({});
+        return own::commit(&target, &list, operation, (&[], &[]), &metrics, never_rebased, uuid::Uuid::new_v4()).await;
+    }
     let (table, _) = target.loaded.table_at(target.location, read_version).await?;
     crate::protocol::check(&table, target.name)?;
     let adds = check_schema(&table, result, &target)?;

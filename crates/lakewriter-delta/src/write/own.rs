@@ -80,6 +80,27 @@ impl FileWriter {
     }
 }
 
+/// Writes the batches of `stream` with `writer`: the files' `add` actions and the rows written.
+/// On a failure (of the stream or the writer) the writer is aborted.
+pub(super) async fn write_stream(
+    mut writer: FileWriter,
+    mut stream: datafusion::execution::SendableRecordBatchStream,
+) -> Result<(Vec<Add>, u64), DeltaTableError> {
+    use futures::StreamExt;
+    while let Some(batch) = stream.next().await {
+        let written = match batch {
+            Ok(batch) => writer.write(&batch).await,
+            Err(e) => Err(failed(e)),
+        };
+        if let Err(e) = written {
+            writer.abort().await;
+            return Err(e);
+        }
+    }
+    let rows = writer.rows;
+    Ok((writer.close().await?, rows))
+}
+
 /// The commit's `commitInfo`: delta-rs's words for `operation` with its `parameters`, lakewriter's
 /// metadata and the write's metrics beside them.
 pub(super) fn commit_info(

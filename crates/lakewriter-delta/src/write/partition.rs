@@ -11,12 +11,13 @@
 
 use std::sync::Arc;
 
+use datafusion::common::runtime::SpawnedTask;
 use datafusion::common::{Column, ScalarValue};
+use datafusion::error::DataFusionError;
 use datafusion::execution::SessionState;
 use datafusion::logical_expr::{BinaryExpr, LogicalPlan, LogicalPlanBuilder, Operator, cast};
 use datafusion::prelude::Expr;
 use deltalake::kernel::Add;
-use futures::StreamExt;
 use lakewriter_core::Phase;
 use serde_json::json;
 
@@ -100,21 +101,14 @@ async fn write_files(
     let plan = nullability::as_written(plan, &required, false).map_err(plan_err)?;
     let plan = as_table(plan, &list.shape).map_err(plan_err)?;
     let physical = session.create_physical_plan(&plan).await.map_err(plan_err)?;
-    let mut writer = own::FileWriter::new(list, physical.schema(), operation_id);
-    let mut stream = datafusion::physical_plan::execute_stream(physical, session.task_ctx()).map_err(plan_err)?;
-    while let Some(batch) = stream.next().await {
-        let written = match batch {
-            Ok(batch) => writer.write(&batch).await,
-            Err(e) => Err(own::failed(e)),
-        };
-        if let Err(e) = written {
-            writer.abort().await;
-            return Err(write_error(target, e));
-        }
-    }
-    let rows = writer.rows;
-    let adds = writer.close().await.map_err(|e| write_error(target, e))?;
-    Ok((adds, rows))
+    let writer = own::FileWriter::new(list, physical.schema(), operation_id);
+    let stream = datafusion::physical_plan::execute_stream(physical, session.task_ctx()).map_err(plan_err)?;
+    // In a task of its own: the query and the encoding are CPU work, and the partitions of a
+    // backfill in flight are polled by one task.
+    let written = SpawnedTask::spawn(own::write_stream(writer, stream)).join_unwind().await;
+    written
+        .map_err(|e| write_error(target, own::failed(DataFusionError::External(e.into()))))?
+        .map_err(|e| write_error(target, e))
 }
 
 /// `plan`'s columns as the table's, by name, in its [layout](own::layout), each cast to the

@@ -35,7 +35,7 @@ use datafusion::physical_expr::PhysicalExpr;
 use datafusion::prelude::{DataFrame, Expr, lit};
 use deltalake::kernel::{Add, Remove};
 use futures::future::BoxFuture;
-use futures::{FutureExt, StreamExt, TryFutureExt, TryStreamExt};
+use futures::{FutureExt, StreamExt, TryFutureExt};
 use lakewriter_core::Phase;
 use object_store::path::Path;
 use object_store::{ObjectStore, ObjectStoreExt};
@@ -76,7 +76,7 @@ pub struct Scanned {
 
 /// The files read at once.
 fn in_flight() -> usize {
-    std::thread::available_parallelism().map_or(2, std::num::NonZero::get).clamp(2, 8)
+    std::thread::available_parallelism().map_or(2, std::num::NonZero::get).clamp(2, 4)
 }
 
 /// Merges `source` into the table `list` describes (at `target.read_version`) in one scan, and
@@ -208,18 +208,24 @@ struct Shared {
     fill: Option<(Arc<dyn PhysicalExpr>, Vec<usize>)>,
 }
 
-/// What the scan of one file found.
+/// What the scan of one file found (its rows written again went to the writer as it went).
 #[derive(Default)]
 struct FileScan {
     /// Source rows whose key is in the file; that replaced their row there; that filled it in.
     matched: Vec<u32>,
     won: Vec<u32>,
     filled: Vec<u32>,
-    /// The file's rows as written again, where a change falls in it.
-    rows: Option<Vec<RecordBatch>>,
+    /// A change falls in the file: its rows were written again.
+    touched: bool,
     changed: u64,
     copied: u64,
 }
+
+/// The batches of a file's rows written again, from its scan to the writer.
+type Rows = futures::channel::mpsc::Sender<RecordBatch>;
+
+/// Batches a file's scan sends ahead of the writer.
+const ROWS_AHEAD: usize = 4;
 
 /// A batch of a file's rows, the source row each one's key matched, and which of them the source
 /// replaces (`wins`) or fills in (`fills`).
@@ -235,9 +241,13 @@ impl Shared {
         self.newer_by.is_some() || self.fill.is_some()
     }
 
-    /// Reads the file `path` as the `read` columns: its own columns (cast to the table's types, a
-    /// column written before it was added as NULL) and its partition values.
-    async fn read(&self, path: &str, live: &Live) -> datafusion::error::Result<Vec<RecordBatch>> {
+    /// Reads the file `path`: its batches of the columns `read` names that it holds (see
+    /// [`Shared::as_read`]), as they are decoded.
+    async fn read(
+        &self,
+        path: &str,
+        live: &Live,
+    ) -> datafusion::error::Result<parquet::arrow::async_reader::ParquetRecordBatchStream<FileReader>> {
         let location = Path::from_url_path(path).map_err(|e| DataFusionError::External(e.into()))?;
         let size = u64::try_from(live.size).unwrap_or_default();
         let reader = FileReader { store: self.store.clone(), location, size };
@@ -251,11 +261,11 @@ impl Shared {
             .map(|(i, _)| i)
             .collect();
         let mask = ProjectionMask::roots(builder.parquet_schema(), roots);
-        let batches: Vec<RecordBatch> = builder.with_projection(mask).build()?.try_collect().await?;
-        batches.iter().map(|batch| self.as_read(batch, live)).collect()
+        Ok(builder.with_projection(mask).build()?)
     }
 
-    /// A batch of a file's columns as the `read` columns.
+    /// A batch of a file's columns as the `read` columns: its own columns (cast to the table's
+    /// types, a column written before it was added as NULL) and its partition values.
     fn as_read(&self, batch: &RecordBatch, live: &Live) -> datafusion::error::Result<RecordBatch> {
         let rows = batch.num_rows();
         let columns = self
@@ -358,12 +368,18 @@ impl Shared {
         Ok(RecordBatch::try_new(looked.batch.schema(), columns)?)
     }
 
-    /// Scans the file `path`: the source rows its keys match, and — where the source changes one
-    /// of its rows — all its rows as written again.
-    async fn scan(&self, path: &str, live: &Live) -> datafusion::error::Result<FileScan> {
+    /// Scans the file `path`: the source rows its keys match, and — from the first change that
+    /// falls in it on — its rows as written again, sent to `rows` (the rows read before that
+    /// held until then).
+    async fn scan(self: Arc<Self>, path: String, live: Live, mut rows: Rows) -> datafusion::error::Result<FileScan> {
+        use futures::SinkExt;
+        let gone = |_| DataFusionError::Execution("the merge's writer stopped".into());
         let mut scan = FileScan::default();
         let mut held = Vec::new();
-        for batch in self.read(path, live).await? {
+        let mut read = 0;
+        let mut batches = self.read(&path, &live).await?;
+        while let Some(batch) = batches.next().await {
+            let batch = self.as_read(&batch?, &live)?;
             let source_rows = self.look_up(&batch)?;
             scan.matched.extend(source_rows.iter().flatten());
             if !self.may_change() {
@@ -377,16 +393,17 @@ impl Shared {
                     _ => {}
                 }
             }
+            read += looked.batch.num_rows() as u64;
+            scan.changed += (looked.wins.true_count() + looked.fills.true_count()) as u64;
             held.push(looked);
+            if scan.changed > 0 {
+                for looked in held.drain(..) {
+                    rows.send(self.rewritten(&looked, &self.key)?).await.map_err(gone)?;
+                }
+            }
         }
-        let changed: usize = held.iter().map(|l| l.wins.true_count() + l.fills.true_count()).sum();
-        if changed > 0 {
-            let rows: usize = held.iter().map(|l| l.batch.num_rows()).sum();
-            scan.rows =
-                Some(held.iter().map(|l| self.rewritten(l, &self.key)).collect::<datafusion::error::Result<_>>()?);
-            scan.changed = changed as u64;
-            scan.copied = (rows - changed) as u64;
-        }
+        scan.touched = scan.changed > 0;
+        scan.copied = if scan.touched { read - scan.changed } else { 0 };
         Ok(scan)
     }
 }
@@ -536,35 +553,36 @@ impl Plan {
     }
 
     /// Scans the candidate files into `written`, writing the rows of each file a change falls in
-    /// with `writer`.
+    /// with `writer`, in the files' order. A few files are scanned at once, each in a task of its
+    /// own that sends its rows as it goes, so that decoding and encoding run side by side.
     async fn rewrite(&self, target: &Target<'_>, writer: &mut own::FileWriter, written: &mut Written) -> Result<()> {
         let now = chrono::Utc::now().timestamp_millis();
-        let mut scans = futures::stream::iter(self.candidates.iter().cloned())
-            .map(|(path, live)| {
-                let shared = self.shared.clone();
-                SpawnedTask::spawn(async move {
-                    let scan = shared.scan(&path, &live).await;
-                    scan.map(|scan| (path, live, scan))
-                })
-                .join_unwind()
-            })
-            .buffered(in_flight());
-        while let Some(joined) = scans.next().await {
-            let joined = joined.map_err(|e| DataFusionError::External(e.into())).and_then(|scan| scan);
-            let (path, live, scan) = joined.map_err(|e| write_error(target, own::failed(e)))?;
+        let spawn = |(path, live): (String, Live)| {
+            let (rows, received) = futures::channel::mpsc::channel(ROWS_AHEAD);
+            let task = SpawnedTask::spawn(self.shared.clone().scan(path.clone(), live.clone(), rows));
+            (path, live, received, task)
+        };
+        let mut candidates = self.candidates.iter().cloned();
+        let mut scans: std::collections::VecDeque<_> = candidates.by_ref().take(in_flight()).map(spawn).collect();
+        let failed = |e: DataFusionError| write_error(target, own::failed(e));
+        while let Some((path, live, mut received, task)) = scans.pop_front() {
+            scans.extend(candidates.next().map(spawn));
+            while let Some(batch) = received.next().await {
+                self.check_not_null(target, &batch)?;
+                writer.write(&batch).await.map_err(|e| write_error(target, e))?;
+            }
+            let scan = task.join_unwind().await.map_err(|e| failed(DataFusionError::External(e.into())))?;
+            let scan = scan.map_err(failed)?;
             for (rows, flag) in [(&scan.matched, MATCHED), (&scan.won, WON), (&scan.filled, FILLED)] {
                 for &row in rows {
                     written.flags[row as usize] |= flag;
                 }
             }
-            let Some(batches) = scan.rows else { continue };
-            for batch in &batches {
-                self.check_not_null(target, batch)?;
-                writer.write(batch).await.map_err(|e| write_error(target, e))?;
+            if scan.touched {
+                written.removes.push(live.remove(&path, now));
+                written.changed += scan.changed;
+                written.copied += scan.copied;
             }
-            written.removes.push(live.remove(&path, now));
-            written.changed += scan.changed;
-            written.copied += scan.copied;
         }
         Ok(())
     }
