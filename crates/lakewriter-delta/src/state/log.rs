@@ -78,12 +78,13 @@ pub(super) struct Listing {
 pub(super) async fn list(
     store: &Arc<dyn ObjectStore>,
     log: &Path,
+    local: Option<&std::path::Path>,
     scope: LogScope,
 ) -> Result<Option<Listing>, Failure> {
     if scope == LogScope::FromLastCheckpoint
         && let Some(version) = last_checkpoint(store, log).await?
     {
-        let listing = listed(log, store.list_with_offset(Some(log), &offset(log, version)));
+        let listing = from_version(store, log, local, version);
         if let Some(listing) = from_files(listing.await?).filter(|l| l.checkpoint.is_some()) {
             return Ok(Some(listing));
         }
@@ -93,6 +94,47 @@ pub(super) async fn list(
         Err(object_store::Error::NotFound { .. }) => Ok(None),
         Err(e) => Err(Failure::Other(e.into())),
     }
+}
+
+/// The files of the log folder `log` from `version`'s on. In a local folder (`local`), its names
+/// are read and only those files looked at: object_store's local listing looks at every file of
+/// the folder, where every commit stays for the log retention of 30 days.
+async fn from_version(
+    store: &Arc<dyn ObjectStore>,
+    log: &Path,
+    local: Option<&std::path::Path>,
+    version: u64,
+) -> Result<Vec<ObjectMeta>, Failure> {
+    let Some(folder) = local else {
+        return listed(log, store.list_with_offset(Some(log), &offset(log, version))).await;
+    };
+    let first = format!("{version:020}");
+    let entries = match std::fs::read_dir(folder) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(Failure::Other(e.into())),
+    };
+    let mut files = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(|e| Failure::Other(e.into()))?;
+        let name = entry.file_name();
+        let Some(name) = name.to_str().filter(|n| *n > first.as_str() && parse_log_file(n).is_some()) else { continue };
+        let meta = match entry.metadata() {
+            Ok(meta) => meta,
+            // Removed by log clean-up since the folder was read.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(Failure::Other(e.into())),
+        };
+        let modified = meta.modified().map_err(|e| Failure::Other(e.into()))?;
+        files.push(ObjectMeta {
+            location: log.clone().join(name),
+            last_modified: modified.into(),
+            size: meta.len(),
+            e_tag: None,
+            version: None,
+        });
+    }
+    Ok(files)
 }
 
 /// The files of `listing` that lie in `log` itself.
@@ -154,9 +196,13 @@ fn offset(log: &Path, version: u64) -> Path {
 /// neither. The listing starts at the checkpoint `_last_checkpoint` names, so it costs one small
 /// read and a listing of at most a checkpoint interval of files; the whole folder is listed where
 /// there is no such checkpoint (or nothing from it).
-pub(super) async fn latest(store: &Arc<dyn ObjectStore>, log: &Path) -> Result<Option<u64>, Failure> {
+pub(super) async fn latest(
+    store: &Arc<dyn ObjectStore>,
+    log: &Path,
+    local: Option<&std::path::Path>,
+) -> Result<Option<u64>, Failure> {
     if let Some(version) = last_checkpoint(store, log).await?
-        && let Some(latest) = newest(log, store.list_with_offset(Some(log), &offset(log, version))).await?
+        && let Some(latest) = from_version(store, log, local, version).await?.iter().filter_map(version_of).max()
     {
         return Ok(Some(latest));
     }
@@ -168,12 +214,14 @@ async fn newest(
     log: &Path,
     listing: BoxStream<'static, object_store::Result<ObjectMeta>>,
 ) -> Result<Option<u64>, Failure> {
-    let versions = listed(log, listing).await?.into_iter().filter_map(|meta| {
-        match meta.location.filename().and_then(parse_log_file)? {
-            LogFile::Commit(v) | LogFile::Checkpoint(v, ..) => Some(v),
-        }
-    });
-    Ok(versions.max())
+    Ok(listed(log, listing).await?.iter().filter_map(version_of).max())
+}
+
+/// The version of a log file, of a commit or a checkpoint.
+fn version_of(meta: &ObjectMeta) -> Option<u64> {
+    match meta.location.filename().and_then(parse_log_file)? {
+        LogFile::Commit(v) | LogFile::Checkpoint(v, ..) => Some(v),
+    }
 }
 
 type BoxError = Box<dyn std::error::Error + Send + Sync>;

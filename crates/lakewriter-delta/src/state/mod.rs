@@ -188,13 +188,18 @@ struct Detail {
     run_id: Option<String>,
 }
 
+/// The log folder of the table at `location` where it is a local folder.
+fn local_log(location: &Location) -> Option<std::path::PathBuf> {
+    location.url().to_file_path().ok().filter(|_| location.is_local()).map(|dir| dir.join("_delta_log"))
+}
+
 /// The newest version of the table at `location`, from a listing of its log from its last
 /// checkpoint on; `None` where no table exists.
 pub async fn latest_version(location: &Location) -> Result<Option<u64>> {
     let err = |source| Error::Read { url: location.url().clone(), source };
     let store = location.object_store().map_err(|e| err(e.into()))?;
     let log = Path::from_url_path(location.url().path()).map_err(|e| err(e.into()))?.join("_delta_log");
-    log::latest(&store, &log).await.map_err(|(Failure::Vanished(e) | Failure::Other(e))| err(e))
+    log::latest(&store, &log, local_log(location).as_deref()).await.map_err(|(Failure::Vanished(e) | Failure::Other(e))| err(e))
 }
 
 /// Fills in the version, rows and run id of the partitions of `state` (of `job`'s, read from the
@@ -238,7 +243,7 @@ pub async fn read(location: &Location, job: &str, scope: LogScope) -> Result<Opt
 async fn read_once(location: &Location, job: &str, scope: LogScope) -> Result<Option<JobState>, Failure> {
     let store = location.object_store().map_err(|e| Failure::Other(e.into()))?;
     let log = Path::from_url_path(location.url().path()).map_err(|e| Failure::Other(e.into()))?.join("_delta_log");
-    let Some(listing) = log::list(&store, &log, scope).await? else { return Ok(None) };
+    let Some(listing) = log::list(&store, &log, local_log(location).as_deref(), scope).await? else { return Ok(None) };
     let prefix = format!("lakewriter/{job}/");
     let mut txns: HashMap<String, Txn> = HashMap::new();
     let start = match &listing.checkpoint {
