@@ -72,6 +72,19 @@ async fn folders(store: &dyn ObjectStore, prefix: &Path, url: &Url, root: &Url) 
 /// number of files.
 async fn has_files(store: &dyn ObjectStore, prefix: &Path, url: &Url, root: &Url) -> Result<bool> {
     use futures::StreamExt;
+    // A local folder's names are read until a file is found: object_store's local listing looks
+    // at a batch of files (thousands, in a long log) before it yields the first.
+    if let Ok(dir) = url.to_file_path() {
+        match std::fs::read_dir(&dir) {
+            Ok(entries) => {
+                if entries.flatten().any(|e| e.file_type().is_ok_and(|t| t.is_file())) {
+                    return Ok(true);
+                }
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
+            Err(_) => {}
+        }
+    }
     match store.list(Some(prefix)).next().await {
         None | Some(Err(object_store::Error::NotFound { .. })) => Ok(false),
         Some(Ok(_)) => Ok(true),

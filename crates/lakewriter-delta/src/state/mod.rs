@@ -199,7 +199,9 @@ pub async fn latest_version(location: &Location) -> Result<Option<u64>> {
     let err = |source| Error::Read { url: location.url().clone(), source };
     let store = location.object_store().map_err(|e| err(e.into()))?;
     let log = Path::from_url_path(location.url().path()).map_err(|e| err(e.into()))?.join("_delta_log");
-    log::latest(&store, &log, local_log(location).as_deref()).await.map_err(|(Failure::Vanished(e) | Failure::Other(e))| err(e))
+    log::latest(&store, &log, local_log(location).as_deref())
+        .await
+        .map_err(|(Failure::Vanished(e) | Failure::Other(e))| err(e))
 }
 
 /// Fills in the version, rows and run id of the partitions of `state` (of `job`'s, read from the
