@@ -40,6 +40,19 @@ fn merged(lake: &Lake, cluster_by: &[&str]) -> crate::support::Report {
     report
 }
 
+/// Backfills the second and fourth days, then merges the first day's and `DAY`'s orders: new keys
+/// all, written sorted into one file whose range of ids spans the second day's file.
+fn spanning(lake: &Lake, cluster_by: &[&str]) {
+    lake.set_project(&Project::new().job(job(1, cluster_by)));
+    for dt in ["2026-09-02", TO] {
+        lake.cli(&["run", "orders_by_id", "--dt", dt]).assert_code(0);
+    }
+    lake.set_project(&Project::new().job(job(2, cluster_by)));
+    let report = lake.cli(&["--json", "run", "orders_by_id", "--dt", DAY]).assert_code(0).json().0.remove(0);
+    let changes = report.changes.as_ref().expect("a merge's counts");
+    assert_eq!((changes.inserted, changes.updated), (rows(&[FROM, DAY]), 0));
+}
+
 /// The `operationMetrics` of the commit `report` made.
 fn commit_metrics(lake: &Lake, report: &crate::support::Report) -> serde_json::Value {
     lake.commit_info(TABLE, report.table_version.expect("a commit"))["operationMetrics"].clone()
@@ -57,6 +70,8 @@ fn a_clustered_merge_rewrites_only_the_files_whose_key_range_holds_a_key_of_its_
     assert_eq!(metrics["num_target_files_scanned"], serde_json::json!(2), "the two days' files: {metrics}");
     assert_eq!(metrics["num_target_files_removed"], serde_json::json!(2), "{metrics}");
     assert_eq!(report.files_removed, Some(2));
+    // Each file is written again as a file of its own: the table's ranges stay apart.
+    assert_eq!(report.files_added, Some(2), "{report:?}");
     let (removed, added) = (report.bytes_removed.expect("bytes rewritten"), report.bytes_added.expect("bytes"));
     assert!(removed > 0 && added > 0, "{removed} bytes rewritten, {added} written");
 
@@ -83,7 +98,7 @@ fn maintain_re_sorts_the_files_whose_ranges_a_merge_made_overlap() {
     // A target size below every file's: no file is small, so only overlapping ranges count.
     let compact = ["orders_by_id", "--only", "compact", "--target-file-size", "1"];
     let lake = Lake::new(FROM, TO);
-    merged(&lake, &["order_id"]);
+    spanning(&lake, &["order_id"]);
     let digest = lake.digest("analytics.orders_by_id", None);
     // The merge's new file holds the first and third days' ids: its range overlaps the second
     // day's file, not the fourth's.
@@ -101,7 +116,7 @@ fn maintain_re_sorts_the_files_whose_ranges_a_merge_made_overlap() {
 
     // Without cluster_by, the same files are not compared by range: nothing to rewrite.
     let plain = Lake::new(FROM, TO);
-    merged(&plain, &[]);
+    spanning(&plain, &[]);
     let planned = maintain(&plain, &[&compact[..], &["--dry-run"]].concat()).remove(0);
     assert_eq!(planned.partitions.as_deref(), Some(&[][..]), "{planned:?}");
 }

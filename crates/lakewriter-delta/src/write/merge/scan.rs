@@ -11,8 +11,11 @@
 //! `cluster_by` where it has one. A write that can change no existing row (an `append_dedup`)
 //! reads only the key and scope columns.
 //!
-//! Memory: the source, and the rows of the files in flight (a file is held until it is known
-//! whether a change falls in it, as delta-rs's MERGE holds it).
+//! Each file in flight is scanned and written again in a task of its own, with a writer of its
+//! own (one file in, one or more files out), so that decoding and encoding use every core.
+//!
+//! Memory: the source, and for each file in flight its rows read before the first change that
+//! falls in it (held until then, as delta-rs's MERGE holds a file) and its writer's row group.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -33,6 +36,7 @@ use datafusion::functions_aggregate::min_max::{MaxAccumulator, MinAccumulator};
 use datafusion::logical_expr::Accumulator;
 use datafusion::physical_expr::PhysicalExpr;
 use datafusion::prelude::{DataFrame, Expr, lit};
+use deltalake::DeltaTableError;
 use deltalake::kernel::{Add, Remove};
 use futures::future::BoxFuture;
 use futures::{FutureExt, StreamExt, TryFutureExt};
@@ -206,26 +210,25 @@ struct Shared {
     newer_by: Option<usize>,
     /// The fill's condition over the layout twice (`t`, then `s`), and the columns it sets.
     fill: Option<(Arc<dyn PhysicalExpr>, Vec<usize>)>,
+    /// The columns the written rows must hold no NULL in (their indexes in the layout).
+    required: Vec<usize>,
 }
 
-/// What the scan of one file found (its rows written again went to the writer as it went).
+/// What the scan of one file found, and the files its rows were written again to.
 #[derive(Default)]
 struct FileScan {
     /// Source rows whose key is in the file; that replaced their row there; that filled it in.
     matched: Vec<u32>,
     won: Vec<u32>,
     filled: Vec<u32>,
-    /// A change falls in the file: its rows were written again.
+    /// A change falls in the file: its rows were written again, to `adds`.
     touched: bool,
+    adds: Vec<Add>,
+    /// A row written again holds a NULL where the table requires a value: nothing was written.
+    nulls: bool,
     changed: u64,
     copied: u64,
 }
-
-/// The batches of a file's rows written again, from its scan to the writer.
-type Rows = futures::channel::mpsc::Sender<RecordBatch>;
-
-/// Batches a file's scan sends ahead of the writer.
-const ROWS_AHEAD: usize = 4;
 
 /// A batch of a file's rows, the source row each one's key matched, and which of them the source
 /// replaces (`wins`) or fills in (`fills`).
@@ -369,23 +372,51 @@ impl Shared {
     }
 
     /// Scans the file `path`: the source rows its keys match, and — from the first change that
-    /// falls in it on — its rows as written again, sent to `rows` (the rows read before that
-    /// held until then).
-    async fn scan(self: Arc<Self>, path: String, live: Live, mut rows: Rows) -> datafusion::error::Result<FileScan> {
-        use futures::SinkExt;
-        let gone = |_| DataFusionError::Execution("the merge's writer stopped".into());
+    /// falls in it on — its rows as written again, with `writer` (the rows read before that held
+    /// until then). The writer is closed where a change fell in the file, and aborted otherwise
+    /// (nothing was written), on a failure, or on a NULL where the table requires a value.
+    async fn scan(
+        self: Arc<Self>,
+        path: String,
+        live: Live,
+        mut writer: own::FileWriter,
+    ) -> std::result::Result<FileScan, DeltaTableError> {
         let mut scan = FileScan::default();
+        match self.scan_into(&path, &live, &mut writer, &mut scan).await {
+            Ok(()) if scan.touched && !scan.nulls => {
+                scan.adds = writer.close().await?;
+                Ok(scan)
+            }
+            Ok(()) => {
+                writer.abort().await;
+                Ok(scan)
+            }
+            Err(error) => {
+                writer.abort().await;
+                Err(error)
+            }
+        }
+    }
+
+    async fn scan_into(
+        &self,
+        path: &str,
+        live: &Live,
+        writer: &mut own::FileWriter,
+        scan: &mut FileScan,
+    ) -> std::result::Result<(), DeltaTableError> {
         let mut held = Vec::new();
         let mut read = 0;
-        let mut batches = self.read(&path, &live).await?;
+        let mut batches = self.read(path, live).await.map_err(own::failed)?;
         while let Some(batch) = batches.next().await {
-            let batch = self.as_read(&batch?, &live)?;
-            let source_rows = self.look_up(&batch)?;
+            let batch = batch.map_err(|e| own::failed(e.into()))?;
+            let batch = self.as_read(&batch, live).map_err(own::failed)?;
+            let source_rows = self.look_up(&batch).map_err(own::failed)?;
             scan.matched.extend(source_rows.iter().flatten());
             if !self.may_change() {
                 continue;
             }
-            let looked = self.changes(batch, source_rows)?;
+            let looked = self.changes(batch, source_rows).map_err(own::failed)?;
             for (i, row) in looked.source_rows.iter().enumerate() {
                 match row {
                     Some(row) if looked.wins.value(i) => scan.won.push(row),
@@ -398,13 +429,18 @@ impl Shared {
             held.push(looked);
             if scan.changed > 0 {
                 for looked in held.drain(..) {
-                    rows.send(self.rewritten(&looked, &self.key)?).await.map_err(gone)?;
+                    let rows = self.rewritten(&looked, &self.key).map_err(own::failed)?;
+                    if self.required.iter().any(|&i| rows.column(i).null_count() > 0) {
+                        scan.nulls = true;
+                        return Ok(());
+                    }
+                    writer.write(&rows).await?;
                 }
             }
         }
         scan.touched = scan.changed > 0;
         scan.copied = if scan.touched { read - scan.changed } else { 0 };
-        Ok(scan)
+        Ok(())
     }
 }
 
@@ -436,8 +472,6 @@ struct Plan {
     /// path.
     candidates: Vec<(String, Live)>,
     layout: SchemaRef,
-    /// The columns the written rows must hold no NULL in (their indexes in the layout).
-    required: Vec<usize>,
     /// The source's tombstone flags (`delete_when`).
     tombstones: Option<BooleanArray>,
 }
@@ -490,13 +524,14 @@ impl Plan {
             scope,
             newer_by: spec.newer_by.and_then(|n| layout.index_of(n).ok()),
             fill,
+            required,
         };
-        Ok(Self { shared: Arc::new(shared), candidates, layout, required, tombstones })
+        Ok(Self { shared: Arc::new(shared), candidates, layout, tombstones })
     }
 
-    /// Scans the candidate files, a few at once, writing each one a change falls in again (in
-    /// their order), then the source's new keys (sorted by `cluster_by` where it names columns,
-    /// into files of their own).
+    /// Scans the candidate files, a few at once, each one a change falls in written again as
+    /// files of its own, then writes the source's new keys (sorted by `cluster_by` where it
+    /// names columns) into files of their own.
     async fn write(
         &self,
         target: &Target<'_>,
@@ -504,7 +539,6 @@ impl Plan {
         cluster_by: &[String],
         operation_id: uuid::Uuid,
     ) -> Result<Written> {
-        let mut rewrite = own::FileWriter::new(list, self.layout.clone(), operation_id);
         let mut written = Written {
             adds: Vec::new(),
             removes: Vec::new(),
@@ -513,66 +547,53 @@ impl Plan {
             changed: 0,
             copied: 0,
         };
-        if let Err(error) = self.rewrite(target, &mut rewrite, &mut written).await {
-            rewrite.abort().await;
-            return Err(error);
-        }
+        self.rewrite(target, list, operation_id, &mut written).await?;
         let new = BooleanArray::from(written.flags.iter().map(|f| f & MATCHED == 0).collect::<Vec<_>>());
         let plan_err = |e: DataFusionError| write_error(target, own::failed(e));
-        let inserts = filter_record_batch(&self.shared.source.batch, &new).map_err(|e| plan_err(e.into()));
-        let inserts = inserts.and_then(|rows| sorted(rows, cluster_by).map_err(plan_err));
-        let inserts = match inserts.and_then(|rows| self.check_not_null(target, &rows).map(|()| rows)) {
-            Ok(rows) => rows,
-            Err(error) => {
-                rewrite.abort().await;
-                return Err(error);
-            }
-        };
+        let inserts = filter_record_batch(&self.shared.source.batch, &new).map_err(|e| plan_err(e.into()))?;
+        let inserts = sorted(inserts, cluster_by).map_err(plan_err)?;
+        self.check_not_null(target, &inserts)?;
         written.inserted = inserts.num_rows() as u64;
-        // A clustered table's new keys go to files of their own, so that their range stays narrow.
-        let mut insert =
-            (!cluster_by.is_empty()).then(|| own::FileWriter::new(list, self.layout.clone(), operation_id));
         if inserts.num_rows() > 0 {
-            let outcome = match &mut insert {
-                Some(writer) => writer.write(&inserts).await,
-                None => rewrite.write(&inserts).await,
-            };
-            if let Err(e) = outcome {
-                rewrite.abort().await;
-                if let Some(writer) = insert {
-                    writer.abort().await;
-                }
+            let mut writer = own::FileWriter::new(list, self.layout.clone(), operation_id);
+            if let Err(e) = writer.write(&inserts).await {
+                writer.abort().await;
                 return Err(write_error(target, e));
             }
-        }
-        written.adds = rewrite.close().await.map_err(|e| write_error(target, e))?;
-        if let Some(writer) = insert {
             written.adds.extend(writer.close().await.map_err(|e| write_error(target, e))?);
         }
         Ok(written)
     }
 
-    /// Scans the candidate files into `written`, writing the rows of each file a change falls in
-    /// with `writer`, in the files' order. A few files are scanned at once, each in a task of its
-    /// own that sends its rows as it goes, so that decoding and encoding run side by side.
-    async fn rewrite(&self, target: &Target<'_>, writer: &mut own::FileWriter, written: &mut Written) -> Result<()> {
+    /// Scans the candidate files into `written`, a few at once, each in a task of its own that
+    /// decodes the file, looks its rows up and — where a change falls in it — encodes them again
+    /// into files of its own, so that the files in flight use as many cores. On a failure the
+    /// scans still in flight are dropped: the files written so far belong to no commit.
+    async fn rewrite(
+        &self,
+        target: &Target<'_>,
+        list: &FileList,
+        operation_id: uuid::Uuid,
+        written: &mut Written,
+    ) -> Result<()> {
         let now = chrono::Utc::now().timestamp_millis();
         let spawn = |(path, live): (String, Live)| {
-            let (rows, received) = futures::channel::mpsc::channel(ROWS_AHEAD);
-            let task = SpawnedTask::spawn(self.shared.clone().scan(path.clone(), live.clone(), rows));
-            (path, live, received, task)
+            let writer = own::FileWriter::new(list, self.layout.clone(), operation_id);
+            let task = SpawnedTask::spawn(self.shared.clone().scan(path.clone(), live.clone(), writer));
+            (path, live, task)
         };
         let mut candidates = self.candidates.iter().cloned();
         let mut scans: std::collections::VecDeque<_> = candidates.by_ref().take(in_flight()).map(spawn).collect();
-        let failed = |e: DataFusionError| write_error(target, own::failed(e));
-        while let Some((path, live, mut received, task)) = scans.pop_front() {
-            scans.extend(candidates.next().map(spawn));
-            while let Some(batch) = received.next().await {
-                self.check_not_null(target, &batch)?;
-                writer.write(&batch).await.map_err(|e| write_error(target, e))?;
+        while let Some((path, live, task)) = scans.pop_front() {
+            let scan = task
+                .join_unwind()
+                .await
+                .map_err(|e| write_error(target, own::failed(DataFusionError::External(e.into()))))?;
+            let scan = scan.map_err(|e| write_error(target, e))?;
+            if scan.nulls {
+                return Err(self.not_null(target));
             }
-            let scan = task.join_unwind().await.map_err(|e| failed(DataFusionError::External(e.into())))?;
-            let scan = scan.map_err(failed)?;
+            scans.extend(candidates.next().map(spawn));
             for (rows, flag) in [(&scan.matched, MATCHED), (&scan.won, WON), (&scan.filled, FILLED)] {
                 for &row in rows {
                     written.flags[row as usize] |= flag;
@@ -580,6 +601,7 @@ impl Plan {
             }
             if scan.touched {
                 written.removes.push(live.remove(&path, now));
+                written.adds.extend(scan.adds);
                 written.changed += scan.changed;
                 written.copied += scan.copied;
             }
@@ -590,11 +612,15 @@ impl Plan {
     /// Refuses `batch` where it holds a NULL in a column the table or the job declares NOT NULL
     /// ([`Error::Invalid`]: the caller counts them in the source).
     fn check_not_null(&self, target: &Target<'_>, batch: &RecordBatch) -> Result<()> {
-        if self.required.iter().any(|&i| batch.column(i).null_count() > 0) {
-            let (table, partition) = (target.name.to_owned(), target.metadata.partition.clone());
-            return Err(Error::Invalid { table, partition, not_null: Vec::new() });
+        if self.shared.required.iter().any(|&i| batch.column(i).null_count() > 0) {
+            return Err(self.not_null(target));
         }
         Ok(())
+    }
+
+    fn not_null(&self, target: &Target<'_>) -> Error {
+        let (table, partition) = (target.name.to_owned(), target.metadata.partition.clone());
+        Error::Invalid { table, partition, not_null: Vec::new() }
     }
 
     /// The source's rows classified by their `flags` and tombstones.
