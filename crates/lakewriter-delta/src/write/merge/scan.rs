@@ -11,8 +11,9 @@
 //! `cluster_by` where it has one. A write that can change no existing row (an `append_dedup`)
 //! reads only the key and scope columns.
 //!
-//! Each file in flight is scanned and written again in a task of its own, with a writer of its
-//! own (one file in, one or more files out), so that decoding and encoding use every core.
+//! Each file in flight is scanned in a task of its own and written again by a writer of its own
+//! (one file in, its own files out) in a second task, fed as the scan goes: decoding and encoding
+//! use every core, whether a merge rewrites one file or many.
 //!
 //! Memory: the source, and for each file in flight its rows read before the first change that
 //! falls in it (held until then, as delta-rs's MERGE holds a file) and its writer's row group.
@@ -230,6 +231,12 @@ struct FileScan {
     copied: u64,
 }
 
+/// The batches of a file's rows written again, from its scan to its writer.
+type Rows = futures::channel::mpsc::Sender<RecordBatch>;
+
+/// Batches a file's scan sends ahead of its writer.
+const ROWS_AHEAD: usize = 4;
+
 /// A batch of a file's rows, the source row each one's key matched, and which of them the source
 /// replaces (`wins`) or fills in (`fills`).
 struct Looked {
@@ -372,8 +379,9 @@ impl Shared {
     }
 
     /// Scans the file `path`: the source rows its keys match, and — from the first change that
-    /// falls in it on — its rows as written again, with `writer` (the rows read before that held
-    /// until then). The writer is closed where a change fell in the file, and aborted otherwise
+    /// falls in it on — its rows as written again, sent to `writer` in a task of its own (the
+    /// rows read before that held until then), so that the file's decoding and its encoding run
+    /// side by side. The writer is closed where a change fell in the file, and aborted otherwise
     /// (nothing was written), on a failure, or on a NULL where the table requires a value.
     async fn scan(
         self: Arc<Self>,
@@ -381,19 +389,33 @@ impl Shared {
         live: Live,
         mut writer: own::FileWriter,
     ) -> std::result::Result<FileScan, DeltaTableError> {
+        let (rows, mut received) = futures::channel::mpsc::channel::<RecordBatch>(ROWS_AHEAD);
+        let encode = SpawnedTask::spawn(async move {
+            while let Some(batch) = received.next().await {
+                if let Err(error) = writer.write(&batch).await {
+                    writer.abort().await;
+                    return Err(error);
+                }
+            }
+            Ok(writer)
+        });
         let mut scan = FileScan::default();
-        match self.scan_into(&path, &live, &mut writer, &mut scan).await {
-            Ok(()) if scan.touched && !scan.nulls => {
+        let scanned = self.scan_into(&path, &live, rows, &mut scan).await;
+        let encoded = encode.join_unwind().await.map_err(|e| own::failed(DataFusionError::External(e.into())))?;
+        match (scanned, encoded) {
+            // The writer's failure is the cause of the scan's (its rows had nowhere to go).
+            (_, Err(error)) => Err(error),
+            (Err(error), Ok(writer)) => {
+                writer.abort().await;
+                Err(error)
+            }
+            (Ok(()), Ok(writer)) if scan.touched && !scan.nulls => {
                 scan.adds = writer.close().await?;
                 Ok(scan)
             }
-            Ok(()) => {
+            (Ok(()), Ok(writer)) => {
                 writer.abort().await;
                 Ok(scan)
-            }
-            Err(error) => {
-                writer.abort().await;
-                Err(error)
             }
         }
     }
@@ -402,9 +424,11 @@ impl Shared {
         &self,
         path: &str,
         live: &Live,
-        writer: &mut own::FileWriter,
+        mut rows: Rows,
         scan: &mut FileScan,
     ) -> std::result::Result<(), DeltaTableError> {
+        use futures::SinkExt;
+        let gone = |_| DeltaTableError::Generic("the merge's writer stopped".into());
         let mut held = Vec::new();
         let mut read = 0;
         let mut batches = self.read(path, live).await.map_err(own::failed)?;
@@ -429,12 +453,12 @@ impl Shared {
             held.push(looked);
             if scan.changed > 0 {
                 for looked in held.drain(..) {
-                    let rows = self.rewritten(&looked, &self.key).map_err(own::failed)?;
-                    if self.required.iter().any(|&i| rows.column(i).null_count() > 0) {
+                    let batch = self.rewritten(&looked, &self.key).map_err(own::failed)?;
+                    if self.required.iter().any(|&i| batch.column(i).null_count() > 0) {
                         scan.nulls = true;
                         return Ok(());
                     }
-                    writer.write(&rows).await?;
+                    rows.send(batch).await.map_err(gone)?;
                 }
             }
         }
