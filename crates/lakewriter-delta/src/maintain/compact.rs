@@ -23,9 +23,6 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use datafusion::arrow::array::RecordBatch;
-use datafusion::arrow::compute::cast;
-use datafusion::arrow::datatypes::SchemaRef;
 use datafusion::common::ScalarValue;
 use deltalake::DeltaTable;
 use deltalake::DeltaTableError;
@@ -340,32 +337,13 @@ async fn write(
     let mut writer = RecordBatchWriter::for_table(table)?.with_target_file_size(target);
     let schema = writer.arrow_schema();
     while let Some(batch) = batches.next().await {
-        writer.write(conform(&batch?, &schema)?).await?;
+        writer.write(crate::schema::conform(&batch?, &schema)?).await?;
     }
     let mut adds = writer.flush().await?;
     for add in &mut adds {
         add.data_change = false;
     }
     Ok(adds)
-}
-
-/// `batch` with the table's column types: the scan reads strings as views, for one.
-fn conform(batch: &RecordBatch, schema: &SchemaRef) -> Result<RecordBatch, DeltaTableError> {
-    let columns = schema
-        .fields()
-        .iter()
-        .map(|field| {
-            let column = batch
-                .column_by_name(field.name())
-                .ok_or_else(|| DeltaTableError::Generic(format!("the scan read no column `{}`", field.name())))?;
-            if column.data_type() == field.data_type() {
-                Ok(column.clone())
-            } else {
-                Ok(cast(column, field.data_type())?)
-            }
-        })
-        .collect::<Result<Vec<_>, DeltaTableError>>()?;
-    Ok(RecordBatch::try_new(schema.clone(), columns)?)
 }
 
 /// Commits the compaction over the version `table` is at, carrying [`APP_ID`].

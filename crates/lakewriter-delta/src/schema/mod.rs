@@ -242,3 +242,26 @@ pub fn same_storage(table: &DataType, result: &DataType) -> bool {
 
 #[cfg(test)]
 mod tests;
+
+/// `batch`'s columns as `schema`'s, by name, each cast to its type where it differs (a scan reads
+/// strings as views, for one); a column `schema` has and `batch` lacks is an error naming it.
+pub(crate) fn conform(
+    batch: &arrow::array::RecordBatch,
+    schema: &arrow::datatypes::SchemaRef,
+) -> Result<arrow::array::RecordBatch, arrow::error::ArrowError> {
+    let columns = schema
+        .fields()
+        .iter()
+        .map(|field| {
+            let column = batch.column_by_name(field.name()).ok_or_else(|| {
+                arrow::error::ArrowError::SchemaError(format!("no column `{}` was read", field.name()))
+            })?;
+            if column.data_type() == field.data_type() {
+                Ok(column.clone())
+            } else {
+                arrow::compute::cast(column, field.data_type())
+            }
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    arrow::array::RecordBatch::try_new(schema.clone(), columns)
+}

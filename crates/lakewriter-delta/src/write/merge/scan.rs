@@ -162,8 +162,8 @@ impl Source {
     fn new(batches: &[RecordBatch], layout: &SchemaRef, key: &[String]) -> datafusion::error::Result<Self> {
         let batch = match batches {
             [] => RecordBatch::new_empty(layout.clone()),
-            [batch] => conform(batch, layout)?,
-            batches => conform(&concat_batches(&batches[0].schema(), batches)?, layout)?,
+            [batch] => crate::schema::conform(batch, layout)?,
+            batches => crate::schema::conform(&concat_batches(&batches[0].schema(), batches)?, layout)?,
         };
         let key: Vec<usize> = key.iter().map(|k| layout.index_of(k)).collect::<Result<_, _>>()?;
         let converter =
@@ -179,21 +179,6 @@ impl Source {
             .collect::<datafusion::error::Result<_>>()?;
         Ok(Self { batch, rows, converter })
     }
-}
-
-/// `batch`'s columns as `schema`'s, by name, each cast to its type where it differs.
-fn conform(batch: &RecordBatch, schema: &SchemaRef) -> datafusion::error::Result<RecordBatch> {
-    let columns = schema
-        .fields()
-        .iter()
-        .map(|field| {
-            let column = batch
-                .column_by_name(field.name())
-                .ok_or_else(|| DataFusionError::Plan(format!("the source has no column `{}`", field.name())))?;
-            Ok(if column.data_type() == field.data_type() { column.clone() } else { cast(column, field.data_type())? })
-        })
-        .collect::<datafusion::error::Result<Vec<_>>>()?;
-    Ok(RecordBatch::try_new(schema.clone(), columns)?)
 }
 
 /// What every file's scan shares.
@@ -468,6 +453,13 @@ impl Shared {
     }
 }
 
+/// The refusal of a NULL in a column the table or the job declares NOT NULL ([`Error::Invalid`]:
+/// the caller counts them in the source).
+fn not_null(target: &Target<'_>) -> Error {
+    let (table, partition) = (target.name.to_owned(), target.metadata.partition.clone());
+    Error::Invalid { table, partition, not_null: Vec::new() }
+}
+
 /// The columns a write that changes no existing row reads: its key's and its scope's, in the
 /// layout's order.
 fn narrow(layout: &SchemaRef, spec: &MergeSpec<'_>) -> SchemaRef {
@@ -615,7 +607,7 @@ impl Plan {
                 .map_err(|e| write_error(target, own::failed(DataFusionError::External(e.into()))))?;
             let scan = scan.map_err(|e| write_error(target, e))?;
             if scan.nulls {
-                return Err(self.not_null(target));
+                return Err(not_null(target));
             }
             scans.extend(candidates.next().map(spawn));
             for (rows, flag) in [(&scan.matched, MATCHED), (&scan.won, WON), (&scan.filled, FILLED)] {
@@ -637,14 +629,9 @@ impl Plan {
     /// ([`Error::Invalid`]: the caller counts them in the source).
     fn check_not_null(&self, target: &Target<'_>, batch: &RecordBatch) -> Result<()> {
         if self.shared.required.iter().any(|&i| batch.column(i).null_count() > 0) {
-            return Err(self.not_null(target));
+            return Err(not_null(target));
         }
         Ok(())
-    }
-
-    fn not_null(&self, target: &Target<'_>) -> Error {
-        let (table, partition) = (target.name.to_owned(), target.metadata.partition.clone());
-        Error::Invalid { table, partition, not_null: Vec::new() }
     }
 
     /// The source's rows classified by their `flags` and tombstones.
