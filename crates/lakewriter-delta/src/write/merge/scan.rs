@@ -236,6 +236,12 @@ impl Shared {
         self.newer_by.is_some() || self.fill.is_some()
     }
 
+    /// Whether `batch` (in the layout) holds a NULL in a column the table or the job declares
+    /// NOT NULL.
+    fn holds_null(&self, batch: &RecordBatch) -> bool {
+        self.required.iter().any(|&i| batch.column(i).null_count() > 0)
+    }
+
     /// Reads the file `path`: its batches of the columns `read` names that it holds (see
     /// [`Shared::as_read`]), as they are decoded.
     async fn read(
@@ -439,7 +445,7 @@ impl Shared {
             if scan.changed > 0 {
                 for looked in held.drain(..) {
                     let batch = self.rewritten(&looked, &self.key).map_err(own::failed)?;
-                    if self.required.iter().any(|&i| batch.column(i).null_count() > 0) {
+                    if self.holds_null(&batch) {
                         scan.nulls = true;
                         return Ok(());
                     }
@@ -628,7 +634,7 @@ impl Plan {
     /// Refuses `batch` where it holds a NULL in a column the table or the job declares NOT NULL
     /// ([`Error::Invalid`]: the caller counts them in the source).
     fn check_not_null(&self, target: &Target<'_>, batch: &RecordBatch) -> Result<()> {
-        if self.shared.required.iter().any(|&i| batch.column(i).null_count() > 0) {
+        if self.shared.holds_null(batch) {
             return Err(not_null(target));
         }
         Ok(())
