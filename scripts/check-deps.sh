@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Checks that dependencies point one way (see ARCHITECTURE.md):
-#   core, storage <- {compute, delta} <- lakewriter <- lakewriter-cli (which also uses datagen for the demo)
+#   core, storage <- compute <- delta <- lakewriter <- lakewriter-cli (which also uses datagen for the
+#   demo, and with the `ballista` feature lakewriter-engine, which sits on compute, delta and storage)
 # and that only lakewriter-delta depends on deltalake and the Delta kernel (buoyant_kernel).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -31,9 +32,10 @@ check lakewriter-core     ""                                          ""        
 check lakewriter-storage  ""                                          ""                      "deltalake datafusion arrow parquet"
 check lakewriter-datagen  "lakewriter-core"                           ""                      "tokio deltalake datafusion"
 check lakewriter-compute  "lakewriter-core"                           ""                      "deltalake buoyant_kernel"
-check lakewriter-delta    "lakewriter-core lakewriter-storage"        ""                      ""
+check lakewriter-delta    "lakewriter-core lakewriter-storage lakewriter-compute" ""          ""
+check lakewriter-engine   "lakewriter-compute lakewriter-delta lakewriter-storage" "deltalake buoyant_kernel" ""
 check lakewriter          "lakewriter-core lakewriter-storage lakewriter-compute lakewriter-delta" "deltalake buoyant_kernel clap indicatif tracing-subscriber lakewriter-datagen" ""
-check lakewriter-cli      "lakewriter lakewriter-datagen"             "deltalake buoyant_kernel datafusion"  ""
+check lakewriter-cli      "lakewriter lakewriter-datagen lakewriter-engine" "deltalake buoyant_kernel datafusion"  ""
 
 if [ "$fail" -ne 0 ]; then exit 1; fi
 echo "dependency direction: ok"

@@ -16,6 +16,8 @@
 //!   `append_dedup`;
 //! - [`date_literal`] and [`partition_predicate`]: a logical date as a `DATE` value, and as the
 //!   filter on a date partition column;
+//! - [`engine`]: where a partition's query runs — here, or on a cluster that executes physical
+//!   plans (an [`engine::Engine`]);
 //! - [`column`]: a column by its name as written (never parsed as SQL, so never folded to
 //!   lower case).
 //!
@@ -23,6 +25,7 @@
 
 pub mod catalog;
 pub mod checks;
+pub mod engine;
 pub mod keyed;
 pub mod lint;
 pub mod query;

@@ -112,6 +112,7 @@ pub async fn plan_partition(ctx: &SessionContext, query: &Query, dt: Option<Naiv
     // The files this planning lists are the ones the plan reads when it runs.
     let (state, bound) = df.into_parts();
     let plan = crate::raw::pinned_scans(bound).map_err(plan_err)?;
+    let plan = crate::engine::distributed(plan, &state);
     let df = DataFrame::new(state, plan.clone());
     let physical = df.create_physical_plan().await.map_err(|e| match unwrap_input_error(e) {
         Ok(input) => input,

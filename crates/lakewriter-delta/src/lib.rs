@@ -45,6 +45,8 @@ pub use write::{
     merge_clauses, merge_in_one_scan, record_state, replace_all, replace_where, update,
 };
 
+use std::sync::Arc;
+
 use datafusion::prelude::SessionContext;
 
 /// The `tracing` target of phase events: one `info` event as a write enters each
@@ -58,8 +60,8 @@ pub fn phase(phase: lakewriter_core::Phase, table: &str, partition: &lakewriter_
     tracing::info!(target: PHASE_TARGET, phase = phase.as_str(), table, %partition);
 }
 
-/// A DataFusion session set up as delta-rs needs it for plan-based writes (its query planner and
-/// object-store registration). Note: it plans SQL identifiers case-sensitively, as written.
+/// A DataFusion session set up as delta-rs needs it for plan-based writes (its query planner, with
+/// lakewriter's plans on an engine besides — see [`Planner`] —, and object-store registration). Note: it plans SQL identifiers case-sensitively, as written.
 ///
 /// DataFusion's list-files cache is off: on a table's first scan it lists every file of the
 /// table, whatever the scan's partition filter, and caches that — a cost that grows with a raw
@@ -75,7 +77,11 @@ pub fn session() -> SessionContext {
         .with_cache_manager(CacheManagerConfig::default().with_list_files_cache_limit(0))
         .build_arc()
         .expect("a runtime with default pools builds");
-    let ctx = deltalake::delta_datafusion::DeltaSessionContext::with_runtime_env(runtime).into_inner();
+    let delta = deltalake::delta_datafusion::DeltaSessionContext::with_runtime_env(runtime).into_inner();
+    let state = datafusion::execution::session_state::SessionStateBuilder::new_from_existing(delta.state())
+        .with_query_planner(Arc::new(Planner))
+        .build();
+    let ctx = SessionContext::new_with_state(state);
     {
         let state = ctx.state_ref();
         let mut state = state.write();
@@ -85,4 +91,25 @@ pub fn session() -> SessionContext {
         }
     }
     ctx
+}
+
+/// The session's query planner: DataFusion's, with delta-rs's extension nodes and the plans that
+/// run on the session's engine ([`lakewriter_compute::engine::Distributed`]).
+#[derive(Debug)]
+struct Planner;
+
+#[async_trait::async_trait]
+impl datafusion::execution::context::QueryPlanner for Planner {
+    async fn create_physical_plan(
+        &self,
+        plan: &datafusion::logical_expr::LogicalPlan,
+        session: &dyn datafusion::catalog::Session,
+    ) -> datafusion::error::Result<Arc<dyn datafusion::physical_plan::ExecutionPlan>> {
+        use datafusion::physical_planner::PhysicalPlanner;
+        let planner = datafusion::physical_planner::DefaultPhysicalPlanner::with_extension_planners(vec![
+            deltalake::delta_datafusion::planner::DeltaExtensionPlanner::new(),
+            Arc::new(lakewriter_compute::engine::DistributedPlanner),
+        ]);
+        planner.create_physical_plan(plan, session).await
+    }
 }

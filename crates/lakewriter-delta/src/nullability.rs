@@ -76,8 +76,7 @@ pub(crate) fn as_written(plan: LogicalPlan, not_null: &[String], creates: bool) 
                     return column;
                 }
                 changed = true;
-                let guard = Guard { column: name.clone(), signature: Signature::any(1, Volatility::Immutable) };
-                return ScalarUDF::new_from_impl(guard).call(vec![column]).alias(name);
+                return guard(name.clone()).call(vec![column]).alias(name);
             }
             if !creates || (field.is_nullable() && nullable_type(field.data_type()) == *field.data_type()) {
                 return column;
@@ -177,9 +176,26 @@ struct Guard {
     signature: Signature,
 }
 
+/// The name of the guard of a NOT NULL column (see [`as_written`]) in a plan.
+pub const GUARD: &str = "lakewriter_not_null";
+
+/// The guard of the NOT NULL column `column`: its argument passes through, and a NULL fails the
+/// write, naming the column.
+#[must_use]
+pub fn guard(column: String) -> ScalarUDF {
+    ScalarUDF::new_from_impl(Guard { column, signature: Signature::any(1, Volatility::Immutable) })
+}
+
+/// The column `udf` guards, where it is a guard (see [`guard`]): what a plan sent elsewhere
+/// carries to make it again.
+#[must_use]
+pub fn guarded_column(udf: &ScalarUDF) -> Option<&str> {
+    udf.inner().downcast_ref::<Guard>().map(|g| g.column.as_str())
+}
+
 impl ScalarUDFImpl for Guard {
     fn name(&self) -> &'static str {
-        "lakewriter_not_null"
+        GUARD
     }
 
     fn signature(&self) -> &Signature {

@@ -202,5 +202,9 @@ impl PartitionReport {
         self.files_removed = committed.files_removed;
         self.bytes_added = committed.bytes_added;
         self.bytes_removed = committed.bytes_removed;
+        if let Some(spread) = committed.spread {
+            (self.engine.executors, self.engine.tasks, self.engine.files) =
+                (Some(spread.writers), Some(spread.tasks), Some(spread.files));
+        }
     }
 }

@@ -40,6 +40,7 @@ pub use error::{Error, Result, RunError, causes, error_chain};
 pub use graph::{GraphJob, JobGraph};
 pub use job::{Job, PreparedRun};
 pub use job_test::{TestCheck, TestCheckName, TestReport, TestStatus};
+pub use lakewriter_compute::engine::Engine;
 pub use lakewriter_compute::statement::Parsed as ParsedStatement;
 pub use lakewriter_compute::{Finding, KeyedCounts, Rule, Severity};
 pub use lakewriter_core::maintain::{Step, format_duration, format_size, parse_duration, parse_size};
@@ -54,7 +55,7 @@ pub use lakewriter_delta::schema::{ColumnChanges, SchemaColumn};
 pub use maintain::{MaintainOptions, MaintainSummary, StepReport, StepStatus};
 pub use pipeline::{PipelineObserver, PipelineOutcome, Stage};
 pub use replace_schema::ColumnsDropped;
-pub use report::{Changes, DryRun, Failure, PartitionReport, RunStatus, Summary, VerifyReport};
+pub use report::{Changes, DryRun, EngineUse, Failure, PartitionReport, RunStatus, Summary, VerifyReport};
 pub use runner::Runner;
 pub use sql::{Executed, JobStatement, SqlOptions, StatementReport};
 pub use status::{

@@ -66,6 +66,8 @@ pub struct PartitionReport {
     /// What the run does to the table's columns (`on_schema_change`, and a `rebuild`'s new
     /// columns); `None` where the result has the table's columns, or there is no table yet.
     pub schema_change: Option<lakewriter_delta::schema::ColumnChanges>,
+    /// Where the partition's query ran, and how its data files were written.
+    pub engine: EngineUse,
     /// Attempts beyond the first, after conflicts with concurrent commits.
     pub retries: u32,
     /// Identifies this run in logs and in the commit's metadata; `None` for a run that failed
@@ -75,6 +77,24 @@ pub struct PartitionReport {
     pub note: Option<String>,
     /// Why the run failed: the run and its error's causes (`run: cause: cause`, in JSON).
     pub error: Option<Failure>,
+}
+
+/// Where a partition's query ran (`local`, this process, or the URL of a cluster's engine), and
+/// how its data files were written: by how many executors (processes), in how many tasks, how
+/// many files — `None` where the write's files were not written by lakewriter's own writer of a
+/// query's rows (a keyed write, a write delta-rs makes, a run that wrote nothing).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct EngineUse {
+    pub url: String,
+    pub executors: Option<usize>,
+    pub tasks: Option<usize>,
+    pub files: Option<usize>,
+}
+
+impl Default for EngineUse {
+    fn default() -> Self {
+        Self { url: "local".to_owned(), executors: None, tasks: None, files: None }
+    }
 }
 
 impl PartitionReport {
@@ -107,6 +127,7 @@ impl PartitionReport {
             checks: Vec::new(),
             dry_run: None,
             schema_change: None,
+            engine: EngineUse::default(),
             retries: 0,
             run_id: None,
             duration_ms: 0,

@@ -83,6 +83,9 @@ impl Runner {
             }
         };
         report.retries = retries;
+        if let Some(engine) = self.engine() {
+            engine.url().clone_into(&mut report.engine.url);
+        }
         report.run_id = Some(run_id.clone());
         report.duration_ms = elapsed_ms(started);
         report

@@ -71,6 +71,19 @@ impl Runner {
         self
     }
 
+    /// This runner, computing each partition's query on `engine` (a cluster) instead of in this
+    /// process; a write that can writes its data files there too.
+    #[must_use]
+    pub fn on_engine(self, engine: Arc<dyn lakewriter_compute::engine::Engine>) -> Self {
+        lakewriter_compute::engine::set_engine(self.ctx.state_ref().write().config_mut(), engine);
+        self
+    }
+
+    /// The engine the partitions' queries run on: `None` for this process.
+    pub(crate) fn engine(&self) -> Option<Arc<dyn lakewriter_compute::engine::Engine>> {
+        lakewriter_compute::engine::engine(self.ctx.state_ref().read().config())
+    }
+
     #[must_use]
     pub fn workspace(&self) -> &Workspace {
         &self.workspace
@@ -80,7 +93,13 @@ impl Runner {
     /// runs on cores ÷ `parallel` DataFusion partitions (at least one). A backfill that already runs
     /// as many days as there are cores gains nothing from also splitting each day's query across
     /// all of them, and pays for it in repartitioning and two-phase aggregation.
+    ///
+    /// On an engine, the cores are the cluster's: each query keeps this machine's count of
+    /// partitions (the tasks of each of its stages).
     pub(crate) fn share_cores(&self, parallel: usize) {
+        if self.engine().is_some() {
+            return;
+        }
         let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
         let target_partitions = (cores / parallel.max(1)).max(1);
         self.ctx.state_ref().write().config_mut().options_mut().execution.target_partitions = target_partitions;

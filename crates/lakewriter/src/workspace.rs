@@ -49,6 +49,14 @@ impl Workspace {
         Self::resolved(project, root)
     }
 
+    /// The project's `[storage]` options, resolved (`${VAR}` references read): what an engine's
+    /// processes reach the lakehouse with.
+    pub fn storage_options(&self) -> Result<std::collections::HashMap<String, String>> {
+        let env = |key: &str| std::env::var(key).ok();
+        lakewriter_storage::resolve_options(&self.project.storage, env)
+            .map_err(|error| Error::ProjectStorage { file: self.project.file.clone(), error })
+    }
+
     /// `project` over `root`, each job resolved.
     fn resolved(project: Project, root: Location) -> Result<Self> {
         let mut jobs = BTreeMap::new();

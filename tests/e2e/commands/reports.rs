@@ -2,7 +2,8 @@
 //! `reproduce --into` does; `maintain`'s vacuum leaves the expired log files to the clean-up step,
 //! which counts them; log lines carry their run's span and plain numbers; a MERGE job's checks
 //! fail in `run` as in `lint`; `sql --json` rows keep their NULL columns; `verify` shows the rows
-//! that differ and says when floats alone differ — locally and on the S3 test server where
+//! that differ and says when floats alone differ; a run says its engine and how its files were
+//! written — locally and on the S3 test server where
 //! storage is involved.
 
 use serde_json::Value;
@@ -305,4 +306,23 @@ fn lint_warns_of_a_float_sum_written_by_a_job() {
     let run = lake.cli(&["lint"]);
     run.assert_code(0);
     assert!(!run.stdout.contains("float_aggregate"), "{}", run.stdout);
+}
+
+#[test]
+fn a_local_run_reports_its_engine_and_how_its_own_write_wrote_its_files() {
+    let lake = Lake::new("2026-09-01", "2026-09-02");
+    let engine = |dt: &str| {
+        let run = lake.cli(&["--json", "run", "daily_orders", "--dt", dt]);
+        run.assert_code(0);
+        run.json().0[0].engine.clone().expect("engine")
+    };
+    // The first run creates the table through delta-rs's write: lakewriter's writer wrote nothing.
+    let created = engine("2026-09-01");
+    assert_eq!((created.url.as_str(), created.executors, created.tasks, created.files), ("local", None, None, None));
+    // Into the table: lakewriter's own write, one writer (this process) in one task.
+    let replaced = engine("2026-09-02");
+    assert_eq!(
+        (replaced.url.as_str(), replaced.executors, replaced.tasks, replaced.files),
+        ("local", Some(1), Some(1), Some(1))
+    );
 }

@@ -17,6 +17,40 @@ use crate::support::reader::{Read, Reader};
 use crate::support::s3::S3;
 use crate::support::{DAILY_ORDERS_SQL, Digest, Lake, LogLine, Mode, daily_orders, day};
 
+/// Where a trial's runs write, and compute.
+enum At {
+    /// A local lakehouse.
+    Local,
+    /// A prefix of the S3 test bucket.
+    S3,
+    /// A local lakehouse, each partition computed on the engine at this URL (`--engine`).
+    Engine(String),
+}
+
+impl At {
+    fn of(on_s3: bool) -> Self {
+        if on_s3 { Self::S3 } else { Self::Local }
+    }
+
+    /// Its name in the figures.
+    fn name(&self) -> &'static str {
+        match self {
+            Self::Local => "local",
+            Self::S3 => "S3",
+            Self::Engine(_) => "local, on the Ballista engine",
+        }
+    }
+
+    /// What begins the name of its tests.
+    fn prefix(&self) -> &'static str {
+        match self {
+            Self::Local => "",
+            Self::S3 => "on_s3_",
+            Self::Engine(_) => "on_the_engine_",
+        }
+    }
+}
+
 /// Where a trial runs: a local lakehouse, or a prefix of the S3 test bucket.
 enum Place {
     Local(Lake),
@@ -32,8 +66,12 @@ impl Place {
     }
 
     /// A fresh place with raw orders for `days`.
-    fn with_orders(on_s3: bool, name: &str, days: &[&str]) -> Self {
-        let place = if on_s3 { Self::S3(S3::new(name)) } else { Self::Local(Lake::empty(&[])) };
+    fn with_orders(at: &At, name: &str, days: &[&str]) -> Self {
+        let place = match at {
+            At::Local => Self::Local(Lake::empty(&[])),
+            At::S3 => Self::S3(S3::new(name)),
+            At::Engine(url) => Self::Local(Lake::empty(&[("LAKEWRITER_ENGINE", url)])),
+        };
         place.add_orders(days);
         place
     }
@@ -58,8 +96,8 @@ impl Place {
     /// `mode`'s table written for [`WRITTEN`] (`rebuild`: from its raw orders), then raw orders
     /// for [`FAILING`] delivered, and a checkpoint due at the commit of the run for [`FAILING`]
     /// (the table's third version).
-    fn written(on_s3: bool, mode: Mode) -> Self {
-        let place = Self::with_orders(on_s3, &format!("crash-{}", mode.as_str().replace('_', "-")), &[WRITTEN]);
+    fn written(at: &At, mode: Mode) -> Self {
+        let place = Self::with_orders(at, &format!("crash-{}", mode.as_str().replace('_', "-")), &[WRITTEN]);
         place.lake().set_project(&project(&[mode], GOOD));
         run(place.lake(), mode, WRITTEN).assert_code(0);
         place.add_orders(&[FAILING]);
@@ -177,8 +215,8 @@ struct Contents {
 }
 
 impl Contents {
-    fn of(on_s3: bool, mode: Mode) -> Self {
-        let place = Place::written(on_s3, mode);
+    fn of(at: &At, mode: Mode) -> Self {
+        let place = Place::written(at, mode);
         let (lake, uri) = (place.lake(), place.table_uri(mode));
         let old = (lake.digest(&table(mode), None), place.reader().read(&uri));
         run(lake, mode, FAILING).assert_code(0);
@@ -188,8 +226,8 @@ impl Contents {
 
 /// One trial: `mode`'s run for [`FAILING`] killed at `phase` (`delay` after it), in a fresh
 /// place; checks the table after the kill, after a rerun and after a vacuum.
-fn trial(on_s3: bool, mode: Mode, phase: KillAt, delay: Duration, contents: &Contents, figures: &mut Figures) {
-    let place = Place::written(on_s3, mode);
+fn trial(at: &At, mode: Mode, phase: KillAt, delay: Duration, contents: &Contents, figures: &mut Figures) {
+    let place = Place::written(at, mode);
     let (lake, uri, what) = (place.lake(), place.table_uri(mode), format!("{mode:?} killed at {phase} (+{delay:?})"));
     assert!(kill_at(lake, &args(mode, FAILING), phase, delay), "{what}: the run reaches {phase}");
     let after = lake.digest(&table(mode), None);
@@ -245,18 +283,18 @@ fn same(a: &Digest, b: &Digest) -> bool {
 
 /// Kills `mode`'s run at every phase in turn: each phase once with no delay, then (soaking)
 /// with a seeded delay of up to 25 ms after the phase begins.
-fn kill_at_every_phase(on_s3: bool, mode: Mode) {
-    let place = if on_s3 { "S3" } else { "local" };
+fn kill_at_every_phase(at: &At, mode: Mode) {
+    let place = at.name();
     let scenario = format!("`run` SIGKILLed at a phase: {}, {place}", mode.as_str());
-    let test =
-        format!("faults::crash::{}a_run_killed_at_any_phase::{}", if on_s3 { "on_s3_" } else { "" }, mode.as_str());
+    let test = format!("faults::crash::{}a_run_killed_at_any_phase::{}", at.prefix(), mode.as_str());
     let mut figures = Figures::new(&scenario, &test);
     let mut rng = figures::rng(&scenario);
-    let contents = Contents::of(on_s3, mode);
+    // On the engine, the contents to hold are the local engine's.
+    let contents = Contents::of(if matches!(at, At::Engine(_)) { &At::Local } else { at }, mode);
     for i in 0..figures::trials(PHASES.len()) {
         let phase = PHASES[i % PHASES.len()];
         let delay = Duration::from_millis(if i < PHASES.len() { 0 } else { rng.u64(0..=25) });
-        trial(on_s3, mode, phase, delay, &contents, &mut figures);
+        trial(at, mode, phase, delay, &contents, &mut figures);
     }
     figures.finish();
 }
@@ -266,13 +304,37 @@ macro_rules! kill_tests {
     ($($name:ident: $mode:expr),* $(,)?) => {
         mod a_run_killed_at_any_phase {
             use super::*;
-            $(#[test] fn $name() { kill_at_every_phase(false, $mode); })*
+            $(#[test] fn $name() { kill_at_every_phase(&At::Local, $mode); })*
         }
         mod on_s3_a_run_killed_at_any_phase {
             use super::*;
-            $(#[test] fn $name() { kill_at_every_phase(true, $mode); })*
+            $(#[test] fn $name() { kill_at_every_phase(&At::S3, $mode); })*
         }
     };
+}
+
+/// The same with each partition computed on a Ballista engine: a scheduler and two executors as
+/// processes, one cluster a test. A run killed while the executors write leaves their files
+/// unreferenced; its Ballista job may go on writing files no commit names.
+#[cfg(feature = "ballista")]
+mod on_the_engine_a_run_killed_at_any_phase {
+    use super::*;
+    use crate::support::engine::Cluster;
+
+    fn on_the_engine(mode: Mode) {
+        let cluster = Cluster::start(2, &[]);
+        kill_at_every_phase(&At::Engine(cluster.url.clone()), mode);
+    }
+
+    #[test]
+    fn overwrite_partition() {
+        on_the_engine(Mode::OverwritePartition);
+    }
+
+    #[test]
+    fn merge() {
+        on_the_engine(Mode::Merge);
+    }
 }
 
 kill_tests! {
@@ -296,7 +358,7 @@ fn kill_a_backfill(on_s3: bool) {
     let mut figures = Figures::new(&scenario, &test);
     let mut rng = figures::rng(&scenario);
     let place = |on_s3| {
-        let place = Place::with_orders(on_s3, "crash-backfill", &DAYS);
+        let place = Place::with_orders(&At::of(on_s3), "crash-backfill", &DAYS);
         place.lake().set_project(&daily_orders(DAILY_ORDERS_SQL));
         place
     };

@@ -7,6 +7,8 @@
 
 pub mod checks;
 mod data;
+#[cfg(feature = "ballista")]
+pub mod engine;
 pub mod fault_proxy;
 pub mod figures;
 pub mod job_test;

@@ -93,6 +93,18 @@ pub struct Report {
     /// What the run did to the table's columns (`on_schema_change`).
     #[serde(default)]
     pub schema_change: Option<serde_json::Value>,
+    /// Where the query ran, and how the data files were written.
+    #[serde(default)]
+    pub engine: Option<EngineUse>,
+}
+
+/// A partition report's `engine`.
+#[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
+pub struct EngineUse {
+    pub url: String,
+    pub executors: Option<usize>,
+    pub tasks: Option<usize>,
+    pub files: Option<usize>,
 }
 
 /// One check's outcome in a partition report.

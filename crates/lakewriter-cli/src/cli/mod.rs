@@ -27,6 +27,12 @@ pub struct Global {
     #[arg(long, global = true, env = "LAKEWRITER_ROOT", value_name = "URL")]
     pub root: Option<String>,
 
+    /// Where partitions' queries run: `local` (this process) or `df://HOST:PORT`, a Ballista
+    /// scheduler (a build with the `ballista` feature) [default: the project's `[engine] url`,
+    /// else local]
+    #[arg(long, global = true, env = "LAKEWRITER_ENGINE", value_name = "URL")]
+    pub engine: Option<String>,
+
     /// Print JSON Lines on stdout: one object per partition, then a summary.
     #[arg(long, global = true)]
     pub json: bool,
@@ -156,9 +162,58 @@ pub enum Command {
     Test(TestArgs),
     /// Print the content digest of a table (independent of files, row order and version).
     Digest(DigestArgs),
+    /// Run a process of a Ballista cluster that computes partitions for `--engine df://…`: a
+    /// scheduler, or an executor (a build with the `ballista` feature).
+    #[command(subcommand)]
+    Engine(EngineCommand),
     /// Table maintenance: compact the partitions holding several small files, write a checkpoint,
     /// vacuum unreferenced files and remove expired log files; rows and partition state stay.
     Maintain(MaintainArgs),
+}
+
+/// A process of a Ballista cluster.
+#[derive(Debug, Subcommand)]
+pub enum EngineCommand {
+    /// Run a scheduler: it takes plans from lakewriter (`--engine df://HOST:PORT`) and hands their
+    /// tasks to the executors. Stops on SIGTERM or Ctrl-C.
+    Scheduler(SchedulerArgs),
+    /// Run an executor: it registers with the scheduler, runs tasks (reading the raw layer and
+    /// writing data files through the project's `[storage]` options) and serves their results
+    /// to the others over Arrow Flight. Stops on SIGTERM or Ctrl-C.
+    Executor(ExecutorArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct SchedulerArgs {
+    /// Where the scheduler's gRPC service listens: clients and executors connect here.
+    #[arg(long, default_value = "127.0.0.1:50050", value_name = "HOST:PORT")]
+    pub bind: std::net::SocketAddr,
+}
+
+#[derive(Debug, Args)]
+pub struct ExecutorArgs {
+    /// The scheduler to register with.
+    #[arg(long, default_value = "127.0.0.1:50050", value_name = "HOST:PORT")]
+    pub scheduler: String,
+    /// Where the executor's Arrow Flight service listens: the others fetch its tasks' results
+    /// here.
+    #[arg(long, default_value = "127.0.0.1:50051", value_name = "HOST:PORT")]
+    pub bind: std::net::SocketAddr,
+    /// The host name the scheduler and the other executors reach it by [default: the --bind
+    /// host]
+    #[arg(long, value_name = "HOST")]
+    pub advertise: Option<String>,
+    /// The port of its gRPC service (on the --bind host), through which the scheduler hands it
+    /// tasks.
+    #[arg(long, default_value_t = 50052, value_name = "PORT")]
+    pub grpc_port: u16,
+    /// Tasks it runs at once [default: the machine's cores]
+    #[arg(long, value_name = "N")]
+    pub slots: Option<std::num::NonZeroUsize>,
+    /// Where it keeps its tasks' results until they are fetched [default: a folder of its own
+    /// in the system's temporary folder]
+    #[arg(long, value_name = "DIR")]
+    pub work_dir: Option<PathBuf>,
 }
 
 /// The partition a `run` or `verify` is for.

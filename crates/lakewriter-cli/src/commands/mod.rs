@@ -5,6 +5,7 @@ mod audit;
 mod backfill;
 mod demo;
 mod digest;
+mod engine;
 mod graph;
 mod init;
 mod job_test;
@@ -111,6 +112,7 @@ async fn dispatch(cli: Cli) -> Result<ExitCode> {
         Command::Completions(args) => init::completions(printer, args.shell),
         Command::Man => init::man(printer),
         Command::Maintain(args) => maintain::maintain(global, printer, args).await,
+        Command::Engine(command) => engine::engine(global, &command).await,
     }
 }
 
@@ -125,7 +127,9 @@ fn optional_range(jobs: &crate::cli::JobsAndDays) -> Result<Option<lakewriter::D
 async fn open_runner(global: &Global) -> Result<Runner> {
     let workspace = Workspace::load(global.project.as_deref(), global.root.as_deref())?;
     let root = workspace.root.url().clone();
-    Runner::open(workspace).await.with_context(|| format!("lakehouse root {root}"))
+    let engine = engine::chosen(global, &workspace)?;
+    let runner = Runner::open(workspace).await.with_context(|| format!("lakehouse root {root}"))?;
+    Ok(engine::on(runner, engine))
 }
 
 /// The runner of a `run` or `backfill`: in a dry run with `--dry-run`.

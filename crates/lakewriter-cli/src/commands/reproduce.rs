@@ -32,7 +32,8 @@ pub async fn reproduce(global: &Global, printer: &mut dyn Output, args: Reproduc
             stage.job.job
         ))?;
     }
-    let runner = Runner::open_with_inputs(into, live.workspace().root.clone()).await?;
+    let engine = super::engine::chosen(global, live.workspace())?;
+    let runner = super::engine::on(Runner::open_with_inputs(into, live.workspace().root.clone()).await?, engine);
     let parallel = args.parallel.map(usize::from);
     Ok(super::backfill::pipeline(&runner, printer, &plan, (Only::All, None), parallel).await?.0)
 }

@@ -6,7 +6,8 @@
 /// them. `jobs.NAME` stands for a job's table, `sources.NAME` for a source's; `[storage]` takes
 /// object-store options by name and is not listed here.
 pub const KEYS: &[(&str, &[&str])] = &[
-    ("", &["root", "storage", "jobs", "sources", "tests"]),
+    ("", &["root", "storage", "engine", "jobs", "sources", "tests"]),
+    ("engine", &["url"]),
     (
         "jobs.NAME",
         &[

@@ -265,6 +265,9 @@ pub struct Project {
     pub root: String,
     /// The `[storage]` table: object-store options, values possibly `${VAR}` references.
     pub storage: BTreeMap<String, String>,
+    /// `[engine] url`: where partitions' queries run — `local` or `df://HOST:PORT` — unless
+    /// `--engine` or `LAKEWRITER_ENGINE` says otherwise; `None`: not set.
+    pub engine: Option<String>,
     pub jobs: BTreeMap<String, JobSpec>,
     /// The `[sources."schema.table"]` tables: what is declared about the tables jobs read.
     pub sources: BTreeMap<TableRef, SourceSpec>,

@@ -20,10 +20,17 @@ struct RawSource {
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
+struct RawEngine {
+    url: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 struct RawProject {
     root: String,
     #[serde(default)]
     storage: BTreeMap<String, String>,
+    engine: Option<RawEngine>,
     #[serde(default)]
     jobs: BTreeMap<String, toml::Value>,
     #[serde(default)]
@@ -332,6 +339,7 @@ impl Project {
             sources.insert(table, SourceSpec { unique: source.unique });
         }
         let tests = super::job_test::read(raw.tests, base).map_err(config_err)?;
-        Ok(Self { file: file.to_path_buf(), root: raw.root, storage: raw.storage, jobs, sources, tests })
+        let engine = raw.engine.map(|e| e.url);
+        Ok(Self { file: file.to_path_buf(), root: raw.root, storage: raw.storage, engine, jobs, sources, tests })
     }
 }

@@ -92,6 +92,7 @@ fn project() -> impl Strategy<Value = Project> {
         file: FILE.into(),
         root,
         storage,
+        engine: None,
         jobs: jobs.into_iter().map(|job| (job.name.clone(), job)).collect(),
         sources: sources
             .into_iter()
@@ -224,7 +225,7 @@ proptest! {
         key in "[a-z_]{1,10}",
     ) {
         let mut file = file_table(&project);
-        let known = ["root", "storage", "jobs", "sources", "target", "write", "partition_by", "sql", "sql_file", "key",
+        let known = ["root", "storage", "engine", "jobs", "sources", "target", "write", "partition_by", "sql", "sql_file", "key",
             "newer_by", "on_duplicate_keys", "delete_when", "predicate", "allow_nondeterministic", "not_null", "unique"];
         prop_assume!(!known.contains(&key.as_str()));
         let within = |table: &mut Value, index: usize| -> Option<(String, Table)> {

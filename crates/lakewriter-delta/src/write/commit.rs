@@ -174,6 +174,7 @@ pub(super) async fn finish(
                 files_removed: None,
                 bytes_added: None,
                 bytes_removed: None,
+                spread: None,
             });
             match landed {
                 Landed::Table(table) => maintain(&table, version, target.name).await,
@@ -415,6 +416,7 @@ fn parse_commit(bytes: &[u8], version: u64, run_id: &str) -> Option<Committed> {
         files_removed: Some(metrics.files_removed),
         bytes_added: Some(bytes_added),
         bytes_removed: Some(bytes_removed),
+        spread: None,
     })
 }
 

@@ -5,6 +5,7 @@
 
 mod commit;
 mod drop;
+pub mod files_exec;
 mod fixture;
 mod merge;
 mod own;
@@ -109,6 +110,18 @@ pub struct Committed {
     pub files_removed: Option<u64>,
     pub bytes_added: Option<u64>,
     pub bytes_removed: Option<u64>,
+    /// How the data files were written, where lakewriter's own write wrote them (see
+    /// [`files_exec`]).
+    pub spread: Option<Spread>,
+}
+
+/// How a write's data files were written: by how many writers (processes), in how many tasks,
+/// how many files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Spread {
+    pub writers: usize,
+    pub tasks: usize,
+    pub files: usize,
 }
 
 /// The table a strategy writes.

@@ -17,6 +17,7 @@ use serde_json::{Value, json};
 
 use super::Target;
 use super::commit::{COMMIT_RETRIES, changed_meanwhile, write_error};
+use super::files_exec::FileSpec;
 use crate::files::FileList;
 use crate::table::Shape;
 use crate::{Error, Result};
@@ -51,17 +52,24 @@ pub(super) struct FileWriter {
 }
 
 impl FileWriter {
-    pub(super) fn new(list: &FileList, schema: SchemaRef, operation_id: uuid::Uuid) -> Self {
+    /// A writer of files into `store` (the table's folder), as `spec` says, for batches of
+    /// `schema`.
+    pub(super) fn new(store: Arc<dyn object_store::ObjectStore>, spec: &FileSpec, schema: SchemaRef) -> Self {
         let config = WriterConfig::new(
             schema,
-            list.shape.partition_columns.clone(),
+            spec.partition_columns.clone(),
             None,
-            Some(list.settings.target_file_size),
+            Some(spec.target_file_size),
             None,
-            list.settings.stats.num_indexed_cols,
-            list.settings.stats.stats_columns.clone(),
+            spec.num_indexed_cols(),
+            spec.stats_columns.clone(),
         );
-        Self { writer: DeltaWriter::new(list.log_store.object_store(Some(operation_id)), config), rows: 0 }
+        Self { writer: DeltaWriter::new(store, config), rows: 0 }
+    }
+
+    /// A writer of the data files of the table `list` describes.
+    pub(super) fn of(list: &FileList, schema: SchemaRef, operation_id: uuid::Uuid) -> Self {
+        Self::new(list.log_store.object_store(Some(operation_id)), &file_spec(list), schema)
     }
 
     /// Writes `batch`; on a failure the writer is aborted (its uploads ended).
@@ -99,6 +107,22 @@ pub(super) async fn write_stream(
     }
     let rows = writer.rows;
     Ok((writer.close().await?, rows))
+}
+
+/// How the data files of the table `list` describes are written: its folder, partition columns
+/// and write settings.
+pub(super) fn file_spec(list: &FileList) -> FileSpec {
+    let indexed_columns = match list.settings.stats.num_indexed_cols {
+        delta_kernel::table_properties::DataSkippingNumIndexedCols::AllColumns => None,
+        delta_kernel::table_properties::DataSkippingNumIndexedCols::NumColumns(n) => Some(n),
+    };
+    FileSpec {
+        table: list.log_store.root_url().to_string(),
+        partition_columns: list.shape.partition_columns.clone(),
+        target_file_size: list.settings.target_file_size,
+        indexed_columns,
+        stats_columns: list.settings.stats.stats_columns.clone(),
+    }
 }
 
 /// The commit's `commitInfo`: delta-rs's words for `operation` with its `parameters`, lakewriter's

@@ -16,13 +16,15 @@ use datafusion::common::{Column, ScalarValue};
 use datafusion::error::DataFusionError;
 use datafusion::execution::SessionState;
 use datafusion::logical_expr::{BinaryExpr, LogicalPlan, LogicalPlanBuilder, Operator, cast};
+use datafusion::physical_plan::coalesce_partitions::CoalescePartitionsExec;
 use datafusion::prelude::Expr;
-use deltalake::kernel::Add;
+use futures::TryStreamExt;
 use lakewriter_core::Phase;
 use serde_json::json;
 
 use super::commit::{finish, write_error};
-use super::{Committed, Target, own};
+use super::files_exec::{WriteFilesExec, Written};
+use super::{Committed, Spread, Target, own};
 use crate::files::FileList;
 use crate::table::Shape;
 use crate::{Error, Result, nullability, state};
@@ -59,8 +61,7 @@ pub(super) async fn replace(
     crate::phase(Phase::Writing, target.name, &target.metadata.partition);
     let started = std::time::Instant::now();
     let operation_id = uuid::Uuid::new_v4();
-    let written = write_files(session, target, plan, &list, operation_id).await;
-    let (adds, rows) = match written {
+    let Written { adds, rows, writers, tasks } = match write_files(session, target, plan, &list).await {
         Ok(written) => written,
         Err(error) => return finish(target, Some(read_version), Err(error)).await,
     };
@@ -82,7 +83,10 @@ pub(super) async fn replace(
         "predicate": format!("{column} = '{value}'::date"),
     });
     let conflict = |winner: &[u8]| conflict(winner, (column, value));
-    own::commit(target, &list, ("WRITE", parameters), (&adds, &removes), &metrics, conflict, operation_id).await
+    let mut committed =
+        own::commit(target, &list, ("WRITE", parameters), (&adds, &removes), &metrics, conflict, operation_id).await?;
+    committed.spread = Some(Spread { writers: writers.len(), tasks, files: adds.len() });
+    Ok(committed)
 }
 
 /// Writes `plan`'s rows as data files of the table `list` describes, with the nullability checks
@@ -94,21 +98,35 @@ async fn write_files(
     target: &Target<'_>,
     plan: LogicalPlan,
     list: &FileList,
-    operation_id: uuid::Uuid,
-) -> Result<(Vec<Add>, u64)> {
+) -> Result<Written> {
     let plan_err = |source| write_error(target, own::failed(source));
     let required = nullability::required(Some(&list.shape.schema), target.not_null);
     let plan = nullability::as_written(plan, &required, false).map_err(plan_err)?;
     let plan = as_table(plan, &list.shape).map_err(plan_err)?;
     let physical = session.create_physical_plan(&plan).await.map_err(plan_err)?;
-    let writer = own::FileWriter::new(list, physical.schema(), operation_id);
-    let stream = datafusion::physical_plan::execute_stream(physical, session.task_ctx()).map_err(plan_err)?;
+    let write = Arc::new(WriteFilesExec::new(own::file_spec(list), Arc::new(CoalescePartitionsExec::new(physical))));
+    let context = session.task_ctx();
     // In a task of its own: the query and the encoding are CPU work, and the partitions of a
     // backfill in flight are polled by one task.
-    let written = SpawnedTask::spawn(own::write_stream(writer, stream)).join_unwind().await;
-    written
-        .map_err(|e| write_error(target, own::failed(DataFusionError::External(e.into()))))?
-        .map_err(|e| write_error(target, e))
+    let written = SpawnedTask::spawn(async move {
+        let batches: Vec<_> = lakewriter_compute::engine::execute(write, context)?.try_collect().await?;
+        Written::read(&batches)
+    })
+    .join_unwind()
+    .await;
+    written.map_err(|e| plan_err(DataFusionError::External(e.into())))?.map_err(|e| write_error(target, delta_error(e)))
+}
+
+/// The writer's own error where a write of files failed on one (see [`WriteFilesExec`]), else the
+/// query's.
+fn delta_error(error: DataFusionError) -> deltalake::DeltaTableError {
+    match error {
+        DataFusionError::External(source) => match source.downcast::<deltalake::DeltaTableError>() {
+            Ok(delta) => *delta,
+            Err(other) => own::failed(DataFusionError::External(other)),
+        },
+        other => own::failed(other),
+    }
 }
 
 /// `plan`'s columns as the table's, by name, in its [layout](own::layout), each cast to the

@@ -42,6 +42,7 @@ fn a_commit_is_this_runs_only_with_its_run_id() {
             files_removed: Some(2),
             bytes_added: Some(320),
             bytes_removed: Some(500),
+            spread: None,
         }
     );
     assert_eq!(parse_commit(commit.as_bytes(), 4, "another"), None, "another writer's commit");

@@ -577,7 +577,7 @@ impl Plan {
         self.check_not_null(target, &inserts)?;
         written.inserted = inserts.num_rows() as u64;
         if inserts.num_rows() > 0 {
-            let mut writer = own::FileWriter::new(list, self.layout.clone(), operation_id);
+            let mut writer = own::FileWriter::of(list, self.layout.clone(), operation_id);
             if let Err(e) = writer.write(&inserts).await {
                 writer.abort().await;
                 return Err(write_error(target, e));
@@ -600,7 +600,7 @@ impl Plan {
     ) -> Result<()> {
         let now = chrono::Utc::now().timestamp_millis();
         let spawn = |(path, live): (String, Live)| {
-            let writer = own::FileWriter::new(list, self.layout.clone(), operation_id);
+            let writer = own::FileWriter::of(list, self.layout.clone(), operation_id);
             let task = SpawnedTask::spawn(self.shared.clone().scan(path.clone(), live.clone(), writer));
             (path, live, task)
         };

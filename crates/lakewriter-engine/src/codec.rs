@@ -1,0 +1,78 @@
+//! lakewriter's plan nodes on the wire: [`WriteFilesExec`] as its [`FileSpec`] in JSON, and the
+//! guard of a NOT NULL column as the column's name; every other node is Ballista's (its shuffles)
+//! or DataFusion's.
+
+use std::sync::Arc;
+
+use ballista_core::serde::BallistaPhysicalExtensionCodec;
+use datafusion::error::{DataFusionError, Result};
+use datafusion::execution::TaskContext;
+use datafusion::logical_expr::ScalarUDF;
+use datafusion::physical_plan::ExecutionPlan;
+use datafusion_proto::physical_plan::{PhysicalExtensionCodec, PhysicalProtoConverterExtension};
+use lakewriter_delta::nullability;
+use lakewriter_delta::write::files_exec::{FileSpec, WriteFilesExec};
+
+/// What begins the bytes of a [`WriteFilesExec`] (a protobuf message of Ballista's never does:
+/// its first byte would be an end-group tag).
+const WRITE_FILES: &[u8] = b"lakewriter.write_files:";
+
+/// The codec of the client, the scheduler and the executors.
+#[derive(Debug, Default)]
+pub struct Codec {
+    ballista: BallistaPhysicalExtensionCodec,
+}
+
+fn external(e: impl std::error::Error + Send + Sync + 'static) -> DataFusionError {
+    DataFusionError::External(Box::new(e))
+}
+
+impl PhysicalExtensionCodec for Codec {
+    fn try_decode(
+        &self,
+        buf: &[u8],
+        inputs: &[Arc<dyn ExecutionPlan>],
+        ctx: &TaskContext,
+        converter: &dyn PhysicalProtoConverterExtension,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
+        let Some(spec) = buf.strip_prefix(WRITE_FILES) else {
+            return self.ballista.try_decode(buf, inputs, ctx, converter);
+        };
+        let spec: FileSpec = serde_json::from_slice(spec).map_err(external)?;
+        let [input] = inputs else {
+            return Err(DataFusionError::Internal("WriteFilesExec takes one input".to_owned()));
+        };
+        Ok(Arc::new(WriteFilesExec::new(spec, Arc::clone(input))))
+    }
+
+    fn try_encode(
+        &self,
+        node: Arc<dyn ExecutionPlan>,
+        buf: &mut Vec<u8>,
+        converter: &dyn PhysicalProtoConverterExtension,
+    ) -> Result<()> {
+        let Some(write) = node.downcast_ref::<WriteFilesExec>() else {
+            return self.ballista.try_encode(node, buf, converter);
+        };
+        buf.extend_from_slice(WRITE_FILES);
+        serde_json::to_writer(buf, write.spec()).map_err(external)
+    }
+
+    fn try_decode_udf(&self, name: &str, buf: &[u8]) -> Result<Arc<ScalarUDF>> {
+        if name != nullability::GUARD {
+            return self.ballista.try_decode_udf(name, buf);
+        }
+        let column = String::from_utf8(buf.to_vec()).map_err(external)?;
+        Ok(Arc::new(nullability::guard(column)))
+    }
+
+    fn try_encode_udf(&self, node: &ScalarUDF, buf: &mut Vec<u8>) -> Result<()> {
+        match nullability::guarded_column(node) {
+            Some(column) => {
+                buf.extend_from_slice(column.as_bytes());
+                Ok(())
+            }
+            None => self.ballista.try_encode_udf(node, buf),
+        }
+    }
+}

@@ -1,0 +1,167 @@
+//! The Ballista engine (`--engine df://…`, a build with the `ballista` feature): a scheduler and
+//! two executors as processes on the loopback interface; the same tables as the local engine.
+
+use super::super::support::engine::Cluster;
+use super::super::support::s3::S3;
+use super::super::support::{EngineUse, Job, Lake, Project, Report, Run};
+
+const FROM: &str = "2026-09-01";
+const TO: &str = "2026-09-03";
+/// The day whose raw orders are spread over several files.
+const SPREAD_DAY: &str = "2026-09-02";
+
+/// Jobs of every shape the engine computes from the raw layer: a partition overwrite streamed
+/// (its files written by the executors), one with checks (held here), a merge (its source
+/// computed there), and a rebuild.
+fn project() -> Project {
+    Project::new()
+        .job(
+            Job::new("orders_copy", "analytics.orders_copy")
+                .sql("SELECT order_id, customer_id, amount, status, $dt AS dt FROM raw.orders WHERE dt = $dt"),
+        )
+        .job(
+            Job::new("daily_orders", "analytics.daily_orders")
+                .sql(super::super::support::DAILY_ORDERS_SQL)
+                .checks(super::super::support::Checks::new().not_null("customer_id")),
+        )
+        .job(
+            Job::merge("latest_orders", "core.latest_orders", &["order_id"], "created_at")
+                .sql("SELECT order_id, customer_id, amount, status, created_at FROM raw.orders WHERE dt = $dt"),
+        )
+        .job(Job::rebuild("all_orders", "analytics.all_orders").sql("SELECT order_id, amount, dt FROM raw.orders"))
+}
+
+/// Raw orders for FROM..=TO, SPREAD_DAY's in four files (its file and three copies of it).
+fn lake() -> Lake {
+    let lake = Lake::new(FROM, TO);
+    lake.set_project(&project());
+    let folder = lake.root().join("raw/orders").join(format!("dt={SPREAD_DAY}"));
+    let file = std::fs::read_dir(&folder).expect("day folder").next().expect("a file").expect("entry").path();
+    for i in 1..=3 {
+        std::fs::copy(&file, folder.join(format!("copy-{i}.parquet"))).expect("copy");
+    }
+    lake
+}
+
+/// Runs every job of [`project`] over FROM..=TO on `lake` (`--engine ENGINE` where given) and
+/// returns the partition reports.
+fn run_all(cli: &dyn Fn(&[&str]) -> Run, engine: Option<&str>) -> Vec<Report> {
+    let mut reports = Vec::new();
+    let mut with = |args: &[&str]| {
+        let all = match engine {
+            Some(url) => [&["--json", "--engine", url], args].concat(),
+            None => [&["--json"], args].concat(),
+        };
+        let run = cli(&all);
+        run.assert_code(0);
+        reports.extend(run.json().0);
+    };
+    for job in ["orders_copy", "daily_orders", "latest_orders"] {
+        with(&["backfill", job, "--from", FROM, "--to", TO]);
+    }
+    with(&["run", "all_orders"]);
+    reports
+}
+
+/// The report of orders_copy's SPREAD_DAY.
+fn spread_day(reports: &[Report]) -> EngineUse {
+    let report = reports.iter().find(|r| r.job == "orders_copy" && r.partition == format!("dt={SPREAD_DAY}"));
+    report.and_then(|r| r.engine.clone()).expect("the spread day's report")
+}
+
+const TABLES: [&str; 4] =
+    ["analytics.orders_copy", "analytics.daily_orders", "core.latest_orders", "analytics.all_orders"];
+
+#[test]
+fn the_engine_writes_the_tables_the_local_engine_writes() {
+    let cluster = Cluster::start(2, &[]);
+    let (here, there) = (lake(), lake());
+    run_all(&|args| here.cli(args), None);
+    let reports = run_all(&|args| there.cli(args), Some(&cluster.url));
+    assert!(reports.iter().all(|r| r.engine.as_ref().is_some_and(|e| e.url == cluster.url)), "{reports:?}");
+    for table in TABLES {
+        assert_eq!(here.digest(table, None).digest, there.digest(table, None).digest, "{table}");
+    }
+    // The second day of orders_copy (an existing table: lakewriter's own write) ran as tasks on
+    // both executors, each writing its files.
+    let spread = spread_day(&reports);
+    assert_eq!(spread.executors, Some(2), "{spread:?}");
+    assert!(spread.tasks >= Some(2) && spread.files >= Some(2), "{spread:?}");
+    // A rerun on the engine changes no table's content.
+    let before: Vec<String> = TABLES.iter().map(|t| there.digest(t, None).digest).collect();
+    run_all(&|args| there.cli(args), Some(&cluster.url));
+    let after: Vec<String> = TABLES.iter().map(|t| there.digest(t, None).digest).collect();
+    assert_eq!(before, after);
+}
+
+#[test]
+fn on_s3_the_engine_writes_the_tables_the_local_engine_writes() {
+    let s3 = S3::new("engine");
+    for day in super::super::support::days(FROM, TO) {
+        let bytes = lakewriter_datagen::parquet_bytes(&lakewriter_datagen::orders_for(day)).expect("parquet");
+        let copies = if day.to_string() == SPREAD_DAY { 4 } else { 1 };
+        for i in 0..copies {
+            s3.put(&format!("raw/orders/dt={day}/part-{i}.parquet"), bytes.clone());
+        }
+    }
+    s3.lake.set_project(&project());
+    // The executors reach the bucket through the same variables as the CLI.
+    let env: Vec<(&str, &str)> = s3.env().into_iter().filter(|(k, _)| *k != "LAKEWRITER_ROOT").collect();
+    let cluster = Cluster::start(2, &env);
+    let here = lake();
+    run_all(&|args| here.cli(args), None);
+    let reports = run_all(&|args| s3.cli(args), Some(&cluster.url));
+    for table in TABLES {
+        assert_eq!(here.digest(table, None).digest, s3.digest(table).digest, "{table}");
+    }
+    assert_eq!(spread_day(&reports).executors, Some(2), "{reports:?}");
+}
+
+#[test]
+fn a_scheduler_that_cannot_be_reached_fails_the_run_and_commits_nothing() {
+    let lake = lake();
+    lake.cli(&["run", "orders_copy", "--dt", FROM]).assert_code(0);
+    let version = lake.digest("analytics.orders_copy", None).version;
+    let mut cluster = Cluster::start(1, &[]);
+    cluster.stop_scheduler();
+    let run = lake.cli(&["--engine", &cluster.url, "run", "orders_copy", "--dt", SPREAD_DAY]);
+    run.assert_code(1);
+    assert!(run.stderr.contains(&format!("engine {}", cluster.url)), "{}", run.stderr);
+    assert_eq!(lake.digest("analytics.orders_copy", None).version, version, "nothing committed");
+}
+
+#[test]
+fn an_engine_url_that_is_not_one_is_a_usage_error() {
+    let lake = lake();
+    let run = lake.cli(&["--engine", "http://127.0.0.1:50050", "run", "orders_copy", "--dt", FROM]);
+    run.assert_code(2);
+    assert!(run.stderr.contains("`local` or `df://HOST:PORT`"), "{}", run.stderr);
+}
+
+#[test]
+fn an_executor_killed_while_its_tasks_run_leaves_a_whole_partition_or_none_and_a_rerun_converges() {
+    let here = lake();
+    here.cli(&["backfill", "orders_copy", "--from", FROM, "--to", TO]).assert_code(0);
+    let mut cluster = Cluster::start(2, &[]);
+    let there = lake();
+    there.cli(&["--engine", &cluster.url, "run", "orders_copy", "--dt", FROM]).assert_code(0);
+    let version = there.digest("analytics.orders_copy", None).version;
+    let mut running = there.command(&["--json", "--engine", &cluster.url, "run", "orders_copy", "--dt", SPREAD_DAY]);
+    let running = running.stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped()).spawn();
+    std::thread::sleep(std::time::Duration::from_millis(150));
+    cluster.kill_executor(0);
+    let run = super::super::support::finish(running.expect("start the run"));
+    let (reports, _) = run.json();
+    let report = &reports[0];
+    let after = there.digest("analytics.orders_copy", None).version;
+    if report.status == "ok" {
+        assert_eq!(after, version + 1, "{report:?}");
+    } else {
+        assert_eq!(after, version, "nothing committed: {report:?}");
+        assert!(report.error.as_deref().is_some_and(|e| e.contains(&cluster.url)), "{report:?}");
+    }
+    // The rerun, on the executor left, converges to the local engine's table.
+    there.cli(&["--engine", &cluster.url, "backfill", "orders_copy", "--from", FROM, "--to", TO]).assert_code(0);
+    let table = "analytics.orders_copy";
+    assert_eq!(here.digest(table, None).digest, there.digest(table, None).digest);
+}

@@ -1,0 +1,112 @@
+//! A Ballista cluster of lakewriter's own processes on the loopback interface: a scheduler and
+//! executors (`lakewriter engine scheduler|executor`), each started here and stopped by PID
+//! (SIGTERM) when the cluster is dropped.
+
+use std::net::{TcpListener, TcpStream};
+use std::path::Path;
+use std::process::{Child, Stdio};
+use std::time::{Duration, Instant};
+
+use super::command;
+
+/// A free port on 127.0.0.1 (free when asked: the process that binds it comes next).
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).expect("a free port").port()
+}
+
+/// Waits until something listens on `port`.
+fn listening(port: u16, what: &str) {
+    let started = Instant::now();
+    while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(started.elapsed() < Duration::from_secs(30), "{what} did not listen on {port}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn terminate(child: &mut Child) {
+    if matches!(child.try_wait(), Ok(Some(_))) {
+        return;
+    }
+    let _ = std::process::Command::new("kill").args(["-TERM", &child.id().to_string()]).stderr(Stdio::null()).status();
+    let _ = child.wait();
+}
+
+pub struct Cluster {
+    dir: tempfile::TempDir,
+    scheduler_port: u16,
+    scheduler: Option<Child>,
+    executors: Vec<Child>,
+    /// `df://127.0.0.1:PORT`.
+    pub url: String,
+}
+
+impl Cluster {
+    /// A scheduler and `executors` executors of one task slot each, in a folder of their own (no
+    /// project file: no storage options). `env` is added to each process.
+    pub fn start(executors: usize, env: &[(&str, &str)]) -> Self {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let scheduler_port = free_port();
+        let mut cluster = Self {
+            url: format!("df://127.0.0.1:{scheduler_port}"),
+            dir,
+            scheduler_port,
+            scheduler: None,
+            executors: Vec::new(),
+        };
+        cluster.start_scheduler(env);
+        for _ in 0..executors {
+            let (flight, grpc) = (free_port(), free_port());
+            let bind = format!("127.0.0.1:{flight}");
+            let scheduler = format!("127.0.0.1:{scheduler_port}");
+            let args = [
+                "engine",
+                "executor",
+                "--scheduler",
+                &scheduler,
+                "--bind",
+                &bind,
+                "--grpc-port",
+                &grpc.to_string(),
+                "--slots",
+                "1",
+            ];
+            cluster.executors.push(spawn(&args, cluster.dir.path(), env));
+            listening(flight, "an executor");
+        }
+        // Registration follows the executor's first heartbeat to the scheduler.
+        std::thread::sleep(Duration::from_secs(1));
+        cluster
+    }
+
+    fn start_scheduler(&mut self, env: &[(&str, &str)]) {
+        let bind = format!("127.0.0.1:{}", self.scheduler_port);
+        self.scheduler = Some(spawn(&["engine", "scheduler", "--bind", &bind], self.dir.path(), env));
+        listening(self.scheduler_port, "the scheduler");
+    }
+
+    /// Stops the scheduler (SIGTERM), and waits for it.
+    pub fn stop_scheduler(&mut self) {
+        if let Some(mut scheduler) = self.scheduler.take() {
+            terminate(&mut scheduler);
+        }
+    }
+
+    /// Kills executor `i` (SIGKILL), as a machine lost.
+    pub fn kill_executor(&mut self, i: usize) {
+        let _ = self.executors[i].kill();
+        let _ = self.executors[i].wait();
+    }
+}
+
+fn spawn(args: &[&str], dir: &Path, env: &[(&str, &str)]) -> Child {
+    command(args, dir, env).stdout(Stdio::null()).stderr(Stdio::null()).spawn().expect("start an engine process")
+}
+
+impl Drop for Cluster {
+    fn drop(&mut self) {
+        for executor in &mut self.executors {
+            terminate(executor);
+        }
+        self.stop_scheduler();
+    }
+}
