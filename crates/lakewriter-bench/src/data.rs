@@ -64,7 +64,9 @@ impl Scale {
             "medium" => (30, 2_000_000, 500_000, 20_000, 1_000),
             "history" => (3_650, 2_000, 500_000, 0, 0),
             "skew" => (1, 0, 5_000_000, 50_000, 0),
-            _ => return Err(format!("unknown scale {name:?} (small, medium, history or skew)").into()),
+            // One day ten times a medium day (scripts/bench-engine).
+            "large" => (1, 20_000_000, 500_000, 0, 0),
+            _ => return Err(format!("unknown scale {name:?} (small, medium, history, skew or large)").into()),
         };
         // Every scale but skew ends on 2026-01-30 (skew's three batches start there).
         let first = jan1 + Days::new(30) - Days::new(days);

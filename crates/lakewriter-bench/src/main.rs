@@ -18,7 +18,7 @@ use chrono::NaiveDate;
 
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
-const USAGE: &str = "usage: lakewriter-bench data (small|medium|history|skew) DIR\n       \
+const USAGE: &str = "usage: lakewriter-bench data (small|medium|history|skew|large) DIR\n       \
                      lakewriter-bench floor (backfill|merge) ROOT OUT FROM TO";
 
 fn date(arg: Option<String>) -> Result<NaiveDate, BoxError> {

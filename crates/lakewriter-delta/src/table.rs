@@ -227,6 +227,15 @@ impl LoadedTables {
         provider_of(location, &self.table_at(location, version).await?.0).await
     }
 
+    /// [`LoadedTables::provider_at`], whose scan in a session with an engine is DataFusion's own
+    /// Parquet scan of the live files, which the engine can be sent (see `files::scan`): the
+    /// provider of the tables a job's SQL reads.
+    pub async fn sendable_at(self: &Arc<Self>, location: &Location, version: u64) -> Result<Arc<dyn TableProvider>> {
+        let inner = self.provider_at(location, version).await?;
+        let loaded = Arc::clone(self);
+        Ok(Arc::new(crate::files::Sendable { inner, loaded, location: location.clone(), version }))
+    }
+
     /// The versions of the file lists kept for `location`, oldest first.
     #[cfg(test)]
     pub(crate) fn versions(&self, location: &Location) -> Vec<u64> {

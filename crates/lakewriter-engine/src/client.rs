@@ -19,7 +19,8 @@ use crate::codec::Codec;
 /// What went wrong on the engine: its URL and the cause.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    #[error("engine `{url}`: {message}")]
+    /// The URL is not one, or names a scheduler that cannot be reached.
+    #[error("engine {url}: {message}")]
     Url { url: String, message: String },
     #[error("engine {url}: {source}")]
     Failed {
@@ -64,6 +65,13 @@ impl Ballista {
     }
 
     fn failed(&self, source: DataFusionError) -> DataFusionError {
+        let text = source.to_string();
+        if text.contains("ConnectError") {
+            let why = if text.contains("ConnectionRefused") { "connection refused" } else { "cannot connect" };
+            let host = self.scheduler.trim_start_matches("http://");
+            let message = format!("the scheduler at {host} cannot be reached ({why})");
+            return DataFusionError::External(Box::new(Error::Url { url: self.url.clone(), message }));
+        }
         DataFusionError::External(Box::new(Error::Failed { url: self.url.clone(), source }))
     }
 }

@@ -82,7 +82,7 @@ impl LakeSchema {
         {
             return Ok(Some(provider.clone()));
         }
-        let provider = self.loaded.provider_at(location, version).await.map_err(open_err)?;
+        let provider = self.loaded.sendable_at(location, version).await.map_err(open_err)?;
         tracing::debug!(%table, version, "opened");
         self.delta.lock().await.insert(name.to_owned(), (version, provider.clone()));
         Ok(Some(provider))

@@ -2,6 +2,9 @@
 //! two executors as processes on the loopback interface; the same tables as the local engine.
 
 use super::super::support::engine::Cluster;
+use lakewriter_core::Phase;
+
+use super::super::support::pause::Paused;
 use super::super::support::s3::S3;
 use super::super::support::{EngineUse, Job, Lake, Project, Report, Run};
 
@@ -10,9 +13,9 @@ const TO: &str = "2026-09-03";
 /// The day whose raw orders are spread over several files.
 const SPREAD_DAY: &str = "2026-09-02";
 
-/// Jobs of every shape the engine computes from the raw layer: a partition overwrite streamed
+/// Jobs of every shape the engine computes: from the raw layer, a partition overwrite streamed
 /// (its files written by the executors), one with checks (held here), a merge (its source
-/// computed there), and a rebuild.
+/// computed there) and a rebuild; and a job reading a job's Delta table (its files read there).
 fn project() -> Project {
     Project::new()
         .job(
@@ -29,6 +32,10 @@ fn project() -> Project {
                 .sql("SELECT order_id, customer_id, amount, status, created_at FROM raw.orders WHERE dt = $dt"),
         )
         .job(Job::rebuild("all_orders", "analytics.all_orders").sql("SELECT order_id, amount, dt FROM raw.orders"))
+        .job(Job::new("two_days", "analytics.two_days").sql(
+            "SELECT customer_id, COUNT(*) AS orders, SUM(amount) AS amount, $dt AS dt FROM analytics.orders_copy \
+             WHERE dt BETWEEN $dt - INTERVAL '1 day' AND $dt GROUP BY customer_id",
+        ))
 }
 
 /// Raw orders for FROM..=TO, SPREAD_DAY's in four files (its file and three copies of it).
@@ -54,9 +61,10 @@ fn run_all(cli: &dyn Fn(&[&str]) -> Run, engine: Option<&str>) -> Vec<Report> {
         };
         let run = cli(&all);
         run.assert_code(0);
+        assert!(!run.stderr.contains("computed here"), "every plan ran on the engine: {}", run.stderr);
         reports.extend(run.json().0);
     };
-    for job in ["orders_copy", "daily_orders", "latest_orders"] {
+    for job in ["orders_copy", "daily_orders", "latest_orders", "two_days"] {
         with(&["backfill", job, "--from", FROM, "--to", TO]);
     }
     with(&["run", "all_orders"]);
@@ -118,7 +126,7 @@ fn on_s3_the_engine_writes_the_tables_the_local_engine_writes() {
 }
 
 #[test]
-fn a_scheduler_that_cannot_be_reached_fails_the_run_and_commits_nothing() {
+fn a_scheduler_stopped_before_or_during_a_run_fails_it_and_commits_nothing() {
     let lake = lake();
     lake.cli(&["run", "orders_copy", "--dt", FROM]).assert_code(0);
     let version = lake.digest("analytics.orders_copy", None).version;
@@ -126,8 +134,26 @@ fn a_scheduler_that_cannot_be_reached_fails_the_run_and_commits_nothing() {
     cluster.stop_scheduler();
     let run = lake.cli(&["--engine", &cluster.url, "run", "orders_copy", "--dt", SPREAD_DAY]);
     run.assert_code(1);
+    assert!(run.stderr.contains(&format!("engine {}: the scheduler at", cluster.url)), "{}", run.stderr);
+    assert!(run.stderr.contains("cannot be reached (connection refused)"), "{}", run.stderr);
+    assert_eq!(lake.digest("analytics.orders_copy", None).version, version, "nothing committed");
+    // The same with the scheduler stopped during the run: paused as it enters `writing` (planned
+    // against the raw layer, its data files about to be written by the executors).
+    let mut cluster = Cluster::start(1, &[]);
+    let paused =
+        Paused::start(&lake, &["--engine", &cluster.url, "run", "orders_copy", "--dt", SPREAD_DAY], Phase::Writing);
+    cluster.stop_scheduler();
+    let run = paused.resume();
+    run.assert_code(1);
     assert!(run.stderr.contains(&format!("engine {}", cluster.url)), "{}", run.stderr);
     assert_eq!(lake.digest("analytics.orders_copy", None).version, version, "nothing committed");
+    // Once the cluster is back, the rerun converges to the local engine's table.
+    let cluster = Cluster::start(1, &[]);
+    lake.cli(&["--engine", &cluster.url, "run", "orders_copy", "--dt", SPREAD_DAY]).assert_code(0);
+    let here = self::lake();
+    here.cli(&["run", "orders_copy", "--dt", SPREAD_DAY]).assert_code(0);
+    let day = |lake: &Lake| lake.digest("analytics.orders_copy", Some(SPREAD_DAY)).digest;
+    assert_eq!(day(&lake), day(&here));
 }
 
 #[test]

@@ -27,6 +27,9 @@ use crate::table::Shape;
 use crate::{Error, Result};
 
 mod read;
+mod scan;
+
+pub(crate) use scan::Sendable;
 
 #[cfg(test)]
 mod tests;

@@ -123,7 +123,8 @@ fn delta_error(error: DataFusionError) -> deltalake::DeltaTableError {
     match error {
         DataFusionError::External(source) => match source.downcast::<deltalake::DeltaTableError>() {
             Ok(delta) => *delta,
-            Err(other) => own::failed(DataFusionError::External(other)),
+            // Another's error (an engine's, say) in its own words.
+            Err(other) => deltalake::DeltaTableError::Generic(other.to_string()),
         },
         other => own::failed(other),
     }
