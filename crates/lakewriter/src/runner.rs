@@ -49,6 +49,9 @@ impl Runner {
     /// reproduced.
     pub async fn open_with_inputs(workspace: Workspace, inputs: Location) -> Result<Self> {
         let ctx = lakewriter_delta::session();
+        if let Some(engine) = workspace.engine() {
+            lakewriter_compute::engine::set_engine(ctx.state_ref().write().config_mut(), engine);
+        }
         for root in [&inputs, &workspace.root] {
             ctx.register_object_store(&root.store_url(), root.object_store().map_err(Error::from)?);
         }
@@ -68,14 +71,6 @@ impl Runner {
     #[must_use]
     pub fn dry_run(mut self, show: usize) -> Self {
         self.dry_run = Some(show);
-        self
-    }
-
-    /// This runner, computing each partition's query on `engine` (a cluster) instead of in this
-    /// process; a write that can writes its data files there too.
-    #[must_use]
-    pub fn on_engine(self, engine: Arc<dyn lakewriter_compute::engine::Engine>) -> Self {
-        lakewriter_compute::engine::set_engine(self.ctx.state_ref().write().config_mut(), engine);
         self
     }
 

@@ -21,6 +21,9 @@ pub struct Workspace {
     /// Each job resolved (see [`Job`]), or why it could not be: a job whose SQL file cannot be
     /// read or whose statement is not one a job can be is an error of that job's commands only.
     jobs: BTreeMap<String, Result<Job, Arc<Error>>>,
+    /// The engine its partitions' queries run on (see [`Workspace::on_engine`]); `None`: this
+    /// process.
+    engine: Option<Arc<dyn lakewriter_compute::engine::Engine>>,
 }
 
 impl Workspace {
@@ -49,6 +52,19 @@ impl Workspace {
         Self::resolved(project, root)
     }
 
+    /// This workspace with its partitions' queries computed on `engine` (a cluster; `None`: this
+    /// process), in every runner opened over it or over a copy of it elsewhere (a reproduction's
+    /// root, a test's scratch lakehouse).
+    #[must_use]
+    pub fn on_engine(self, engine: Option<Arc<dyn lakewriter_compute::engine::Engine>>) -> Self {
+        Self { engine, ..self }
+    }
+
+    /// The engine its partitions' queries run on, `None` for this process.
+    pub(crate) fn engine(&self) -> Option<Arc<dyn lakewriter_compute::engine::Engine>> {
+        self.engine.clone()
+    }
+
     /// The project's `[storage]` options, resolved (`${VAR}` references read): what an engine's
     /// processes reach the lakehouse with.
     pub fn storage_options(&self) -> Result<std::collections::HashMap<String, String>> {
@@ -68,7 +84,7 @@ impl Workspace {
                 resolved => jobs.insert(name.clone(), resolved.map_err(Arc::new)),
             };
         }
-        Ok(Self { project, root, jobs })
+        Ok(Self { project, root, jobs, engine: None })
     }
 
     /// The same project over the lakehouse root `root` (a path relative to the current folder, or
@@ -99,7 +115,7 @@ impl Workspace {
                 (name.clone(), job)
             })
             .collect();
-        Self { project: self.project.clone(), root, jobs }
+        Self { project: self.project.clone(), root, jobs, engine: self.engine.clone() }
     }
 
     /// [`Workspace::with_root`] for a reproduction's root (`reproduce --into`, `audit

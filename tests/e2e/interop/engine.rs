@@ -191,3 +191,17 @@ fn an_executor_killed_while_its_tasks_run_leaves_a_whole_partition_or_none_and_a
     let table = "analytics.orders_copy";
     assert_eq!(here.digest(table, None).digest, there.digest(table, None).digest);
 }
+
+#[test]
+fn the_demos_job_tests_pass_on_the_engine() {
+    let mut cluster = Cluster::start(2, &[]);
+    let lake = Lake::demo();
+    let run = lake.cli(&["--engine", &cluster.url, "test"]);
+    run.assert_code(0);
+    assert!(!run.stderr.contains("computed here"), "every plan ran on the engine: {}", run.stderr);
+    // They ran there: without the scheduler, they fail naming the engine.
+    cluster.stop_scheduler();
+    let run = lake.cli(&["--engine", &cluster.url, "test"]);
+    run.assert_code(1);
+    assert!(run.stdout.contains(&format!("engine {}", cluster.url)), "{}", run.stdout);
+}

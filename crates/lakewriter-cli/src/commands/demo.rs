@@ -37,8 +37,7 @@ async fn run_demo(global: &Global, printer: &mut dyn Output, dir: &Path, no_run:
     if no_run {
         return Ok(ExitCode::SUCCESS);
     }
-    let engine = super::engine::chosen(global, &workspace)?;
-    let runner = super::engine::on(Runner::open(workspace).await?, engine);
+    let runner = Runner::open(super::engine::chosen(global, workspace)?).await?;
     let started = Instant::now();
     let jobs = [(demo::JOB, 15), (demo::DIMENSION_JOB, 10), (demo::WINDOW_JOB, 20)];
     let (mut reports, mut failed) = (Vec::new(), 0);

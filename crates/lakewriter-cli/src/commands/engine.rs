@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::Result;
-use lakewriter::{Engine, Runner, Workspace};
+use lakewriter::{Engine, Workspace};
 
 use crate::cli::{EngineCommand, Global};
 
@@ -15,13 +15,14 @@ use crate::cli::{EngineCommand, Global};
 const NOT_BUILT: &str = "this lakewriter was built without the `ballista` feature \
      (build it with `cargo build --release -p lakewriter-cli --features ballista`)";
 
-/// The engine chosen for `workspace`'s partitions: `None` for this process.
-pub(super) fn chosen(global: &Global, workspace: &Workspace) -> Result<Option<Arc<dyn Engine>>> {
+/// `workspace` on the engine chosen for its partitions (`--engine`, else its `[engine] url`).
+pub(super) fn chosen(global: &Global, workspace: Workspace) -> Result<Workspace> {
     let url = global.engine.as_deref().or(workspace.project.engine.as_deref()).map(str::trim);
-    match url {
-        None | Some("local") => Ok(None),
-        Some(url) => remote(url),
-    }
+    let engine = match url {
+        None | Some("local") => None,
+        Some(url) => remote(url)?,
+    };
+    Ok(workspace.on_engine(engine))
 }
 
 #[cfg(feature = "ballista")]
@@ -33,14 +34,6 @@ fn remote(url: &str) -> Result<Option<Arc<dyn Engine>>> {
 #[cfg(not(feature = "ballista"))]
 fn remote(url: &str) -> Result<Option<Arc<dyn Engine>>> {
     Err(lakewriter::Error::Usage(format!("engine `{url}`: {NOT_BUILT}")).into())
-}
-
-/// `runner` on `engine`, where there is one.
-pub(super) fn on(runner: Runner, engine: Option<Arc<dyn Engine>>) -> Runner {
-    match engine {
-        Some(engine) => runner.on_engine(engine),
-        None => runner,
-    }
 }
 
 #[cfg(not(feature = "ballista"))]

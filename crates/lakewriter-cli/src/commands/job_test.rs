@@ -13,7 +13,9 @@ use crate::output::{Output, TestSummary};
 /// JUnit file). Exit 2 where a test cannot be run as written, else 1 where a check failed.
 pub async fn test(global: &Global, printer: &mut dyn Output, args: TestArgs) -> Result<ExitCode> {
     // Its jobs run in scratch lakehouses: the project's root and storage options are not used.
-    let workspace = Workspace::load_without_root(global.project.as_deref())?;
+    // On the engine where one is chosen: its executors read and write the scratch lakehouses, a
+    // local folder.
+    let workspace = super::engine::chosen(global, Workspace::load_without_root(global.project.as_deref())?)?;
     let tests = selected(&workspace, &args)?;
     let started = Instant::now();
     let mut reports = Vec::with_capacity(tests.len());

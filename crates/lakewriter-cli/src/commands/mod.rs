@@ -125,11 +125,9 @@ fn optional_range(jobs: &crate::cli::JobsAndDays) -> Result<Option<lakewriter::D
 }
 
 async fn open_runner(global: &Global) -> Result<Runner> {
-    let workspace = Workspace::load(global.project.as_deref(), global.root.as_deref())?;
+    let workspace = engine::chosen(global, Workspace::load(global.project.as_deref(), global.root.as_deref())?)?;
     let root = workspace.root.url().clone();
-    let engine = engine::chosen(global, &workspace)?;
-    let runner = Runner::open(workspace).await.with_context(|| format!("lakehouse root {root}"))?;
-    Ok(engine::on(runner, engine))
+    Runner::open(workspace).await.with_context(|| format!("lakehouse root {root}"))
 }
 
 /// The runner of a `run` or `backfill`: in a dry run with `--dry-run`.

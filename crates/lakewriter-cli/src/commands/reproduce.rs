@@ -32,8 +32,8 @@ pub async fn reproduce(global: &Global, printer: &mut dyn Output, args: Reproduc
             stage.job.job
         ))?;
     }
-    let engine = super::engine::chosen(global, live.workspace())?;
-    let runner = super::engine::on(Runner::open_with_inputs(into, live.workspace().root.clone()).await?, engine);
+    // `into` is the live workspace elsewhere: on the same engine.
+    let runner = Runner::open_with_inputs(into, live.workspace().root.clone()).await?;
     let parallel = args.parallel.map(usize::from);
     Ok(super::backfill::pipeline(&runner, printer, &plan, (Only::All, None), parallel).await?.0)
 }
