@@ -131,7 +131,9 @@ fn a_scheduler_stopped_before_or_during_a_run_fails_it_and_commits_nothing() {
     lake.cli(&["run", "orders_copy", "--dt", FROM]).assert_code(0);
     let version = lake.digest("analytics.orders_copy", None).version;
     let mut cluster = Cluster::start(1, &[]);
-    cluster.stop_scheduler();
+    // Each process stops cleanly on SIGTERM.
+    assert_eq!(cluster.stop_executors(), vec![Some(true)], "the executor stopped on SIGTERM");
+    assert_eq!(cluster.stop_scheduler(), Some(true), "the scheduler stopped on SIGTERM");
     let run = lake.cli(&["--engine", &cluster.url, "run", "orders_copy", "--dt", SPREAD_DAY]);
     run.assert_code(1);
     assert!(run.stderr.contains(&format!("engine {}: the scheduler at", cluster.url)), "{}", run.stderr);

@@ -23,12 +23,14 @@ fn listening(port: u16, what: &str) {
     }
 }
 
-fn terminate(child: &mut Child) {
+/// Stops `child` with SIGTERM and waits for it; whether it then exited with success (`None` where it
+/// had ended before).
+fn terminate(child: &mut Child) -> Option<bool> {
     if matches!(child.try_wait(), Ok(Some(_))) {
-        return;
+        return None;
     }
     let _ = std::process::Command::new("kill").args(["-TERM", &child.id().to_string()]).stderr(Stdio::null()).status();
-    let _ = child.wait();
+    child.wait().ok().map(|status| status.success())
 }
 
 pub struct Cluster {
@@ -84,11 +86,14 @@ impl Cluster {
         listening(self.scheduler_port, "the scheduler");
     }
 
-    /// Stops the scheduler (SIGTERM), and waits for it.
-    pub fn stop_scheduler(&mut self) {
-        if let Some(mut scheduler) = self.scheduler.take() {
-            terminate(&mut scheduler);
-        }
+    /// Stops the scheduler (SIGTERM), and waits for it; whether it exited with success.
+    pub fn stop_scheduler(&mut self) -> Option<bool> {
+        self.scheduler.take().and_then(|mut scheduler| terminate(&mut scheduler))
+    }
+
+    /// Stops every executor (SIGTERM), and waits for them; whether each exited with success.
+    pub fn stop_executors(&mut self) -> Vec<Option<bool>> {
+        self.executors.iter_mut().map(terminate).collect()
     }
 
     /// Kills executor `i` (SIGKILL), as a machine lost.
@@ -104,9 +109,7 @@ fn spawn(args: &[&str], dir: &Path, env: &[(&str, &str)]) -> Child {
 
 impl Drop for Cluster {
     fn drop(&mut self) {
-        for executor in &mut self.executors {
-            terminate(executor);
-        }
+        self.stop_executors();
         self.stop_scheduler();
     }
 }
