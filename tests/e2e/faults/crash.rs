@@ -24,6 +24,7 @@ enum At {
     /// A prefix of the S3 test bucket.
     S3,
     /// A local lakehouse, each partition computed on the engine at this URL (`--engine`).
+    #[cfg(feature = "ballista")]
     Engine(String),
 }
 
@@ -37,6 +38,7 @@ impl At {
         match self {
             Self::Local => "local",
             Self::S3 => "S3",
+            #[cfg(feature = "ballista")]
             Self::Engine(_) => "local, on the Ballista engine",
         }
     }
@@ -46,8 +48,19 @@ impl At {
         match self {
             Self::Local => "",
             Self::S3 => "on_s3_",
+            #[cfg(feature = "ballista")]
             Self::Engine(_) => "on_the_engine_",
         }
+    }
+
+    /// Where the contents a trial's table must hold are made: here, or on the local engine for a
+    /// trial on the Ballista engine.
+    fn reference(&self) -> &Self {
+        #[cfg(feature = "ballista")]
+        if let Self::Engine(_) = self {
+            return &Self::Local;
+        }
+        self
     }
 }
 
@@ -70,6 +83,7 @@ impl Place {
         let place = match at {
             At::Local => Self::Local(Lake::empty(&[])),
             At::S3 => Self::S3(S3::new(name)),
+            #[cfg(feature = "ballista")]
             At::Engine(url) => Self::Local(Lake::empty(&[("LAKEWRITER_ENGINE", url)])),
         };
         place.add_orders(days);
@@ -289,8 +303,7 @@ fn kill_at_every_phase(at: &At, mode: Mode) {
     let test = format!("faults::crash::{}a_run_killed_at_any_phase::{}", at.prefix(), mode.as_str());
     let mut figures = Figures::new(&scenario, &test);
     let mut rng = figures::rng(&scenario);
-    // On the engine, the contents to hold are the local engine's.
-    let contents = Contents::of(if matches!(at, At::Engine(_)) { &At::Local } else { at }, mode);
+    let contents = Contents::of(at.reference(), mode);
     for i in 0..figures::trials(PHASES.len()) {
         let phase = PHASES[i % PHASES.len()];
         let delay = Duration::from_millis(if i < PHASES.len() { 0 } else { rng.u64(0..=25) });
