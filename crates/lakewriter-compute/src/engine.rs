@@ -221,10 +221,13 @@ pub fn execute(plan: Arc<dyn ExecutionPlan>, context: Arc<TaskContext>) -> DfRes
         Ok(if remote { TreeNodeRecursion::Stop } else { TreeNodeRecursion::Continue })
     })?;
     let whole = if remote { Some(spliced(unmerged(Arc::clone(&plan)))?) } else { None };
-    match (whole, engine(context.session_config())) {
-        (Some(whole), Some(engine)) if engine.refuses(&whole).is_none() => RemoteExec::new(whole).execute(0, context),
-        _ => datafusion::physical_plan::execute_stream(plan, context),
+    if let (Some(whole), Some(engine)) = (whole, engine(context.session_config())) {
+        match engine.refuses(&whole) {
+            None => return RemoteExec::new(whole).execute(0, context),
+            Some(why) => tracing::warn!(engine = engine.url(), "written here, not on the engine: {why}"),
+        }
     }
+    datafusion::physical_plan::execute_stream(plan, context)
 }
 
 /// `plan` without a merge into one partition at its top.
