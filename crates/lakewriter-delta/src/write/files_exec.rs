@@ -17,32 +17,12 @@ use datafusion::physical_expr::{EquivalenceProperties, PhysicalExpr};
 use datafusion::physical_plan::execution_plan::{Boundedness, EmissionType};
 use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
 use datafusion::physical_plan::{DisplayAs, DisplayFormatType, ExecutionPlan, Partitioning, PlanProperties};
-use delta_kernel::table_properties::DataSkippingNumIndexedCols;
 use deltalake::kernel::Add;
 use object_store::ObjectStore;
 use object_store::prefix::PrefixStore;
-use serde::{Deserialize, Serialize};
 
+pub use super::own::FileSpec;
 use super::own::FileWriter;
-
-/// What a task needs to write a table's data files, carried in the plan (as JSON) to wherever it
-/// runs: the table's folder, its partition columns and its write settings.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct FileSpec {
-    /// The table's folder (`file:///…/schema/table/` or `s3://bucket/…/schema/table/`).
-    pub table: String,
-    pub partition_columns: Vec<String>,
-    pub target_file_size: std::num::NonZeroU64,
-    /// How many leading columns get statistics; `None`: all of them.
-    pub indexed_columns: Option<u64>,
-    pub stats_columns: Option<Vec<String>>,
-}
-
-impl FileSpec {
-    pub(super) fn num_indexed_cols(&self) -> DataSkippingNumIndexedCols {
-        self.indexed_columns.map_or(DataSkippingNumIndexedCols::AllColumns, DataSkippingNumIndexedCols::NumColumns)
-    }
-}
 
 /// The name a process gives the files it writes, in a write's report: an engine's executor sets
 /// its own (see [`name_writer`]); any other process is `local`.

@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use datafusion::arrow::array::RecordBatch;
 use datafusion::arrow::datatypes::{Field, FieldRef, Schema, SchemaRef};
+use delta_kernel::table_properties::DataSkippingNumIndexedCols;
 use deltalake::DeltaTableError;
 use deltalake::kernel::transaction::TransactionError;
 use deltalake::kernel::{Action, Add, Remove, Transaction};
@@ -17,7 +18,6 @@ use serde_json::{Value, json};
 
 use super::Target;
 use super::commit::{COMMIT_RETRIES, changed_meanwhile, write_error};
-use super::files_exec::FileSpec;
 use crate::files::FileList;
 use crate::table::Shape;
 use crate::{Error, Result};
@@ -42,6 +42,25 @@ pub(super) fn relaxed(schema: &Schema) -> SchemaRef {
     Arc::new(Schema::new(
         schema.fields().iter().map(|f| Arc::new(Field::clone(f).with_nullable(true))).collect::<Vec<_>>(),
     ))
+}
+
+/// What a task needs to write a table's data files, carried in the plan (as JSON) to wherever it
+/// runs: the table's folder, its partition columns and its write settings.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct FileSpec {
+    /// The table's folder (`file:///…/schema/table/` or `s3://bucket/…/schema/table/`).
+    pub table: String,
+    pub partition_columns: Vec<String>,
+    pub target_file_size: std::num::NonZeroU64,
+    /// How many leading columns get statistics; `None`: all of them.
+    pub indexed_columns: Option<u64>,
+    pub stats_columns: Option<Vec<String>>,
+}
+
+impl FileSpec {
+    fn num_indexed_cols(&self) -> DataSkippingNumIndexedCols {
+        self.indexed_columns.map_or(DataSkippingNumIndexedCols::AllColumns, DataSkippingNumIndexedCols::NumColumns)
+    }
 }
 
 /// delta-rs's writer of a table's data files, over the file list's settings (target file size,
@@ -113,8 +132,8 @@ pub(super) async fn write_stream(
 /// and write settings.
 pub(super) fn file_spec(list: &FileList) -> FileSpec {
     let indexed_columns = match list.settings.stats.num_indexed_cols {
-        delta_kernel::table_properties::DataSkippingNumIndexedCols::AllColumns => None,
-        delta_kernel::table_properties::DataSkippingNumIndexedCols::NumColumns(n) => Some(n),
+        DataSkippingNumIndexedCols::AllColumns => None,
+        DataSkippingNumIndexedCols::NumColumns(n) => Some(n),
     };
     FileSpec {
         table: list.log_store.root_url().to_string(),
