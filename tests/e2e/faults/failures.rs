@@ -42,23 +42,25 @@ fn a_runtime_sql_error_fails_every_mode_and_the_fixed_job_writes_what_it_would_h
     let failing = Columns { customer_id: "CAST(CASE WHEN customer_id >= 0 THEN 'x' ELSE '1' END AS BIGINT)", ..GOOD };
     lake.set_project(&project(&Mode::ALL, failing));
     let cast = "Cast error: Cannot cast string 'x' to value of Int64 type";
+    // delta-rs's write (of a table that is not partitioned by the predicate's column, here) in its
+    // words; lakewriter's own write (a partition overwrite, an append and a rebuild of an existing
+    // table) hands on DataFusion's.
     let writing = |mode: &str, partition: &str| {
         format!(
             "failures.{mode}: writing {partition} failed; nothing was committed: Failed to convert into Arrow \
              schema: {cast}"
         )
     };
+    let own = |mode: &str, partition: &str| {
+        format!("failures.{mode}: writing {partition} failed; nothing was committed: Arrow error: {cast}")
+    };
     assert_each_fails(
         &lake,
         FAILING,
         &[
-            // lakewriter's own commit of a partition overwrite hands on DataFusion's words.
             (
                 Mode::OverwritePartition,
-                format!(
-                    "overwrite_partition dt=2026-09-02: failures.overwrite_partition: writing dt=2026-09-02 failed; \
-                     nothing was committed: Arrow error: {cast}"
-                ),
+                format!("overwrite_partition dt=2026-09-02: {}", own("overwrite_partition", "dt=2026-09-02")),
             ),
             (Mode::DeleteInsert, format!("delete_insert dt=2026-09-02: {}", writing("delete_insert", "dt=2026-09-02"))),
             (Mode::Merge, format!("merge dt=2026-09-02: cannot prepare the keyed source: Arrow error: {cast}")),
@@ -66,8 +68,8 @@ fn a_runtime_sql_error_fails_every_mode_and_the_fixed_job_writes_what_it_would_h
                 Mode::AppendDedup,
                 format!("append_dedup dt=2026-09-02: cannot prepare the keyed source: Arrow error: {cast}"),
             ),
-            (Mode::Append, format!("append dt=2026-09-02: {}", writing("append", "dt=2026-09-02"))),
-            (Mode::Rebuild, format!("rebuild (whole table): {}", writing("rebuild", "all"))),
+            (Mode::Append, format!("append dt=2026-09-02: {}", own("append", "dt=2026-09-02"))),
+            (Mode::Rebuild, format!("rebuild (whole table): {}", own("rebuild", "all"))),
         ],
         (
             "SQL failing at run time (a cast)",

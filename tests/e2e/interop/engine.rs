@@ -13,9 +13,10 @@ const TO: &str = "2026-09-03";
 /// The day whose raw orders are spread over several files.
 const SPREAD_DAY: &str = "2026-09-02";
 
-/// Jobs of every shape the engine computes: from the raw layer, a partition overwrite streamed
-/// (its files written by the executors), one with checks (held here), a merge (its source
-/// computed there) and a rebuild; and a job reading a job's Delta table (its files read there).
+/// Jobs of every shape the engine computes: from the raw layer, a partition overwrite streamed,
+/// an append and a delete_insert of a day (the files of each written by the executors), one with
+/// checks (held here), a merge (its source computed there) and a rebuild; and a job reading a
+/// job's Delta table (its files read there).
 fn project() -> Project {
     Project::new()
         .job(
@@ -32,6 +33,16 @@ fn project() -> Project {
                 .sql("SELECT order_id, customer_id, amount, status, created_at FROM raw.orders WHERE dt = $dt"),
         )
         .job(Job::rebuild("all_orders", "analytics.all_orders").sql("SELECT order_id, amount, dt FROM raw.orders"))
+        .job(
+            Job::append("orders_log", "analytics.orders_log")
+                .partition_by("dt")
+                .sql("SELECT order_id, amount, $dt AS dt FROM raw.orders WHERE dt = $dt"),
+        )
+        .job(
+            Job::delete_insert("order_status", "analytics.order_status", "dt BETWEEN $dt AND $dt")
+                .partition_by("dt")
+                .sql("SELECT order_id, status, $dt AS dt FROM raw.orders WHERE dt = $dt"),
+        )
         .job(Job::new("two_days", "analytics.two_days").sql(
             "SELECT customer_id, COUNT(*) AS orders, SUM(amount) AS amount, $dt AS dt FROM analytics.orders_copy \
              WHERE dt BETWEEN $dt - INTERVAL '1 day' AND $dt GROUP BY customer_id",
@@ -64,7 +75,7 @@ fn run_all(cli: &dyn Fn(&[&str]) -> Run, engine: Option<&str>) -> Vec<Report> {
         assert!(!run.stderr.contains("not on the engine"), "every plan ran on the engine: {}", run.stderr);
         reports.extend(run.json().0);
     };
-    for job in ["orders_copy", "daily_orders", "latest_orders", "two_days"] {
+    for job in ["orders_copy", "daily_orders", "latest_orders", "two_days", "orders_log", "order_status"] {
         with(&["backfill", job, "--from", FROM, "--to", TO]);
     }
     with(&["run", "all_orders"]);
@@ -79,8 +90,31 @@ fn spread_day(cli: &dyn Fn(&[&str]) -> Run, url: &str) -> EngineUse {
     run.json().0[0].engine.clone().expect("the spread day's engine")
 }
 
-const TABLES: [&str; 4] =
-    ["analytics.orders_copy", "analytics.daily_orders", "core.latest_orders", "analytics.all_orders"];
+const TABLES: [&str; 6] = [
+    "analytics.orders_copy",
+    "analytics.daily_orders",
+    "core.latest_orders",
+    "analytics.all_orders",
+    "analytics.orders_log",
+    "analytics.order_status",
+];
+
+/// The jobs whose data files the executors write once their table exists: a partition
+/// overwrite, an append, a delete_insert and a rebuild.
+const WRITTEN_THERE: [&str; 4] = ["orders_copy", "orders_log", "order_status", "all_orders"];
+
+/// Asserts that each commit of [`WRITTEN_THERE`]'s jobs in `reports` but a table's first had its
+/// data files written by the engine's tasks (a table's first commit is delta-rs's, which creates
+/// it); returns the rebuild's report.
+fn written_there(reports: &[Report]) -> Option<&Report> {
+    for report in reports.iter().filter(|r| WRITTEN_THERE.contains(&r.job.as_str()) && r.committed) {
+        if report.table_version > Some(0) {
+            let files = report.engine.as_ref().and_then(|e| e.files);
+            assert!(files.is_some_and(|n| n >= 1), "written by the executors: {report:?}");
+        }
+    }
+    reports.iter().find(|r| r.job == "all_orders")
+}
 
 #[test]
 fn the_engine_writes_the_tables_the_local_engine_writes() {
@@ -97,9 +131,13 @@ fn the_engine_writes_the_tables_the_local_engine_writes() {
     let spread = spread_day(&|args| there.cli(args), &cluster.url);
     assert_eq!(spread.executors, Some(2), "{spread:?}");
     assert!(spread.tasks >= Some(2) && spread.files >= Some(2), "{spread:?}");
-    // A rerun on the engine changes no table's content.
+    written_there(&reports);
+    // A rerun on the engine changes no table's content; the rebuild's files (of raw data in six
+    // files) are written on both executors.
     let before: Vec<String> = TABLES.iter().map(|t| there.digest(t, None).digest).collect();
-    run_all(&|args| there.cli(args), Some(&cluster.url));
+    let rerun = run_all(&|args| there.cli(args), Some(&cluster.url));
+    let rebuild = written_there(&rerun).and_then(|r| r.engine.clone()).expect("the rebuild's engine");
+    assert_eq!(rebuild.executors, Some(2), "{rebuild:?}");
     let after: Vec<String> = TABLES.iter().map(|t| there.digest(t, None).digest).collect();
     assert_eq!(before, after);
 }

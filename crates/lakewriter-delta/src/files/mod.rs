@@ -21,7 +21,6 @@ use deltalake::kernel::{Add, Remove};
 use deltalake::logstore::LogStoreRef;
 use deltalake::operations::write::WriterStatsConfig;
 use lakewriter_storage::Location;
-use serde_json::Value;
 
 use crate::table::Shape;
 use crate::{Error, Result};
@@ -156,19 +155,6 @@ impl FileList {
         })
     }
 
-    /// The live files whose partition values hold `value` in `column`, as `remove` actions
-    /// stamped `now` (milliseconds since the epoch).
-    pub(crate) fn removes(&self, column: &str, value: &str, now: i64) -> Vec<Remove> {
-        let mut removes: Vec<Remove> = self
-            .files
-            .iter()
-            .filter(|(_, live)| in_partition(&live.partition_values, column, value))
-            .map(|(path, live)| live.remove(path, now))
-            .collect();
-        removes.sort_by(|a, b| a.path.cmp(&b.path));
-        removes
-    }
-
     /// The live files, by path (as the log names them), in no order.
     pub(crate) fn files(&self) -> impl Iterator<Item = (&String, &Live)> {
         self.files.iter()
@@ -235,27 +221,6 @@ impl FileList {
             }
         }
     }
-}
-
-/// Whether `values` (a file's partition values) hold `value` in `column`; a file without the
-/// column counts as in every partition, so that it is never left behind.
-pub(crate) fn in_partition(values: &HashMap<String, Option<String>>, column: &str, value: &str) -> bool {
-    values.get(column).is_none_or(|v| v.as_deref() == Some(value))
-}
-
-/// Whether a commit's `action` (one line of a commit file) touches the partition `column = value`:
-/// a data file added or removed there (or anywhere, where it names no partition).
-pub(crate) fn touches(action: &Value, column: &str, value: &str) -> bool {
-    ["add", "remove", "cdc"].iter().filter_map(|kind| action.get(kind)).any(|file| {
-        match file.get("partitionValues").and_then(Value::as_object) {
-            Some(values) => match values.get(column) {
-                Some(Value::String(v)) => v == value,
-                Some(_) => false,
-                None => true,
-            },
-            None => true,
-        }
-    })
 }
 
 /// See [`FileList::guarded`]: the table of `config`, whose columns are `schema`.

@@ -9,7 +9,7 @@ pub mod files_exec;
 mod fixture;
 mod merge;
 mod own;
-mod partition;
+mod slice;
 mod statement;
 
 use std::sync::Arc;
@@ -28,6 +28,7 @@ use serde::Serialize;
 
 use crate::{Error, Result, nullability, state};
 use commit::{Landed, attempt, attempt_or_skip, finish, properties_over, write_error};
+use slice::Slice;
 
 pub(crate) use commit::CommitMetrics;
 pub use drop::drop_columns;
@@ -269,8 +270,8 @@ pub async fn replace_where(
     slice: &str,
 ) -> Result<Committed> {
     let (checked, check) = (plan.clone(), predicate.clone());
-    let outcome = match own_partition(&target, &plan, &predicate).await? {
-        Some((list, (column, value))) => partition::replace(session, &target, plan, list, (&column, &value)).await,
+    let outcome = match own_partitions(&target, &plan, &predicate).await? {
+        Some((list, partitions)) => slice::write(session, &target, plan, list, &Slice::Partitions(partitions)).await,
         None => {
             attempt(&target, Some(width(&plan)), |table, props| async {
                 let adds = check_schema(&table, plan.schema().as_arrow(), &target)?;
@@ -299,25 +300,28 @@ pub async fn replace_where(
     })
 }
 
-/// The file list and the partition `(column, value)` of a replaceWhere lakewriter commits itself
-/// ([`partition::replace`]): one value of a `DATE` partition column of an existing table whose
-/// protocol lakewriter writes and which asks for no check of delta-rs's, by a result that adds no
-/// column. `None` for any other, which delta-rs's write makes.
-async fn own_partition(
+/// The file list of the table `target` names as of the version the run read, where lakewriter's
+/// own write ([`slice::write`]) writes it: an existing table whose protocol lakewriter writes and
+/// which asks for no check of delta-rs's. `None` for any other, which delta-rs's write makes.
+async fn own_list(target: &Target<'_>) -> Result<Option<Arc<crate::files::FileList>>> {
+    let Some(read_version) = target.read_version else { return Ok(None) };
+    let list = target.loaded.list_at(target.location, read_version).await?;
+    Ok((!list.guarded && list.unsupported.is_empty()).then_some(list))
+}
+
+/// The file list and the partitions of a replaceWhere lakewriter writes itself ([`own_list`]):
+/// a `predicate` over partition columns ([`slice::Partitions`]), by a result that adds no column.
+async fn own_partitions(
     target: &Target<'_>,
     plan: &LogicalPlan,
     predicate: &Expr,
-) -> Result<Option<(Arc<crate::files::FileList>, (String, String))>> {
-    let Some(read_version) = target.read_version else { return Ok(None) };
-    let list = target.loaded.list_at(target.location, read_version).await?;
-    if list.guarded || !list.unsupported.is_empty() {
-        return Ok(None);
-    }
-    let Some(partition) = partition::replaced(predicate, &list.shape) else { return Ok(None) };
+) -> Result<Option<(Arc<crate::files::FileList>, slice::Partitions)>> {
+    let Some(list) = own_list(target).await? else { return Ok(None) };
+    let Some(partitions) = slice::Partitions::of(predicate, &list.shape) else { return Ok(None) };
     if check_columns(&list.shape.schema, plan.schema().as_arrow(), target)? {
         return Ok(None);
     }
-    Ok(Some((list, partition)))
+    Ok(Some((list, partitions)))
 }
 
 /// Rows of `plan` that `predicate` does not select (false or NULL): what tells a row outside a
@@ -336,19 +340,41 @@ async fn rows_outside(session: &SessionState, plan: LogicalPlan, predicate: Expr
 /// conflict, and the run is made again (a rebuild's table has no other writer to lose to).
 pub async fn replace_all(session: &SessionState, target: Target<'_>, plan: LogicalPlan) -> Result<Committed> {
     let checked = plan.clone();
-    let outcome = attempt(&target, Some(width(&plan)), |table, props| async {
-        builder(table, session, plan, &target, true)?
-            .with_save_mode(SaveMode::Overwrite)
-            .with_schema_mode(SchemaMode::Overwrite)
-            .with_commit_properties(props.with_max_retries(0))
+    let outcome = match own_rebuild(&target, &plan).await? {
+        Some(list) => slice::write(session, &target, plan, list, &Slice::Table).await,
+        None => {
+            attempt(&target, Some(width(&plan)), |table, props| async {
+                builder(table, session, plan, &target, true)?
+                    .with_save_mode(SaveMode::Overwrite)
+                    .with_schema_mode(SchemaMode::Overwrite)
+                    .with_commit_properties(props.with_max_retries(0))
+                    .await
+                    .map_err(|e| write_error(&target, e))
+            })
             .await
-            .map_err(|e| write_error(&target, e))
-    })
-    .await;
+        }
+    };
     match outcome {
         Err(error) => Err(refused(session, &target, Some(checked), true, error).await),
         committed => committed,
     }
+}
+
+/// The file list of a rebuild lakewriter writes itself ([`own_list`]): one that leaves the
+/// table's columns as they are — the same names in the same order, each stored as before, NOT
+/// NULL where the job declares it and only there — and its partition columns.
+async fn own_rebuild(target: &Target<'_>, plan: &LogicalPlan) -> Result<Option<Arc<crate::files::FileList>>> {
+    let Some(list) = own_list(target).await? else { return Ok(None) };
+    let (table, result) = (&list.shape.schema, plan.schema().as_arrow());
+    let same = list.shape.partition_columns == target.partition_columns
+        && table.fields().len() == result.fields().len()
+        && table
+            .fields()
+            .iter()
+            .zip(result.fields())
+            .all(|(t, r)| t.name() == r.name() && t.is_nullable() != target.not_null.contains(t.name()))
+        && crate::schema::column_differences(table, result).is_empty();
+    Ok(same.then_some(list))
 }
 
 /// Appends `plan`'s rows once per (job, partition): a second call appends nothing, unless `force`,
@@ -362,8 +388,19 @@ pub async fn append_once(
     plan: LogicalPlan,
     force: bool,
 ) -> Result<AppendOutcome> {
-    let marker = state::written_marker(&target.metadata.job, &target.metadata.partition);
     let checked = plan.clone();
+    if let Some(list) = own_list(&target).await?
+        && !check_columns(&list.shape.schema, plan.schema().as_arrow(), &target)?
+    {
+        if !force && let Some(version) = appended(&target).await? {
+            return Ok(AppendOutcome::AlreadyCommitted { version });
+        }
+        return match slice::write(session, &target, plan, list, &Slice::Nothing).await {
+            Ok(committed) => Ok(AppendOutcome::Committed(committed)),
+            Err(error) => Err(refused(session, &target, Some(checked), false, error).await),
+        };
+    }
+    let marker = state::written_marker(&target.metadata.job, &target.metadata.partition);
     let mut already = None;
     let committed = attempt_or_skip(&target, Some(width(&plan)), |table, props| async {
         if let (Some(version), false) = (table.version(), force)
@@ -386,6 +423,15 @@ pub async fn append_once(
         (None, Err(error)) => Err(refused(session, &target, Some(checked), false, error).await),
         (None, Ok(committed)) => Ok(AppendOutcome::Committed(committed.expect("an append not skipped has committed"))),
     }
+}
+
+/// The table's version where its partition state records `target`'s partition written: an append
+/// made before, by a run this one did not see (one that committed after this run read the state).
+/// Read from the log as it is now; a commit that wins a version after this read is checked by
+/// the commit itself (see [`own::commit`]).
+async fn appended(target: &Target<'_>) -> Result<Option<u64>> {
+    let state = state::read(target.location, &target.metadata.job, state::LogScope::FromLastCheckpoint).await?;
+    Ok(state.filter(|s| s.partitions.contains_key(&target.metadata.partition)).map(|s| s.version))
 }
 
 async fn transaction_version(table: &DeltaTable, app_id: &str, location: &Location) -> Result<Option<i64>> {

@@ -367,3 +367,48 @@ async fn a_table_with_a_constraint_is_written_by_delta_rs() {
     assert_eq!(overwrite(&location, day(1), &rows(5)).await.expect("a row it takes"), 2);
     assert!(made_by(&location, 2).starts_with("delta-rs."), "{}", made_by(&location, 2));
 }
+
+/// A replaceWhere predicate reads the partition values the log records: exactly, as the rows of
+/// the partition read it, for the partition columns whose values it records exactly; any other
+/// predicate is delta-rs's write's.
+#[test]
+fn a_replace_where_reads_the_partition_values_the_log_records() {
+    use super::slice::Partitions;
+    use datafusion::arrow::datatypes::{DataType, Field, Schema};
+    use datafusion::prelude::{col, lit};
+    let schema = Schema::new(vec![
+        Field::new("v", DataType::Int64, true),
+        Field::new("s", DataType::Utf8, true),
+        Field::new("n", DataType::Int32, true),
+        Field::new("dt", DataType::Date32, true),
+    ]);
+    let shape = crate::table::Shape {
+        schema: std::sync::Arc::new(schema),
+        partition_columns: vec!["s".into(), "n".into(), "dt".into()],
+    };
+    let date = |d: &str| {
+        let days = (NaiveDate::parse_from_str(d, "%Y-%m-%d").expect("date") - NaiveDate::default()).num_days();
+        lit(datafusion::common::ScalarValue::Date32(Some(i32::try_from(days).expect("days"))))
+    };
+    let values = |pairs: &[(&str, Option<&str>)]| -> HashMap<String, Option<String>> {
+        pairs.iter().map(|(k, v)| ((*k).to_owned(), v.map(str::to_owned))).collect()
+    };
+    let files = [
+        values(&[("s", Some("a")), ("n", Some("1")), ("dt", Some("2026-09-01"))]),
+        values(&[("s", Some("a")), ("n", Some("7")), ("dt", Some("2026-09-02"))]),
+        values(&[("s", Some("b")), ("n", None), ("dt", Some("2026-09-03"))]),
+        values(&[("s", Some("b")), ("n", Some("2"))]),
+    ];
+    let refs: Vec<_> = files.iter().collect();
+    let hold = |predicate: datafusion::prelude::Expr| {
+        Partitions::of(&predicate, &shape).map(|p| p.hold(&refs).expect("read against the values"))
+    };
+    assert_eq!(hold(col("dt").eq(date("2026-09-02"))), Some(vec![false, true, false, true]), "no dt: always in");
+    let between = col("dt").between(date("2026-09-01"), date("2026-09-02"));
+    assert_eq!(hold(between), Some(vec![true, true, false, true]));
+    assert_eq!(hold(col("n").gt(lit(1))), Some(vec![false, true, false, true]), "a NULL is not > 1");
+    assert_eq!(hold(col("n").is_null().and(col("dt").gt(date("2026-09-01")))), Some(vec![false, false, true, true]));
+    assert_eq!(hold(col("s").eq(lit("a"))), None, "a string's values are not recorded exactly");
+    assert_eq!(hold(col("v").eq(lit(1_i64))), None, "not a partition column");
+    assert_eq!(hold(lit(true)), None, "no column");
+}

@@ -1,0 +1,282 @@
+//! lakewriter's own write of an existing table: delta-rs's writer writes the data files — in the
+//! tasks of the engine's executors where the run has one ([`WriteFilesExec`]) — and the commit —
+//! the slice's live files removed, the new ones added, the partition state, lakewriter's
+//! `commitInfo` — is put as the next log entry by the table's log store (a put-if-absent,
+//! [`own`]), with Delta's conflict check against every commit that won a version since the run
+//! read the table. Nothing loads, replays or updates delta-rs's snapshot, and nothing lists the
+//! log.
+//!
+//! The slice a write replaces is the files of the partitions a replaceWhere names (a predicate
+//! over partition columns whose values the log records exactly: `DATE`, integers, booleans), every
+//! file (a rebuild whose columns and partitioning stay), or none (an append). It applies where the
+//! write adds no column and the table asks for nothing lakewriter's own checks do not do (see
+//! [`FileList::guarded`]); every other write goes through delta-rs's own.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use datafusion::arrow::array::{Array, AsArray, RecordBatch, StringArray};
+use datafusion::arrow::compute::{CastOptions, cast_with_options};
+use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef};
+use datafusion::common::Column;
+use datafusion::common::DFSchema;
+use datafusion::common::runtime::SpawnedTask;
+use datafusion::error::DataFusionError;
+use datafusion::execution::SessionState;
+use datafusion::logical_expr::{LogicalPlan, LogicalPlanBuilder, cast};
+use datafusion::physical_expr::{PhysicalExpr, create_physical_expr};
+use datafusion::physical_plan::coalesce_partitions::CoalescePartitionsExec;
+use datafusion::prelude::Expr;
+use deltalake::kernel::Remove;
+use futures::TryStreamExt;
+use lakewriter_core::Phase;
+use serde_json::{Value, json};
+
+use super::commit::{finish, write_error};
+use super::files_exec::{WriteFilesExec, Written};
+use super::{Committed, Spread, Target, own};
+use crate::files::FileList;
+use crate::table::Shape;
+use crate::{Error, Result, nullability, state};
+
+/// The live files a write of lakewriter's own replaces.
+pub(super) enum Slice {
+    /// The files of the partitions a replaceWhere names; the write's rows must all be there.
+    Partitions(Partitions),
+    /// Every file: a rebuild.
+    Table,
+    /// None: an append.
+    Nothing,
+}
+
+/// A replaceWhere predicate over partition columns, read against the partition values the log
+/// records for each file: exactly, as the partition's rows would read it.
+pub(super) struct Partitions {
+    predicate: Expr,
+    physical: Arc<dyn PhysicalExpr>,
+    /// The partition columns it reads, nullable, each of the table's type.
+    columns: SchemaRef,
+}
+
+impl Partitions {
+    /// `predicate` as a predicate over the partition values of the table `shape` describes, where
+    /// it reads partition columns only, each of a type whose values the log records exactly
+    /// (`DATE`, integers, booleans: a string's empty value and NULL, say, are one in the log).
+    pub(super) fn of(predicate: &Expr, shape: &Shape) -> Option<Self> {
+        let read = predicate.column_refs();
+        if read.is_empty() {
+            return None;
+        }
+        let mut fields = Vec::new();
+        for column in read {
+            if column.relation.is_some() || !shape.partition_columns.contains(&column.name) {
+                return None;
+            }
+            let field = shape.schema.field_with_name(&column.name).ok()?;
+            let exact =
+                matches!(field.data_type(), DataType::Date32 | DataType::Boolean) || field.data_type().is_integer();
+            if !exact {
+                return None;
+            }
+            fields.push(Field::new(column.name.clone(), field.data_type().clone(), true));
+        }
+        let columns = Arc::new(Schema::new(fields));
+        let schema = DFSchema::try_from(columns.as_ref().clone()).ok()?;
+        let physical = create_physical_expr(
+            predicate,
+            &schema,
+            &datafusion::execution::context::ExecutionProps::new(),
+            &datafusion::logical_expr::physical_planning_context::PhysicalPlanningContext::default(),
+        )
+        .ok()?;
+        Some(Self { predicate: predicate.clone(), physical, columns })
+    }
+
+    /// Whether each of `files` (their partition values, as the log records them) is in the
+    /// partitions: the predicate true of its values. A file that records no value of a column the
+    /// predicate reads is in them, so that it is never left behind.
+    pub(super) fn hold(&self, files: &[&HashMap<String, Option<String>>]) -> datafusion::error::Result<Vec<bool>> {
+        let mut arrays = Vec::with_capacity(self.columns.fields().len());
+        for field in self.columns.fields() {
+            let text: StringArray = files.iter().map(|values| values.get(field.name()).cloned().flatten()).collect();
+            let options = CastOptions { safe: false, ..Default::default() };
+            arrays.push(cast_with_options(&text, field.data_type(), &options)?);
+        }
+        let batch = RecordBatch::try_new(self.columns.clone(), arrays)?;
+        let result = self.physical.evaluate(&batch)?.into_array(files.len())?;
+        let held =
+            result.as_boolean_opt().ok_or_else(|| DataFusionError::Internal("a predicate not boolean".into()))?;
+        let lacks = |values: &HashMap<String, Option<String>>| {
+            self.columns.fields().iter().any(|f| !values.contains_key(f.name()))
+        };
+        Ok(files.iter().enumerate().map(|(i, values)| lacks(values) || (held.is_valid(i) && held.value(i))).collect())
+    }
+
+    /// The predicate as SQL, as the commit records it.
+    fn sql(&self) -> String {
+        datafusion::sql::unparser::expr_to_sql(&self.predicate)
+            .map_or_else(|_| self.predicate.to_string(), |e| e.to_string())
+    }
+}
+
+impl Slice {
+    /// The live files of `list` in the slice, as `remove` actions stamped `now` (milliseconds
+    /// since the epoch), by path.
+    fn removes(&self, list: &FileList, now: i64) -> datafusion::error::Result<Vec<Remove>> {
+        let files: Vec<_> = list.files().collect();
+        let chosen = match self {
+            Self::Partitions(partitions) => {
+                partitions.hold(&files.iter().map(|(_, live)| live.partition_values.as_ref()).collect::<Vec<_>>())?
+            }
+            Self::Table => vec![true; files.len()],
+            Self::Nothing => vec![false; files.len()],
+        };
+        let mut removes: Vec<Remove> = files
+            .iter()
+            .zip(chosen)
+            .filter(|(_, chosen)| *chosen)
+            .map(|((path, live), _)| live.remove(path, now))
+            .collect();
+        removes.sort_by(|a, b| a.path.cmp(&b.path));
+        Ok(removes)
+    }
+
+    /// Why a winning commit (`bytes`) conflicts with this write, if it does: Delta's conflicts —
+    /// for a replaceWhere, data files added or removed in its partitions (or in no partition); for
+    /// a rebuild, which is never rebased, any commit; for every write, a metadata or protocol
+    /// change. (A commit recording the same partition state conflicts too: see [`own::commit`].)
+    fn conflict(&self, bytes: &[u8]) -> Option<&'static str> {
+        if matches!(self, Self::Table) {
+            return Some("committed first (a rebuild is never rebased)");
+        }
+        for action in state::actions(bytes) {
+            if action.get("metaData").is_some() || action.get("protocol").is_some() {
+                return Some("changed the table's metadata or protocol");
+            }
+            let Self::Partitions(partitions) = self else { continue };
+            for file in ["add", "remove", "cdc"].iter().filter_map(|kind| action.get(kind)) {
+                let values = file.get("partitionValues").and_then(|v| serde_json::from_value(v.clone()).ok());
+                let touches = values.is_none_or(|values: HashMap<String, Option<String>>| {
+                    partitions.hold(&[&values]).map_or(true, |held| held[0])
+                });
+                if touches {
+                    return Some("wrote the same partition");
+                }
+            }
+        }
+        None
+    }
+
+    /// The write's `operationParameters`, as delta-rs's write records them.
+    fn parameters(&self, list: &FileList) -> Value {
+        let partition_by = serde_json::to_string(&list.shape.partition_columns).unwrap_or_default();
+        match self {
+            Self::Partitions(partitions) => {
+                json!({ "mode": "Overwrite", "partitionBy": partition_by, "predicate": partitions.sql() })
+            }
+            Self::Table => json!({ "mode": "Overwrite", "partitionBy": partition_by }),
+            Self::Nothing => json!({ "mode": "Append", "partitionBy": partition_by }),
+        }
+    }
+}
+
+/// Writes `plan`'s rows into the table `list` describes (at `target.read_version`), replacing
+/// the `slice`, in one commit. A row outside a replaceWhere's partitions, or a NULL in a NOT NULL
+/// column, fails the write with [`Error::Invalid`] before anything is committed.
+pub(super) async fn write(
+    session: &SessionState,
+    target: &Target<'_>,
+    plan: LogicalPlan,
+    list: Arc<FileList>,
+    slice: &Slice,
+) -> Result<Committed> {
+    let read_version = list.version;
+    crate::phase(Phase::Writing, target.name, &target.metadata.partition);
+    let started = std::time::Instant::now();
+    let operation_id = uuid::Uuid::new_v4();
+    let Written { adds, rows, writers, tasks } = match write_files(session, target, plan, &list).await {
+        Ok(written) => written,
+        Err(error) => return finish(target, Some(read_version), Err(error)).await,
+    };
+    let plan_err = |source| write_error(target, own::failed(source));
+    if let Slice::Partitions(partitions) = slice {
+        let held =
+            partitions.hold(&adds.iter().map(|add| &add.partition_values).collect::<Vec<_>>()).map_err(plan_err)?;
+        if held.contains(&false) {
+            // Rows outside the partitions: their files belong to no commit (VACUUM removes them).
+            let (table, partition) = (target.name.to_owned(), target.metadata.partition.clone());
+            return Err(Error::Invalid { table, partition, not_null: Vec::new() });
+        }
+    }
+    let removes = slice.removes(&list, chrono::Utc::now().timestamp_millis()).map_err(plan_err)?;
+    let metrics = json!({
+        "num_added_files": adds.len(),
+        "num_removed_files": removes.len(),
+        "num_added_rows": rows,
+        "execution_time_ms": u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+    });
+    let operation = ("WRITE", slice.parameters(&list));
+    let conflict = |winner: &[u8]| slice.conflict(winner);
+    let mut committed =
+        own::commit(target, &list, operation, (&adds, &removes), &metrics, conflict, operation_id).await?;
+    committed.spread = Some(Spread { writers: writers.len(), tasks, files: adds.len() });
+    Ok(committed)
+}
+
+/// Writes `plan`'s rows as data files of the table `list` describes, with the nullability checks
+/// of its NOT NULL and declared `not_null` columns, laid out and cast as the table's columns (the
+/// partition columns last, as delta-rs writes them). Returns the files' `add` actions and the
+/// number of rows.
+async fn write_files(
+    session: &SessionState,
+    target: &Target<'_>,
+    plan: LogicalPlan,
+    list: &FileList,
+) -> Result<Written> {
+    let plan_err = |source| write_error(target, own::failed(source));
+    let required = nullability::required(Some(&list.shape.schema), target.not_null);
+    let plan = nullability::as_written(plan, &required, false).map_err(plan_err)?;
+    let plan = as_table(plan, &list.shape).map_err(plan_err)?;
+    let physical = session.create_physical_plan(&plan).await.map_err(plan_err)?;
+    let write = Arc::new(WriteFilesExec::new(own::file_spec(list), Arc::new(CoalescePartitionsExec::new(physical))));
+    let context = session.task_ctx();
+    // In a task of its own: the query and the encoding are CPU work, and the partitions of a
+    // backfill in flight are polled by one task.
+    let written = SpawnedTask::spawn(async move {
+        let batches: Vec<_> = lakewriter_compute::engine::execute(write, context)?.try_collect().await?;
+        Written::read(&batches)
+    })
+    .join_unwind()
+    .await;
+    written.map_err(|e| plan_err(DataFusionError::External(e.into())))?.map_err(|e| write_error(target, delta_error(e)))
+}
+
+/// The writer's own error where a write of files failed on one (see [`WriteFilesExec`]), else the
+/// query's.
+fn delta_error(error: DataFusionError) -> deltalake::DeltaTableError {
+    match error {
+        DataFusionError::External(source) => match source.downcast::<deltalake::DeltaTableError>() {
+            Ok(delta) => *delta,
+            // Another's error (an engine's, say) in its own words.
+            Err(other) => deltalake::DeltaTableError::Generic(other.to_string()),
+        },
+        other => own::failed(other),
+    }
+}
+
+/// `plan`'s columns as the table's, by name, in its [layout](own::layout), each cast to the
+/// table's type where it differs (a `Utf8View` to `string`'s `Utf8`, say).
+fn as_table(plan: LogicalPlan, shape: &Shape) -> datafusion::error::Result<LogicalPlan> {
+    let layout = own::layout(shape);
+    let mut columns = Vec::with_capacity(layout.fields().len());
+    for field in layout.fields() {
+        let (qualifier, found) = plan.schema().qualified_field_with_unqualified_name(field.name())?;
+        let column = Expr::Column(Column::from((qualifier, found)));
+        columns.push(if found.data_type() == field.data_type() {
+            column
+        } else {
+            cast(column, field.data_type().clone()).alias(field.name())
+        });
+    }
+    LogicalPlanBuilder::from(plan).project(columns)?.build()
+}
