@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 
 use ballista_core::extension::SessionConfigExt;
 use ballista_executor::executor_process::{ExecutorProcessConfig, start_executor_process};
@@ -40,10 +41,13 @@ fn runtime(stores: &Arc<Stores>, temp: Option<&PathBuf>) -> datafusion::error::R
     builder.build_arc()
 }
 
-/// Runs a scheduler bound to `bind` until SIGTERM or Ctrl-C. `options`: the project's
-/// `[storage]` options, with which it lists the raw layer where a plan asks it to.
+/// Runs a scheduler bound to `bind` until SIGTERM or Ctrl-C. An executor silent for
+/// `executor_timeout` is given up: its running tasks are run on the others (Ballista's recovery of
+/// a lost executor), or, with none left, their jobs fail. `options`: the project's `[storage]`
+/// options, with which it lists the raw layer where a plan asks it to.
 pub async fn scheduler<S: std::hash::BuildHasher>(
     bind: SocketAddr,
+    executor_timeout: Duration,
     options: HashMap<String, String, S>,
 ) -> Result<(), ProcessError> {
     let stores = Arc::new(Stores::new(options.into_iter().collect()));
@@ -61,6 +65,10 @@ pub async fn scheduler<S: std::hash::BuildHasher>(
                 .build())
         })),
         override_config_producer: Some(Arc::new(SessionConfig::new_with_ballista)),
+        executor_timeout_seconds: executor_timeout.as_secs(),
+        // Looked for at a sixth of the timeout: an executor lost is given up at most that late.
+        expire_dead_executor_interval_seconds: (executor_timeout.as_secs() / 6).max(1),
+        no_executors_grace_period_seconds: executor_timeout.as_secs(),
         ..SchedulerConfig::default()
     };
     let cluster = BallistaCluster::new_from_config(&config).await.map_err(failed("scheduler"))?;
@@ -89,13 +97,15 @@ pub struct ExecutorSettings {
     pub slots: usize,
     /// Where it keeps the results of its tasks until they are fetched.
     pub work_dir: PathBuf,
+    /// How often it tells the scheduler it is alive.
+    pub heartbeat: Duration,
     /// The project's `[storage]` options.
     pub options: HashMap<String, String>,
 }
 
 /// Runs an executor until SIGTERM, Ctrl-C or the scheduler's stop request.
 pub async fn executor(settings: ExecutorSettings) -> Result<(), ProcessError> {
-    let ExecutorSettings { bind, advertise, grpc_port, scheduler, slots, work_dir, options } = settings;
+    let ExecutorSettings { bind, advertise, grpc_port, scheduler, slots, work_dir, heartbeat, options } = settings;
     let stores = Arc::new(Stores::new(options));
     let executor_id = format!("{advertise}:{}", bind.port());
     lakewriter_delta::write::files_exec::name_writer(executor_id.clone());
@@ -109,6 +119,7 @@ pub async fn executor(settings: ExecutorSettings) -> Result<(), ProcessError> {
         scheduler_host: scheduler.0.clone(),
         scheduler_port: scheduler.1,
         vcores: slots,
+        executor_heartbeat_interval_seconds: heartbeat.as_secs(),
         work_dir: Some(work_dir.to_string_lossy().into_owned()),
         override_physical_codec: Some(Arc::new(Codec::default())),
         override_config_producer: Some(Arc::new(SessionConfig::new_with_ballista)),

@@ -2,6 +2,8 @@
 //! two executors as processes on the loopback interface; the same tables as the local engine.
 
 use super::super::support::engine::Cluster;
+use std::process::Stdio;
+
 use lakewriter_core::Phase;
 
 use super::super::support::pause::Paused;
@@ -237,6 +239,62 @@ fn an_executor_lost_as_a_write_begins_leaves_a_whole_partition_or_none_and_a_rer
     there.cli(&["--engine", &cluster.url, "backfill", "orders_copy", "--from", FROM, "--to", TO]).assert_code(0);
     let table = "analytics.orders_copy";
     assert_eq!(here.digest(table, None).digest, there.digest(table, None).digest);
+}
+
+/// A day of orders big enough that the tasks of its write run for a while: four files, each the
+/// day's orders [`COPIES`] times over.
+const BIG_DAY: &str = "2026-09-04";
+const COPIES: usize = 500;
+
+/// [`lake`] with [`BIG_DAY`]'s raw orders.
+fn big_lake() -> Lake {
+    let lake = lake();
+    let folder = lake.root().join("raw/orders").join(format!("dt={BIG_DAY}"));
+    std::fs::create_dir_all(&folder).expect("the day's folder");
+    let day = super::super::support::days(BIG_DAY, BIG_DAY).next().expect("the day");
+    let batch = lakewriter_datagen::orders_for(day);
+    for i in 0..4 {
+        let file = std::fs::File::create(folder.join(format!("part-{i}.parquet"))).expect("a raw file");
+        let mut writer = parquet::arrow::ArrowWriter::try_new(file, batch.schema(), None).expect("a writer");
+        for _ in 0..COPIES {
+            writer.write(&batch).expect("rows");
+        }
+        writer.close().expect("the file");
+    }
+    lake
+}
+
+/// An executor killed (SIGKILL) while a task of the partition's write runs there — told by its
+/// log, which says the task started and not that it ended: the scheduler gives the executor up
+/// and runs its task on the other, so that the run completes, or the run fails with nothing
+/// committed; either way the rerun converges to the local engine's table.
+#[test]
+fn an_executor_killed_while_its_task_runs_leaves_a_whole_partition_or_none_and_a_rerun_converges() {
+    let here = big_lake();
+    here.cli(&["run", "orders_copy", "--dt", BIG_DAY]).assert_code(0);
+    let mut cluster = Cluster::start(2, &[]);
+    let there = big_lake();
+    there.cli(&["--engine", &cluster.url, "run", "orders_copy", "--dt", FROM]).assert_code(0);
+    let version = there.digest("analytics.orders_copy", None).version;
+    let args = ["--json", "--engine", &cluster.url, "run", "orders_copy", "--dt", BIG_DAY];
+    let running = there.command(&args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("start the run");
+    let (killed, in_task) = cluster.kill_executor_in_a_task();
+    assert!(in_task, "executor {killed} was killed while its task ran");
+    let run = Run::from(&running.wait_with_output().expect("the run"));
+    let (reports, _) = run.json();
+    let report = &reports[0];
+    let after = there.digest("analytics.orders_copy", None).version;
+    if report.status == "ok" {
+        assert_eq!(after, version + 1, "{report:?}");
+        assert_eq!(report.engine.as_ref().and_then(|e| e.executors), Some(1), "{report:?}");
+    } else {
+        assert_eq!(after, version, "nothing committed: {report:?}");
+        assert!(report.error.as_deref().is_some_and(|e| e.contains(&cluster.url)), "{report:?}");
+    }
+    eprintln!("an executor killed in a task: the run {}", report.status);
+    there.cli(&["--engine", &cluster.url, "run", "orders_copy", "--dt", BIG_DAY]).assert_code(0);
+    let day = |lake: &Lake| lake.digest("analytics.orders_copy", Some(BIG_DAY)).digest;
+    assert_eq!(day(&there), day(&here));
 }
 
 /// The demo itself on the engine: the tables the local engine's demo writes.

@@ -44,7 +44,9 @@ pub struct Cluster {
 
 impl Cluster {
     /// A scheduler and `executors` executors of one task slot each, in a folder of their own (no
-    /// project file: no storage options). `env` is added to each process.
+    /// project file: no storage options). `env` is added to each process. An executor beats every
+    /// second and is given up after 10 s without a beat; each logs the tasks it runs into
+    /// `executor-I.log` there.
     pub fn start(executors: usize, env: &[(&str, &str)]) -> Self {
         let dir = tempfile::tempdir().expect("temp dir");
         let scheduler_port = free_port();
@@ -56,7 +58,7 @@ impl Cluster {
             executors: Vec::new(),
         };
         cluster.start_scheduler(env);
-        for _ in 0..executors {
+        for i in 0..executors {
             let (flight, grpc) = (free_port(), free_port());
             let bind = format!("127.0.0.1:{flight}");
             let scheduler = format!("127.0.0.1:{scheduler_port}");
@@ -71,8 +73,13 @@ impl Cluster {
                 &grpc.to_string(),
                 "--slots",
                 "1",
+                "--heartbeat",
+                "1",
             ];
-            cluster.executors.push(spawn(&args, cluster.dir.path(), env));
+            let log = std::fs::File::create(cluster.executor_log(i)).expect("an executor's log");
+            let mut command = command(&args, cluster.dir.path(), env);
+            command.env("RUST_LOG", "warn,ballista_executor=info").stdout(Stdio::null()).stderr(log);
+            cluster.executors.push(command.spawn().expect("start an executor"));
             listening(flight, "an executor");
         }
         // Registration follows the executor's first heartbeat to the scheduler.
@@ -82,7 +89,8 @@ impl Cluster {
 
     fn start_scheduler(&mut self, env: &[(&str, &str)]) {
         let bind = format!("127.0.0.1:{}", self.scheduler_port);
-        self.scheduler = Some(spawn(&["engine", "scheduler", "--bind", &bind], self.dir.path(), env));
+        let args = ["engine", "scheduler", "--bind", &bind, "--executor-timeout", "10"];
+        self.scheduler = Some(spawn(&args, self.dir.path(), env));
         listening(self.scheduler_port, "the scheduler");
     }
 
@@ -101,6 +109,41 @@ impl Cluster {
         let _ = self.executors[i].kill();
         let _ = self.executors[i].wait();
     }
+
+    fn executor_log(&self, i: usize) -> std::path::PathBuf {
+        self.dir.path().join(format!("executor-{i}.log"))
+    }
+
+    /// Waits until an executor's log says a task started there that has not finished, and kills
+    /// that executor (SIGKILL) at once. Returns the executor and whether the task was still
+    /// running when it died: its log says nothing of its end.
+    pub fn kill_executor_in_a_task(&mut self) -> (usize, bool) {
+        let started = Instant::now();
+        loop {
+            for i in 0..self.executors.len() {
+                let log = std::fs::read_to_string(self.executor_log(i)).unwrap_or_default();
+                let running = running_task(&log);
+                if let Some(task) = running {
+                    self.kill_executor(i);
+                    let log = std::fs::read_to_string(self.executor_log(i)).unwrap_or_default();
+                    return (i, !log.contains(&format!("Finished task : [{task}]")));
+                }
+            }
+            assert!(started.elapsed() < Duration::from_mins(2), "no executor started a task");
+            std::thread::sleep(Duration::from_millis(2));
+        }
+    }
+}
+
+/// A task an executor's `log` says it started and not that it finished (Ballista's
+/// `Execute task  : [TID …]` and `Finished task : [TID …]` lines).
+fn running_task(log: &str) -> Option<String> {
+    let id = |line: &str, start: &str| {
+        line.split_once(start).and_then(|(_, rest)| rest.split_once(']')).map(|(id, _)| id.to_owned())
+    };
+    let mut started = log.lines().filter_map(|line| id(line, "Execute task  : ["));
+    let finished: Vec<String> = log.lines().filter_map(|line| id(line, "Finished task : [")).collect();
+    started.rfind(|task| !finished.contains(task))
 }
 
 fn spawn(args: &[&str], dir: &Path, env: &[(&str, &str)]) -> Child {

@@ -188,6 +188,11 @@ pub struct SchedulerArgs {
     /// Where the scheduler's gRPC service listens: clients and executors connect here.
     #[arg(long, default_value = "127.0.0.1:50050", value_name = "HOST:PORT")]
     pub bind: std::net::SocketAddr,
+    /// How long an executor may go without a heartbeat before it is given up: its running tasks
+    /// are then run on the others, or, with none left, their queries fail. Longer than the
+    /// executors' --heartbeat.
+    #[arg(long, default_value_t = 30, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..))]
+    pub executor_timeout: u64,
 }
 
 #[derive(Debug, Args)]
@@ -214,6 +219,10 @@ pub struct ExecutorArgs {
     /// in the system's temporary folder]
     #[arg(long, value_name = "DIR")]
     pub work_dir: Option<PathBuf>,
+    /// How often it tells the scheduler it is alive: shorter than the scheduler's
+    /// --executor-timeout.
+    #[arg(long, default_value_t = 5, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..))]
+    pub heartbeat: u64,
 }
 
 /// The partition a `run` or `verify` is for.

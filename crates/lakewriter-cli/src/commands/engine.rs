@@ -54,8 +54,13 @@ pub(super) async fn engine(global: &Global, command: &EngineCommand) -> Result<E
     };
     match command {
         EngineCommand::Scheduler(args) => {
-            eprintln!("lakewriter engine scheduler: gRPC on {}; stops on SIGTERM or Ctrl-C", args.bind);
-            process::scheduler(args.bind, options).await?;
+            eprintln!(
+                "lakewriter engine scheduler: gRPC on {}, executors given up after {} s without a heartbeat; \
+                 stops on SIGTERM or Ctrl-C",
+                args.bind, args.executor_timeout
+            );
+            let timeout = std::time::Duration::from_secs(args.executor_timeout);
+            process::scheduler(args.bind, timeout, options).await?;
         }
         EngineCommand::Executor(args) => {
             let bad = |m: &str| lakewriter::Error::Usage(format!("--scheduler {}: {m}", args.scheduler));
@@ -75,6 +80,7 @@ pub(super) async fn engine(global: &Global, command: &EngineCommand) -> Result<E
                 scheduler: (host.to_owned(), port),
                 slots,
                 work_dir,
+                heartbeat: std::time::Duration::from_secs(args.heartbeat),
                 options,
             };
             eprintln!(
