@@ -38,6 +38,10 @@ pub trait Engine: fmt::Debug + Send + Sync {
     /// The engine's URL as it was given (`df://host:port`).
     fn url(&self) -> &str;
 
+    /// The partitions of each query run there (the tasks of each of its stages), where the engine
+    /// sets them; `None`: this machine's cores, as a local query's.
+    fn partitions(&self) -> Option<std::num::NonZeroUsize>;
+
     /// Why the cluster cannot run `plan`, if it cannot: a node it has no way to send there.
     fn refuses(&self, plan: &Arc<dyn ExecutionPlan>) -> Option<String>;
 

@@ -1,6 +1,7 @@
 //! The client side: a partition's physical plan, planned in lakewriter's session, sent to a
 //! Ballista scheduler as it is (Ballista's physical-plan submission), its result streamed back.
 
+use std::num::NonZeroUsize;
 use std::sync::Arc;
 
 use async_trait::async_trait;
@@ -33,8 +34,10 @@ pub enum Error {
 /// A Ballista cluster, reached through its scheduler.
 #[derive(Debug)]
 pub struct Ballista {
-    /// `df://HOST:PORT`, as given.
+    /// `df://HOST:PORT[?partitions=N]`, as given.
     url: String,
+    /// The `partitions` the URL asks each query for.
+    partitions: Option<NonZeroUsize>,
     /// The scheduler's gRPC endpoint (`http://HOST:PORT`).
     scheduler: String,
     /// The Ballista session this command's plans run in.
@@ -43,8 +46,9 @@ pub struct Ballista {
 }
 
 impl Ballista {
-    /// The engine at `url`, `df://HOST:PORT`. Nothing is contacted yet: a scheduler that cannot be
-    /// reached fails the first plan sent to it.
+    /// The engine at `url`, `df://HOST:PORT[?partitions=N]`: `partitions`, the partitions of each
+    /// query (the tasks of each of its stages; this machine's cores where not given). Nothing is
+    /// contacted yet: a scheduler that cannot be reached fails the first plan sent to it.
     pub fn new(url: &str) -> Result<Self, Error> {
         let bad = |message: &str| Error::Url { url: url.to_owned(), message: message.to_owned() };
         let parsed = url::Url::parse(url).map_err(|e| bad(&e.to_string()))?;
@@ -53,11 +57,20 @@ impl Ballista {
         }
         let host = parsed.host_str().filter(|h| !h.is_empty()).ok_or_else(|| bad("names no host"))?;
         let port = parsed.port().ok_or_else(|| bad("names no port"))?;
-        if !parsed.path().trim_matches('/').is_empty() || parsed.query().is_some() {
-            return Err(bad("is only `df://HOST:PORT`"));
+        if !parsed.path().trim_matches('/').is_empty() {
+            return Err(bad("is only `df://HOST:PORT[?partitions=N]`"));
+        }
+        let mut partitions = None;
+        for (key, value) in parsed.query_pairs() {
+            match (key.as_ref(), value.parse::<NonZeroUsize>()) {
+                ("partitions", Ok(n)) if partitions.is_none() => partitions = Some(n),
+                ("partitions", _) => return Err(bad("`partitions` is one number, 1 or more")),
+                (other, _) => return Err(bad(&format!("`{other}` is no setting of an engine (`partitions` is)"))),
+            }
         }
         Ok(Self {
             url: url.to_owned(),
+            partitions,
             scheduler: format!("http://{host}:{port}"),
             session_id: uuid::Uuid::new_v4().to_string(),
             codec: Codec::default(),
@@ -93,6 +106,10 @@ fn first(plan: &Arc<dyn ExecutionPlan>, unsent: &dyn Fn(&Arc<dyn ExecutionPlan>)
 impl lakewriter_compute::engine::Engine for Ballista {
     fn url(&self) -> &str {
         &self.url
+    }
+
+    fn partitions(&self) -> Option<NonZeroUsize> {
+        self.partitions
     }
 
     fn refuses(&self, plan: &Arc<dyn ExecutionPlan>) -> Option<String> {

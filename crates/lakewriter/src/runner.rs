@@ -50,7 +50,12 @@ impl Runner {
     pub async fn open_with_inputs(workspace: Workspace, inputs: Location) -> Result<Self> {
         let ctx = lakewriter_delta::session();
         if let Some(engine) = workspace.engine() {
-            lakewriter_compute::engine::set_engine(ctx.state_ref().write().config_mut(), engine);
+            let state = ctx.state_ref();
+            let mut state = state.write();
+            if let Some(partitions) = engine.partitions() {
+                state.config_mut().options_mut().execution.target_partitions = partitions.get();
+            }
+            lakewriter_compute::engine::set_engine(state.config_mut(), engine);
         }
         for root in [&inputs, &workspace.root] {
             ctx.register_object_store(&root.store_url(), root.object_store().map_err(Error::from)?);
@@ -89,8 +94,8 @@ impl Runner {
     /// as many days as there are cores gains nothing from also splitting each day's query across
     /// all of them, and pays for it in repartitioning and two-phase aggregation.
     ///
-    /// On an engine, the cores are the cluster's: each query keeps this machine's count of
-    /// partitions (the tasks of each of its stages).
+    /// On an engine, the cores are the cluster's: each query keeps the engine's partitions, or
+    /// this machine's count (the tasks of each of its stages).
     pub(crate) fn share_cores(&self, parallel: usize) {
         if self.engine().is_some() {
             return;

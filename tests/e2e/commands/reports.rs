@@ -316,9 +316,12 @@ fn a_local_run_reports_its_engine_and_how_its_own_write_wrote_its_files() {
         run.assert_code(0);
         run.json().0[0].engine.clone().expect("engine")
     };
-    // The first run creates the table through delta-rs's write: lakewriter's writer wrote nothing.
+    // The first run creates the table, its files written by lakewriter's own write.
     let created = engine("2026-09-01");
-    assert_eq!((created.url.as_str(), created.executors, created.tasks, created.files), ("local", None, None, None));
+    assert_eq!(
+        (created.url.as_str(), created.executors, created.tasks, created.files),
+        ("local", Some(1), Some(1), Some(1))
+    );
     // Into the table: lakewriter's own write, one writer (this process) in one task.
     let replaced = engine("2026-09-02");
     assert_eq!(

@@ -133,6 +133,10 @@ fn the_engine_writes_the_tables_the_local_engine_writes() {
     let spread = spread_day(&|args| there.cli(args), &cluster.url);
     assert_eq!(spread.executors, Some(2), "{spread:?}");
     assert!(spread.tasks >= Some(2) && spread.files >= Some(2), "{spread:?}");
+    // With `?partitions=4`, each query has four partitions whatever this machine's cores: four
+    // tasks write a file each.
+    let spread = spread_day(&|args| there.cli(args), &format!("{}?partitions=4", cluster.url));
+    assert_eq!((spread.executors, spread.tasks, spread.files), (Some(2), Some(4), Some(4)), "{spread:?}");
     written_there(&reports);
     // A rerun on the engine changes no table's content; the rebuild's files (of raw data in six
     // files) are written on both executors.
@@ -206,6 +210,13 @@ fn an_engine_url_that_is_not_one_is_a_usage_error() {
     let run = lake.cli(&["--engine", "http://127.0.0.1:50050", "run", "orders_copy", "--dt", FROM]);
     run.assert_code(2);
     assert!(run.stderr.contains("`local` or `df://HOST:PORT`"), "{}", run.stderr);
+    for (query, why) in
+        [("partitions=0", "`partitions` is one number, 1 or more"), ("slots=2", "`slots` is no setting")]
+    {
+        let run = lake.cli(&["--engine", &format!("df://127.0.0.1:50050?{query}"), "run", "orders_copy", "--dt", FROM]);
+        run.assert_code(2);
+        assert!(run.stderr.contains(why), "{}", run.stderr);
+    }
 }
 
 /// An executor killed (SIGKILL) as the partition's write begins — the run paused as it enters

@@ -27,9 +27,9 @@ pub struct Global {
     #[arg(long, global = true, env = "LAKEWRITER_ROOT", value_name = "URL")]
     pub root: Option<String>,
 
-    /// Where partitions' queries run: `local` (this process) or `df://HOST:PORT`, a Ballista
-    /// scheduler (a build with the `ballista` feature) [default: the project's `[engine] url`,
-    /// else local]
+    /// Where partitions' queries run: `local` (this process) or `df://HOST:PORT[?partitions=N]`,
+    /// a Ballista scheduler, each query in N partitions (default: this machine's cores; a build
+    /// with the `ballista` feature) [default: the project's `[engine] url`, else local]
     #[arg(long, global = true, env = "LAKEWRITER_ENGINE", value_name = "URL")]
     pub engine: Option<String>,
 

@@ -127,7 +127,7 @@ where
 }
 
 /// Removes `dir` and the folders below it, bottom up, where they are empty; never a file.
-fn remove_empty_dirs(dir: &std::path::Path) {
+pub(super) fn remove_empty_dirs(dir: &std::path::Path) {
     if let Ok(entries) = std::fs::read_dir(dir) {
         for entry in entries.flatten() {
             if entry.file_type().is_ok_and(|t| t.is_dir()) {

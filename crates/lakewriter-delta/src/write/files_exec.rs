@@ -39,7 +39,7 @@ fn writer_name() -> &'static str {
 
 /// Writes each partition of `input` as data files of the table `spec` names; yields one row per
 /// file (its `add` action as JSON), or one row without an action for a partition that wrote
-/// none, each with the task's rows (on its first row) and the writer's name.
+/// none, each with the task's rows (on its first row), the writer's name and the task's id.
 #[derive(Debug)]
 pub struct WriteFilesExec {
     spec: FileSpec,
@@ -123,13 +123,16 @@ impl ExecutionPlan for WriteFilesExec {
         let written = async move {
             let (adds, rows) =
                 super::own::write_stream(writer, input).await.map_err(|e| DataFusionError::External(Box::new(e)))?;
-            task_rows(&adds, rows, partition as u64)
+            // An id of its own: an engine's executor may run each task's slice of the plan as
+            // partition 0 of its own.
+            task_rows(&adds, rows, uuid::Uuid::new_v4().as_u64_pair().0)
         };
         Ok(Box::pin(RecordBatchStreamAdapter::new(output_schema(), futures::stream::once(written))))
     }
 }
 
-/// A task's row: its files' `add` actions, its rows on the first, the writer's name and the task.
+/// A task's rows: its files' `add` actions, its rows on the first, the writer's name and the
+/// task's id.
 fn task_rows(adds: &[Add], rows: u64, task: u64) -> DfResult<RecordBatch> {
     let actions: Vec<Option<String>> = if adds.is_empty() {
         vec![None]
@@ -166,7 +169,7 @@ impl Written {
     /// Reads the rows of a [`WriteFilesExec`].
     pub fn read(batches: &[RecordBatch]) -> DfResult<Self> {
         let mut written = Self::default();
-        let mut tasks = std::collections::BTreeSet::new();
+        let mut tasks = std::collections::HashSet::new();
         for batch in batches {
             let column = |i: usize| Arc::clone(batch.column(i));
             let (adds, rows, writers, task) = (column(0), column(1), column(2), column(3));
@@ -183,7 +186,7 @@ impl Written {
                 }
                 written.rows += rows.value(i);
                 written.writers.insert(writers.value(i).to_owned());
-                tasks.insert((writers.value(i).to_owned(), task.value(i)));
+                tasks.insert(task.value(i));
             }
         }
         written.tasks = tasks.len();

@@ -271,7 +271,7 @@ pub async fn replace_where(
 ) -> Result<Committed> {
     let (checked, check) = (plan.clone(), predicate.clone());
     let outcome = match own_partitions(&target, &plan, &predicate).await? {
-        Some((list, partitions)) => slice::write(session, &target, plan, list, &Slice::Partitions(partitions)).await,
+        Some((over, partitions)) => slice::write(session, &target, plan, over, &Slice::Partitions(partitions)).await,
         None => {
             attempt(&target, Some(width(&plan)), |table, props| async {
                 let adds = check_schema(&table, plan.schema().as_arrow(), &target)?;
@@ -309,19 +309,34 @@ async fn own_list(target: &Target<'_>) -> Result<Option<Arc<crate::files::FileLi
     Ok((!list.guarded && list.unsupported.is_empty()).then_some(list))
 }
 
-/// The file list and the partitions of a replaceWhere lakewriter writes itself ([`own_list`]):
-/// a `predicate` over partition columns ([`slice::Partitions`]), by a result that adds no column.
+/// The new table lakewriter's own write creates for `plan`'s rows where the run found none
+/// ([`slice::NewTable`]).
+async fn own_new_table(target: &Target<'_>, plan: &LogicalPlan) -> Result<Option<slice::NewTable>> {
+    if target.read_version.is_some() {
+        return Ok(None);
+    }
+    let written = nullability::as_written(plan.clone(), target.not_null, true)
+        .map_err(|source| Error::Plan { table: target.name.to_owned(), source: Box::new(source) })?;
+    slice::NewTable::of(target, written.schema().as_arrow()).await
+}
+
+/// The table and the partitions of a replaceWhere lakewriter writes itself: a `predicate` over
+/// partition columns ([`slice::Partitions`]) of a table it creates ([`own_new_table`]) or of an
+/// existing one ([`own_list`]) into which the result adds no column.
 async fn own_partitions(
     target: &Target<'_>,
     plan: &LogicalPlan,
     predicate: &Expr,
-) -> Result<Option<(Arc<crate::files::FileList>, slice::Partitions)>> {
+) -> Result<Option<(slice::Over, slice::Partitions)>> {
+    if let Some(new) = own_new_table(target, plan).await? {
+        return Ok(slice::Partitions::of(predicate, new.shape()).map(|p| (slice::Over::New(new), p)));
+    }
     let Some(list) = own_list(target).await? else { return Ok(None) };
     let Some(partitions) = slice::Partitions::of(predicate, &list.shape) else { return Ok(None) };
     if check_columns(&list.shape.schema, plan.schema().as_arrow(), target)? {
         return Ok(None);
     }
-    Ok(Some((list, partitions)))
+    Ok(Some((slice::Over::Table(list), partitions)))
 }
 
 /// Rows of `plan` that `predicate` does not select (false or NULL): what tells a row outside a
@@ -341,7 +356,7 @@ async fn rows_outside(session: &SessionState, plan: LogicalPlan, predicate: Expr
 pub async fn replace_all(session: &SessionState, target: Target<'_>, plan: LogicalPlan) -> Result<Committed> {
     let checked = plan.clone();
     let outcome = match own_rebuild(&target, &plan).await? {
-        Some(list) => slice::write(session, &target, plan, list, &Slice::Table).await,
+        Some(over) => slice::write(session, &target, plan, over, &Slice::Table).await,
         None => {
             attempt(&target, Some(width(&plan)), |table, props| async {
                 builder(table, session, plan, &target, true)?
@@ -360,10 +375,14 @@ pub async fn replace_all(session: &SessionState, target: Target<'_>, plan: Logic
     }
 }
 
-/// The file list of a rebuild lakewriter writes itself ([`own_list`]): one that leaves the
-/// table's columns as they are — the same names in the same order, each stored as before, NOT
-/// NULL where the job declares it and only there — and its partition columns.
-async fn own_rebuild(target: &Target<'_>, plan: &LogicalPlan) -> Result<Option<Arc<crate::files::FileList>>> {
+/// The table of a rebuild lakewriter writes itself: one it creates ([`own_new_table`]), or an
+/// existing one ([`own_list`]) whose columns it leaves as they are — the same names in the same
+/// order, each stored as before, NOT NULL where the job declares it and only there — and whose
+/// partition columns it keeps.
+async fn own_rebuild(target: &Target<'_>, plan: &LogicalPlan) -> Result<Option<slice::Over>> {
+    if let Some(new) = own_new_table(target, plan).await? {
+        return Ok(Some(slice::Over::New(new)));
+    }
     let Some(list) = own_list(target).await? else { return Ok(None) };
     let (table, result) = (&list.shape.schema, plan.schema().as_arrow());
     let same = list.shape.partition_columns == target.partition_columns
@@ -374,7 +393,7 @@ async fn own_rebuild(target: &Target<'_>, plan: &LogicalPlan) -> Result<Option<A
             .zip(result.fields())
             .all(|(t, r)| t.name() == r.name() && t.is_nullable() != target.not_null.contains(t.name()))
         && crate::schema::column_differences(table, result).is_empty();
-    Ok(same.then_some(list))
+    Ok(same.then_some(slice::Over::Table(list)))
 }
 
 /// Appends `plan`'s rows once per (job, partition): a second call appends nothing, unless `force`,
@@ -389,13 +408,19 @@ pub async fn append_once(
     force: bool,
 ) -> Result<AppendOutcome> {
     let checked = plan.clone();
+    if let Some(new) = own_new_table(&target, &plan).await? {
+        return match slice::write(session, &target, plan, slice::Over::New(new), &Slice::Nothing).await {
+            Ok(committed) => Ok(AppendOutcome::Committed(committed)),
+            Err(error) => Err(refused(session, &target, Some(checked), false, error).await),
+        };
+    }
     if let Some(list) = own_list(&target).await?
         && !check_columns(&list.shape.schema, plan.schema().as_arrow(), &target)?
     {
         if !force && let Some(version) = appended(&target).await? {
             return Ok(AppendOutcome::AlreadyCommitted { version });
         }
-        return match slice::write(session, &target, plan, list, &Slice::Nothing).await {
+        return match slice::write(session, &target, plan, slice::Over::Table(list), &Slice::Nothing).await {
             Ok(committed) => Ok(AppendOutcome::Committed(committed)),
             Err(error) => Err(refused(session, &target, Some(checked), false, error).await),
         };

@@ -149,13 +149,13 @@ pub(super) fn file_spec(list: &FileList) -> FileSpec {
 pub(super) fn commit_info(
     target: &Target<'_>,
     (operation, parameters): (&str, Value),
-    read_version: u64,
+    read_version: Option<u64>,
     metrics: &Value,
     now: chrono::DateTime<chrono::Utc>,
 ) -> Result<Value> {
     let metadata = serde_json::to_value(target.metadata)
         .map_err(|e| Error::Read { url: target.location.url().clone(), source: e.into() })?;
-    Ok(json!({"commitInfo": {
+    let mut info = json!({"commitInfo": {
         "timestamp": now.timestamp_millis(),
         "operation": operation,
         "operationParameters": parameters,
@@ -164,21 +164,27 @@ pub(super) fn commit_info(
         "clientVersion": concat!("lakewriter.", env!("CARGO_PKG_VERSION")),
         "lakewriter": metadata,
         "operationMetrics": metrics,
-    }}))
+    }});
+    if read_version.is_none() {
+        // A commit that creates the table read none.
+        info["commitInfo"].as_object_mut().map(|o| o.remove("readVersion"));
+    }
+    Ok(info)
 }
 
-/// The commit file: its `commitInfo`, the partition state, the removes and the adds, a line each.
+/// The commit file: its `commitInfo`, the actions that create the table (where it does), the
+/// partition state, the removes and the adds, a line each.
 pub(super) fn entry(
     target: &Target<'_>,
     info: &Value,
-    txns: &[Transaction],
+    (creation, txns): (&[Action], &[Transaction]),
     removes: &[Remove],
     adds: &[Add],
 ) -> Result<bytes::Bytes> {
-    let actions = txns
+    let actions = creation
         .iter()
         .cloned()
-        .map(Action::Txn)
+        .chain(txns.iter().cloned().map(Action::Txn))
         .chain(removes.iter().cloned().map(Action::Remove))
         .chain(adds.iter().cloned().map(Action::Add));
     let mut lines = vec![info.to_string()];
@@ -248,8 +254,8 @@ pub(super) async fn commit(
     let read_version = list.version;
     let now = chrono::Utc::now();
     let txns = crate::state::transactions(target.metadata, Some(list.shape.schema.fields().len()), now);
-    let info = commit_info(target, operation, read_version, metrics, now)?;
-    let bytes = entry(target, &info, &txns, removes, adds)?;
+    let info = commit_info(target, operation, Some(read_version), metrics, now)?;
+    let bytes = entry(target, &info, (&[], &txns), removes, adds)?;
     let mut list = FileList::clone(list);
     crate::phase(Phase::Committing, target.name, &target.metadata.partition);
     let outcome =
@@ -263,6 +269,43 @@ pub(super) async fn commit(
         super::commit::Landed::Commit { version, log_store, checkpoint_interval }
     });
     super::commit::finish(target, Some(read_version), landed).await
+}
+
+/// Commits `adds` with the partition state as the first version of a new table, created by the
+/// `creation` actions (its protocol and metadata; `list` is the empty table they describe), as
+/// `operation`, with its `metrics`. A table created meanwhile by another writer fails this commit
+/// as a conflict: the run is made again, over that table. The list is kept as committed, and the
+/// run [`finish`](super::commit::finish)ed.
+pub(super) async fn create(
+    target: &Target<'_>,
+    list: &FileList,
+    creation: &[Action],
+    operation: (&str, Value),
+    adds: &[Add],
+    metrics: &Value,
+    operation_id: uuid::Uuid,
+) -> Result<super::Committed> {
+    use lakewriter_core::Phase;
+    let now = chrono::Utc::now();
+    let txns = crate::state::transactions(target.metadata, Some(list.shape.schema.fields().len()), now);
+    let info = commit_info(target, operation, None, metrics, now)?;
+    let bytes = entry(target, &info, (creation, &txns), &[], adds)?;
+    crate::phase(Phase::Committing, target.name, &target.metadata.partition);
+    let put = list.log_store.write_commit_entry(0, CommitOrBytes::LogBytes(bytes), operation_id).await;
+    let landed = match put {
+        Ok(()) => {
+            let mut list = FileList::clone(list);
+            list.committed(0, adds, &[]);
+            let (checkpoint_interval, log_store) = (list.settings.checkpoint_interval, list.log_store.clone());
+            target.loaded.keep_list(target.location, list);
+            Ok(super::commit::Landed::Commit { version: 0, log_store, checkpoint_interval })
+        }
+        Err(TransactionError::VersionAlreadyExists(_)) => {
+            Err(changed_meanwhile(target, "another writer created the table first"))
+        }
+        Err(e) => Err(write_error(target, e.into())),
+    };
+    super::commit::finish(target, None, landed).await
 }
 
 /// Why a winning commit (`bytes`) conflicts with one recording `txns`: it records one of them.

@@ -1,4 +1,4 @@
-//! lakewriter's own write of an existing table: delta-rs's writer writes the data files — in the
+//! lakewriter's own write of a table, existing or new: delta-rs's writer writes the data files — in the
 //! tasks of the engine's executors where the run has one ([`WriteFilesExec`]) — and the commit —
 //! the slice's live files removed, the new ones added, the partition state, lakewriter's
 //! `commitInfo` — is put as the next log entry by the table's log store (a put-if-absent,
@@ -10,7 +10,8 @@
 //! over partition columns whose values the log records exactly: `DATE`, integers, booleans), every
 //! file (a rebuild whose columns and partitioning stay), or none (an append). It applies where the
 //! write adds no column and the table asks for nothing lakewriter's own checks do not do (see
-//! [`FileList::guarded`]); every other write goes through delta-rs's own.
+//! [`FileList::guarded`]), and to a table's first write, whose commit creates it ([`NewTable`]);
+//! every other write goes through delta-rs's own.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -27,7 +28,7 @@ use datafusion::logical_expr::{LogicalPlan, LogicalPlanBuilder, cast};
 use datafusion::physical_expr::{PhysicalExpr, create_physical_expr};
 use datafusion::physical_plan::coalesce_partitions::CoalescePartitionsExec;
 use datafusion::prelude::Expr;
-use deltalake::kernel::Remove;
+use deltalake::kernel::{Action, Remove};
 use futures::TryStreamExt;
 use lakewriter_core::Phase;
 use serde_json::{Value, json};
@@ -180,23 +181,103 @@ impl Slice {
     }
 }
 
-/// Writes `plan`'s rows into the table `list` describes (at `target.read_version`), replacing
-/// the `slice`, in one commit. A row outside a replaceWhere's partitions, or a NULL in a NOT NULL
-/// column, fails the write with [`Error::Invalid`] before anything is committed.
+/// The table a write of lakewriter's own writes into.
+pub(super) enum Over {
+    /// An existing table, as the run read it.
+    Table(Arc<FileList>),
+    /// A table the write creates.
+    New(NewTable),
+}
+
+/// A table lakewriter's own write creates: its file list (empty, at version 0, over the table's
+/// log store) and the protocol and metadata actions that create it.
+pub(super) struct NewTable {
+    list: Arc<FileList>,
+    creation: Vec<Action>,
+    /// The local folder made for it, which a failed write removes where it holds no file.
+    created: Option<std::path::PathBuf>,
+}
+
+impl NewTable {
+    /// The table at `target.location` with the columns `schema` (a result as written, see
+    /// [`nullability::as_written`]) and the target's partition columns, as delta-rs's write
+    /// creates it — its `CreateBuilder`, run against an in-memory store, gives the protocol and
+    /// metadata — where lakewriter's own commit writes it: a protocol of no table features.
+    /// `None` for any other, which delta-rs's write creates (or refuses, saying why).
+    pub(super) async fn of(target: &Target<'_>, schema: &Schema) -> Result<Option<Self>> {
+        use deltalake::kernel::StructType;
+        use deltalake::kernel::engine::arrow_conversion::TryIntoKernel;
+        let Ok(columns) = TryIntoKernel::<StructType>::try_into_kernel(schema) else { return Ok(None) };
+        let created = deltalake::operations::create::CreateBuilder::new()
+            .with_location("memory:///")
+            .with_columns(columns.fields().cloned())
+            .with_partition_columns(target.partition_columns.to_vec())
+            .await;
+        let Ok(scratch) = created else { return Ok(None) };
+        let open_err = |source| Error::Open { url: target.location.url().clone(), source: Box::new(source) };
+        let snapshot = scratch.snapshot().map_err(open_err)?;
+        let (protocol, metadata) = (snapshot.protocol().clone(), snapshot.metadata().clone());
+        if protocol.min_reader_version() > 1 || protocol.min_writer_version() > 2 {
+            return Ok(None);
+        }
+        let mut list = FileList::of(target.location, &scratch)?;
+        if list.guarded || !list.unsupported.is_empty() {
+            return Ok(None);
+        }
+        let opened = crate::table::open_for_write(target.location, None, target.loaded).await?;
+        if opened.table.version().is_some() {
+            return Err(super::commit::changed_meanwhile(target, "another writer created the table"));
+        }
+        list.log_store = opened.table.log_store();
+        let creation = vec![Action::Protocol(protocol), Action::Metadata(metadata)];
+        Ok(Some(Self { list: Arc::new(list), creation, created: opened.created }))
+    }
+
+    pub(super) fn shape(&self) -> &Shape {
+        &self.list.shape
+    }
+}
+
+/// Writes `plan`'s rows into the table `over` names (an existing one at `target.read_version`, or
+/// one it creates), replacing the `slice`, in one commit. A row outside a replaceWhere's
+/// partitions, or a NULL in a NOT NULL column, fails the write with [`Error::Invalid`] before
+/// anything is committed. A failed first write removes the local folders it made where they hold
+/// no file, as delta-rs's does (see `commit::attempt`).
 pub(super) async fn write(
     session: &SessionState,
     target: &Target<'_>,
     plan: LogicalPlan,
-    list: Arc<FileList>,
+    over: Over,
     slice: &Slice,
 ) -> Result<Committed> {
-    let read_version = list.version;
+    let (list, creation, created) = match over {
+        Over::Table(list) => (list, None, None),
+        Over::New(NewTable { list, creation, created }) => (list, Some(creation), created),
+    };
+    let written = write_over(session, target, plan, (list, creation), slice).await;
+    if written.is_err()
+        && let Some(dir) = created
+    {
+        super::commit::remove_empty_dirs(&dir);
+    }
+    written
+}
+
+/// [`write`] over `list`, with the actions that create its table where it is new.
+async fn write_over(
+    session: &SessionState,
+    target: &Target<'_>,
+    plan: LogicalPlan,
+    (list, creation): (Arc<FileList>, Option<Vec<Action>>),
+    slice: &Slice,
+) -> Result<Committed> {
+    let read_version = creation.is_none().then_some(list.version);
     crate::phase(Phase::Writing, target.name, &target.metadata.partition);
     let started = std::time::Instant::now();
     let operation_id = uuid::Uuid::new_v4();
     let Written { adds, rows, writers, tasks } = match write_files(session, target, plan, &list).await {
         Ok(written) => written,
-        Err(error) => return finish(target, Some(read_version), Err(error)).await,
+        Err(error) => return finish(target, read_version, Err(error)).await,
     };
     let plan_err = |source| write_error(target, own::failed(source));
     if let Slice::Partitions(partitions) = slice {
@@ -217,8 +298,11 @@ pub(super) async fn write(
     });
     let operation = ("WRITE", slice.parameters(&list));
     let conflict = |winner: &[u8]| slice.conflict(winner);
-    let mut committed =
-        own::commit(target, &list, operation, (&adds, &removes), &metrics, conflict, operation_id).await?;
+    let mut committed = if let Some(creation) = creation {
+        own::create(target, &list, &creation, operation, &adds, &metrics, operation_id).await?
+    } else {
+        own::commit(target, &list, operation, (&adds, &removes), &metrics, conflict, operation_id).await?
+    };
     committed.spread = Some(Spread { writers: writers.len(), tasks, files: adds.len() });
     Ok(committed)
 }

@@ -307,7 +307,6 @@ async fn a_partition_overwrite_is_lakewriter_s_own_commit_over_the_kept_file_lis
     let rows = |n: u32, d: u32| format!("SELECT CAST({n} AS BIGINT) AS n, 'x{n}' AS s, DATE '2026-09-{d:02}' AS dt");
     let loaded = LoadedTables::default();
     assert_eq!(overwrite_with(&own, day(1), &rows(1, 1), None, &loaded).await.expect("create"), 0);
-    assert!(made_by(&own, 0).starts_with("delta-rs."), "a create is delta-rs's");
     assert_eq!(overwrite_with(&own, day(2), &rows(2, 2), Some(0), &loaded).await.expect("day 2"), 1);
     assert_eq!(overwrite_with(&own, day(1), &rows(3, 1), Some(1), &loaded).await.expect("day 1 again"), 2);
     assert!(made_by(&own, 2).starts_with("lakewriter."), "{}", made_by(&own, 2));
@@ -329,8 +328,11 @@ async fn a_partition_overwrite_is_lakewriter_s_own_commit_over_the_kept_file_lis
     assert_eq!(info["lakewriter"]["partition"], "dt=2026-09-01");
 
     // The same rows written by delta-rs alone: the same content.
-    assert_eq!(overwrite(&fresh, day(2), &rows(2, 2)).await.expect("fresh"), 0);
-    assert_eq!(overwrite(&fresh, day(1), &rows(3, 1)).await.expect("fresh day 1"), 1);
+    let ctx = crate::session();
+    let select = format!("{} UNION ALL {}", rows(2, 2), rows(3, 1));
+    let batches = ctx.sql(&select).await.expect("plan").collect().await.expect("rows");
+    let table = crate::table::unloaded(&fresh).expect("a table to be");
+    table.write(batches).with_partition_columns(["dt"]).await.expect("delta-rs's write");
     let (a, b) = (crate::digest(&own, None).await.expect("digest"), crate::digest(&fresh, None).await.expect("digest"));
     assert_eq!((a.rows, a.digest), (b.rows, b.digest));
 
@@ -349,6 +351,31 @@ async fn a_partition_overwrite_is_lakewriter_s_own_commit_over_the_kept_file_lis
     assert_eq!(last["version"], 8);
     assert!(log.join(format!("{:020}.checkpoint.parquet", 5)).exists());
     assert_eq!(loaded.versions(&own).last(), Some(&8));
+}
+
+/// A table's first write is lakewriter's own commit too: delta-rs's protocol and metadata for the
+/// result's columns (nullable but for the declared ones), the partition state, the adds; no
+/// `readVersion`.
+#[tokio::test]
+async fn a_table_s_first_write_is_lakewriter_s_own_commit_that_creates_it() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let url = url::Url::from_directory_path(dir.path().join("t")).expect("url");
+    let location = Location::new(url, HashMap::new(), |_| None).expect("location");
+    let select = "SELECT CAST(1 AS BIGINT) AS n, 'x' AS s, DATE '2026-09-01' AS dt";
+    let loaded = LoadedTables::default();
+    let declared = ["s".to_owned()];
+    assert_eq!(overwrite_declaring(&location, (day(1), select), None, &loaded, &declared).await.expect("create"), 0);
+    assert!(made_by(&location, 0).starts_with("lakewriter."), "{}", made_by(&location, 0));
+    let created = commit_actions(&location, 0);
+    let protocol = created.iter().find_map(|a| a.get("protocol")).expect("a protocol");
+    assert_eq!((&protocol["minReaderVersion"], &protocol["minWriterVersion"]), (&1.into(), &2.into()));
+    let metadata = created.iter().find_map(|a| a.get("metaData")).expect("a metaData");
+    assert_eq!(metadata["partitionColumns"], serde_json::json!(["dt"]));
+    assert!(created.iter().find_map(|a| a.get("commitInfo")).is_some_and(|i| i.get("readVersion").is_none()));
+    assert_eq!(created.iter().filter(|a| a.get("add").is_some()).count(), 1);
+    assert_eq!(created.iter().filter(|a| a.get("txn").is_some()).count(), 3);
+    let columns = vec![("n".to_owned(), true), ("s".to_owned(), false), ("dt".to_owned(), true)];
+    assert_eq!(nullable(&location).await, columns);
 }
 
 /// A table whose writers must check what lakewriter's own commit does not (a CHECK constraint,
