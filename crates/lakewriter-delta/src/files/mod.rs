@@ -1,8 +1,8 @@
 //! The file list lakewriter keeps of a table between a command's writes: the table's live data
 //! files (each one's partition values, size and statistics), its columns and the settings its
-//! writes take, at one version, brought forward by reading only the commit files made since. A
-//! partition overwrite and a keyed write commit over it (see `write::partition`,
-//! `write::merge::scan`) without delta-rs loading, replaying or updating the table's snapshot, so
+//! writes take, at one version, brought forward by reading only the commit files made since.
+//! lakewriter's own writes — a replaceWhere of partitions, an append, a rebuild, a keyed write —
+//! commit over it (see `write::slice`, `write::merge::scan`) without delta-rs loading, replaying or updating the table's snapshot, so
 //! that the cost of a commit follows what it changes, not the table's history.
 //!
 //! It is read once from the table's log — its newest checkpoint and the commit files after it

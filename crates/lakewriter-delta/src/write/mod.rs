@@ -131,7 +131,7 @@ pub struct Target<'a> {
     pub location: &'a Location,
     /// The table's name, for messages.
     pub name: &'a str,
-    /// The partition columns of a table this write creates.
+    /// The partition columns of a table this write creates (a rebuild: of the table it leaves).
     pub partition_columns: &'a [String],
     /// The columns the job declares NOT NULL (`not_null`): NOT NULL in a table this write creates,
     /// every other column nullable; a NULL in one fails the write, naming it.
@@ -270,7 +270,7 @@ pub async fn replace_where(
     slice: &str,
 ) -> Result<Committed> {
     let (checked, check) = (plan.clone(), predicate.clone());
-    let outcome = match own_partitions(&target, &plan, &predicate).await? {
+    let outcome = match own_partitions(session, &target, &plan, &predicate).await? {
         Some((over, partitions)) => slice::write(session, &target, plan, over, &Slice::Partitions(partitions)).await,
         None => {
             attempt(&target, Some(width(&plan)), |table, props| async {
@@ -324,15 +324,16 @@ async fn own_new_table(target: &Target<'_>, plan: &LogicalPlan) -> Result<Option
 /// partition columns ([`slice::Partitions`]) of a table it creates ([`own_new_table`]) or of an
 /// existing one ([`own_list`]) into which the result adds no column.
 async fn own_partitions(
+    session: &SessionState,
     target: &Target<'_>,
     plan: &LogicalPlan,
     predicate: &Expr,
 ) -> Result<Option<(slice::Over, slice::Partitions)>> {
     if let Some(new) = own_new_table(target, plan).await? {
-        return Ok(slice::Partitions::of(predicate, new.shape()).map(|p| (slice::Over::New(new), p)));
+        return Ok(slice::Partitions::of(session, predicate, new.shape()).map(|p| (slice::Over::New(new), p)));
     }
     let Some(list) = own_list(target).await? else { return Ok(None) };
-    let Some(partitions) = slice::Partitions::of(predicate, &list.shape) else { return Ok(None) };
+    let Some(partitions) = slice::Partitions::of(session, predicate, &list.shape) else { return Ok(None) };
     if check_columns(&list.shape.schema, plan.schema().as_arrow(), target)? {
         return Ok(None);
     }
@@ -398,33 +399,44 @@ async fn own_rebuild(target: &Target<'_>, plan: &LogicalPlan) -> Result<Option<s
 
 /// Appends `plan`'s rows once per (job, partition): a second call appends nothing, unless `force`,
 /// which appends again. The partition state every commit records (see [`crate::state`]) is what
-/// marks a partition appended; it is read from the snapshot this append writes over, and
-/// concurrent appends of one partition write the same application transaction, which Delta
-/// refuses for all but one of them.
+/// marks a partition appended; it is read from the log as it is before the write (lakewriter's
+/// own, [`slice::write`]) or from the snapshot the write goes over (delta-rs's, where a column
+/// is added or the table is guarded), and concurrent appends of one partition write the same
+/// application transaction, which Delta refuses for all but one of them.
 pub async fn append_once(
     session: &SessionState,
     target: Target<'_>,
     plan: LogicalPlan,
     force: bool,
 ) -> Result<AppendOutcome> {
-    let checked = plan.clone();
-    if let Some(new) = own_new_table(&target, &plan).await? {
-        return match slice::write(session, &target, plan, slice::Over::New(new), &Slice::Nothing).await {
-            Ok(committed) => Ok(AppendOutcome::Committed(committed)),
-            Err(error) => Err(refused(session, &target, Some(checked), false, error).await),
-        };
-    }
-    if let Some(list) = own_list(&target).await?
-        && !check_columns(&list.shape.schema, plan.schema().as_arrow(), &target)?
-    {
+    let over = if let Some(new) = own_new_table(&target, &plan).await? {
+        slice::Over::New(new)
+    } else if let Some(list) = own_list(&target).await? {
         if !force && let Some(version) = appended(&target).await? {
             return Ok(AppendOutcome::AlreadyCommitted { version });
         }
-        return match slice::write(session, &target, plan, slice::Over::Table(list), &Slice::Nothing).await {
-            Ok(committed) => Ok(AppendOutcome::Committed(committed)),
-            Err(error) => Err(refused(session, &target, Some(checked), false, error).await),
-        };
+        if check_columns(&list.shape.schema, plan.schema().as_arrow(), &target)? {
+            return append_with_delta_rs(session, target, plan, force).await;
+        }
+        slice::Over::Table(list)
+    } else {
+        return append_with_delta_rs(session, target, plan, force).await;
+    };
+    let checked = plan.clone();
+    match slice::write(session, &target, plan, over, &Slice::Nothing).await {
+        Ok(committed) => Ok(AppendOutcome::Committed(committed)),
+        Err(error) => Err(refused(session, &target, Some(checked), false, error).await),
     }
+}
+
+/// [`append_once`] by delta-rs's write: the partition state read from the snapshot it writes over.
+async fn append_with_delta_rs(
+    session: &SessionState,
+    target: Target<'_>,
+    plan: LogicalPlan,
+    force: bool,
+) -> Result<AppendOutcome> {
+    let checked = plan.clone();
     let marker = state::written_marker(&target.metadata.job, &target.metadata.partition);
     let mut already = None;
     let committed = attempt_or_skip(&target, Some(width(&plan)), |table, props| async {

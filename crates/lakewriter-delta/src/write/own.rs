@@ -1,4 +1,4 @@
-//! What lakewriter's own commits share (a partition overwrite, [`super::partition`], and a keyed
+//! What lakewriter's own commits share (a write of a slice of a table, [`super::slice`], and a keyed
 //! write in one scan, [`super::merge::scan`]): the data files written by delta-rs's writer in the
 //! table's layout, the commit file — `commitInfo`, the partition state, removes, adds — and its
 //! put as the log's next version with the log store's put-if-absent. Nothing loads, replays or

@@ -4,7 +4,7 @@
 //! `commitInfo` — is put as the next log entry by the table's log store (a put-if-absent,
 //! [`own`]), with Delta's conflict check against every commit that won a version since the run
 //! read the table. Nothing loads, replays or updates delta-rs's snapshot, and nothing lists the
-//! log.
+//! log (but an append, which reads the partition state from it: see `append_once`).
 //!
 //! The slice a write replaces is the files of the partitions a replaceWhere names (a predicate
 //! over partition columns whose values the log records exactly: `DATE`, integers, booleans), every
@@ -25,7 +25,7 @@ use datafusion::common::runtime::SpawnedTask;
 use datafusion::error::DataFusionError;
 use datafusion::execution::SessionState;
 use datafusion::logical_expr::{LogicalPlan, LogicalPlanBuilder, cast};
-use datafusion::physical_expr::{PhysicalExpr, create_physical_expr};
+use datafusion::physical_expr::PhysicalExpr;
 use datafusion::physical_plan::coalesce_partitions::CoalescePartitionsExec;
 use datafusion::prelude::Expr;
 use deltalake::kernel::{Action, Remove};
@@ -62,10 +62,14 @@ pub(super) struct Partitions {
 impl Partitions {
     /// `predicate` as a predicate over the partition values of the table `shape` describes, where
     /// it reads partition columns only, each of a type whose values the log records exactly
-    /// (`DATE`, integers, booleans: a string's empty value and NULL, say, are one in the log).
-    pub(super) fn of(predicate: &Expr, shape: &Shape) -> Option<Self> {
+    /// (`DATE`, integers, booleans: a string's empty value and NULL, say, are one in the log), and
+    /// gives the same answer each time (no volatile function). It is planned by `session` as a
+    /// query's filter is — its types coerced (`year = 2024` on an `INT` column), its constants
+    /// folded (`current_date()`) — and tried once on NULLs: any predicate that cannot be read
+    /// this way is delta-rs's write's.
+    pub(super) fn of(session: &SessionState, predicate: &Expr, shape: &Shape) -> Option<Self> {
         let read = predicate.column_refs();
-        if read.is_empty() {
+        if read.is_empty() || predicate.is_volatile() {
             return None;
         }
         let mut fields = Vec::new();
@@ -83,23 +87,22 @@ impl Partitions {
         }
         let columns = Arc::new(Schema::new(fields));
         let schema = DFSchema::try_from(columns.as_ref().clone()).ok()?;
-        let physical = create_physical_expr(
-            predicate,
-            &schema,
-            &datafusion::execution::context::ExecutionProps::new(),
-            &datafusion::logical_expr::physical_planning_context::PhysicalPlanningContext::default(),
-        )
-        .ok()?;
-        Some(Self { predicate: predicate.clone(), physical, columns })
+        let physical = session.create_physical_expr(predicate.clone(), &schema).ok()?;
+        let partitions = Self { predicate: predicate.clone(), physical, columns };
+        partitions.hold(&[&HashMap::new()]).ok()?;
+        Some(partitions)
     }
 
     /// Whether each of `files` (their partition values, as the log records them) is in the
-    /// partitions: the predicate true of its values. A file that records no value of a column the
-    /// predicate reads is in them, so that it is never left behind.
+    /// partitions: the predicate true of its values, each read as a reader reads it — an empty
+    /// value or none as NULL.
     pub(super) fn hold(&self, files: &[&HashMap<String, Option<String>>]) -> datafusion::error::Result<Vec<bool>> {
         let mut arrays = Vec::with_capacity(self.columns.fields().len());
         for field in self.columns.fields() {
-            let text: StringArray = files.iter().map(|values| values.get(field.name()).cloned().flatten()).collect();
+            let value = |values: &&HashMap<String, Option<String>>| {
+                values.get(field.name()).and_then(|v| v.as_deref()).filter(|v| !v.is_empty()).map(str::to_owned)
+            };
+            let text: StringArray = files.iter().map(value).collect();
             let options = CastOptions { safe: false, ..Default::default() };
             arrays.push(cast_with_options(&text, field.data_type(), &options)?);
         }
@@ -107,10 +110,15 @@ impl Partitions {
         let result = self.physical.evaluate(&batch)?.into_array(files.len())?;
         let held =
             result.as_boolean_opt().ok_or_else(|| DataFusionError::Internal("a predicate not boolean".into()))?;
-        let lacks = |values: &HashMap<String, Option<String>>| {
-            self.columns.fields().iter().any(|f| !values.contains_key(f.name()))
-        };
-        Ok(files.iter().enumerate().map(|(i, values)| lacks(values) || (held.is_valid(i) && held.value(i))).collect())
+        Ok((0..files.len()).map(|i| held.is_valid(i) && held.value(i)).collect())
+    }
+
+    /// Whether a file with the partition values `values` (a commit's action's) may hold rows of
+    /// the partitions: where it records no value of a column the predicate reads, or its values
+    /// cannot be read, it may.
+    pub(super) fn touched_by(&self, values: &HashMap<String, Option<String>>) -> bool {
+        self.columns.fields().iter().any(|f| !values.contains_key(f.name()))
+            || self.hold(&[values]).map_or(true, |held| held[0])
     }
 
     /// The predicate as SQL, as the commit records it.
@@ -157,9 +165,8 @@ impl Slice {
             let Self::Partitions(partitions) = self else { continue };
             for file in ["add", "remove", "cdc"].iter().filter_map(|kind| action.get(kind)) {
                 let values = file.get("partitionValues").and_then(|v| serde_json::from_value(v.clone()).ok());
-                let touches = values.is_none_or(|values: HashMap<String, Option<String>>| {
-                    partitions.hold(&[&values]).map_or(true, |held| held[0])
-                });
+                let touches =
+                    values.is_none_or(|values: HashMap<String, Option<String>>| partitions.touched_by(&values));
                 if touches {
                     return Some("wrote the same partition");
                 }
@@ -194,8 +201,6 @@ pub(super) enum Over {
 pub(super) struct NewTable {
     list: Arc<FileList>,
     creation: Vec<Action>,
-    /// The local folder made for it, which a failed write removes where it holds no file.
-    created: Option<std::path::PathBuf>,
 }
 
 impl NewTable {
@@ -224,13 +229,9 @@ impl NewTable {
         if list.guarded || !list.unsupported.is_empty() {
             return Ok(None);
         }
-        let opened = crate::table::open_for_write(target.location, None, target.loaded).await?;
-        if opened.table.version().is_some() {
-            return Err(super::commit::changed_meanwhile(target, "another writer created the table"));
-        }
-        list.log_store = opened.table.log_store();
+        list.log_store = crate::table::unloaded(target.location)?.log_store();
         let creation = vec![Action::Protocol(protocol), Action::Metadata(metadata)];
-        Ok(Some(Self { list: Arc::new(list), creation, created: opened.created }))
+        Ok(Some(Self { list: Arc::new(list), creation }))
     }
 
     pub(super) fn shape(&self) -> &Shape {
@@ -252,7 +253,14 @@ pub(super) async fn write(
 ) -> Result<Committed> {
     let (list, creation, created) = match over {
         Over::Table(list) => (list, None, None),
-        Over::New(NewTable { list, creation, created }) => (list, Some(creation), created),
+        Over::New(NewTable { list, creation }) => {
+            // The table's folder, made here where it is local (a failure to make it said as such).
+            let opened = crate::table::open_for_write(target.location, None, target.loaded).await?;
+            if opened.table.version().is_some() {
+                return Err(super::commit::changed_meanwhile(target, "another writer created the table"));
+            }
+            (list, Some(creation), opened.created)
+        }
     };
     let written = write_over(session, target, plan, (list, creation), slice).await;
     if written.is_err()

@@ -424,17 +424,31 @@ fn a_replace_where_reads_the_partition_values_the_log_records() {
         values(&[("s", Some("a")), ("n", Some("1")), ("dt", Some("2026-09-01"))]),
         values(&[("s", Some("a")), ("n", Some("7")), ("dt", Some("2026-09-02"))]),
         values(&[("s", Some("b")), ("n", None), ("dt", Some("2026-09-03"))]),
-        values(&[("s", Some("b")), ("n", Some("2"))]),
+        values(&[("s", Some("b")), ("n", Some("2")), ("dt", Some(""))]),
+        values(&[("s", Some("b")), ("n", Some("3"))]),
     ];
     let refs: Vec<_> = files.iter().collect();
+    let session = crate::session().state();
     let hold = |predicate: datafusion::prelude::Expr| {
-        Partitions::of(&predicate, &shape).map(|p| p.hold(&refs).expect("read against the values"))
+        Partitions::of(&session, &predicate, &shape).map(|p| p.hold(&refs).expect("read against the values"))
     };
-    assert_eq!(hold(col("dt").eq(date("2026-09-02"))), Some(vec![false, true, false, true]), "no dt: always in");
+    // A missing value and an empty one read as NULL, as readers read them.
+    assert_eq!(hold(col("dt").eq(date("2026-09-02"))), Some(vec![false, true, false, false, false]));
     let between = col("dt").between(date("2026-09-01"), date("2026-09-02"));
-    assert_eq!(hold(between), Some(vec![true, true, false, true]));
-    assert_eq!(hold(col("n").gt(lit(1))), Some(vec![false, true, false, true]), "a NULL is not > 1");
-    assert_eq!(hold(col("n").is_null().and(col("dt").gt(date("2026-09-01")))), Some(vec![false, false, true, true]));
+    assert_eq!(hold(between), Some(vec![true, true, false, false, false]));
+    assert_eq!(hold(col("n").gt(lit(1))), Some(vec![false, true, false, true, true]), "a NULL is not > 1");
+    assert_eq!(
+        hold(col("n").is_null().and(col("dt").gt(date("2026-09-01")))),
+        Some(vec![false, false, true, false, false])
+    );
+    // Planned as a query's filter: types coerced (a BIGINT literal, a string against a DATE).
+    assert_eq!(hold(col("n").eq(lit(7_i64))), Some(vec![false, true, false, false, false]));
+    assert_eq!(hold(col("dt").gt_eq(lit("2026-09-02"))), Some(vec![false, true, true, false, false]));
+    let random = datafusion::functions::math::expr_fn::random();
+    assert_eq!(hold(col("n").lt(random)), None, "a volatile predicate");
+    // A commit's file without a value of the column may hold rows of the partitions: a conflict.
+    let day = Partitions::of(&session, &col("dt").eq(date("2026-09-02")), &shape).expect("a predicate");
+    assert_eq!(files.iter().map(|f| day.touched_by(f)).collect::<Vec<_>>(), [false, true, false, false, true]);
     assert_eq!(hold(col("s").eq(lit("a"))), None, "a string's values are not recorded exactly");
     assert_eq!(hold(col("v").eq(lit(1_i64))), None, "not a partition column");
     assert_eq!(hold(lit(true)), None, "no column");
