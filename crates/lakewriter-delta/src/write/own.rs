@@ -261,14 +261,22 @@ pub(super) async fn commit(
     let outcome =
         put(target, &mut list, bytes, |winner| conflict(winner).or_else(|| same_state(winner, &txns)), operation_id)
             .await;
-    let landed = outcome.map(|version| {
-        list.committed(version, adds, removes);
-        let checkpoint_interval = list.settings.checkpoint_interval;
-        let log_store = list.log_store.clone();
-        target.loaded.keep_list(target.location, list);
-        super::commit::Landed::Commit { version, log_store, checkpoint_interval }
-    });
+    let landed = outcome.map(|version| kept(target, list, version, (adds, removes)));
     super::commit::finish(target, Some(read_version), landed).await
+}
+
+/// What landed as `version`: `list` with the commit's `adds` and `removes` applied, kept for the
+/// command's next write of the table.
+fn kept(
+    target: &Target<'_>,
+    mut list: FileList,
+    version: u64,
+    (adds, removes): (&[Add], &[Remove]),
+) -> super::commit::Landed {
+    list.committed(version, adds, removes);
+    let (checkpoint_interval, log_store) = (list.settings.checkpoint_interval, list.log_store.clone());
+    target.loaded.keep_list(target.location, list);
+    super::commit::Landed::Commit { version, log_store, checkpoint_interval }
 }
 
 /// Commits `adds` with the partition state as the first version of a new table, created by the
@@ -293,13 +301,7 @@ pub(super) async fn create(
     crate::phase(Phase::Committing, target.name, &target.metadata.partition);
     let put = list.log_store.write_commit_entry(0, CommitOrBytes::LogBytes(bytes), operation_id).await;
     let landed = match put {
-        Ok(()) => {
-            let mut list = FileList::clone(list);
-            list.committed(0, adds, &[]);
-            let (checkpoint_interval, log_store) = (list.settings.checkpoint_interval, list.log_store.clone());
-            target.loaded.keep_list(target.location, list);
-            Ok(super::commit::Landed::Commit { version: 0, log_store, checkpoint_interval })
-        }
+        Ok(()) => Ok(kept(target, FileList::clone(list), 0, (adds, &[]))),
         Err(TransactionError::VersionAlreadyExists(_)) => {
             Err(changed_meanwhile(target, "another writer created the table first"))
         }
