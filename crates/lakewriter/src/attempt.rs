@@ -39,6 +39,12 @@ impl Runner {
         attempt.fresh = previous.is_some_and(|r| r.is_fresh(&job.code, &inputs));
         report.fresh_before = Some(attempt.fresh);
         report.files_scanned = Some(query.files.len());
+        if self.lineage().is_some() {
+            let columns =
+                query.plan.schema().fields().iter().map(|f| lakewriter_delta::schema::SchemaColumn::of(f)).collect();
+            let inputs = self.inputs_of(job, Some(&query.files)).await;
+            report.io = Some(Box::new(crate::lineage::RunIo { inputs, columns }));
+        }
         report.input_fingerprint = Some(inputs.clone());
         if let Some(version) = mode.already_written(&attempt) {
             report.skipped(version);

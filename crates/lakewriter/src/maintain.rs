@@ -193,7 +193,7 @@ impl Runner {
             }
             found.push((table, location, settings));
         }
-        let run_id = crate::run::new_run_id(&"maintain");
+        let run_id = crate::run::new_run_id();
         let mut reports = Vec::new();
         for (table, location, settings) in found {
             for &step in &options.steps {

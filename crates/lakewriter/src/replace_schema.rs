@@ -97,7 +97,7 @@ impl Runner {
             code_fingerprint: job.code.clone(),
             input_fingerprint: String::new(),
             inputs: None,
-            run_id: crate::run::new_run_id(&format!("{}/drop_columns", job.spec.name)),
+            run_id: crate::run::new_run_id(),
             forced: false,
             checks: Vec::new(),
         };

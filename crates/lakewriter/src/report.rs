@@ -77,6 +77,9 @@ pub struct PartitionReport {
     pub note: Option<String>,
     /// Why the run failed: the run and its error's causes (`run: cause: cause`, in JSON).
     pub error: Option<Failure>,
+    /// What the run read and the columns it wrote, for its lineage: only where lineage is emitted.
+    #[serde(skip)]
+    pub(crate) io: Option<Box<crate::lineage::RunIo>>,
 }
 
 /// Where a partition's query ran (`local`, this process, or the URL of a cluster's engine), and
@@ -133,6 +136,7 @@ impl PartitionReport {
             duration_ms: 0,
             note: None,
             error: None,
+            io: None,
         }
     }
 }

@@ -3,7 +3,7 @@
 
 use std::time::Instant;
 
-use lakewriter_core::{CheckSeverity, JobSpec, PartitionKey, PartitionRun, stable_hash};
+use lakewriter_core::{CheckSeverity, JobSpec, PartitionKey, PartitionRun};
 use lakewriter_delta::state::Recorded;
 
 use crate::{PartitionReport, PreparedRun, RunError, Runner, elapsed_ms};
@@ -41,10 +41,17 @@ impl Runner {
     /// level WARN, so that it is there whenever a warning is logged (the default verbosity).
     pub(crate) async fn run_with_retries(&self, run: &PreparedRun<'_>, previous: Option<Recorded>) -> PartitionReport {
         use tracing::Instrument;
-        let run_id = new_run_id(&run.unit);
+        let run_id = new_run_id();
         let span =
             tracing::warn_span!("partition", job = %run.job.spec.name, partition = %run.partition, run_id = %run_id);
-        self.retrying(run, previous, run_id).instrument(span).await
+        if let Some(lineage) = self.lineage() {
+            lineage.started(run, &run_id, &self.inputs_of(run.job, None).await);
+        }
+        let report = self.retrying(run, previous, run_id).instrument(span).await;
+        if let Some(lineage) = self.lineage() {
+            lineage.finished(run, &report);
+        }
+        report
     }
 
     async fn retrying(&self, run: &PreparedRun<'_>, previous: Option<Recorded>, run_id: String) -> PartitionReport {
@@ -70,7 +77,8 @@ impl Runner {
             Err((failed, e)) => {
                 // What the attempt found besides the failure: its checks, a dry run's diff.
                 let mut report = PartitionReport::of_run(run);
-                (report.checks, report.dry_run, report.changes) = (failed.checks, failed.dry_run, failed.changes);
+                (report.checks, report.dry_run, report.changes, report.io) =
+                    (failed.checks, failed.dry_run, failed.changes, failed.io);
                 report.fail(&run.unit, &e);
                 report
             }
@@ -140,11 +148,10 @@ impl PartitionReport {
     }
 }
 
-/// A run id for `what` (a partition run, a `maintain`): unique enough to tell runs apart in logs
-/// and commit history.
-pub(crate) fn new_run_id(what: &impl std::fmt::Display) -> String {
-    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
-    stable_hash(format!("{what}/{now}/{}", std::process::id()).as_bytes())[..16].to_owned()
+/// A run id (a partition run, a `maintain`): a random UUID, as OpenLineage identifies runs, which
+/// tells runs apart in logs, commit history and lineage.
+pub(crate) fn new_run_id() -> String {
+    uuid::Uuid::new_v4().to_string()
 }
 
 #[cfg(test)]

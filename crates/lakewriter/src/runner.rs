@@ -34,6 +34,8 @@ pub struct Runner {
     pub(crate) dry_run: Option<usize>,
     /// The raw datasets of the catalog, which nothing writes.
     pub(crate) raw_tables: std::collections::BTreeSet<lakewriter_core::TableRef>,
+    /// Where each partition run's OpenLineage events go, if anywhere (never in a dry run).
+    pub(crate) lineage: Option<crate::Lineage>,
 }
 
 impl Runner {
@@ -62,7 +64,7 @@ impl Runner {
         }
         let loaded = Arc::default();
         let raw_tables = register_catalog(&ctx, &workspace, &inputs, &loaded).await?;
-        Ok(Self { workspace, inputs, ctx, linted: Mutex::default(), loaded, dry_run: None, raw_tables })
+        Ok(Self { workspace, inputs, ctx, linted: Mutex::default(), loaded, dry_run: None, raw_tables, lineage: None })
     }
 
     /// Lists the lakehouse again: for a command that created a table and reads it next.
@@ -77,6 +79,55 @@ impl Runner {
     pub fn dry_run(mut self, show: usize) -> Self {
         self.dry_run = Some(show);
         self
+    }
+
+    /// This runner, emitting each partition run's OpenLineage events through `lineage` (except in
+    /// a dry run, which writes nothing). [`Runner::close_lineage`] delivers what is left.
+    #[must_use]
+    pub fn with_lineage(mut self, lineage: crate::Lineage) -> Self {
+        self.lineage = Some(lineage);
+        self
+    }
+
+    /// Delivers the lineage events still queued, waiting at most the lineage timeout.
+    pub async fn close_lineage(&self) {
+        if let Some(lineage) = &self.lineage {
+            lineage.close().await;
+        }
+    }
+
+    /// The lineage emitter of runs that write: none in a dry run.
+    pub(crate) fn lineage(&self) -> Option<&crate::Lineage> {
+        self.lineage.as_ref().filter(|_| self.dry_run.is_none())
+    }
+
+    /// The tables `job`'s plan reads, where they are, and (given the `files` its plan scans,
+    /// relative to the root) how many of their files and bytes it read, and each Delta table's
+    /// latest version: what a run's lineage names as its inputs.
+    pub(crate) async fn inputs_of(
+        &self,
+        job: &Job,
+        files: Option<&[lakewriter_core::InputFile]>,
+    ) -> Vec<crate::lineage::Input> {
+        let names = self.tables_read(&job.query).unwrap_or_default();
+        let mut inputs = Vec::new();
+        for name in names {
+            let Ok(table) = lakewriter_core::TableRef::parse(&name) else { continue };
+            let target = self.workspace.project.jobs.values().any(|j| j.target == table);
+            let root = if target { &self.workspace.root } else { &self.inputs };
+            let Ok(location) = root.join(&table.relative_dir()) else { continue };
+            let prefix = format!("{}/", table.relative_dir().trim_end_matches('/'));
+            let read: Vec<_> = files.unwrap_or_default().iter().filter(|f| f.path.starts_with(&prefix)).collect();
+            let version = match files {
+                Some(_) if !self.raw_tables.contains(&table) => {
+                    self.loaded.latest_version(&location).await.ok().flatten()
+                }
+                _ => None,
+            };
+            let (files, bytes) = (read.len() as u64, read.iter().map(|f| f.size).sum());
+            inputs.push(crate::lineage::Input { url: location.url().clone(), version, files, bytes });
+        }
+        inputs
     }
 
     /// The engine the partitions' queries run on: `None` for this process.

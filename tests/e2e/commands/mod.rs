@@ -10,6 +10,7 @@ mod init;
 mod job_tests;
 mod job_tests_io;
 mod job_tests_modes;
+mod lineage;
 mod lint;
 mod log_format;
 mod maintain;

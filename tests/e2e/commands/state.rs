@@ -58,7 +58,7 @@ fn assert_written(lake: &Lake, days: &[&str]) {
     versions.sort_unstable();
     assert_eq!(versions, (0..days.len() as u64).collect::<Vec<_>>());
     // The time of the write and the run's id differ from run to run: only their form is fixed.
-    assert!(written.iter().all(|p| p.written_at.is_some() && p.run_id.as_ref().is_some_and(|id| id.len() == 16)));
+    assert!(written.iter().all(|p| p.written_at.is_some() && p.run_id.as_ref().is_some_and(|id| id.len() == 36)));
     let (last, count) = (days.len() as u64 - 1, days.len());
     assert_eq!(
         status.summary,
@@ -261,7 +261,7 @@ fn the_state_of_partitions_before_a_checkpoint_is_read_from_the_checkpoint() {
     assert_eq!(versions, (0..105).collect::<Vec<u64>>());
     for p in partitions {
         let rows = customers_with_orders(p.dt.as_deref().expect("a dt partition"));
-        assert_eq!((p.rows, p.run_id.as_ref().map(String::len)), (Some(rows), Some(16)), "{p:?}");
+        assert_eq!((p.rows, p.run_id.as_ref().map(String::len)), (Some(rows), Some(36)), "{p:?}");
     }
 }
 

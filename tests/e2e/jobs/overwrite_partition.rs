@@ -80,11 +80,9 @@ fn each_commit_records_its_job_partition_code_and_inputs() {
     let code = meta["code_fingerprint"].as_str().expect("code fingerprint").to_owned();
     assert_eq!(code.len(), 32);
     let input = meta["input_fingerprint"].as_str().expect("input fingerprint").to_owned();
-    // A new id for every run: only its form is fixed.
-    assert!(
-        meta["run_id"].as_str().is_some_and(|r| r.len() == 16 && r.chars().all(|c| c.is_ascii_hexdigit())),
-        "{meta}"
-    );
+    // A new id for every run, a UUID (8-4-4-4-12 hex digits): only its form is fixed.
+    let groups = meta["run_id"].as_str().map(|r| r.split('-').map(str::len).collect::<Vec<_>>());
+    assert_eq!(groups, Some(vec![8, 4, 4, 4, 12]), "{meta}");
 
     let rerun = |lake: &Lake| {
         let (reports, _) = lake.cli(&["--json", "run", "daily_orders", "--dt", "2026-09-05"]).assert_code(0).json();

@@ -77,6 +77,8 @@ pub struct Report {
     pub table_version: Option<u64>,
     pub files_scanned: Option<usize>,
     #[serde(default)]
+    pub run_id: Option<String>,
+    #[serde(default)]
     pub files_added: Option<u64>,
     #[serde(default)]
     pub files_removed: Option<u64>,

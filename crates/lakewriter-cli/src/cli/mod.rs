@@ -244,6 +244,27 @@ pub struct RunArgs {
     pub force: bool,
     #[command(flatten)]
     pub dry_run: DryRunArgs,
+    #[command(flatten)]
+    pub lineage: LineageArgs,
+}
+
+/// Where OpenLineage events of `run` and `backfill` go (docs/guide/lineage.md). The rest of the
+/// OpenLineage settings are the convention's environment variables: OPENLINEAGE_API_KEY,
+/// OPENLINEAGE_NAMESPACE, OPENLINEAGE_PARENT_ID, OPENLINEAGE_ROOT_PARENT_ID, OPENLINEAGE_DISABLED.
+#[derive(Debug, Args)]
+pub struct LineageArgs {
+    /// Send each partition run's OpenLineage events (START, then COMPLETE or FAIL) to this
+    /// endpoint (POST to its path, else /api/v1/lineage), with OPENLINEAGE_API_KEY as a bearer
+    /// token.
+    #[arg(long, env = "OPENLINEAGE_URL", hide_env_values = true, value_name = "URL")]
+    pub openlineage_url: Option<String>,
+    /// Append each partition run's OpenLineage events to FILE instead, one JSON event a line.
+    #[arg(long, value_name = "FILE")]
+    pub openlineage_file: Option<PathBuf>,
+    /// The bound on each lineage request, and on the wait for undelivered events at the end; a
+    /// lineage endpoint that is down or slow never fails a run.
+    #[arg(long, value_name = "SECONDS", default_value_t = 5, value_parser = clap::value_parser!(u64).range(1..))]
+    pub openlineage_timeout: u64,
 }
 
 /// `--dry-run [--show N]`, of `run` and `backfill`.
@@ -306,6 +327,8 @@ pub struct BackfillArgs {
     pub replace_schema: bool,
     #[command(flatten)]
     pub dry_run: DryRunArgs,
+    #[command(flatten)]
+    pub lineage: LineageArgs,
 }
 
 /// Jobs by name or all, and an optional range of days: what `reproduce` and `audit` work on.

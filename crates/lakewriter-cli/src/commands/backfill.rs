@@ -52,7 +52,7 @@ async fn backfill_range(
         )
         .into());
     }
-    let runner = super::open_writer(global, &args.dry_run).await?;
+    let runner = super::open_writer(global, &args.dry_run, &args.lineage).await?;
     let selection = (Only::from(args.only), args.shard);
     let parallel = args.parallel.map(usize::from);
     let graph = match &args.job {
@@ -79,7 +79,9 @@ async fn backfill_range(
         _ => None,
     };
     let started = Instant::now();
-    let (outcome, shown) = run_stages(&runner, printer, &jobs, selection, parallel).await?;
+    let stages = run_stages(&runner, printer, &jobs, selection, parallel).await;
+    runner.close_lineage().await;
+    let (outcome, shown) = stages?;
     if let Some(job) = replace_schema
         && let Some(dropped) = runner.replace_schema(job, &shown.reports).await?
     {

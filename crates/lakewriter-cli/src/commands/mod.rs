@@ -130,10 +130,46 @@ async fn open_runner(global: &Global) -> Result<Runner> {
     Runner::open(workspace).await.with_context(|| format!("lakehouse root {root}"))
 }
 
-/// The runner of a `run` or `backfill`: in a dry run with `--dry-run`.
-async fn open_writer(global: &Global, dry_run: &crate::cli::DryRunArgs) -> Result<Runner> {
+/// The runner of a `run` or `backfill`: in a dry run with `--dry-run`; emitting OpenLineage
+/// events where asked to (never in a dry run). The caller closes its lineage
+/// ([`Runner::close_lineage`]) once its runs are done.
+async fn open_writer(
+    global: &Global,
+    dry_run: &crate::cli::DryRunArgs,
+    lineage: &crate::cli::LineageArgs,
+) -> Result<Runner> {
+    let lineage = lineage_options(lineage)?;
     let runner = open_runner(global).await?;
-    Ok(if dry_run.dry_run { runner.dry_run(dry_run.show) } else { runner })
+    Ok(match (dry_run.dry_run, lineage) {
+        (true, _) => runner.dry_run(dry_run.show),
+        (false, Some(options)) => runner.with_lineage(lakewriter::Lineage::start(options)?),
+        (false, None) => runner,
+    })
+}
+
+/// The OpenLineage settings of `args` and the convention's environment variables; `None` where
+/// no endpoint or file is given, or OPENLINEAGE_DISABLED is true.
+fn lineage_options(args: &crate::cli::LineageArgs) -> Result<Option<lakewriter::LineageOptions>> {
+    use lakewriter::{Error, ParentRun, Transport};
+    let var = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
+    if var("OPENLINEAGE_DISABLED").is_some_and(|v| v.eq_ignore_ascii_case("true")) {
+        return Ok(None);
+    }
+    let transport = match (&args.openlineage_file, &args.openlineage_url) {
+        (Some(file), _) => Transport::File(file.clone()),
+        (None, Some(url)) if !url.trim().is_empty() => Transport::http(url, var("OPENLINEAGE_API_KEY"))?,
+        _ => return Ok(None),
+    };
+    let parent = |name: &str| {
+        var(name).map(|v| v.parse::<ParentRun>().map_err(|e| Error::Usage(format!("{name}: {e}")))).transpose()
+    };
+    Ok(Some(lakewriter::LineageOptions {
+        transport,
+        namespace: var("OPENLINEAGE_NAMESPACE").unwrap_or_else(|| "default".to_owned()),
+        parent: parent("OPENLINEAGE_PARENT_ID")?,
+        root: parent("OPENLINEAGE_ROOT_PARENT_ID")?,
+        timeout: std::time::Duration::from_secs(args.openlineage_timeout),
+    }))
 }
 
 /// Prints the job's run and each failed partition's error on stderr; exit 1 where a partition

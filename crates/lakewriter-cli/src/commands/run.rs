@@ -33,7 +33,7 @@ async fn run_partition(
     args: RunArgs,
     pipes: Option<&Pipes>,
 ) -> Result<(ExitCode, Option<lakewriter::Failure>)> {
-    let runner = super::open_writer(global, &args.dry_run).await?;
+    let runner = super::open_writer(global, &args.dry_run, &args.lineage).await?;
     let job = runner.prepare(&args.partition.job)?;
     let dt = match (args.partition.dt, pipes) {
         (None, Some(pipes)) => pipes.partition_date()?,
@@ -42,6 +42,7 @@ async fn run_partition(
     let run = job.partition_run(dt, args.force)?;
     let started = Instant::now();
     let report = runner.run_prepared(&run).await;
+    runner.close_lineage().await;
     printer.partition_done(&report)?;
     if let Some(pipes) = pipes {
         pipes.materialized(printer, &report, &job.code)?;

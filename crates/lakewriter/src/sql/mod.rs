@@ -229,7 +229,7 @@ impl Runner {
             code_fingerprint: stable_hash(parsed.text.as_bytes()),
             input_fingerprint: input_fingerprint(&[]),
             inputs: None,
-            run_id: crate::run::new_run_id(&name),
+            run_id: crate::run::new_run_id(),
             forced: false,
             checks: Vec::new(),
         };

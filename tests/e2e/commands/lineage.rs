@@ -1,0 +1,269 @@
+//! OpenLineage events of `run` and `backfill` (`--openlineage-file`, `OPENLINEAGE_URL`): a START
+//! and a COMPLETE or FAIL for each partition run, in that order, with the run's own id, the tables
+//! it read and the version it committed; an endpoint that is down or never answers fails nothing.
+//! `tests/python/lineage.py` checks the same events against the OpenLineage client's classes, over
+//! HTTP.
+
+use std::io::Read as _;
+use std::net::TcpListener;
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::support::modes::{self, Columns, FAILING, GOOD, project, written};
+use crate::support::{Lake, Mode, Run};
+
+/// The events of `file`, one JSON object a line.
+fn events(file: &Path) -> Vec<Value> {
+    let text = std::fs::read_to_string(file).unwrap_or_default();
+    text.lines().map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON: {l}: {e}"))).collect()
+}
+
+/// `lakewriter --json run MODE [--dt DAY] ARGS…` with `env`.
+fn run_mode(lake: &Lake, mode: Mode, day: &str, args: &[&str], env: &[(&str, &str)]) -> Run {
+    let mut all = vec!["--json", "run", mode.as_str()];
+    if mode != Mode::Rebuild {
+        all.extend(["--dt", day]);
+    }
+    all.extend(args);
+    let mut command = lake.command(&all);
+    command.envs(env.iter().copied());
+    Run::from(&command.output().expect("run lakewriter"))
+}
+
+/// The events of run `run_id`, in the order they were written.
+fn of_run<'a>(events: &'a [Value], run_id: &str) -> Vec<&'a Value> {
+    events.iter().filter(|e| e["run"]["runId"] == run_id).collect()
+}
+
+fn kinds(events: &[&Value]) -> Vec<String> {
+    events.iter().map(|e| e["eventType"].as_str().unwrap_or_default().to_owned()).collect()
+}
+
+/// The dataset of `datasets` whose name ends with `/<relative>`.
+fn dataset<'a>(datasets: &'a Value, relative: &str) -> &'a Value {
+    let suffix = format!("/{relative}");
+    datasets
+        .as_array()
+        .and_then(|all| all.iter().find(|d| d["name"].as_str().is_some_and(|n| n.ends_with(&suffix))))
+        .unwrap_or_else(|| panic!("no dataset {relative} in {datasets}"))
+}
+
+#[test]
+fn every_write_mode_emits_start_then_complete_with_its_run_its_inputs_and_the_version_it_committed() {
+    let lake = written(&Mode::ALL);
+    let file = lake.path().join("lineage.jsonl");
+    let file_arg = file.to_str().expect("utf-8 path");
+    for mode in Mode::ALL {
+        let run = run_mode(&lake, mode, FAILING, &["--openlineage-file", file_arg], &[]);
+        run.assert_code(0);
+        let lines: Vec<Value> = run.stdout.lines().map(|l| serde_json::from_str(l).expect("json")).collect();
+        let report = &lines[0];
+        let run_id = report["run_id"].as_str().expect("run id");
+        assert!(uuid_like(run_id), "{mode:?}: run id {run_id}");
+        let all = events(&file);
+        let ours = of_run(&all, run_id);
+        assert_eq!(kinds(&ours), ["START", "COMPLETE"], "{mode:?}");
+        let (start, complete) = (ours[0], ours[1]);
+        for event in [start, complete] {
+            assert_eq!((&event["job"]["namespace"], &event["job"]["name"]), (&"default".into(), &mode.as_str().into()));
+            assert_eq!(event["schemaURL"], "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent");
+            assert_eq!(dataset(&event["outputs"], &format!("failures/{}", mode.as_str()))["namespace"], "file");
+            assert_eq!(dataset(&event["inputs"], "raw/orders")["namespace"], "file");
+        }
+        let nominal = &complete["run"]["facets"]["nominalTime"]["nominalStartTime"];
+        match mode {
+            Mode::Rebuild => assert!(nominal.is_null(), "a whole-table run has no nominal time"),
+            _ => assert_eq!(nominal, &Value::from(format!("{FAILING}T00:00:00Z"))),
+        }
+        let output = dataset(&complete["outputs"], &format!("failures/{}", mode.as_str()));
+        let version = report["table_version"].as_u64().expect("version").to_string();
+        assert_eq!(output["facets"]["version"]["datasetVersion"], Value::from(version), "{mode:?}");
+        let statistics = &output["outputFacets"]["outputStatistics"];
+        assert_eq!(
+            (&statistics["rowCount"], &statistics["fileCount"]),
+            (&report["rows_written"], &report["files_added"])
+        );
+        let columns: Vec<&str> = output["facets"]["schema"]["fields"]
+            .as_array()
+            .expect("fields")
+            .iter()
+            .filter_map(|f| f["name"].as_str())
+            .collect();
+        assert!(columns.starts_with(&["order_id", "customer_id", "amount", "status", "created_at"]), "{columns:?}");
+        let read = &dataset(&complete["inputs"], "raw/orders")["inputFacets"]["inputStatistics"]["fileCount"];
+        assert_eq!(read, &report["files_scanned"], "{mode:?}");
+        let own = &complete["run"]["facets"]["lakewriter"];
+        assert_eq!(
+            (&own["partition"], &own["write"], &own["committed"]),
+            (&report["partition"], &report["write"], &report["committed"])
+        );
+    }
+}
+
+#[test]
+fn a_failed_run_of_every_mode_emits_fail_with_its_error() {
+    let lake = written(&Mode::ALL);
+    let failing = Columns { customer_id: "CAST(CASE WHEN customer_id >= 0 THEN 'x' ELSE '1' END AS BIGINT)", ..GOOD };
+    lake.set_project(&project(&Mode::ALL, failing));
+    let file = lake.path().join("lineage.jsonl");
+    for mode in Mode::ALL {
+        let before = lake.digest(&modes::table(mode), None);
+        let run = run_mode(&lake, mode, FAILING, &["--openlineage-file", file.to_str().expect("utf-8")], &[]);
+        run.assert_code(1);
+        let report: Value = serde_json::from_str(run.stdout.lines().next().expect("report")).expect("json");
+        let all = events(&file);
+        let ours = of_run(&all, report["run_id"].as_str().expect("run id"));
+        assert_eq!(kinds(&ours), ["START", "FAIL"], "{mode:?}");
+        let error = &ours[1]["run"]["facets"]["errorMessage"];
+        assert_eq!((&error["message"], &error["programmingLanguage"]), (&report["error"], &"Rust".into()), "{mode:?}");
+        assert!(ours[1]["outputs"][0]["facets"]["version"].is_null(), "{mode:?}: no version made");
+        assert!(ours[1]["outputs"][0]["outputFacets"]["outputStatistics"].is_null(), "{mode:?}: nothing written");
+        assert_eq!(lake.digest(&modes::table(mode), None), before, "{mode:?}: nothing committed");
+    }
+}
+
+#[test]
+fn a_backfill_emits_each_partitions_run_in_order_under_the_parent_run_and_namespace_given() {
+    let lake = Lake::new("2026-09-01", "2026-09-04");
+    let file = lake.path().join("lineage.jsonl");
+    let parent = "airflow/orders_dag.load/01890f0b-5c1d-7cc6-b5a4-3f3c1c5b0e0a";
+    let mut command = lake.command(&[
+        "--json",
+        "backfill",
+        "daily_orders",
+        "--from",
+        "2026-09-01",
+        "--to",
+        "2026-09-04",
+        "--parallel",
+        "4",
+        "--openlineage-file",
+        file.to_str().expect("utf-8"),
+    ]);
+    command.env("OPENLINEAGE_PARENT_ID", parent).env("OPENLINEAGE_NAMESPACE", "lakehouse");
+    let run = Run::from(&command.output().expect("run lakewriter"));
+    run.assert_code(0);
+    let (reports, _) = run.json();
+    let all = events(&file);
+    assert_eq!(all.len(), 8, "a START and a COMPLETE for each of 4 days");
+    for report in &reports {
+        let ours = of_run(&all, report.run_id.as_deref().expect("run id"));
+        assert_eq!(kinds(&ours), ["START", "COMPLETE"], "{}", report.partition);
+        for event in ours {
+            assert_eq!(event["job"]["namespace"], "lakehouse");
+            let facet = &event["run"]["facets"]["parent"];
+            let named = (&facet["job"]["namespace"], &facet["job"]["name"], &facet["run"]["runId"]);
+            assert_eq!(
+                named,
+                (&"airflow".into(), &"orders_dag.load".into(), &"01890f0b-5c1d-7cc6-b5a4-3f3c1c5b0e0a".into())
+            );
+            assert_eq!(facet["root"]["run"], facet["run"], "the parent is the root where no root is given");
+        }
+    }
+}
+
+#[test]
+fn an_upstream_delta_table_is_an_input_with_the_version_read() {
+    let lake = Lake::demo();
+    lake.cli(&["backfill", "daily_orders", "--from", "2026-09-24", "--to", "2026-09-30"]).assert_code(0);
+    let version = lake.cli(&["--json", "run", "daily_orders", "--dt", "2026-09-30"]);
+    let (reports, _) = version.assert_code(0).json();
+    let upstream = reports[0].table_version.expect("version").to_string();
+    let file = lake.path().join("lineage.jsonl");
+    let run = lake.cli(&[
+        "--json",
+        "run",
+        "weekly_revenue",
+        "--dt",
+        "2026-09-30",
+        "--openlineage-file",
+        file.to_str().expect("utf-8"),
+    ]);
+    run.assert_code(0);
+    let all = events(&file);
+    let input = dataset(&all[1]["inputs"], "analytics/daily_orders");
+    assert_eq!(input["facets"]["version"]["datasetVersion"], Value::from(upstream));
+    assert!(input["inputFacets"]["inputStatistics"]["fileCount"].as_u64().is_some_and(|n| n >= 7), "{input}");
+}
+
+#[test]
+fn a_lineage_endpoint_that_is_down_or_never_answers_fails_no_run() {
+    let lake = written(&[Mode::OverwritePartition]);
+    // Accepts connections and never answers: each request waits for its timeout.
+    let silent = TcpListener::bind("127.0.0.1:0").expect("listener");
+    let silent_url = format!("http://user:secret@{}/", silent.local_addr().expect("addr"));
+    let held = std::thread::spawn(move || {
+        let mut open = Vec::new();
+        for stream in silent.incoming().take(2).flatten() {
+            let mut stream = stream;
+            let mut buffer = [0; 1024];
+            let _ = stream.read(&mut buffer);
+            open.push(stream);
+        }
+        std::thread::sleep(std::time::Duration::from_secs(5));
+    });
+    // Nothing listens: each request is refused at once.
+    let closed = TcpListener::bind("127.0.0.1:0").expect("listener");
+    let closed_url = format!("http://{}", closed.local_addr().expect("addr"));
+    drop(closed);
+    for url in [&silent_url, &closed_url] {
+        let env = [("OPENLINEAGE_URL", url.as_str()), ("OPENLINEAGE_API_KEY", "key-that-stays-secret")];
+        let run = run_mode(&lake, Mode::OverwritePartition, FAILING, &["--openlineage-timeout", "1"], &env);
+        run.assert_code(0);
+        let (reports, _) = run.json();
+        assert!(reports[0].committed, "{url}");
+        assert!(run.stderr.contains("OpenLineage: "), "{url}: the undelivered events are logged:\n{}", run.stderr);
+        for secret in ["secret", "user:"] {
+            assert!(!run.stderr.contains(secret), "{url}: the log shows `{secret}`:\n{}", run.stderr);
+        }
+    }
+    drop(held);
+}
+
+#[test]
+fn bad_lineage_settings_are_usage_errors_and_a_dry_run_emits_nothing() {
+    let lake = written(&[Mode::OverwritePartition]);
+    let before = lake.digest(&modes::table(Mode::OverwritePartition), None);
+    let cases: [(&[&str], &[(&str, &str)], &str); 3] = [
+        (
+            &[],
+            &[("OPENLINEAGE_URL", "ftp://user:pw@host/")],
+            "--openlineage-url (OPENLINEAGE_URL) is not an http(s) URL",
+        ),
+        (
+            &["--openlineage-file", "/tmp/lineage.jsonl"],
+            &[("OPENLINEAGE_PARENT_ID", "airflow/dag.task/not-a-uuid")],
+            "OPENLINEAGE_PARENT_ID: `airflow/dag.task/not-a-uuid`: the run id `not-a-uuid` is not a UUID",
+        ),
+        (
+            &["--openlineage-file", "/nonexistent/folder/lineage.jsonl"],
+            &[],
+            "--openlineage-file /nonexistent/folder/lineage.jsonl: cannot open it for appending",
+        ),
+    ];
+    for (args, env, error) in cases {
+        let run = run_mode(&lake, Mode::OverwritePartition, FAILING, args, env);
+        run.assert_code(2);
+        assert!(run.stderr.contains(&format!("error: {error}")), "stderr:\n{}", run.stderr);
+        assert!(!run.stderr.contains("pw@"), "{}", run.stderr);
+    }
+    assert_eq!(lake.digest(&modes::table(Mode::OverwritePartition), None), before, "nothing committed");
+
+    let file = lake.path().join("dry.jsonl");
+    let dry = run_mode(
+        &lake,
+        Mode::OverwritePartition,
+        FAILING,
+        &["--dry-run", "--openlineage-file", file.to_str().expect("utf-8")],
+        &[],
+    );
+    dry.assert_code(0);
+    assert!(events(&file).is_empty(), "a dry run writes nothing, lineage included");
+}
+
+/// A UUID's text: 8-4-4-4-12 hex digits.
+fn uuid_like(id: &str) -> bool {
+    let groups: Vec<usize> = id.split('-').map(str::len).collect();
+    groups == [8, 4, 4, 4, 12] && id.chars().all(|c| c == '-' || c.is_ascii_hexdigit())
+}
