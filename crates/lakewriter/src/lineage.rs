@@ -155,7 +155,8 @@ impl Lineage {
         }
     }
 
-    fn emit(&self, event: Value) {
+    fn emit(&self, mut event: Value) {
+        without_nulls(&mut event);
         if let Some(queue) = self.queue.lock().expect("the lineage queue's lock is never poisoned").as_ref() {
             // The task ends only when the queue closes: a send cannot fail before.
             let _ = queue.send(event);
@@ -164,16 +165,16 @@ impl Lineage {
 
     /// `run` starts, as `run_id`, reading `inputs`.
     pub(crate) fn started(&self, run: &PreparedRun<'_>, run_id: &str, inputs: &[Input]) {
-        let inputs = inputs.iter().map(|i| dataset(&i.url, json!({}))).collect();
+        let inputs: Vec<Value> = inputs.iter().map(|i| dataset(&i.url, json!({}))).collect();
         let output = dataset(run.job.location.url(), json!({}));
-        self.emit(self.event("START", run, run_id, inputs, vec![output], None));
+        self.emit(self.event("START", run, run_id, &inputs, &[output], None));
     }
 
     /// `run` ended as `report` says.
     pub(crate) fn finished(&self, run: &PreparedRun<'_>, report: &PartitionReport) {
         let Some(run_id) = report.run_id.as_deref() else { return };
         let io = report.io.as_deref();
-        let inputs = io.map_or_else(Vec::new, |io| io.inputs.iter().map(Input::dataset).collect());
+        let inputs: Vec<Value> = io.map_or_else(Vec::new, |io| io.inputs.iter().map(Input::dataset).collect());
         let mut facets = serde_json::Map::new();
         let mut statistics = json!({});
         if let Some(version) = report.table_version {
@@ -206,7 +207,7 @@ impl Lineage {
             (RunStatus::Failed, error) => ("FAIL", Some(error.as_ref().map_or_else(String::new, ToString::to_string))),
             _ => ("COMPLETE", None),
         };
-        let mut event = self.event(kind, run, run_id, inputs, vec![output], error);
+        let mut event = self.event(kind, run, run_id, &inputs, &[output], error);
         event["run"]["facets"]["lakewriter"] = facet_at(
             OWN_FACET,
             json!({
@@ -226,8 +227,8 @@ impl Lineage {
         kind: &str,
         run: &PreparedRun<'_>,
         run_id: &str,
-        inputs: Vec<Value>,
-        outputs: Vec<Value>,
+        inputs: &[Value],
+        outputs: &[Value],
         error: Option<String>,
     ) -> Value {
         let mut facets = serde_json::Map::new();
@@ -342,6 +343,19 @@ fn nominal_time(dt: NaiveDate) -> Value {
         "1-0-1/NominalTimeRunFacet.json#/$defs/NominalTimeRunFacet",
         json!({ "nominalStartTime": midnight(dt), "nominalEndTime": midnight(next) }),
     )
+}
+
+/// `value` without its null fields: the spec's fields are either there, of their type, or left
+/// out (a statistic not known, a write mode of a job that is not known).
+fn without_nulls(value: &mut Value) {
+    match value {
+        Value::Object(fields) => {
+            fields.retain(|_, v| !v.is_null());
+            fields.values_mut().for_each(without_nulls);
+        }
+        Value::Array(items) => items.iter_mut().for_each(without_nulls),
+        _ => {}
+    }
 }
 
 /// A standard facet: `fields` with the producer and the schema at `spec` (below the facets' URL).

@@ -221,11 +221,14 @@ fn a_lineage_endpoint_that_is_down_or_never_answers_fails_no_run() {
     drop(held);
 }
 
+/// A run's arguments, its environment, and the error it must give.
+type Case<'a> = (&'a [&'a str], &'a [(&'a str, &'a str)], &'a str);
+
 #[test]
 fn bad_lineage_settings_are_usage_errors_and_a_dry_run_emits_nothing() {
     let lake = written(&[Mode::OverwritePartition]);
     let before = lake.digest(&modes::table(Mode::OverwritePartition), None);
-    let cases: [(&[&str], &[(&str, &str)], &str); 3] = [
+    let cases: [Case<'_>; 3] = [
         (
             &[],
             &[("OPENLINEAGE_URL", "ftp://user:pw@host/")],

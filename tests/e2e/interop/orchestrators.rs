@@ -17,6 +17,20 @@ use crate::support::{Lake, customers_with_orders};
 
 const DAYS: [&str; 3] = ["2026-09-01", "2026-09-02", "2026-09-03"];
 
+/// How the example finds the `lakewriter` command, given the orchestrator's program (in its venv's
+/// `bin/`): the command the wheel installed into that venv, on PATH as after `pip install
+/// lakewriter` (the whole suite of `scripts/test`, which installs it there, sets
+/// LAKEWRITER_TEST_INSTALLED); else this build's binary, through the example's LAKEWRITER_BIN.
+fn lakewriter_command(program: &str) -> Vec<(String, String)> {
+    if std::env::var_os("LAKEWRITER_TEST_INSTALLED").is_none() {
+        return vec![("LAKEWRITER_BIN".into(), env!("CARGO_BIN_EXE_lakewriter").into())];
+    }
+    let bin = std::path::Path::new(program).parent().expect("the venv's bin folder");
+    assert!(bin.join("lakewriter").is_file(), "no lakewriter command installed in {}", bin.display());
+    let path = std::env::var("PATH").unwrap_or_default();
+    vec![("PATH".into(), format!("{}:{path}", bin.display())), ("LAKEWRITER_BIN".into(), "lakewriter".into())]
+}
+
 /// Materializes `partitions` of `asset` with `examples/dagster/materialize.py`; its exit code and
 /// JSON lines (the materializations read back, the failures).
 fn dagster(lake: &Lake, asset: &str, partitions: &[&str]) -> (i32, Vec<Value>) {
@@ -24,12 +38,12 @@ fn dagster(lake: &Lake, asset: &str, partitions: &[&str]) -> (i32, Vec<Value>) {
         panic!("the Dagster tests need Dagster: run them with `scripts/test`, which installs it and sets LAKEWRITER_TEST_DAGSTER_PYTHON")
     });
     let examples = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/dagster");
-    let output = Command::new(python)
+    let output = Command::new(&python)
         .arg(examples.join("materialize.py"))
         .arg(asset)
         .args(partitions)
         .current_dir(lake.path())
-        .env("LAKEWRITER_BIN", env!("CARGO_BIN_EXE_lakewriter"))
+        .envs(lakewriter_command(&python))
         .env("LAKEWRITER_PROJECT", lake.project_file())
         .envs(lake.env())
         .output()
@@ -124,13 +138,13 @@ fn airflow(lake: &Lake, args: &[&str]) -> Output {
         panic!("the Airflow tests need Airflow: run them with `scripts/test`, which installs it and sets LAKEWRITER_TEST_AIRFLOW")
     });
     let dags = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/airflow");
-    Command::new(airflow)
+    Command::new(&airflow)
         .args(args)
         .current_dir(lake.path())
         .env("AIRFLOW_HOME", lake.path().join("airflow"))
         .env("AIRFLOW__CORE__DAGS_FOLDER", dags)
         .env("AIRFLOW__CORE__LOAD_EXAMPLES", "False")
-        .env("LAKEWRITER_BIN", env!("CARGO_BIN_EXE_lakewriter"))
+        .envs(lakewriter_command(&airflow))
         .env("LAKEWRITER_PROJECT", lake.project_file())
         .envs(lake.env())
         .output()

@@ -160,14 +160,12 @@ fn lineage_options(args: &crate::cli::LineageArgs) -> Result<Option<lakewriter::
         (None, Some(url)) if !url.trim().is_empty() => Transport::http(url, var("OPENLINEAGE_API_KEY"))?,
         _ => return Ok(None),
     };
-    let parent = |name: &str| {
-        var(name).map(|v| v.parse::<ParentRun>().map_err(|e| Error::Usage(format!("{name}: {e}")))).transpose()
-    };
+    let parent = |name: &str| var(name).map(|v| v.parse::<ParentRun>().map_err(|e| format!("{name}: {e}"))).transpose();
     Ok(Some(lakewriter::LineageOptions {
         transport,
         namespace: var("OPENLINEAGE_NAMESPACE").unwrap_or_else(|| "default".to_owned()),
-        parent: parent("OPENLINEAGE_PARENT_ID")?,
-        root: parent("OPENLINEAGE_ROOT_PARENT_ID")?,
+        parent: parent("OPENLINEAGE_PARENT_ID").map_err(Error::Usage)?,
+        root: parent("OPENLINEAGE_ROOT_PARENT_ID").map_err(Error::Usage)?,
         timeout: std::time::Duration::from_secs(args.openlineage_timeout),
     }))
 }
