@@ -73,7 +73,7 @@ fn assert_written(lake: &Lake, days: &[&str]) {
             fresh: count,
             stale: 0,
             missing: 0,
-            schema_version: 2,
+            schema_version: 3,
         }
     );
 }
@@ -248,7 +248,7 @@ fn the_state_of_partitions_before_a_checkpoint_is_read_from_the_checkpoint() {
         fresh: 104,
         stale: 1,
         missing: 0,
-        schema_version: 2,
+        schema_version: 3,
     };
     assert_eq!(status.summary, counts);
     // When each was written differs from run to run.
