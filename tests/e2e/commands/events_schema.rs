@@ -352,6 +352,6 @@ fn every_kind_of_line_of_the_schema_is_printed_by_a_test_here() {
         .collect();
     let printed: BTreeSet<&str> = READING.into_iter().chain(WRITING).chain(FAILING).chain(DROPPING).collect();
     assert_eq!(kinds, printed);
-    assert_eq!(schema["version"], 2);
+    assert_eq!(schema["version"], 3);
     assert_eq!(schema["$defs"]["schema_version"]["const"], schema["version"]);
 }
