@@ -85,6 +85,9 @@ fn each_commit_records_its_job_partition_code_and_inputs() {
         meta["run_id"].as_str().is_some_and(|r| r.len() == 16 && r.chars().all(|c| c.is_ascii_hexdigit())),
         "{meta}"
     );
+    // When the run started, before its commit: `status` shows the time between as its duration.
+    let started = meta["started_at"].as_i64().expect("the run's start, in ms");
+    assert!(started <= info["timestamp"].as_i64().expect("the commit's time"), "{info}");
 
     let rerun = |lake: &Lake| {
         let (reports, _) = lake.cli(&["--json", "run", "daily_orders", "--dt", "2026-09-05"]).assert_code(0).json();
