@@ -97,11 +97,14 @@ def check_page(driver, page, expected):
     return failures
 
 
-def screenshot(driver):
-    """The whole page, as a CI artefact."""
-    driver.execute_script("window.scrollTo(0, 0)")
+def whole_page(driver):
+    """A window as tall as the page, so that a screenshot holds all of it."""
     height = driver.execute_script("return document.documentElement.scrollHeight")
-    driver.set_window_size(1000, min(height + 40, 16000))
+    driver.set_window_size(1000, min(height + 200, 16000))
+
+
+def screenshot(driver):
+    """The whole page, with the hover's tooltip, as a CI artefact."""
     SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
     driver.save_screenshot(str(SCREENSHOT))
 
@@ -130,6 +133,7 @@ def main():
     driver = browser()
     try:
         driver.get(page.as_uri())
+        whole_page(driver)
         failures = check_page(driver, page, expected)
         screenshot(driver)
     finally:
