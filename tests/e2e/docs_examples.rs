@@ -285,6 +285,7 @@ guide_pages!(
     sql,
     lint,
     maintenance,
+    report,
     command_line
 );
 

@@ -11,6 +11,7 @@ mod panic;
 mod pipes;
 #[cfg(test)]
 mod reference;
+mod report;
 
 fn main() -> std::process::ExitCode {
     panic::install();

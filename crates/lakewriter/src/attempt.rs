@@ -1,6 +1,7 @@
 //! One attempt at a partition: plan, check the plan, fingerprint, compute, check the result, then
 //! its mode's write (see `crate::write`) — one Delta commit, or none (always none in a dry run).
 
+use chrono::{DateTime, Utc};
 use lakewriter_core::{CheckOutcome, InputFile, input_fingerprint, stable_hash};
 use lakewriter_delta::schema::ColumnChanges;
 use lakewriter_delta::state::Recorded;
@@ -13,8 +14,9 @@ impl Runner {
     /// Reads the table's version, plans `run`, checks its plan (determinism, storable types),
     /// fingerprints its inputs, computes and checks its result (see `crate::result`) and writes
     /// over that version — in a dry run, compares instead of writing. `previous` is the partition's
-    /// recorded state, which tells whether it was fresh. The report is filled in as the attempt
-    /// goes; an error leaves nothing committed.
+    /// recorded state, which tells whether it was fresh. The commit carries the run's id and the
+    /// time it started (its first attempt). The report is filled in as the attempt goes; an
+    /// error leaves nothing committed.
     ///
     /// The version is read before the raw layer is: a commit made since — by a writer that may
     /// have read raw files this attempt did not see — then conflicts with this attempt's, which
@@ -22,7 +24,7 @@ impl Runner {
     pub(crate) async fn attempt(
         &self,
         run: &PreparedRun<'_>,
-        run_id: &str,
+        (run_id, started_at): (&str, DateTime<Utc>),
         previous: Option<&Recorded>,
         report: &mut PartitionReport,
     ) -> Result<(), RunError> {
@@ -68,7 +70,7 @@ impl Runner {
         if !blocked.is_empty() {
             return Err(RunError::Checks { failed: blocked });
         }
-        let metadata = commit_metadata(run, run_id, &query.files, inputs, &report.checks);
+        let metadata = commit_metadata(run, (run_id, started_at), &query.files, inputs, &report.checks);
         let adds_columns = mode.replaces() != Replaces::Table && !attempt.columns.added.is_empty();
         let target = Target { adds_columns, ..self.target_of(job, &table, &metadata, read_version) };
         if let Some(committed) = mode.commit(&attempt, target, computed, report).await? {
@@ -147,7 +149,7 @@ impl Runner {
 /// The `lakewriter` metadata of `run`'s commit: what it was computed from, and by which run.
 fn commit_metadata(
     run: &PreparedRun<'_>,
-    run_id: &str,
+    (run_id, started_at): (&str, DateTime<Utc>),
     files: &[InputFile],
     inputs: String,
     checks: &[CheckOutcome],
@@ -163,6 +165,7 @@ fn commit_metadata(
         input_fingerprint: inputs,
         inputs: (files.len() <= CommitMetadata::MAX_LISTED_INPUTS).then(|| files.to_vec()),
         run_id: run_id.to_owned(),
+        started_at: Some(started_at.timestamp_millis()),
         forced: run.unit.force,
         checks: checks.iter().map(CheckRecord::from).collect(),
     }

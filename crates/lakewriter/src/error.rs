@@ -67,6 +67,10 @@ pub enum Error {
     #[error("{0}")]
     Usage(String),
 
+    /// A dated job that has written no partition, asked for its state without a range.
+    #[error("job `{job}` has not written any partition yet: pass --from and --to to see which are missing")]
+    NothingWritten { job: String },
+
     #[error("job `{job}`: cannot read which tables its SQL names")]
     GraphSql { job: String, source: Box<lakewriter_compute::Error> },
 
@@ -163,6 +167,7 @@ impl Error {
             | Self::ReadProject { .. }
             | Self::SqlFile { .. }
             | Self::Usage(_)
+            | Self::NothingWritten { .. }
             | Self::GraphSql { .. }
             | Self::TestDefinition { .. }
             | Self::Cycle { .. } => true,

@@ -4,7 +4,9 @@
 //! resolves each job once ([`Workspace::load`] → [`Job`], its write mode one module of `write`) and runs [`PartitionRun`]s — one
 //! job for one logical date, one Delta commit — singly or as a bounded parallel backfill,
 //! returning a typed [`PartitionReport`] for each; [`Runner::maintain`] compacts, checkpoints,
-//! vacuums and cleans up the log of the tables the jobs write, a [`StepReport`] per step.
+//! vacuums and cleans up the log of the tables the jobs write, a [`StepReport`] per step;
+//! [`Runner::overview`] gathers every job's partition states, its table's files and the job graph
+//! (what `lakewriter report` draws).
 //! [`digest`] fingerprints a table's content.
 //! Nothing here prints: the CLI renders the reports.
 
@@ -20,6 +22,7 @@ mod job_test;
 mod lineage;
 mod lint;
 mod maintain;
+mod overview;
 mod pipeline;
 mod replace_schema;
 mod report;
@@ -55,6 +58,7 @@ pub use lakewriter_delta::maintain::{Layout, PartitionFiles};
 pub use lakewriter_delta::schema::{ColumnChanges, SchemaColumn};
 pub use lineage::{Lineage, LineageOptions, ParentRun, Transport};
 pub use maintain::{MaintainOptions, MaintainSummary, StepReport, StepStatus};
+pub use overview::{JobOverview, Overview, Overviewed};
 pub use pipeline::{PipelineObserver, PipelineOutcome, Stage};
 pub use replace_schema::ColumnsDropped;
 pub use report::{Changes, DryRun, EngineUse, Failure, PartitionReport, RunStatus, Summary, VerifyReport};

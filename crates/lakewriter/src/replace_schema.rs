@@ -98,6 +98,7 @@ impl Runner {
             input_fingerprint: String::new(),
             inputs: None,
             run_id: crate::run::new_run_id(),
+            started_at: None,
             forced: false,
             checks: Vec::new(),
         };

@@ -55,7 +55,7 @@ impl Runner {
     }
 
     async fn retrying(&self, run: &PreparedRun<'_>, previous: Option<Recorded>, run_id: String) -> PartitionReport {
-        let started = Instant::now();
+        let (started, started_at) = (Instant::now(), chrono::Utc::now());
         let (run_id, previous) = (&run_id, &previous);
         let retryable = |(_, e): &(PartitionReport, RunError)| e.is_retryable();
         let (outcome, retries) = crate::retry::ON_CONFLICT
@@ -67,7 +67,7 @@ impl Runner {
                     self.state_before_writing(run.job).await.1.partitions.get(&run.partition).cloned()
                 };
                 let mut report = PartitionReport::of_run(run);
-                match self.attempt(run, run_id, previous.as_ref(), &mut report).await {
+                match self.attempt(run, (run_id, started_at), previous.as_ref(), &mut report).await {
                     Ok(()) => Ok(report),
                     Err(e) => Err((report, e)),
                 }

@@ -38,12 +38,7 @@ impl Runner {
         let days: Vec<Option<NaiveDate>> = if job.dated() {
             let range = match range {
                 Some(range) => range,
-                None => written_range(&state).ok_or_else(|| {
-                    Error::Usage(format!(
-                        "job `{}` has not written any partition yet: pass --from and --to to see which are missing",
-                        job.spec.name
-                    ))
-                })?,
+                None => written_range(&state).ok_or_else(|| Error::NothingWritten { job: job.spec.name.clone() })?,
             };
             range.days().map(Some).collect()
         } else {
@@ -213,6 +208,10 @@ pub struct PartitionStatus {
     pub rows: Option<u64>,
     /// The run id of the last write, known with its version.
     pub run_id: Option<String>,
+    /// How long the run of the last write took, from its start to its commit: known with its
+    /// version where its commit records the run's start (commits made before lakewriter recorded
+    /// it have none).
+    pub duration_ms: Option<u64>,
     /// Files the job's plan reads for this partition now.
     pub files_scanned: usize,
     /// The stale partitions of upstream jobs its plan reads (reason `upstream_stale`).
@@ -266,6 +265,7 @@ impl PartitionStatus {
             written_at: recorded.and_then(|r| r.written_at),
             rows: recorded.and_then(|r| r.rows),
             run_id: recorded.and_then(|r| r.run_id.clone()),
+            duration_ms: recorded.and_then(|r| r.duration_ms),
             files_scanned,
             upstream_stale: Vec::new(),
             lacks: Vec::new(),

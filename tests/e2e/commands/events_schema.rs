@@ -15,7 +15,7 @@ use serde_json::Value;
 use crate::support::{Lake, edited};
 
 /// The kinds of line that the demo and the commands that read a lakehouse print.
-const READING: [&str; 15] = [
+const READING: [&str; 16] = [
     "demo_rerun",
     "digest",
     "graph_job",
@@ -25,6 +25,7 @@ const READING: [&str; 15] = [
     "pipeline_summary",
     "plan_partition",
     "plan_summary",
+    "report_written",
     "run_summary",
     "status_partition",
     "status_summary",
@@ -146,7 +147,7 @@ impl<'a> Checked<'a> {
         for (kind, value) in kinds.iter().zip(&values) {
             let tagged = TAGGED_CLOSING.iter().find_map(|tag| value.get(tag));
             let version = match *kind {
-                "verify_report" | "digest" => Some(&value["schema_version"]),
+                "verify_report" | "digest" | "report_written" => Some(&value["schema_version"]),
                 _ => tagged.map(|object| &object["schema_version"]),
             };
             last_closes = version.is_some();
@@ -196,6 +197,9 @@ fn the_demo_and_the_commands_that_read_print_lines_of_the_schema() {
     let day = checked.json(&["digest", "analytics.daily_orders", "--partition", "2026-09-15"], 0, 1);
     assert_eq!(day[0]["partition"], "dt=2026-09-15");
     checked.json(&["graph"], 0, 1);
+    let report = checked.json(&["report", "--out", "report.html"], 0, 1);
+    let partitions: u64 = ["fresh", "stale", "missing"].iter().filter_map(|s| report[0][s].as_u64()).sum();
+    assert_eq!((&report[0]["jobs"], partitions), (&3.into(), 90), "{}", report[0]);
     // The demo's tests pass.
     let tests = checked.json(&["test"], 0, 1);
     assert_eq!(tests.last().expect("a summary")["summary"]["passed"], 3, "{tests:?}");

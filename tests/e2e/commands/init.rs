@@ -59,7 +59,7 @@ fn completions_and_the_manual_page_come_from_the_command_line_definition() {
     let listed: Vec<&str> =
         man.stdout.lines().filter_map(|l| l.strip_prefix("lakewriter\\-")?.strip_suffix("(1)")).collect();
     let commands =
-        ["run", "verify", "backfill", "graph", "reproduce", "audit", "status", "plan", "demo", "lint", "sql"];
+        ["run", "verify", "backfill", "graph", "reproduce", "audit", "status", "plan", "report", "demo", "lint", "sql"];
     let more = ["init", "completions", "man", "test", "digest", "engine", "maintain", "help"];
     assert_eq!(listed, [&commands[..], &more].concat(), "the subcommands are listed");
     assert!(lakewriter(dir.path(), &["completions", "tcsh"]).code == 2, "an unknown shell is a usage error");

@@ -15,6 +15,7 @@ mod lint;
 mod log_format;
 mod maintain;
 mod pipeline;
+mod report;
 mod reports;
 mod reproduce;
 mod sql;

@@ -83,6 +83,9 @@ fn each_commit_records_its_job_partition_code_and_inputs() {
     // A new id for every run, a UUID (8-4-4-4-12 hex digits): only its form is fixed.
     let groups = meta["run_id"].as_str().map(|r| r.split('-').map(str::len).collect::<Vec<_>>());
     assert_eq!(groups, Some(vec![8, 4, 4, 4, 12]), "{meta}");
+    // When the run started, before its commit: `status` shows the time between as its duration.
+    let started = meta["started_at"].as_i64().expect("the run's start, in ms");
+    assert!(started <= info["timestamp"].as_i64().expect("the commit's time"), "{info}");
 
     let rerun = |lake: &Lake| {
         let (reports, _) = lake.cli(&["--json", "run", "daily_orders", "--dt", "2026-09-05"]).assert_code(0).json();

@@ -29,6 +29,8 @@ pub struct PartitionStatus {
     /// The rows of the last write, where known.
     pub rows: Option<u64>,
     pub run_id: Option<String>,
+    /// How long the last write's run took, from its start to its commit, where known.
+    pub duration_ms: Option<u64>,
     pub files_scanned: u64,
     /// The stale upstream partitions its plan reads (reason `upstream_stale`).
     pub upstream_stale: Vec<Upstream>,

@@ -5,7 +5,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 mod tools;
 
-pub use tools::{CompletionsArgs, DigestArgs, InitArgs, LintArgs, MaintainArgs, SqlArgs, TestArgs};
+pub use tools::{CompletionsArgs, DigestArgs, InitArgs, LintArgs, MaintainArgs, ReportArgs, SqlArgs, TestArgs};
 
 /// Idempotent Delta Lake loads: every run of a partition yields the same table.
 #[derive(Debug, Parser)]
@@ -138,6 +138,11 @@ pub enum Command {
     Status(StatusArgs),
     /// Show what `backfill` would run over a range, and why, without writing anything.
     Plan(PlanArgs),
+    /// Write one self-contained HTML page (no network needed to view it): per job a calendar of
+    /// its partitions (fresh, stale, missing; the version, rows, time and stale reasons on
+    /// hover), rows and run time per day and its table's maintenance state, and the job graph.
+    /// Reads what `status` reads; writes nothing to the lakehouse.
+    Report(ReportArgs),
     /// Write a sample project into DIR, backfill it, rerun a day and show that nothing changed.
     Demo(DemoArgs),
     /// Check jobs' SQL for what makes reruns differ: clock or random functions (errors), orders

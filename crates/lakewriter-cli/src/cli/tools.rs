@@ -1,5 +1,5 @@
 //! The arguments of the commands that are no run of a job's partitions: lint, test, init,
-//! completions, sql, digest and maintain.
+//! completions, sql, digest, maintain and report.
 
 use std::path::PathBuf;
 
@@ -98,4 +98,17 @@ pub struct MaintainArgs {
     /// Say what each step would do; write and delete nothing.
     #[arg(long)]
     pub dry_run: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// The HTML file to write (replaced where it exists).
+    #[arg(long, default_value = "lakewriter-report.html", value_name = "FILE")]
+    pub out: PathBuf,
+    /// First date [default: each job's first written partition].
+    #[arg(long, value_parser = date, value_name = "DATE", requires = "to")]
+    pub from: Option<NaiveDate>,
+    /// Last date, inclusive [default: each job's last written partition].
+    #[arg(long, value_parser = date, value_name = "DATE", requires = "from")]
+    pub to: Option<NaiveDate>,
 }

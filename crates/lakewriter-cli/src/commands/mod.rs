@@ -12,6 +12,7 @@ mod job_test;
 mod lint;
 mod maintain;
 mod plan;
+mod report;
 mod reproduce;
 mod run;
 mod sql;
@@ -102,6 +103,7 @@ async fn dispatch(cli: Cli) -> Result<ExitCode> {
         Command::Reproduce(args) => reproduce::reproduce(global, printer, args).await,
         Command::Status(args) => status::status(global, printer, args).await,
         Command::Plan(args) => plan::plan(global, printer, args).await,
+        Command::Report(args) => report::report(global, printer, args).await,
         Command::Verify(args) => verify::verify(global, printer, args).await,
         Command::Lint(args) => lint::lint(global, printer, args).await,
         Command::Demo(args) => demo::demo(global, printer, args).await,

@@ -20,6 +20,7 @@ use serde::Serialize;
 
 use crate::cli::Global;
 
+pub use fields::{Maintenance, StateCounts};
 pub use json::JsonPrinter;
 pub use text::{Style, TextPrinter};
 
@@ -76,6 +77,8 @@ pub trait Output {
     fn graph(&mut self, graph: &JobGraph) -> io::Result<()>;
     /// `lakewriter maintain`: each table's steps and the counts.
     fn maintain(&mut self, reports: &[StepReport], summary: &MaintainSummary) -> io::Result<()>;
+    /// `lakewriter report`: where the page was written, and what it counts.
+    fn report_written(&mut self, written: &ReportWritten) -> io::Result<()>;
 
     /// `lakewriter sql`: the rows of the query that is statement `number` (every column of every
     /// row).
@@ -149,6 +152,21 @@ impl PipelineSummary {
             duration_ms,
         }
     }
+}
+
+/// What `lakewriter report` wrote: the page, its jobs and their partitions by state.
+#[derive(Debug, Serialize)]
+pub struct ReportWritten {
+    /// The HTML file, as given.
+    pub path: String,
+    pub jobs: usize,
+    /// Jobs shown without partitions: dated jobs that have written none (no range given).
+    pub not_written: usize,
+    /// Jobs whose state could not be read: shown with the error.
+    pub failed: usize,
+    /// The partitions of every job, by state.
+    #[serde(flatten)]
+    pub counts: StateCounts,
 }
 
 /// The counts of `lakewriter sql`'s statements.

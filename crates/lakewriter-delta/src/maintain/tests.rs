@@ -37,6 +37,7 @@ fn metadata(dt: Option<NaiveDate>, write: &str) -> CommitMetadata {
         input_fingerprint: stable_hash(format!("inputs {dt:?}").as_bytes()),
         inputs: None,
         run_id: format!("run-{dt:?}"),
+        started_at: None,
         forced: false,
         checks: Vec::new(),
     }

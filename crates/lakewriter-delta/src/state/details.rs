@@ -1,4 +1,5 @@
-//! The details of a write older than the newest checkpoint — its table version, rows and run id.
+//! The details of a write older than the newest checkpoint — its table version, rows, run id and
+//! duration.
 //! A checkpoint keeps each partition's transactions but not the `commitInfo` that holds those;
 //! the commit file that carried them lasts until log clean-up removes it. It is the kept commit
 //! whose transaction for the partition has the same version and `lastUpdated` as the
@@ -82,6 +83,7 @@ pub(super) async fn fill(
                         recorded.version = Some(detail.version);
                         recorded.rows = detail.rows;
                         recorded.run_id = detail.run_id;
+                        recorded.duration_ms = detail.duration_ms;
                     }
                     false
                 }

@@ -136,6 +136,9 @@ pub struct Recorded {
     pub version: Option<u64>,
     pub rows: Option<u64>,
     pub run_id: Option<String>,
+    /// How long the run took from its start to its commit (the commit's `timestamp` less the
+    /// run's `started_at`), known with the version where the commit records its start.
+    pub duration_ms: Option<u64>,
 }
 
 impl Recorded {
@@ -186,6 +189,7 @@ struct Detail {
     version: u64,
     rows: Option<u64>,
     run_id: Option<String>,
+    duration_ms: Option<u64>,
 }
 
 /// The log folder of the table at `location` where it is a local folder.
@@ -321,6 +325,7 @@ fn recorded(
             written_at: code.last_updated.and_then(DateTime::from_timestamp_millis),
             version: detail.as_ref().map(|d| d.version),
             rows: detail.as_ref().and_then(|d| d.rows),
+            duration_ms: detail.as_ref().and_then(|d| d.duration_ms),
             run_id: detail.and_then(|d| d.run_id),
         };
         partitions.insert(partition, recorded);
@@ -347,7 +352,11 @@ fn apply_commit(
         {
             let rows = crate::write::CommitMetrics::of(info).rows;
             let run_id = ours["run_id"].as_str().map(str::to_owned);
-            details.insert(partition, Detail { version, rows, run_id });
+            let duration_ms = match (info["timestamp"].as_i64(), ours["started_at"].as_i64()) {
+                (Some(committed), Some(started)) => u64::try_from(committed - started).ok(),
+                _ => None,
+            };
+            details.insert(partition, Detail { version, rows, run_id, duration_ms });
         }
     }
 }

@@ -19,6 +19,7 @@ fn metadata(job: &str, dt: NaiveDate, code: &str, inputs: &str) -> CommitMetadat
         input_fingerprint: stable_hash(inputs.as_bytes()),
         inputs: None,
         run_id: format!("{job}-{dt}"),
+        started_at: None,
         forced: false,
         checks: Vec::new(),
     }
@@ -201,4 +202,21 @@ fn fingerprints_become_positive_versions_that_tell_fingerprints_apart() {
         fingerprint_version("0123456789abcdef0123456789abcdef"),
         fingerprint_version("1123456789abcdef0123456789abcdef")
     );
+}
+
+#[test]
+fn a_write_s_duration_is_its_commit_s_time_less_its_run_s_start_where_the_commit_records_it() {
+    let commit = |started: &str| {
+        format!(
+            r#"{{"commitInfo":{{"timestamp":1764412623000,"operationMetrics":{{"num_added_rows":3}},"lakewriter":{{"job":"j","partition":"dt=2026-09-01","run_id":"r"{started}}}}}}}"#
+        )
+    };
+    let partition: PartitionKey = "dt=2026-09-01".parse().expect("partition");
+    for (started, duration) in [(r#","started_at":1764412621750"#, Some(1_250)), ("", None)] {
+        let (mut txns, mut details) = (HashMap::new(), HashMap::new());
+        apply_commit(4, commit(started).as_bytes(), "j", "lakewriter/j/", &mut txns, &mut details);
+        let detail = &details[&partition];
+        // A commit made before runs recorded their start reads as before, its duration unknown.
+        assert_eq!((detail.version, detail.rows, detail.duration_ms), (4, Some(3), duration), "{started}");
+    }
 }

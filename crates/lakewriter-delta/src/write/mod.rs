@@ -66,6 +66,11 @@ pub struct CommitMetadata {
     pub inputs: Option<Vec<lakewriter_core::InputFile>>,
     /// Identifies the run (and its retries) in logs and reports.
     pub run_id: String,
+    /// When that run started (its first attempt), in milliseconds since the epoch: with the
+    /// commit's `timestamp`, how long the run took from its start to its commit. `None` for a
+    /// commit that is no job's run; commits made before it was recorded have none either.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub started_at: Option<i64>,
     /// An `append --force`: rows appended again on purpose.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub forced: bool,

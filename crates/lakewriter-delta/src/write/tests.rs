@@ -62,6 +62,7 @@ async fn overwrite_declaring(
         input_fingerprint: stable_hash(b"inputs"),
         inputs: None,
         run_id: format!("run-{select}"),
+        started_at: None,
         forced: false,
         checks: Vec::new(),
     };
@@ -227,6 +228,7 @@ async fn drop_c(location: &Location, version: u64) -> crate::Result<crate::Commi
         input_fingerprint: String::new(),
         inputs: None,
         run_id: format!("drop-{version}"),
+        started_at: None,
         forced: false,
         checks: Vec::new(),
     };

@@ -230,6 +230,7 @@ impl Runner {
             input_fingerprint: input_fingerprint(&[]),
             inputs: None,
             run_id: crate::run::new_run_id(),
+            started_at: None,
             forced: false,
             checks: Vec::new(),
         };

@@ -11,6 +11,7 @@ fn recorded(code: &str, inputs: &str) -> Recorded {
         version: Some(3),
         rows: Some(10),
         run_id: None,
+        duration_ms: None,
     }
 }
 

@@ -52,6 +52,10 @@ impl Event for DigestLine<'_> {
     const SHAPE: Shape = Shape::Only;
 }
 
+impl Event for crate::output::ReportWritten {
+    const SHAPE: Shape = Shape::Only;
+}
+
 impl Event for Summary {
     const SHAPE: Shape = Shape::Closing("summary");
 }

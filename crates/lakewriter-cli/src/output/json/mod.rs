@@ -19,7 +19,7 @@ use self::events::{
     StatementError, StatementLine, StatusSummary, Versioned,
 };
 use super::fields::{Maintenance, StateCounts};
-use super::{LintCounts, Output, PipelineSummary, Rerun, SqlSummary, stderr};
+use super::{LintCounts, Output, PipelineSummary, ReportWritten, Rerun, SqlSummary, stderr};
 
 /// JSON Lines on `out`.
 pub struct JsonPrinter<W: Write> {
@@ -172,6 +172,10 @@ impl<W: Write> Output for JsonPrinter<W> {
 
     /// Each row as `{"statement":N,"row":{…}}`, the row as Arrow writes it: every column, a NULL
     /// as `null`, not left out.
+    fn report_written(&mut self, written: &ReportWritten) -> io::Result<()> {
+        self.emit(written)
+    }
+
     fn rows(&mut self, number: usize, _schema: &SchemaRef, batches: &[RecordBatch]) -> io::Result<()> {
         let mut rows = Vec::new();
         let mut writer = arrow::json::WriterBuilder::new()

@@ -195,6 +195,26 @@ impl<W: Write> Output for TextPrinter<W> {
         self.print_maintain(reports, summary)
     }
 
+    fn report_written(&mut self, written: &super::ReportWritten) -> io::Result<()> {
+        let partitions = written.counts.fresh + written.counts.stale + written.counts.missing;
+        let mut text = format!(
+            "report: {}: {}, {}: {} fresh, {} stale, {} missing",
+            written.path,
+            plural(written.jobs, "job"),
+            plural(partitions, "partition"),
+            written.counts.fresh,
+            written.counts.stale,
+            written.counts.missing
+        );
+        if written.not_written > 0 {
+            let _ = write!(text, "; {} not written yet", plural(written.not_written, "job"));
+        }
+        if written.failed > 0 {
+            let _ = write!(text, "; {} could not be read", plural(written.failed, "job"));
+        }
+        self.line(&text)
+    }
+
     fn rows(&mut self, _number: usize, schema: &SchemaRef, batches: &[RecordBatch]) -> io::Result<()> {
         self.print_rows(schema, batches)
     }

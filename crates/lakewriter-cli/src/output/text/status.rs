@@ -214,6 +214,7 @@ mod tests {
             written_at: None,
             rows: None,
             run_id: None,
+            duration_ms: None,
             files_scanned: 0,
             upstream_stale: Vec::new(),
             lacks: Vec::new(),

@@ -61,12 +61,9 @@ fn metrics_of_writes_and_merges() {
     assert_eq!(CommitMetrics::of(&state_only), CommitMetrics { rows: None, files_added: 0, files_removed: 0 });
 }
 
-#[test]
-fn delta_errors_are_classified_by_their_variants() {
-    use deltalake::kernel::transaction::{CommitConflictError, TransactionError};
-    let url = url::Url::parse("file:///tmp/t/").expect("url");
-    let location = Location::new(url, std::collections::HashMap::new(), |_| None).expect("location");
-    let metadata = CommitMetadata {
+/// The metadata of a `rebuild` commit of job `j`.
+fn metadata() -> CommitMetadata {
+    CommitMetadata {
         job: "j".into(),
         partition: lakewriter_core::PartitionKey::All,
         write: "rebuild".into(),
@@ -76,9 +73,18 @@ fn delta_errors_are_classified_by_their_variants() {
         input_fingerprint: String::new(),
         inputs: None,
         run_id: "r".into(),
+        started_at: None,
         forced: false,
         checks: Vec::new(),
-    };
+    }
+}
+
+#[test]
+fn delta_errors_are_classified_by_their_variants() {
+    use deltalake::kernel::transaction::{CommitConflictError, TransactionError};
+    let url = url::Url::parse("file:///tmp/t/").expect("url");
+    let location = Location::new(url, std::collections::HashMap::new(), |_| None).expect("location");
+    let metadata = metadata();
     let target = Target {
         location: &location,
         name: "a.t",
