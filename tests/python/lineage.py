@@ -1,5 +1,5 @@
 """OpenLineage events from the installed command, as a lineage backend receives them: every write
-mode's runs, a failing run and a backfill send their events to an HTTP server of this test (with
+mode's runs, a failing run of every mode and a backfill send their events to an HTTP server of this test (with
 the API key as a bearer token), each event is rebuilt from the openlineage-python client's
 generated classes (which check the required fields and formats: a UUID run id, a date-time event
 time) and must serialize back to exactly what was sent, and each run's events arrive in order:
@@ -62,11 +62,26 @@ target = "modes.rebuild"
 write = "rebuild"
 sql = "SELECT customer_id, COUNT(*) AS orders FROM raw.orders GROUP BY customer_id"
 
-[jobs.orders_failing]
-target = "modes.failing"
-write = "overwrite_partition"
-partition_by = "dt"
-sql = "SELECT CAST(CASE WHEN customer_id >= 0 THEN 'x' ELSE '1' END AS BIGINT) AS c, $dt AS dt FROM raw.orders WHERE dt = $dt"
+"""
+
+# A job of each write mode that fails while it computes (a cast of 'x' to BIGINT on every row).
+FAILING = "CAST(CASE WHEN customer_id >= 0 THEN 'x' ELSE '1' END AS BIGINT)"
+FAILING_JOBS = {
+    "overwrite_partition": 'partition_by = "dt"',
+    "merge": 'key = ["order_id"]\nnewer_by = "created_at"',
+    "delete_insert": 'predicate = "dt = $dt"',
+    "append": "",
+    "append_dedup": 'key = ["order_id"]',
+    "rebuild": "",
+}
+for mode, settings in FAILING_JOBS.items():
+    day = "" if mode == "rebuild" else " WHERE dt = $dt"
+    JOBS += f"""
+[jobs.failing_{mode}]
+target = "failing.{mode}"
+write = "{mode}"
+{settings}
+sql = "SELECT order_id, created_at, {FAILING} AS c, dt FROM raw.orders{day}"
 """
 
 RUN_FACETS = {
@@ -216,17 +231,19 @@ def main() -> None:
             days = lakewriter.backfill("daily_orders", "2026-09-01", "2026-09-03", project=project)
             del os.environ["OPENLINEAGE_PARENT_ID"]
             reports += [r for r in days if "partition" in r]
-            try:
-                lakewriter.run("orders_failing", "2026-09-30", project=project)
-                raise AssertionError("the failing job failed not")
-            except lakewriter.LakewriterError as e:
-                reports += [r for r in e.events if "partition" in r]
+            for mode in FAILING_JOBS:
+                try:
+                    lakewriter.run(f"failing_{mode}", None if mode == "rebuild" else "2026-09-30", project=project)
+                    raise AssertionError(f"failing_{mode} did not fail")
+                except lakewriter.LakewriterError as e:
+                    reports += [r for r in e.events if "partition" in r]
     finally:
         server.shutdown()
 
     assert not Backend.problems, Backend.problems
-    writes = {r["write"] for r in reports}
-    assert writes == {"overwrite_partition", "merge", "delete_insert", "append", "append_dedup", "rebuild"}, writes
+    for status in ("ok", "failed"):
+        writes = {r["write"] for r in reports if r["status"] == status}
+        assert writes == set(FAILING_JOBS), (status, writes)
     assert len(Backend.received) == 2 * len(reports), (len(Backend.received), len(reports))
     for sent in Backend.received:
         event = rebuilt(sent)
