@@ -1,11 +1,13 @@
 //! What `lakewriter report` shows, gathered: the job graph, and for each job the state of its
 //! partitions over a range — [`Runner::status`], the very report `status` prints — with its
 //! table's files and log (what `status --maintenance` reads). It reads the tables' logs and
-//! snapshots and plans each day, as `status` does, and writes nothing; the page is the CLI's.
+//! snapshots and plans each day, as `status` does — a day an upstream job's and a downstream job's
+//! status both need, once —, and writes nothing; the page is the CLI's.
 
 use lakewriter_core::DateRange;
 use lakewriter_delta::maintain::Layout;
 
+use crate::upstream::Found;
 use crate::{Error, JobGraph, JobStatus, Result, Runner};
 
 /// The project's jobs, each with its state, and the graph between them.
@@ -44,19 +46,24 @@ impl Runner {
     pub async fn overview(&self, range: Option<DateRange>) -> Result<Overview> {
         let graph = self.graph()?;
         let mut jobs = Vec::with_capacity(graph.jobs.len());
+        // Upstream first: a job's upstream days are told stale by the states found already.
+        let mut found = Found::default();
         for node in &graph.jobs {
-            let state = self.job_overview(&node.job, range).await;
+            let state = self.job_overview(&node.job, range, &found).await;
+            if let Overviewed::Read { status, .. } = &state {
+                found.keep(&node.job, &status.partitions);
+            }
             jobs.push(JobOverview { job: node.job.clone(), state });
         }
         Ok(Overview { range, graph, jobs })
     }
 
-    async fn job_overview(&self, name: &str, range: Option<DateRange>) -> Overviewed {
+    async fn job_overview(&self, name: &str, range: Option<DateRange>, found: &Found) -> Overviewed {
         let job = match self.prepare(name) {
             Ok(job) => job,
             Err(e) => return Overviewed::Failed(e),
         };
-        let status = match self.status(job, range).await {
+        let status = match self.status_after(job, range, found).await {
             Ok(status) => status,
             Err(Error::NothingWritten { .. }) => return Overviewed::NothingWritten,
             Err(e) => return Overviewed::Failed(e),

@@ -6,6 +6,8 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
+use tracing::Instrument as _;
+
 use chrono::NaiveDate;
 use datafusion::prelude::SessionContext;
 use lakewriter_compute::{Finding, PartitionQuery, Query};
@@ -179,7 +181,19 @@ impl Runner {
         query: &Query,
         dt: Option<NaiveDate>,
     ) -> lakewriter_compute::Result<PartitionQuery> {
-        let mut query = lakewriter_compute::plan_partition(&self.ctx, query, dt).await?;
+        // Planned in a task of its own, so that the plans a command makes at once (`status` of
+        // every day, a backfill's partitions) use every core, not the one their caller polls on.
+        let (ctx, owned) = (self.ctx.clone(), query.clone());
+        let planning = tokio::spawn(
+            async move { lakewriter_compute::plan_partition(&ctx, &owned, dt).await }
+                .instrument(tracing::Span::current()),
+        );
+        let mut query = match planning.await {
+            Ok(planned) => planned?,
+            Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+            // Only a runtime shutting down cancels a task, and then nothing awaits this one.
+            Err(e) => unreachable!("a planning task was cancelled while awaited: {e}"),
+        };
         let prefix = |root: &Location| {
             let url_path = root.url().path();
             let path = object_store::path::Path::from_url_path(url_path)

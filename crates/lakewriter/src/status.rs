@@ -10,6 +10,7 @@ use lakewriter_delta::schema::SchemaColumn;
 use lakewriter_delta::state::{JobState, LogScope, Recorded};
 use serde::Serialize;
 
+use crate::upstream::Found;
 use crate::{Error, Job, Result, Runner, error_chain};
 
 /// Partitions planned at once by `status` and `plan`.
@@ -22,16 +23,22 @@ impl Runner {
     /// also of those older than the newest checkpoint while the log keeps their commit files.
     /// Writes nothing.
     pub async fn status(&self, job: &Job, range: Option<DateRange>) -> Result<JobStatus> {
-        self.state_of(job, range, true).await
+        self.state_of(job, range, true, &Found::default()).await
+    }
+
+    /// [`Runner::status`], where the states of upstream partitions in `found` are taken as they
+    /// are rather than planned again (`report`, which finds every job's in dependency order).
+    pub(crate) async fn status_after(&self, job: &Job, range: Option<DateRange>, found: &Found) -> Result<JobStatus> {
+        self.state_of(job, range, true, found).await
     }
 
     /// [`Runner::status`] without the version, rows and run id of the writes older than the
     /// newest checkpoint (no commit file read for them): what `plan` and `--only` decide by.
     pub async fn freshness(&self, job: &Job, range: Option<DateRange>) -> Result<JobStatus> {
-        self.state_of(job, range, false).await
+        self.state_of(job, range, false, &Found::default()).await
     }
 
-    async fn state_of(&self, job: &Job, range: Option<DateRange>, details: bool) -> Result<JobStatus> {
+    async fn state_of(&self, job: &Job, range: Option<DateRange>, details: bool, found: &Found) -> Result<JobStatus> {
         let recorded = self.recorded(job, LogScope::Whole).await?;
         let table_version = recorded.as_ref().map(|s| s.version);
         let mut state = recorded.unwrap_or_default();
@@ -51,7 +58,7 @@ impl Runner {
                 .map_err(|source| Error::State { table: job.spec.target.to_string(), source: Box::new(source) })?;
         }
         let mut planned = self.partition_statuses(job, &state, days).await?;
-        self.mark_upstream_stale(job, &mut planned).await?;
+        self.mark_upstream_stale(job, &mut planned, found).await?;
         let columns = self.table_columns(job, &state).await?;
         let mut adds: Vec<SchemaColumn> = Vec::new();
         for lacks in planned.iter().flat_map(|(p, _)| &p.lacks) {

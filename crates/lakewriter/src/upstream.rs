@@ -6,9 +6,10 @@
 //! `rebuild`'s table is one partition. The upstream states are found the same way, so staleness
 //! flows through any number of jobs. A dated upstream job whose table has no partition column
 //! (a `merge` dimension) does not tell by its files which of its days were read: it passes no
-//! staleness down.
+//! staleness down. Upstream days whose states a command has found already (`report` finds every
+//! job's, upstream first) are taken as found, not planned again.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use chrono::NaiveDate;
 use futures::FutureExt;
@@ -21,11 +22,27 @@ use crate::{Freshness, Job, PartitionStatus, Result, Runner, StaleReason, Upstre
 /// Partitions with the files their plans read.
 type Planned = [(PartitionStatus, Vec<InputFile>)];
 
+/// The partition states a command has found, of each job by its day (`None`: an undated job's
+/// one partition), upstream staleness included.
+#[derive(Debug, Default)]
+pub(crate) struct Found(HashMap<String, HashMap<Option<NaiveDate>, PartitionStatus>>);
+
+impl Found {
+    /// Keeps the states of `job`'s `partitions`.
+    pub(crate) fn keep(&mut self, job: &str, partitions: &[PartitionStatus]) {
+        self.0.entry(job.to_owned()).or_default().extend(partitions.iter().map(|p| (p.dt, p.clone())));
+    }
+
+    fn get(&self, job: &str, dt: Option<NaiveDate>) -> Option<&PartitionStatus> {
+        self.0.get(job)?.get(&dt)
+    }
+}
+
 impl Runner {
     /// Marks the written partitions of `planned` (of `job`) stale whose plans read a stale
-    /// partition of an upstream job.
-    pub(crate) async fn mark_upstream_stale(&self, job: &Job, planned: &mut Planned) -> Result<()> {
-        self.mark_upstream_stale_below(job, planned, &mut vec![job.spec.name.clone()]).await
+    /// partition of an upstream job; the upstream states in `found` are taken as they are.
+    pub(crate) async fn mark_upstream_stale(&self, job: &Job, planned: &mut Planned, found: &Found) -> Result<()> {
+        self.mark_upstream_stale_below(job, planned, found, &mut vec![job.spec.name.clone()]).await
     }
 
     /// [`Runner::mark_upstream_stale`], `below` the jobs whose states are being found: a job among
@@ -35,6 +52,7 @@ impl Runner {
         &'a self,
         job: &'a Job,
         planned: &'a mut Planned,
+        found: &'a Found,
         below: &'a mut Vec<String>,
     ) -> LocalBoxFuture<'a, Result<()>> {
         async move {
@@ -45,13 +63,21 @@ impl Runner {
                 if read.is_empty() {
                     continue;
                 }
-                let recorded = self.recorded(upstream, LogScope::FromLastCheckpoint).await?.unwrap_or_default();
-                let mut statuses = self.partition_statuses(upstream, &recorded, read.keys().copied().collect()).await?;
-                below.push(upstream.spec.name.clone());
-                self.mark_upstream_stale_below(upstream, &mut statuses, below).await?;
-                below.pop();
-                for (status, _) in statuses.into_iter().filter(|(s, _)| s.state == Freshness::Stale) {
-                    let stale = UpstreamPartition { job: upstream.spec.name.clone(), partition: status.partition };
+                let name = &upstream.spec.name;
+                let mut states: Vec<PartitionStatus> =
+                    read.keys().filter_map(|&dt| found.get(name, dt)).cloned().collect();
+                let unknown: Vec<Option<NaiveDate>> =
+                    read.keys().copied().filter(|&dt| found.get(name, dt).is_none()).collect();
+                if !unknown.is_empty() {
+                    let recorded = self.recorded(upstream, LogScope::FromLastCheckpoint).await?.unwrap_or_default();
+                    let mut statuses = self.partition_statuses(upstream, &recorded, unknown).await?;
+                    below.push(name.clone());
+                    self.mark_upstream_stale_below(upstream, &mut statuses, found, below).await?;
+                    below.pop();
+                    states.extend(statuses.into_iter().map(|(status, _)| status));
+                }
+                for status in states.into_iter().filter(|s| s.state == Freshness::Stale) {
+                    let stale = UpstreamPartition { job: name.clone(), partition: status.partition };
                     for &reader in read.get(&status.dt).into_iter().flatten() {
                         let (down, _) = &mut planned[reader];
                         if down.state == Freshness::Missing {

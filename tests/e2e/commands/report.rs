@@ -114,3 +114,30 @@ fn without_a_range_each_job_shows_what_it_wrote_and_a_job_that_wrote_nothing_say
     );
     assert!(lake.path().join("lakewriter-report.html").is_file());
 }
+
+#[test]
+fn a_day_that_read_a_stale_upstream_day_is_stale_on_the_page_as_in_status() {
+    let lake = Lake::demo();
+    lake.cli(&["backfill", "--all", "--from", "2026-09-01", "--to", "2026-09-10"]).assert_code(0);
+    let file = lake.root().join("raw/orders/dt=2026-09-05/part-late-00000.parquet");
+    lakewriter_datagen::write_parquet(&file, &lakewriter_datagen::late_orders_for(day("2026-09-05"))).expect("late");
+
+    // The page finds daily_orders' states first and takes the days weekly_revenue read from
+    // them; the days before the range (08-26 to 08-31) it plans, as `status` does for each.
+    let range = ["--from", "2026-09-01", "--to", "2026-09-10"];
+    written(&lake, &[&["--out", "report.html"][..], &range].concat());
+    let html = std::fs::read_to_string(lake.path().join("report.html")).expect("the page");
+    let shown = cells(&html);
+    assert_eq!(shown, statuses(&lake, &["customers", "daily_orders", "weekly_revenue"], &range));
+    let stale: Vec<&str> = shown
+        .iter()
+        .filter(|((job, _), state)| job == "weekly_revenue" && state.as_str() == "stale")
+        .map(|((_, partition), _)| partition.as_str())
+        .collect();
+    let window: Vec<String> = (5..=10).map(|d| format!("dt=2026-09-{d:02}")).collect();
+    assert_eq!(stale, window, "the days whose 7 days hold the 5th");
+    assert!(
+        html.contains("weekly_revenue dt=2026-09-07 (Mon)\nstale: upstream stale (daily_orders dt=2026-09-05)"),
+        "the hover names the upstream day"
+    );
+}
