@@ -44,4 +44,6 @@ pub use error::{Error, Result};
 pub use held::{Materialized, spawned};
 pub use keyed::{KeyedCounts, KeyedSource, KeyedSpec};
 pub use lint::{Finding, Rule, Severity, lint};
-pub use query::{PartitionQuery, Query, RowDiff, condition, diff, plan_partition, plan_sql, table_references};
+pub use query::{
+    PartitionQuery, Prepared, Query, RowDiff, condition, diff, plan_partition, plan_sql, table_references,
+};

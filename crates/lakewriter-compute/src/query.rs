@@ -102,27 +102,45 @@ pub fn table_references(ctx: &SessionContext, query: &Query) -> Result<Vec<(Opti
 /// in which `$dt` is an error). Only a query is accepted (see [`read_only`]). The plan reads the
 /// raw files this planning listed, however often it is executed ([`crate::raw::pinned_scans`]).
 pub async fn plan_partition(ctx: &SessionContext, query: &Query, dt: Option<NaiveDate>) -> Result<PartitionQuery> {
-    let df = query.dataframe(ctx).await?;
-    let param = dt.map_or_else(|| "a run without --dt".to_owned(), |dt| format!("$dt = {dt}"));
-    let plan_err = |source| Error::Plan { param: param.clone(), source: Box::new(source) };
-    let df = match dt {
-        Some(dt) => df.with_param_values(dt_param(dt)).map_err(plan_err)?,
-        None => df,
-    };
-    // The files this planning lists are the ones the plan reads when it runs.
-    let (state, bound) = df.into_parts();
-    let plan = crate::raw::pinned_scans(bound).map_err(plan_err)?;
-    let plan = crate::engine::distributed(plan, &state);
-    let df = DataFrame::new(state, plan.clone());
-    let physical = df.create_physical_plan().await.map_err(|e| match unwrap_input_error(e) {
-        Ok(input) => input,
-        Err(other) => plan_err(other),
-    })?;
-    let mut files = Vec::new();
-    collect_files(&physical, &mut files);
-    files.sort();
-    files.dedup();
-    Ok(PartitionQuery { plan, files })
+    Prepared::new(ctx, query).await?.bind(dt).await
+}
+
+/// A query planned with `$dt` unbound, to be bound to one date after another: the SQL is parsed,
+/// its tables looked up (a Delta table at its version then) and its plan made once; each
+/// [`Prepared::bind`] is what [`plan_partition`] does for its date from there on — the raw files
+/// are listed for each. What `status` plans its days from.
+#[derive(Debug, Clone)]
+pub struct Prepared(DataFrame);
+
+impl Prepared {
+    /// `query` planned (read-only) in the session `ctx`, `$dt` still unbound.
+    pub async fn new(ctx: &SessionContext, query: &Query) -> Result<Self> {
+        Ok(Self(query.dataframe(ctx).await?))
+    }
+
+    /// The query with `$dt` bound to `dt`, planned physically to list the files it reads.
+    pub async fn bind(&self, dt: Option<NaiveDate>) -> Result<PartitionQuery> {
+        let param = dt.map_or_else(|| "a run without --dt".to_owned(), |dt| format!("$dt = {dt}"));
+        let plan_err = |source| Error::Plan { param: param.clone(), source: Box::new(source) };
+        let df = match dt {
+            Some(dt) => self.0.clone().with_param_values(dt_param(dt)).map_err(plan_err)?,
+            None => self.0.clone(),
+        };
+        // The files this planning lists are the ones the plan reads when it runs.
+        let (state, bound) = df.into_parts();
+        let plan = crate::raw::pinned_scans(bound).map_err(plan_err)?;
+        let plan = crate::engine::distributed(plan, &state);
+        let df = DataFrame::new(state, plan.clone());
+        let physical = df.create_physical_plan().await.map_err(|e| match unwrap_input_error(e) {
+            Ok(input) => input,
+            Err(other) => plan_err(other),
+        })?;
+        let mut files = Vec::new();
+        collect_files(&physical, &mut files);
+        files.sort();
+        files.dedup();
+        Ok(PartitionQuery { plan, files })
+    }
 }
 
 /// An error planning a job's SQL: a table the SQL names that failed to open (the catalog reports

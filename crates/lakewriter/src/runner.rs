@@ -6,14 +6,13 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use tracing::Instrument as _;
-
 use chrono::NaiveDate;
 use datafusion::prelude::SessionContext;
-use lakewriter_compute::{Finding, PartitionQuery, Query};
+use lakewriter_compute::{Finding, PartitionQuery, Prepared, Query};
 use lakewriter_core::JobSpec;
 use lakewriter_delta::state::{JobState, LogScope};
 use lakewriter_storage::Location;
+use tracing::Instrument as _;
 
 use crate::{Error, Job, Result, Workspace, error_chain};
 
@@ -181,13 +180,28 @@ impl Runner {
         query: &Query,
         dt: Option<NaiveDate>,
     ) -> lakewriter_compute::Result<PartitionQuery> {
+        let (ctx, query) = (self.ctx.clone(), query.clone());
+        self.plan_in_task(async move { lakewriter_compute::plan_partition(&ctx, &query, dt).await }).await
+    }
+
+    /// [`Runner::plan`] of a query prepared once for many dates (`status`, each day's).
+    pub(crate) async fn plan_prepared(
+        &self,
+        prepared: &Arc<Prepared>,
+        dt: Option<NaiveDate>,
+    ) -> lakewriter_compute::Result<PartitionQuery> {
+        let prepared = Arc::clone(prepared);
+        self.plan_in_task(async move { prepared.bind(dt).await }).await
+    }
+
+    /// The query `planning` plans, its input paths below the lakehouse root made relative to it.
+    async fn plan_in_task(
+        &self,
+        planning: impl Future<Output = lakewriter_compute::Result<PartitionQuery>> + Send + 'static,
+    ) -> lakewriter_compute::Result<PartitionQuery> {
         // Planned in a task of its own, so that the plans a command makes at once (`status` of
         // every day, a backfill's partitions) use every core, not the one their caller polls on.
-        let (ctx, owned) = (self.ctx.clone(), query.clone());
-        let planning = tokio::spawn(
-            async move { lakewriter_compute::plan_partition(&ctx, &owned, dt).await }
-                .instrument(tracing::Span::current()),
-        );
+        let planning = tokio::spawn(planning.instrument(tracing::Span::current()));
         let mut query = match planning.await {
             Ok(planned) => planned?,
             Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),

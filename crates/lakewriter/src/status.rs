@@ -2,9 +2,11 @@
 //! the job's code and the inputs its plan reads now.
 
 use std::fmt;
+use std::sync::Arc;
 
 use chrono::{DateTime, NaiveDate, Utc};
 use futures::StreamExt;
+use lakewriter_compute::Prepared;
 use lakewriter_core::{DateRange, InputFile, PartitionKey, WriteMode, input_fingerprint};
 use lakewriter_delta::schema::SchemaColumn;
 use lakewriter_delta::state::{JobState, LogScope, Recorded};
@@ -105,8 +107,11 @@ impl Runner {
         days: Vec<Option<NaiveDate>>,
     ) -> Result<Vec<(PartitionStatus, Vec<InputFile>)>> {
         let columns = self.table_columns(job, state).await?;
+        // The SQL is planned once for all the days; where that fails, each day's planning says
+        // why, as a run's would.
+        let prepared = Prepared::new(self.session(), &job.query).await.ok().map(Arc::new);
         futures::stream::iter(days)
-            .map(|dt| self.partition_status(job, state, &columns, dt))
+            .map(|dt| self.partition_status(job, state, &columns, prepared.as_ref(), dt))
             .buffered(CONCURRENT_PLANS)
             .collect::<Vec<Result<_>>>()
             .await
@@ -129,11 +134,16 @@ impl Runner {
         job: &Job,
         state: &JobState,
         columns: &[SchemaColumn],
+        prepared: Option<&Arc<Prepared>>,
         dt: Option<NaiveDate>,
     ) -> Result<(PartitionStatus, Vec<InputFile>)> {
         let partition = job.partition(dt);
         let recorded = state.partitions.get(&partition);
-        match self.plan(&job.query, dt).await {
+        let planned = match prepared {
+            Some(prepared) => self.plan_prepared(prepared, dt).await,
+            None => self.plan(&job.query, dt).await,
+        };
+        match planned {
             Ok(query) => {
                 let inputs = input_fingerprint(&query.files);
                 let mut status =

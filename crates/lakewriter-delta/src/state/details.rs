@@ -13,17 +13,16 @@ use chrono::TimeDelta;
 use lakewriter_core::PartitionKey;
 use object_store::{ObjectMeta, ObjectStore, ObjectStoreExt};
 
-use super::log::{Failure, Txn};
-use super::{CODE, CONCURRENT_READS, Detail, Recorded, app_id, apply_commit};
+use super::log::Failure;
+use super::{CODE, CONCURRENT_READS, Recorded, app_id, apply_commit};
 
 /// How far before a write's `lastUpdated` its commit file may be stamped (another clock: the
 /// storage's), and how far after it (the commit follows the data files' upload).
 const BEFORE: TimeDelta = TimeDelta::minutes(10);
 const AFTER: TimeDelta = TimeDelta::minutes(30);
 
-/// A partition whose details are sought: the code transaction the checkpoint holds for it.
+/// What is sought of a partition's details: the code transaction the checkpoint holds for it.
 struct Sought {
-    partition: PartitionKey,
     code: i64,
     last_updated: i64,
 }
@@ -38,20 +37,24 @@ pub(super) async fn fill(
     partitions: &mut BTreeMap<PartitionKey, Recorded>,
     wanted: &(dyn Fn(&PartitionKey) -> bool + Sync),
 ) -> Result<(), Failure> {
-    let mut sought: Vec<Sought> = partitions
+    let mut sought: HashMap<PartitionKey, Sought> = partitions
         .iter()
         .filter(|(p, r)| r.version.is_none() && wanted(p))
         .filter_map(|(p, r)| {
             let last_updated = r.written_at?.timestamp_millis();
-            Some(Sought { partition: p.clone(), code: r.code, last_updated })
+            Some((p.clone(), Sought { code: r.code, last_updated }))
         })
         .collect();
     let kept: Vec<(u64, &ObjectMeta)> = commits.range(..=checkpoint).map(|(v, m)| (*v, m)).rev().collect();
+    // The commits stamped near each write's time, found in the kept commits sorted by stamp.
+    let mut by_time: Vec<(u64, &ObjectMeta)> = kept.clone();
+    by_time.sort_by_key(|(_, m)| m.last_modified);
     let near: BTreeSet<u64> = sought
-        .iter()
+        .values()
         .filter_map(|s| chrono::DateTime::from_timestamp_millis(s.last_updated))
         .flat_map(|at| {
-            kept.iter().filter(move |(_, m)| m.last_modified >= at - BEFORE && m.last_modified <= at + AFTER)
+            let first = by_time.partition_point(|(_, m)| m.last_modified < at - BEFORE);
+            by_time[first..].iter().take_while(move |(_, m)| m.last_modified <= at + AFTER)
         })
         .map(|(v, _)| *v)
         .collect();
@@ -77,35 +80,22 @@ pub(super) async fn fill(
         for (version, bytes) in futures::future::try_join_all(reads).await?.into_iter().flatten() {
             let (mut txns, mut details) = (HashMap::new(), HashMap::new());
             apply_commit(version, &bytes, job, &prefix, &mut txns, &mut details);
-            sought.retain(|s| match found(s, job, version, &txns, &mut details) {
-                Some(detail) => {
-                    if let Some(recorded) = partitions.get_mut(&s.partition) {
-                        recorded.version = Some(detail.version);
-                        recorded.rows = detail.rows;
-                        recorded.run_id = detail.run_id;
-                        recorded.duration_ms = detail.duration_ms;
-                    }
-                    false
+            // Each partition this commit wrote, where the checkpoint holds that very write.
+            for (partition, detail) in details {
+                let Some(s) = sought.get(&partition) else { continue };
+                let Some(txn) = txns.get(&app_id(job, &partition, CODE)) else { continue };
+                if detail.version != version || txn.version != s.code || txn.last_updated != Some(s.last_updated) {
+                    continue;
                 }
-                None => true,
-            });
+                if let Some(recorded) = partitions.get_mut(&partition) {
+                    recorded.version = Some(detail.version);
+                    recorded.rows = detail.rows;
+                    recorded.run_id = detail.run_id;
+                    recorded.duration_ms = detail.duration_ms;
+                }
+                sought.remove(&partition);
+            }
         }
     }
     Ok(())
-}
-
-/// The details of `sought` in the commit `version`, whose transactions and details are `txns`
-/// and `details`: where that commit carried the very transaction the checkpoint holds.
-fn found(
-    sought: &Sought,
-    job: &str,
-    version: u64,
-    txns: &HashMap<String, Txn>,
-    details: &mut HashMap<PartitionKey, Detail>,
-) -> Option<Detail> {
-    let txn = txns.get(&app_id(job, &sought.partition, CODE))?;
-    if txn.version != sought.code || txn.last_updated != Some(sought.last_updated) {
-        return None;
-    }
-    details.remove(&sought.partition).filter(|d| d.version == version)
 }
