@@ -219,21 +219,23 @@ fn race(place: &Place, mode: Mode, phase: Phase, b_day: &str, late_file_first: b
     Some(Race { hit, b, after_b, a, what })
 }
 
-/// A's report where B committed the same partition meanwhile (`b`): A's commit conflicts with B's
-/// and A runs again, from the raw layer as B left it. An overwrite replaces B's rows with the very
-/// same (the partition was fresh); a keyed write finds nothing to change; an append finds the
-/// partition appended — as its write begins, where A was paused before (`hit`), else as it runs
-/// again.
-fn expected_after_same_partition(mode: Mode, hit: Phase, b: &Report) -> Outline {
+/// The reports A may give where B committed the same partition meanwhile (`b`): A's commit
+/// conflicts with B's and A runs again, from the raw layer as B left it. An overwrite replaces B's
+/// rows with the very same (the partition was fresh); a keyed write finds nothing to change; an
+/// append finds the partition appended — as its write begins, or as it runs again where its write
+/// had begun (read the log) before B committed. Paused at `writing` (`hit`), it had; paused at
+/// `planned`, it may have: the stop lands after the phase's line, and an append reads the log
+/// between its plan and its files, so either report is right there.
+fn expected_after_same_partition(mode: Mode, hit: Phase, b: &Report) -> Vec<Outline> {
     let ok = "ok".to_owned();
     match mode {
         Mode::OverwritePartition | Mode::DeleteInsert | Mode::Rebuild => {
-            (ok, true, b.rows_written, Some(2), 1, Some(WAS_FRESH.into()))
+            vec![(ok, true, b.rows_written, Some(2), 1, Some(WAS_FRESH.into()))]
         }
-        Mode::Merge | Mode::AppendDedup => (ok, false, Some(0), Some(1), 1, Some(ALREADY_WRITTEN.into())),
+        Mode::Merge | Mode::AppendDedup => vec![(ok, false, Some(0), Some(1), 1, Some(ALREADY_WRITTEN.into()))],
         Mode::Append => {
-            let retries = u32::from(hit != Phase::Planned);
-            ("skipped".into(), false, None, Some(1), retries, Some(ALREADY_APPENDED.into()))
+            let skipped = |retries| ("skipped".into(), false, None, Some(1), retries, Some(ALREADY_APPENDED.into()));
+            if hit == Phase::Planned { vec![skipped(0), skipped(1)] } else { vec![skipped(1)] }
         }
     }
 }
@@ -252,7 +254,8 @@ fn same_partition(place: &Place, mode: Mode, phase: Phase, reference: &Reference
     assert!(figures.compare(&reference.table, &after), "{what}\nthe table: {after:?}, not {:?}", reference.table);
     let partition = if mode == Mode::Rebuild { "all".to_owned() } else { format!("dt={DAY}") };
     assert_eq!(states(lake, mode, DAY, DAY), [(partition, "fresh".to_owned())], "{what}");
-    assert_eq!(outline(&a), expected_after_same_partition(mode, hit, &b), "{what}");
+    let expected = expected_after_same_partition(mode, hit, &b);
+    assert!(expected.contains(&outline(&a)), "{what}\n{:?} is none of {expected:?}", outline(&a));
     if let Some(changes) = &a.changes {
         assert_eq!((changes.inserted, changes.updated, changes.deleted), (0, 0, 0), "{what}");
     }
