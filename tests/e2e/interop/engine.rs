@@ -63,6 +63,10 @@ fn lake() -> Lake {
     lake
 }
 
+/// The jobs of [`project`] that run for a date, in dependency order; `all_orders` (a rebuild) is
+/// the other.
+const DATED: [&str; 6] = ["orders_copy", "daily_orders", "latest_orders", "two_days", "orders_log", "order_status"];
+
 /// Runs every job of [`project`] over FROM..=TO on `lake` (`--engine ENGINE` where given) and
 /// returns the partition reports.
 fn run_all(cli: &dyn Fn(&[&str]) -> Run, engine: Option<&str>) -> Vec<Report> {
@@ -77,7 +81,7 @@ fn run_all(cli: &dyn Fn(&[&str]) -> Run, engine: Option<&str>) -> Vec<Report> {
         assert!(!run.stderr.contains("not on the engine"), "every plan ran on the engine: {}", run.stderr);
         reports.extend(run.json().0);
     };
-    for job in ["orders_copy", "daily_orders", "latest_orders", "two_days", "orders_log", "order_status"] {
+    for job in DATED {
         with(&["backfill", job, "--from", FROM, "--to", TO]);
     }
     with(&["run", "all_orders"]);
@@ -118,6 +122,21 @@ fn written_there(reports: &[Report]) -> Option<&Report> {
     reports.iter().find(|r| r.job == "all_orders")
 }
 
+/// Asserts that `status` here (delta-rs's scan of a Delta input, DataFusion's listing of the raw
+/// layer) finds every partition the engine wrote fresh: the files a run on the engine read and
+/// fingerprinted — of `two_days`' Delta input, those of the engine's own Parquet scan, pruned by
+/// lakewriter — are the ones a local run reads.
+fn every_partition_fresh(lake: &Lake) {
+    let ranges = DATED.iter().map(|&job| vec![job, "--from", FROM, "--to", TO]);
+    for range in ranges.chain([vec!["all_orders"]]) {
+        let states: Vec<(String, String)> =
+            lake.status(&range).partitions.into_iter().map(|p| (p.partition, p.state)).collect();
+        let partitions = if range.len() == 1 { 1 } else { 3 };
+        assert_eq!(states.len(), partitions, "{range:?}: {states:?}");
+        assert!(states.iter().all(|(_, state)| state == "fresh"), "{range:?}: {states:?}");
+    }
+}
+
 #[test]
 fn the_engine_writes_the_tables_the_local_engine_writes() {
     let cluster = Cluster::start(2, &[]);
@@ -125,6 +144,7 @@ fn the_engine_writes_the_tables_the_local_engine_writes() {
     run_all(&|args| here.cli(args), None);
     let reports = run_all(&|args| there.cli(args), Some(&cluster.url));
     assert!(reports.iter().all(|r| r.engine.as_ref().is_some_and(|e| e.url == cluster.url)), "{reports:?}");
+    every_partition_fresh(&there);
     for table in TABLES {
         assert_eq!(here.digest(table, None).digest, there.digest(table, None).digest, "{table}");
     }
@@ -146,6 +166,9 @@ fn the_engine_writes_the_tables_the_local_engine_writes() {
     assert_eq!(rebuild.executors, Some(2), "{rebuild:?}");
     let after: Vec<String> = TABLES.iter().map(|t| there.digest(t, None).digest).collect();
     assert_eq!(before, after);
+    // The spread day's rewrite of orders_copy made two_days' days that read it stale; the rerun
+    // wrote them again over its files.
+    every_partition_fresh(&there);
 }
 
 #[test]
