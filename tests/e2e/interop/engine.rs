@@ -8,7 +8,7 @@ use lakewriter_core::Phase;
 
 use super::super::support::pause::Paused;
 use super::super::support::s3::S3;
-use super::super::support::{EngineUse, Job, Lake, Project, Report, Run};
+use super::super::support::{EngineUse, Job, Lake, Project, Report, Run, Status};
 
 const FROM: &str = "2026-09-01";
 const TO: &str = "2026-09-03";
@@ -126,11 +126,11 @@ fn written_there(reports: &[Report]) -> Option<&Report> {
 /// layer) finds every partition the engine wrote fresh: the files a run on the engine read and
 /// fingerprinted — of `two_days`' Delta input, those of the engine's own Parquet scan, pruned by
 /// lakewriter — are the ones a local run reads.
-fn every_partition_fresh(lake: &Lake) {
+fn every_partition_fresh(cli: &dyn Fn(&[&str]) -> Run) {
     let ranges = DATED.iter().map(|&job| vec![job, "--from", FROM, "--to", TO]);
     for range in ranges.chain([vec!["all_orders"]]) {
-        let states: Vec<(String, String)> =
-            lake.status(&range).partitions.into_iter().map(|p| (p.partition, p.state)).collect();
+        let states = Status::of(&cli(&[&["--json", "status"], &range[..]].concat())).partitions;
+        let states: Vec<(String, String)> = states.into_iter().map(|p| (p.partition, p.state)).collect();
         let partitions = if range.len() == 1 { 1 } else { 3 };
         assert_eq!(states.len(), partitions, "{range:?}: {states:?}");
         assert!(states.iter().all(|(_, state)| state == "fresh"), "{range:?}: {states:?}");
@@ -144,7 +144,7 @@ fn the_engine_writes_the_tables_the_local_engine_writes() {
     run_all(&|args| here.cli(args), None);
     let reports = run_all(&|args| there.cli(args), Some(&cluster.url));
     assert!(reports.iter().all(|r| r.engine.as_ref().is_some_and(|e| e.url == cluster.url)), "{reports:?}");
-    every_partition_fresh(&there);
+    every_partition_fresh(&|args| there.cli(args));
     for table in TABLES {
         assert_eq!(here.digest(table, None).digest, there.digest(table, None).digest, "{table}");
     }
@@ -168,7 +168,7 @@ fn the_engine_writes_the_tables_the_local_engine_writes() {
     assert_eq!(before, after);
     // The spread day's rewrite of orders_copy made two_days' days that read it stale; the rerun
     // wrote them again over its files.
-    every_partition_fresh(&there);
+    every_partition_fresh(&|args| there.cli(args));
 }
 
 #[test]
@@ -188,6 +188,7 @@ fn on_s3_the_engine_writes_the_tables_the_local_engine_writes() {
     let here = lake();
     run_all(&|args| here.cli(args), None);
     run_all(&|args| s3.cli(args), Some(&cluster.url));
+    every_partition_fresh(&|args| s3.cli(args));
     for table in TABLES {
         assert_eq!(here.digest(table, None).digest, s3.digest(table).digest, "{table}");
     }
