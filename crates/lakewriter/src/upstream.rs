@@ -64,10 +64,13 @@ impl Runner {
                     continue;
                 }
                 let name = &upstream.spec.name;
-                let mut states: Vec<PartitionStatus> =
-                    read.keys().filter_map(|&dt| found.get(name, dt)).cloned().collect();
-                let unknown: Vec<Option<NaiveDate>> =
-                    read.keys().copied().filter(|&dt| found.get(name, dt).is_none()).collect();
+                let (mut states, mut unknown) = (Vec::new(), Vec::new());
+                for &dt in read.keys() {
+                    match found.get(name, dt) {
+                        Some(state) => states.push(state.clone()),
+                        None => unknown.push(dt),
+                    }
+                }
                 if !unknown.is_empty() {
                     let recorded = self.recorded(upstream, LogScope::FromLastCheckpoint).await?.unwrap_or_default();
                     let mut statuses = self.partition_statuses(upstream, &recorded, unknown).await?;
