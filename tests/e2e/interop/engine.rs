@@ -127,11 +127,10 @@ fn written_there(reports: &[Report]) -> Option<&Report> {
 /// fingerprinted — of `two_days`' Delta input, those of the engine's own Parquet scan, pruned by
 /// lakewriter — are the ones a local run reads.
 fn every_partition_fresh(cli: &dyn Fn(&[&str]) -> Run) {
-    let ranges = DATED.iter().map(|&job| vec![job, "--from", FROM, "--to", TO]);
-    for range in ranges.chain([vec!["all_orders"]]) {
+    let dated = DATED.iter().map(|&job| (vec![job, "--from", FROM, "--to", TO], 3));
+    for (range, partitions) in dated.chain([(vec!["all_orders"], 1)]) {
         let states = Status::of(&cli(&[&["--json", "status"], &range[..]].concat())).partitions;
         let states: Vec<(String, String)> = states.into_iter().map(|p| (p.partition, p.state)).collect();
-        let partitions = if range.len() == 1 { 1 } else { 3 };
         assert_eq!(states.len(), partitions, "{range:?}: {states:?}");
         assert!(states.iter().all(|(_, state)| state == "fresh"), "{range:?}: {states:?}");
     }
