@@ -131,7 +131,7 @@ pub enum WriteSpec {
     /// Delete the rows matching `predicate` (SQL over target columns, may use `$dt`) and insert
     /// the result, whose rows must all match it.
     DeleteInsert { predicate: String },
-    /// Insert the rows whose `key` is not in the target yet: within `window` of the run's day
+    /// Insert the rows whose `key` is not in the target yet: within `window` of each row's own value
     /// where it has one, else anywhere in the table.
     AppendDedup { key: Vec<String>, window: Option<DedupWindow> },
     /// Append once per (job, partition), guarded by a Delta application transaction.
@@ -145,10 +145,10 @@ pub enum WriteSpec {
     Statement,
 }
 
-/// `dedup_window`: the target rows an `append_dedup` run checks its keys against — those whose
-/// `column` (a date, or a timestamp read as its date) is within `days` days of the run's day, on
-/// either side — so that its cost is bounded by the window, not the table. A key seen only
-/// outside the window is appended again.
+/// `dedup_window`: the target rows an `append_dedup` run checks each row's key against — those
+/// whose `column` (a date, or a timestamp read as its date) is within `days` days of the row's own
+/// value in it, on either side — so that its cost is bounded by the window, not the table. A key
+/// seen only outside the window is appended again.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DedupWindow {
     pub days: u32,
