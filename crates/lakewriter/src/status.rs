@@ -12,6 +12,7 @@ use lakewriter_delta::schema::SchemaColumn;
 use lakewriter_delta::state::{JobState, LogScope, Recorded};
 use serde::Serialize;
 
+use crate::columns::writes_column;
 use crate::upstream::Found;
 use crate::{Error, Job, Result, Runner, error_chain};
 
@@ -149,8 +150,10 @@ impl Runner {
                 let mut status =
                     PartitionStatus::of(partition, dt, recorded, &job.code, Some(&inputs), query.files.len());
                 if let Some(recorded) = recorded {
-                    status.lacks = recorded.lacks(columns).to_vec();
-                    status.lacks.extend(crate::columns::new_columns(job, columns, query.plan.schema()));
+                    let schema = query.plan.schema();
+                    let lacks = recorded.lacks(columns).into_iter().filter(|c| writes_column(job, &c.column, schema));
+                    let adds = crate::columns::new_columns(job, columns, schema);
+                    status.lacking(lacks.cloned().chain(adds).collect());
                 }
                 Ok((status, query.files))
             }
@@ -198,6 +201,10 @@ pub enum StaleReason {
     /// A partition of an upstream job it read is stale (`upstream_stale` names it): its rows
     /// were computed from rows that a rerun upstream will change.
     UpstreamStale,
+    /// Its rows lack a column the job writes now (`lacks` names them): added to the table since
+    /// they were written, or written as NULL by code whose result did not have it, or left out
+    /// under `on_schema_change = "ignore"`. A rerun fills it in.
+    LacksColumn,
 }
 
 impl fmt::Display for StaleReason {
@@ -207,6 +214,7 @@ impl fmt::Display for StaleReason {
             Self::CodeChanged => "code changed",
             Self::InputsUnreadable => "inputs unreadable",
             Self::UpstreamStale => "upstream stale",
+            Self::LacksColumn => "lacks column",
         })
     }
 }
@@ -233,9 +241,10 @@ pub struct PartitionStatus {
     pub files_scanned: usize,
     /// The stale partitions of upstream jobs its plan reads (reason `upstream_stale`).
     pub upstream_stale: Vec<UpstreamPartition>,
-    /// The table's columns this partition's rows read as NULL — those added since it was written
-    /// — and the columns a run of the job's code now would add (`on_schema_change`): what a rerun
-    /// fills in.
+    /// The columns the job writes now that this partition's rows read as NULL — added since it
+    /// was written, or written as NULL by code whose result lacked them — and the columns a run
+    /// of the job's code now would add (`on_schema_change`): what a rerun fills in (reason
+    /// `lacks_column`).
     pub lacks: Vec<SchemaColumn>,
 }
 
@@ -287,6 +296,16 @@ impl PartitionStatus {
             upstream_stale: Vec::new(),
             lacks: Vec::new(),
         }
+    }
+
+    /// The partition's rows lack `columns`, columns the job writes now: stale for that, where
+    /// there are any.
+    fn lacking(&mut self, columns: Vec<SchemaColumn>) {
+        if !columns.is_empty() {
+            self.state = Freshness::Stale;
+            self.reasons.push(StaleReason::LacksColumn);
+        }
+        self.lacks = columns;
     }
 
     /// `fresh`, `missing`, `stale: inputs changed, code changed`.

@@ -6,6 +6,7 @@ mod checks_modes;
 mod clustered;
 mod column_names;
 mod dedup_window;
+mod lacking;
 mod merge_scan;
 mod merge_scope;
 mod nullability;

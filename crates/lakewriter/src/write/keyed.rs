@@ -105,7 +105,7 @@ impl Keyed {
     }
 
     /// What a rerun fills in: the columns of the table the partition's rows lack (added since it
-    /// was written) and those this write adds, in the rows of its keys that it does not replace
+    /// was written, or written as NULL by code without them) and those this write adds, in the rows of its keys that it does not replace
     /// but that are otherwise its own (see [`keyed::fill_condition`]). A merge's newer-wins rule
     /// stands: a row written by a newer version of its key is not the source's row. `None` where
     /// there is nothing to fill.
@@ -114,7 +114,7 @@ impl Keyed {
         let names: Vec<String> = table.fields().iter().map(|f| f.name().clone()).collect();
         let lacks = attempt.previous.map(|r| r.lacks(&names)).unwrap_or_default();
         let added = attempt.columns.added.iter().map(|c| c.column.clone());
-        let columns: Vec<String> = lacks.iter().cloned().chain(added).collect();
+        let columns: Vec<String> = lacks.into_iter().cloned().chain(added).collect();
         let condition = keyed::fill_condition(&source.held.schema, &table, &self.key, &columns);
         Ok(condition.map(|condition| Fill { condition, columns }))
     }
@@ -137,6 +137,10 @@ impl Mode for Keyed {
     }
 
     fn depends_on_order(&self) -> bool {
+        true
+    }
+
+    fn fills_in(&self) -> bool {
         true
     }
 
