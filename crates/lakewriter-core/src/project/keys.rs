@@ -41,7 +41,7 @@ pub const KEYS: &[(&str, &[&str])] = &[
     ("sources.NAME", &["unique"]),
     ("tests.NAME", &["job", "dt", "dates", "given", "expect"]),
     ("tests.NAME.given.TABLE", &["rows", "file", "schema"]),
-    ("tests.NAME.expect", &["rows", "file", "tolerance", "error"]),
+    ("tests.NAME.expect", &["rows", "file", "schema", "tolerance", "error"]),
 ];
 
 #[cfg(test)]
