@@ -232,7 +232,28 @@ fn ours<'e>(error: &'e (dyn std::error::Error + 'static)) -> impl Iterator<Item 
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
-pub use lakewriter_core::{causes, error_chain};
+/// The text of `error`, then of each of its causes, each once and without a backtrace (see
+/// [`lakewriter_core::causes`]): what a report, stderr and `report`'s page show. A backtrace the
+/// error's text carries (the Delta kernel's, with `RUST_BACKTRACE` set) is logged at debug level.
+#[must_use]
+pub fn causes(error: &(dyn std::error::Error + 'static)) -> Vec<String> {
+    log_backtrace(error);
+    lakewriter_core::causes(error)
+}
+
+/// An error and its [`causes`], joined by `: `.
+#[must_use]
+pub fn error_chain(error: &(dyn std::error::Error + 'static)) -> String {
+    causes(error).join(": ")
+}
+
+fn log_backtrace(error: &(dyn std::error::Error + 'static)) {
+    if tracing::enabled!(tracing::Level::DEBUG)
+        && let Some(backtrace) = lakewriter_core::backtrace(error)
+    {
+        tracing::debug!(error = %lakewriter_core::error_chain(error), %backtrace, "where the error was made");
+    }
+}
 
 #[cfg(test)]
 mod tests {

@@ -5,6 +5,7 @@ mod checks;
 mod checks_modes;
 mod clustered;
 mod column_names;
+mod dates;
 mod dedup_window;
 mod lacking;
 mod merge_scan;
