@@ -20,8 +20,10 @@ Kinds, each as the guide (docs/guide/write-modes.md, schema-changes.md, sql.md) 
     merge         per key the newest row (`newer_by`); on a tie within a day a delete, then the
                   greatest value of each other column; on a tie across days the first day written
                   (a row replaces another only where strictly newer); tombstones where deleted
-    merge_into    the matrix's MERGE INTO statement run day after day: a newer-wins update of every
-                  column (`UPDATE SET *`, which keeps a column the source lacks), `INSERT *`
+    merge_into    the matrix's MERGE INTO statement replayed day after day: its source per key the
+                  newest row, then the greatest value of each other column (as its ROW_NUMBER
+                  orders them); a newer-wins update of every column (`UPDATE SET *`, which keeps a
+                  column the source lacks), `INSERT *` (NULL in a column the source lacks)
     append_dedup  day after day, the day's rows (one per key: the greatest value of each column)
                   whose key has no row yet (within `window` days in its column, where it has one)
 
@@ -114,8 +116,9 @@ def merge(con, cell, spec):
 
 
 def merge_into(con, cell, spec):
-    """The statement replayed: each day's source (its ROW_NUMBER's winner per key), then
-    `WHEN MATCHED AND s.newer > t.newer THEN UPDATE SET *`, `WHEN NOT MATCHED THEN INSERT *`."""
+    """The statement replayed: each day's source (one row per key), then
+    `WHEN MATCHED AND s.newer > t.newer THEN UPDATE SET *`, `WHEN NOT MATCHED THEN INSERT *`; a day
+    the old code wrote first has no added column."""
     key = cell["key"]
     newer = quote(cell["newer_by"])
     columns = table_columns(cell)
