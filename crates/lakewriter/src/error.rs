@@ -52,6 +52,12 @@ pub enum Error {
     )]
     SeedFirstDay { table: String, job: String },
 
+    #[error(
+        "no input: {} for {dt}; a day whose data has not arrived is not written as a day without rows (where a day without input is one without rows, set on_missing_input = \"empty\" on job `{job}`)",
+        no_input_files(tables)
+    )]
+    NoInput { job: String, dt: chrono::NaiveDate, tables: Vec<String> },
+
     #[error("cannot read the partition state of {table}")]
     State { table: String, source: Box<lakewriter_delta::Error> },
 
@@ -233,6 +239,15 @@ fn ours<'e>(error: &'e (dyn std::error::Error + 'static)) -> impl Iterator<Item 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 pub use lakewriter_core::{causes, error_chain};
+
+/// `raw.orders has no file`, `raw.orders and raw.customers have no file`.
+fn no_input_files(tables: &[String]) -> String {
+    match tables {
+        [one] => format!("{one} has no file"),
+        [first @ .., last] => format!("{} and {last} have no file", first.join(", ")),
+        [] => "no raw dataset is without a file".to_owned(),
+    }
+}
 
 #[cfg(test)]
 mod tests {
