@@ -26,7 +26,7 @@ pub use partition::PartitionKey;
 pub use phase::Phase;
 pub use project::{
     Check, CheckKind, CheckOutcome, CheckSeverity, CheckValue, Checks, DedupWindow, JobSpec, OnDuplicateKeys,
-    OnSchemaChange, Project, SourceSpec, SqlSource, TestSpec, WriteMode, WriteSpec, root_url,
+    OnMissingInput, OnSchemaChange, Project, SourceSpec, SqlSource, TestSpec, WriteMode, WriteSpec, root_url,
 };
 pub use table_ref::TableRef;
 pub use unit::{InputFile, PartitionRun, input_fingerprint};

@@ -99,6 +99,12 @@ impl Runner {
         let mut query = self.plan(&job.query, attempt.run.unit.dt).await.map_err(|e| {
             Error::own_table_missing(&e, &job.spec.name).map_or_else(|| RunError::from(e), RunError::Setup)
         })?;
+        if let (Some(dt), false) = (attempt.run.unit.dt, query.no_input.is_empty())
+            && job.spec.on_missing_input == lakewriter_core::OnMissingInput::Fail
+        {
+            let (job, tables) = (job.spec.name.clone(), std::mem::take(&mut query.no_input));
+            return Err(RunError::Setup(Error::NoInput { job, dt, tables }));
+        }
         self.check_determinism(job, &query.plan).await?;
         let table = job.spec.target.to_string();
         query.plan = job.mode.lay_out(attempt, query.plan).await?;

@@ -52,6 +52,12 @@ pub enum Error {
     )]
     SeedFirstDay { table: String, job: String },
 
+    #[error(
+        "no input: {} for {dt}; a day whose data has not arrived is not written as a day without rows (where a day without input is one without rows, set on_missing_input = \"empty\" on job `{job}`)",
+        no_input_files(tables)
+    )]
+    NoInput { job: String, dt: chrono::NaiveDate, tables: Vec<String> },
+
     #[error("cannot read the partition state of {table}")]
     State { table: String, source: Box<lakewriter_delta::Error> },
 
@@ -252,6 +258,15 @@ fn log_backtrace(error: &(dyn std::error::Error + 'static)) {
         && let Some(backtrace) = lakewriter_core::backtrace(error)
     {
         tracing::debug!(error = %lakewriter_core::error_chain(error), %backtrace, "where the error was made");
+    }
+}
+
+/// `raw.orders has no file`, `raw.orders and raw.customers have no file`.
+fn no_input_files(tables: &[String]) -> String {
+    match tables {
+        [one] => format!("{one} has no file"),
+        [first @ .., last] => format!("{} and {last} have no file", first.join(", ")),
+        [] => "no raw dataset is without a file".to_owned(),
     }
 }
 

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use chrono::{DateTime, NaiveDate, Utc};
 use futures::StreamExt;
 use lakewriter_compute::Prepared;
-use lakewriter_core::{DateRange, InputFile, PartitionKey, WriteMode, input_fingerprint};
+use lakewriter_core::{DateRange, InputFile, OnMissingInput, PartitionKey, WriteMode, input_fingerprint};
 use lakewriter_delta::schema::SchemaColumn;
 use lakewriter_delta::state::{JobState, LogScope, Recorded};
 use serde::Serialize;
@@ -155,6 +155,9 @@ impl Runner {
                     let adds = crate::columns::new_columns(job, columns, schema);
                     status.lacking(lacks.cloned().chain(adds).collect());
                 }
+                if !query.no_input.is_empty() && job.spec.on_missing_input == OnMissingInput::Fail {
+                    status.without_input(query.no_input);
+                }
                 Ok((status, query.files))
             }
             Err(e) if e.is_unreadable_input() => {
@@ -186,6 +189,26 @@ pub enum Freshness {
     Stale,
     /// Never written by this job.
     Missing,
+    /// A raw dataset the job reads has no file for the day (`no_input` names them), and the job's
+    /// `on_missing_input` is `fail`: a run of it fails — its data has not arrived —, whatever
+    /// was written before.
+    NoInput,
+}
+
+impl Freshness {
+    /// Every state, in the order reports list them.
+    pub const ALL: [Self; 4] = [Self::Fresh, Self::Stale, Self::Missing, Self::NoInput];
+
+    /// The state as `--json` spells it.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Fresh => "fresh",
+            Self::Stale => "stale",
+            Self::Missing => "missing",
+            Self::NoInput => "no_input",
+        }
+    }
 }
 
 /// Why a partition is stale.
@@ -246,6 +269,8 @@ pub struct PartitionStatus {
     /// of the job's code now would add (`on_schema_change`): what a rerun fills in (reason
     /// `lacks_column`).
     pub lacks: Vec<SchemaColumn>,
+    /// The raw datasets the job reads that have no file for the day (state `no_input`).
+    pub no_input: Vec<String>,
 }
 
 /// A partition of another job's table.
@@ -295,7 +320,15 @@ impl PartitionStatus {
             files_scanned,
             upstream_stale: Vec::new(),
             lacks: Vec::new(),
+            no_input: Vec::new(),
         }
+    }
+
+    /// The raw datasets `tables` have no file for the partition's day: a run of it fails.
+    fn without_input(&mut self, tables: Vec<String>) {
+        self.state = Freshness::NoInput;
+        self.reasons.clear();
+        self.no_input = tables;
     }
 
     /// The partition's rows lack `columns`, columns the job writes now: stale for that, where
@@ -314,6 +347,7 @@ impl PartitionStatus {
         match self.state {
             Freshness::Fresh => "fresh".into(),
             Freshness::Missing => "missing".into(),
+            Freshness::NoInput => format!("no input ({})", self.no_input.join(", ")),
             Freshness::Stale => {
                 let reasons: Vec<String> = self
                     .reasons
@@ -421,7 +455,10 @@ impl Only {
         match self {
             Self::All => true,
             Self::Stale => status.state != Freshness::Fresh,
-            Self::Missing => status.state == Freshness::Missing,
+            Self::Missing => {
+                status.state == Freshness::Missing
+                    || (status.state == Freshness::NoInput && status.written_at.is_none())
+            }
         }
     }
 }
@@ -451,6 +488,7 @@ impl PlannedPartition {
         let run = only.selects(status);
         let why = match (run, status.state) {
             (true, Freshness::Missing) => "never written".to_owned(),
+            (true, Freshness::NoInput) => format!("{}: a run fails (on_missing_input = \"fail\")", status.label()),
             (true, Freshness::Stale) if job.runs_once() => {
                 format!("{} (an append runs once: it skips unless --force)", status.label())
             }

@@ -10,6 +10,7 @@ mod dedup_window;
 mod lacking;
 mod merge_scan;
 mod merge_scope;
+mod missing_input;
 mod nullability;
 mod overwrite_partition;
 mod project_file;

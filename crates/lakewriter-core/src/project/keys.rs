@@ -24,6 +24,7 @@ pub const KEYS: &[(&str, &[&str])] = &[
             "allow_nondeterministic",
             "not_null",
             "on_schema_change",
+            "on_missing_input",
             "dedup_window",
             "dedup_window_column",
             "input_size_warning",
