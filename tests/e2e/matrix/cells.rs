@@ -177,6 +177,11 @@ impl Cell {
         let (added, added_name) =
             if new { (format!(", {} AS {}", ADDED.1, ADDED.0), format!(", {}", ADDED.0)) } else { Default::default() };
         let one_day = format!("SELECT {columns}, $dt AS dt{added} FROM raw.events WHERE dt = $dt");
+        // Where a column is added, an INSERT names its columns: by position alone the old code's
+        // would be refused once the table has the new one (docs/guide/schema-changes.md).
+        let listed = |partition: &str| {
+            if self.option.expect.adds_column { format!("({columns}{partition}{added_name}) ") } else { String::new() }
+        };
         let job = match self.writer {
             OVERWRITE => Job::new(&name, &table).sql(one_day),
             DELETE_INSERT => Job::delete_insert(&name, &table, "dt = $dt").sql(one_day),
@@ -188,10 +193,13 @@ impl Cell {
                 &name,
                 &table,
                 &format!(
-                    "INSERT OVERWRITE TABLE {table} PARTITION (dt = $dt) SELECT {columns}{added} FROM raw.events WHERE dt = $dt"
+                    "INSERT OVERWRITE TABLE {table} {}PARTITION (dt = $dt) SELECT {columns}{added} FROM raw.events WHERE dt = $dt",
+                    listed("")
                 ),
             ),
-            Writer::InsertInto => Job::statement(&name, &table, &format!("INSERT INTO {table} {one_day}")),
+            Writer::InsertInto => {
+                Job::statement(&name, &table, &format!("INSERT INTO {table} {}{one_day}", listed(", dt")))
+            }
             Writer::MergeInto => {
                 // Each key's newest row; on a tie, the greatest value of each other column.
                 let order = "updated_at DESC NULLS LAST, region DESC NULLS LAST, event_date DESC NULLS LAST, \

@@ -139,35 +139,39 @@ pub type Change<'a> = (Option<i64>, &'a str, &'a str, Option<i64>, &'a str);
 impl Lake {
     /// Writes `rows` as the raw file `raw/customers_batch/dt=<day>/<file>`.
     pub fn write_changes(&self, day: &str, file: &str, rows: &[Change<'_>]) {
-        use arrow::array::{Int64Array, RecordBatch, StringArray, TimestampMicrosecondArray};
-        use arrow::datatypes::{DataType, Field, Schema, TimeUnit};
-        use std::sync::Arc;
-        let schema = Arc::new(Schema::new(vec![
-            Field::new("customer_id", DataType::Int64, true),
-            Field::new("email", DataType::Utf8, false),
-            Field::new("tier", DataType::Utf8, false),
-            Field::new("updated_at", DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into())), true),
-            Field::new("op", DataType::Utf8, false),
-        ]));
-        let batch = RecordBatch::try_new(
-            schema,
-            vec![
-                Arc::new(rows.iter().map(|r| r.0).collect::<Int64Array>()),
-                Arc::new(rows.iter().map(|r| Some(r.1)).collect::<StringArray>()),
-                Arc::new(rows.iter().map(|r| Some(r.2)).collect::<StringArray>()),
-                Arc::new(
-                    rows.iter()
-                        .map(|r| r.3.map(|s| s * 1_000_000))
-                        .collect::<TimestampMicrosecondArray>()
-                        .with_timezone("UTC"),
-                ),
-                Arc::new(rows.iter().map(|r| Some(r.4)).collect::<StringArray>()),
-            ],
-        )
-        .expect("batch");
         let path = self.root().join("raw/customers_batch").join(format!("dt={day}")).join(file);
-        lakewriter_datagen::write_parquet(&path, &batch).expect("write changes");
+        lakewriter_datagen::write_parquet(&path, &changes(rows)).expect("write changes");
     }
+}
+
+/// `rows` as a batch of the raw dataset `customers_batch`.
+pub fn changes(rows: &[Change<'_>]) -> arrow::array::RecordBatch {
+    use arrow::array::{Int64Array, RecordBatch, StringArray, TimestampMicrosecondArray};
+    use arrow::datatypes::{DataType, Field, Schema, TimeUnit};
+    use std::sync::Arc;
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("customer_id", DataType::Int64, true),
+        Field::new("email", DataType::Utf8, false),
+        Field::new("tier", DataType::Utf8, false),
+        Field::new("updated_at", DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into())), true),
+        Field::new("op", DataType::Utf8, false),
+    ]));
+    RecordBatch::try_new(
+        schema,
+        vec![
+            Arc::new(rows.iter().map(|r| r.0).collect::<Int64Array>()),
+            Arc::new(rows.iter().map(|r| Some(r.1)).collect::<StringArray>()),
+            Arc::new(rows.iter().map(|r| Some(r.2)).collect::<StringArray>()),
+            Arc::new(
+                rows.iter()
+                    .map(|r| r.3.map(|s| s * 1_000_000))
+                    .collect::<TimestampMicrosecondArray>()
+                    .with_timezone("UTC"),
+            ),
+            Arc::new(rows.iter().map(|r| Some(r.4)).collect::<StringArray>()),
+        ],
+    )
+    .expect("batch")
 }
 
 /// The binary with `args` in `cwd`, with no log filter, backtrace setting (errors would carry

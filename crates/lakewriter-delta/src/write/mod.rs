@@ -3,6 +3,7 @@
 //! as it was (unreferenced files, at worst, for `VACUUM`). How a commit is made, found and
 //! classified is in `commit`; the keyed merge in `merge`.
 
+mod added;
 mod commit;
 mod drop;
 pub mod files_exec;

@@ -11,6 +11,7 @@ use deltalake::DeltaTable;
 use deltalake::protocol::SaveMode;
 use serde::Serialize;
 
+use super::added::Arm;
 use super::commit::{attempt, attempt_or_skip, write_error};
 use super::{Committed, Target, builder, check_schema, column, refused};
 use crate::Result;
@@ -107,6 +108,12 @@ pub async fn merge_clauses(
         let read = table.version();
         let err = |e| write_error(&target, e);
         let clauses: Vec<Clause> = merge.clauses.into_iter().map(|c| c.stored(&table)).collect();
+        let source = if target.adds_columns {
+            gated(session, &target, &table, source, &merge.on, &clauses, (merge.source_alias, merge.target_alias))
+                .await?
+        } else {
+            source
+        };
         let mut builder = table
             .merge(source, merge.on)
             .with_source_alias(merge.source_alias)
@@ -130,6 +137,48 @@ pub async fn merge_clauses(
         Ok(committed) => Ok((committed, counts)),
         Err(error) => Err(refused(session, &target, None, false, error).await),
     }
+}
+
+/// `source` for a MERGE whose clauses add columns to `table`: each added column as the MERGE
+/// writes it in the target row of its source row (see `added`). A clause for rows no source row
+/// matches that sets an added column is refused: the column reads NULL in those rows.
+async fn gated(
+    session: &SessionState,
+    target: &Target<'_>,
+    table: &DeltaTable,
+    source: DataFrame,
+    on: &Expr,
+    clauses: &[Clause],
+    aliases: (&str, &str),
+) -> Result<DataFrame> {
+    let err = |e: datafusion::error::DataFusionError| write_error(target, e.into());
+    let schema = table.snapshot().map_err(|e| write_error(target, e))?.snapshot().arrow_schema();
+    let adds =
+        |set: &[(String, Expr)]| set.iter().find(|(c, _)| schema.field_with_name(c).is_err()).map(|(c, _)| c.clone());
+    let mut arms = Vec::new();
+    for clause in clauses {
+        match clause {
+            Clause::MatchedUpdate { predicate, set } => {
+                arms.push(Arm { matched: true, predicate: predicate.as_ref(), set })
+            }
+            Clause::MatchedDelete { predicate } => {
+                arms.push(Arm { matched: true, predicate: predicate.as_ref(), set: &[] })
+            }
+            Clause::NotMatchedInsert { predicate, set } => {
+                arms.push(Arm { matched: false, predicate: predicate.as_ref(), set })
+            }
+            Clause::NotMatchedBySourceUpdate { set, .. } => {
+                if let Some(column) = adds(set) {
+                    return Err(err(datafusion::error::DataFusionError::Plan(format!(
+                        "the MERGE adds column `{column}` in a WHEN NOT MATCHED BY SOURCE clause, which cannot set a column the table does not have yet; add it with a MERGE that sets it in matched or inserted rows first"
+                    ))));
+                }
+            }
+            Clause::NotMatchedBySourceDelete { .. } => {}
+        }
+    }
+    let provider = crate::table::provider_of(target.location, table).await?;
+    super::added::gated(session, source, provider, &schema, aliases, on, &arms).await.map_err(err)
 }
 
 /// `builder` with the clause `clause` added after its others.

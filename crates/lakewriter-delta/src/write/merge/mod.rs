@@ -13,6 +13,7 @@ use datafusion::logical_expr::LogicalPlan;
 use datafusion::prelude::{DataFrame, Expr, lit};
 use deltalake::protocol::SaveMode;
 
+use super::added::Arm;
 use super::commit::{attempt, write_error};
 use super::{Committed, Target, builder, check_columns, check_schema, column, refused};
 use crate::Result;
@@ -70,6 +71,39 @@ fn created(source: &DataFrame, cluster_by: &[String]) -> datafusion::error::Resu
     Ok(source.clone().sort(crate::ranges::sort_order(cluster_by))?.logical_plan().clone())
 }
 
+/// `source` for a merge that adds columns to `table`: each added column as the merge writes it in
+/// the row of its key (see `added`) — the source's value where it inserts, replaces or fills the
+/// row, NULL in a row it leaves as it was.
+async fn gated(
+    session: &SessionState,
+    target: &Target<'_>,
+    table: &deltalake::DeltaTable,
+    source: DataFrame,
+    spec: &MergeSpec<'_>,
+    columns: &[String],
+    on: &Expr,
+) -> Result<DataFrame> {
+    let err = |e: datafusion::error::DataFusionError| write_error(target, e.into());
+    let schema = table.snapshot().map_err(|e| write_error(target, e))?.snapshot().arrow_schema();
+    let provider = crate::table::provider_of(target.location, table).await?;
+    let from_source = |columns: &mut dyn Iterator<Item = &String>| -> Vec<(String, Expr)> {
+        columns.map(|c| (c.clone(), qualified("s", c))).collect()
+    };
+    let replaced = from_source(&mut columns.iter().filter(|c| !spec.key.contains(c)));
+    let newer = spec.newer_by.map(|n| qualified("s", n).gt(qualified("t", n)));
+    let filled = spec.fill.map(|(condition, columns)| (condition, from_source(&mut columns.iter())));
+    let inserted = from_source(&mut columns.iter());
+    let mut arms = Vec::new();
+    if let Some(newer) = &newer {
+        arms.push(Arm { matched: true, predicate: Some(newer), set: &replaced });
+    }
+    if let Some((condition, set)) = &filled {
+        arms.push(Arm { matched: true, predicate: Some(*condition), set });
+    }
+    arms.push(Arm { matched: false, predicate: None, set: &inserted });
+    super::added::gated(session, source, provider, &schema, ("s", "t"), on, &arms).await.map_err(err)
+}
+
 fn qualified(relation: &str, name: &str) -> Expr {
     Expr::Column(Column::new(Some(TableReference::bare(relation)), name))
 }
@@ -112,7 +146,8 @@ pub async fn merge_in_one_scan(
 ///
 /// A source with columns the table lacks, where the target [adds columns](Target::adds_columns),
 /// merges with delta-rs's schema merge: the columns are added at the end, nullable, in the merge's
-/// commit. delta-rs writes that commit's metadata whole, with a new table id (its `new_metadata`):
+/// commit, set in the rows it inserts, replaces or fills and NULL in a row of its keys it leaves as
+/// it was (`gated`). delta-rs writes that commit's metadata whole, with a new table id (its `new_metadata`):
 /// readers that track a table by its id (a Spark stream) see a new table.
 pub async fn merge(
     session: &SessionState,
@@ -140,6 +175,7 @@ pub async fn merge(
         }
         let on = on(&spec);
         let err = |e| write_error(&target, e);
+        let source = if adds { gated(session, &target, &table, source, &spec, &columns, &on).await? } else { source };
         let mut merge = table
             .merge(source, on)
             .with_source_alias("s")
