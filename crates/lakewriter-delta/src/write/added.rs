@@ -27,7 +27,7 @@ use datafusion::execution::SessionState;
 use datafusion::functions_aggregate::expr_fn::{count, count_distinct, max};
 use datafusion::functions_window::expr_fn::row_number;
 use datafusion::logical_expr::{Expr, cast, when};
-use datafusion::prelude::{DataFrame, SessionContext, lit};
+use datafusion::prelude::{DataFrame, SessionContext, col, lit};
 
 /// A clause as it decides an added column: whether it applies to matched rows or to source rows
 /// without a match, its condition, and its assignments (none for a delete).
@@ -40,6 +40,7 @@ pub(super) struct Arm<'a> {
 const ROW: &str = "__lakewriter_source_row";
 const GROUP: &str = "__lakewriter_group_row";
 const MATCHED: &str = "__lakewriter_matched";
+const PAIRS: &str = "__lakewriter_pairs";
 
 fn value_name(i: usize) -> String {
     format!("__lakewriter_added_{i}")
@@ -59,11 +60,9 @@ pub(super) async fn gated(
     arms: &[Arm<'_>],
 ) -> Result<DataFrame> {
     let mut added: Vec<&str> = Vec::new();
-    for arm in arms {
-        for (column, _) in arm.set {
-            if table.field_with_name(column).is_err() && !added.contains(&column.as_str()) {
-                added.push(column);
-            }
+    for (column, _) in arms.iter().flat_map(|arm| arm.set) {
+        if table.field_with_name(column).is_err() && !added.contains(&column.as_str()) {
+            added.push(column);
         }
     }
     if added.is_empty() {
@@ -73,81 +72,75 @@ pub(super) async fn gated(
     let numbered = source.with_column(ROW, row_number())?.cache().await?;
     let s = numbered.clone().alias(source_alias)?;
     let t = ctx.read_table(target)?.with_column(MATCHED, lit(true))?.alias(target_alias)?;
-    let marker = Expr::Column(Column::new(Some(TableReference::bare(target_alias)), MATCHED));
-    let (matched, unmatched) = (marker.clone().is_not_null(), marker.is_null());
     let joined = s.join_on(t, JoinType::Left, [on.clone()])?;
-
-    let row = Expr::Column(Column::new(Some(TableReference::bare(source_alias)), ROW));
-    let mut values = vec![row.alias(ROW)];
-    for column in &added {
-        let mut branches = arms.iter().map(|arm| {
-            let applies = if arm.matched { matched.clone() } else { unmatched.clone() };
-            let applies = arm.predicate.cloned().into_iter().fold(applies, Expr::and);
-            let value = arm.set.iter().find(|(c, _)| c == column).map_or(lit(ScalarValue::Null), |(_, v)| v.clone());
-            (applies, value)
-        });
-        let Some((applies, value)) = branches.next() else { continue };
-        let mut case = branches.fold(when(applies, value), |mut case, (applies, value)| case.when(applies, value));
-        values.push(case.otherwise(lit(ScalarValue::Null))?.alias(value_name(values.len() - 1)));
+    let marker = Expr::Column(Column::new(Some(TableReference::bare(target_alias)), MATCHED));
+    let mut values = vec![Expr::Column(Column::new(Some(TableReference::bare(source_alias)), ROW)).alias(ROW)];
+    for (i, column) in added.iter().enumerate() {
+        values.push(written(column, arms, &marker)?.alias(value_name(i)));
     }
-    let per_pair = joined.select(values)?;
+    let per_row = agreed(joined.select(values)?, &added).await?;
+    with_values(numbered, per_row, &added)
+}
+
+/// What the first of `arms` that applies to a pair writes in `column` (NULL where it sets none, or
+/// none applies); `marker` is a target column NULL where the source row matched no target row.
+fn written(column: &str, arms: &[Arm<'_>], marker: &Expr) -> Result<Expr> {
+    let (matched, unmatched) = (marker.clone().is_not_null(), marker.clone().is_null());
+    let mut branches = arms.iter().map(|arm| {
+        let applies = if arm.matched { matched.clone() } else { unmatched.clone() };
+        let applies = arm.predicate.cloned().into_iter().fold(applies, Expr::and);
+        let value = arm.set.iter().find(|(c, _)| c == column).map_or(lit(ScalarValue::Null), |(_, v)| v.clone());
+        (applies, value)
+    });
+    let Some((applies, value)) = branches.next() else { return Ok(lit(ScalarValue::Null)) };
+    let mut case = branches.fold(when(applies, value), |mut case, (applies, value)| case.when(applies, value));
+    case.otherwise(lit(ScalarValue::Null))
+}
+
+/// Each source row's value of each added column, from the values of its pairs (`per_pair`: the
+/// row number and a value per column); an error naming a column whose pairs of one source row
+/// differ (a NULL and a value differ too).
+async fn agreed(per_pair: DataFrame, added: &[&str]) -> Result<DataFrame> {
     let mut aggregates = Vec::new();
     for i in 0..added.len() {
-        let value = datafusion::prelude::col(value_name(i));
+        let value = col(value_name(i));
         aggregates.push(max(value.clone()).alias(value_name(i)));
         aggregates.push(count_distinct(value.clone()).alias(format!("{}_distinct", value_name(i))));
         aggregates.push(count(value).alias(format!("{}_set", value_name(i))));
     }
-    aggregates.push(count(lit(1)).alias("__lakewriter_pairs"));
-    let per_row = per_pair.aggregate(vec![datafusion::prelude::col(ROW).alias(GROUP)], aggregates)?.cache().await?;
-
+    aggregates.push(count(lit(1)).alias(PAIRS));
+    let per_row = per_pair.aggregate(vec![col(ROW).alias(GROUP)], aggregates)?.cache().await?;
     for (i, column) in added.iter().enumerate() {
-        let distinct = datafusion::prelude::col(format!("{}_distinct", value_name(i)));
-        let set = datafusion::prelude::col(format!("{}_set", value_name(i)));
-        let pairs = datafusion::prelude::col("__lakewriter_pairs");
-        let differs = distinct.clone().gt(lit(1i64)).or(distinct.eq(lit(1i64)).and(set.lt(pairs)));
+        let distinct = col(format!("{}_distinct", value_name(i)));
+        let set = col(format!("{}_set", value_name(i)));
+        let differs = distinct.clone().gt(lit(1i64)).or(distinct.eq(lit(1i64)).and(set.lt(col(PAIRS))));
         if per_row.clone().filter(differs)?.limit(0, Some(1))?.count().await? > 0 {
             return Err(DataFusionError::Plan(format!(
                 "the MERGE adds column `{column}` and would set it differently in the target rows one source row matches; add the column first with a MERGE whose clauses set it the same in every row a source row matches"
             )));
         }
     }
-
-    let joined = numbered.join_on(
-        per_row,
-        JoinType::Inner,
-        [datafusion::prelude::col(ROW).eq(datafusion::prelude::col(GROUP))],
-    )?;
-    let mut select = Vec::new();
-    let mut replaced = Vec::new();
-    for field in source_fields(&joined) {
-        if field == ROW || field == GROUP || field.starts_with("__lakewriter_added_") || field == "__lakewriter_pairs" {
-            continue;
-        }
-        match added.iter().position(|c| *c == field) {
-            Some(i) => {
-                let value = datafusion::prelude::col(value_name(i));
-                let typed = match joined.schema().field_with_unqualified_name(&field) {
-                    Ok(f) => cast(value, f.data_type().clone()),
-                    Err(_) => value,
-                };
-                select.push(typed.alias(&field));
-                replaced.push(i);
-            }
-            None => select.push(Expr::Column(Column::from_name(field.clone()))),
-        }
-    }
-    for (i, column) in added.iter().enumerate() {
-        if !replaced.contains(&i) {
-            select.push(datafusion::prelude::col(value_name(i)).alias(*column));
-        }
-    }
-    joined.select(select)
+    Ok(per_row)
 }
 
-/// The names of `frame`'s columns, in order.
-fn source_fields(frame: &DataFrame) -> Vec<String> {
-    frame.schema().fields().iter().map(|f| f.name().clone()).collect()
+/// `numbered`'s columns (its row number aside), each added column replaced by its value in
+/// `per_row` (cast to the source column's type) or, where the source has none of that name,
+/// added after them.
+fn with_values(numbered: DataFrame, per_row: DataFrame, added: &[&str]) -> Result<DataFrame> {
+    let names: Vec<(String, datafusion::arrow::datatypes::DataType)> =
+        numbered.schema().fields().iter().map(|f| (f.name().clone(), f.data_type().clone())).collect();
+    let joined = numbered.join_on(per_row, JoinType::Inner, [col(ROW).eq(col(GROUP))])?;
+    let mut select = Vec::new();
+    for (name, data_type) in names.iter().filter(|(name, _)| name != ROW) {
+        select.push(match added.iter().position(|c| c == name) {
+            Some(i) => cast(col(value_name(i)), data_type.clone()).alias(name),
+            None => Expr::Column(Column::from_name(name.clone())),
+        });
+    }
+    for (i, column) in added.iter().enumerate().filter(|(_, c)| !names.iter().any(|(name, _)| name == *c)) {
+        select.push(col(value_name(i)).alias(*column));
+    }
+    joined.select(select)
 }
 
 #[cfg(test)]
@@ -155,7 +148,6 @@ mod tests {
     use datafusion::arrow::array::{Int64Array, RecordBatch, StringArray};
     use datafusion::arrow::datatypes::{DataType, Field};
     use datafusion::datasource::MemTable;
-    use datafusion::prelude::col;
 
     use super::*;
 

@@ -159,13 +159,13 @@ async fn gated(
     for clause in clauses {
         match clause {
             Clause::MatchedUpdate { predicate, set } => {
-                arms.push(Arm { matched: true, predicate: predicate.as_ref(), set })
+                arms.push(Arm { matched: true, predicate: predicate.as_ref(), set });
             }
             Clause::MatchedDelete { predicate } => {
-                arms.push(Arm { matched: true, predicate: predicate.as_ref(), set: &[] })
+                arms.push(Arm { matched: true, predicate: predicate.as_ref(), set: &[] });
             }
             Clause::NotMatchedInsert { predicate, set } => {
-                arms.push(Arm { matched: false, predicate: predicate.as_ref(), set })
+                arms.push(Arm { matched: false, predicate: predicate.as_ref(), set });
             }
             Clause::NotMatchedBySourceUpdate { set, .. } => {
                 if let Some(column) = adds(set) {
