@@ -4,8 +4,8 @@
 //! no row, and the test says why.
 
 use crate::support::figures::Figures;
-use crate::support::modes::{Columns, DATED, FAILING, GOOD, WRITTEN, label, project, run, table, written};
-use crate::support::{Digest, Lake, Mode, orders};
+use crate::support::modes::{Columns, DATED, FAILING, GOOD, WRITTEN, job, label, project, run, table, written};
+use crate::support::{Digest, Lake, Mode, Project, orders};
 
 /// A day without raw data.
 const NO_DATA: &str = "2026-09-03";
@@ -205,10 +205,21 @@ fn a_raw_table_that_does_not_exist_fails_every_mode() {
 }
 
 #[test]
-fn a_day_without_raw_data_is_an_empty_run_in_every_dated_mode() {
-    // The run succeeds writing no row: the partition overwrites empty; the keyed modes, with no
-    // row to change, commit the partition's new state alone; an append appends nothing.
+fn a_day_without_raw_data_fails_in_every_dated_mode_and_is_an_empty_run_where_the_job_says_so() {
+    // By default the run fails naming the dataset and the day, and commits nothing.
     let lake = written(&DATED);
+    for mode in DATED {
+        let before = lake.digest(&table(mode), None);
+        let report = run(&lake, mode, NO_DATA).assert_code(1).json().0.remove(0);
+        assert_eq!((report.status.as_str(), report.committed), ("failed", false), "{mode:?}: {report:?}");
+        let error = report.error.as_deref().unwrap_or_default();
+        assert!(error.contains(&format!("no input: raw.orders has no file for {NO_DATA}")), "{mode:?}: {error}");
+        assert_eq!(lake.digest(&table(mode), None), before, "{mode:?}: nothing committed");
+    }
+    // With `on_missing_input = "empty"` the run succeeds writing no row: the partition overwrites
+    // empty; the keyed modes, with no row to change, commit the partition's new state alone; an
+    // append appends nothing.
+    lake.set_project(&DATED.iter().fold(Project::new(), |p, &mode| p.job(job(mode, GOOD).on_missing_input("empty"))));
     for mode in DATED {
         let before = lake.digest(&table(mode), None);
         let report = run(&lake, mode, NO_DATA).assert_code(0).json().0.remove(0);

@@ -249,9 +249,10 @@ fn row_count_blocks_or_warns_outside_its_bounds() {
     assert_blocks_then_warns(&lake, &low, "row_count");
     assert_blocks_then_warns(&lake, &high, "row_count");
 
-    // A day without raw data: an empty result.
+    // A day without raw data, which the job writes as an empty result.
     let (before, empty) = (lake.digest(TABLE, None), "2026-09-03");
-    lake.set_project(&daily_orders(SQL).with_checks(JOB, Checks::new().row_count(Some(1), None)));
+    let checked = daily_orders(SQL).with_checks(JOB, Checks::new().row_count(Some(1), None));
+    lake.set_project(&checked.with_missing_input(JOB, "empty"));
     let error = run_day(&lake, empty, 1).1.error.unwrap_or_default();
     assert_eq!(error, format!("{JOB} dt={empty}: check `row_count` failed: 0 rows; expected at least 1"));
     assert_eq!(lake.digest(TABLE, None), before, "nothing committed");

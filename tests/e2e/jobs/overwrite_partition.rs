@@ -189,8 +189,9 @@ fn an_empty_result_empties_the_partition_and_only_that_one() {
 }
 
 #[test]
-fn a_day_without_raw_data_is_an_empty_partition_not_an_error() {
+fn a_day_without_raw_data_is_an_empty_partition_where_the_job_says_so() {
     let lake = Lake::new("2026-09-01", "2026-09-01");
+    lake.set_project(&daily_orders(DAILY_ORDERS_SQL).with_missing_input("daily_orders", "empty"));
     let (reports, summary) = lake
         .cli(&["--json", "backfill", "daily_orders", "--from", "2026-09-01", "--to", "2026-09-02"])
         .assert_code(0)

@@ -31,7 +31,7 @@ pub const GOOD: Columns =
 
 /// The job of `mode`, named after it, writing `failures.<mode>`: a day's orders (`rebuild`: every
 /// day's), keyed by `order_id` where the mode has a key.
-fn job(mode: Mode, columns: Columns) -> Job {
+pub fn job(mode: Mode, columns: Columns) -> Job {
     let Columns { customer_id, amount, status, dt, from } = columns;
     let select = |dt: &str| {
         format!(

@@ -319,20 +319,32 @@ impl Project {
         self
     }
 
+    /// This project with job `name` changed by `change`.
+    #[track_caller]
+    fn with_job(mut self, name: &str, change: impl FnOnce(Job) -> Job) -> Self {
+        let job = self.jobs.remove(name).unwrap_or_else(|| panic!("no job `{name}`"));
+        self.job(change(job))
+    }
+
     /// This project with the checks of job `name` set to `checks`.
     #[must_use]
     #[track_caller]
-    pub fn with_checks(mut self, name: &str, checks: Checks) -> Self {
-        let job = self.jobs.remove(name).unwrap_or_else(|| panic!("no job `{name}`"));
-        self.job(job.checks(checks))
+    pub fn with_checks(self, name: &str, checks: Checks) -> Self {
+        self.with_job(name, |job| job.checks(checks))
     }
 
     /// This project with `on_schema_change = POLICY` for job `name`.
     #[must_use]
     #[track_caller]
-    pub fn with_schema_change(mut self, name: &str, policy: &'static str) -> Self {
-        let job = self.jobs.remove(name).unwrap_or_else(|| panic!("no job `{name}`"));
-        self.job(job.on_schema_change(policy))
+    pub fn with_schema_change(self, name: &str, policy: &'static str) -> Self {
+        self.with_job(name, |job| job.on_schema_change(policy))
+    }
+
+    /// This project with `on_missing_input = POLICY` for job `name`.
+    #[must_use]
+    #[track_caller]
+    pub fn with_missing_input(self, name: &str, policy: &'static str) -> Self {
+        self.with_job(name, |job| job.on_missing_input(policy))
     }
 
     /// This project with the one occurrence of `from` in the SQL of job `name` replaced by `to`

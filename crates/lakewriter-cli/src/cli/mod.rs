@@ -134,12 +134,13 @@ pub enum Command {
     /// missing there. Exits 1 on any difference.
     Audit(AuditArgs),
     /// Show which partitions of a job are fresh, stale (inputs or code changed since their last
-    /// write) or missing, from the state each write recorded in the table's own log.
+    /// write), missing or without input (a raw dataset has no file for the day), from the state
+    /// each write recorded in the table's own log.
     Status(StatusArgs),
     /// Show what `backfill` would run over a range, and why, without writing anything.
     Plan(PlanArgs),
     /// Write one self-contained HTML page (no network needed to view it): per job a calendar of
-    /// its partitions (fresh, stale, missing; the version, rows, time and stale reasons on
+    /// its partitions (fresh, stale, missing, no input; the version, rows, time and stale reasons on
     /// hover), rows and run time per day and its table's maintenance state, and the job graph.
     /// Reads what `status` reads; writes nothing to the lakehouse.
     Report(ReportArgs),
