@@ -10,6 +10,7 @@ mod merge_scan;
 mod merge_scope;
 mod nullability;
 mod overwrite_partition;
+mod partition_values;
 mod project_file;
 mod raw;
 mod rebuild_cost;

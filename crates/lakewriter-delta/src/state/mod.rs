@@ -35,7 +35,6 @@ use deltalake::kernel::Transaction;
 use futures::StreamExt;
 use lakewriter_core::PartitionKey;
 use lakewriter_storage::Location;
-use object_store::path::Path;
 use object_store::{ObjectMeta, ObjectStoreExt};
 use serde::Serialize;
 
@@ -202,7 +201,7 @@ fn local_log(location: &Location) -> Option<std::path::PathBuf> {
 pub async fn latest_version(location: &Location) -> Result<Option<u64>> {
     let err = |source| Error::Read { url: location.url().clone(), source };
     let store = location.object_store().map_err(|e| err(e.into()))?;
-    let log = Path::from_url_path(location.url().path()).map_err(|e| err(e.into()))?.join("_delta_log");
+    let log = crate::paths::folder(location.url()).map_err(|e| err(e.into()))?.join("_delta_log");
     log::latest(&store, &log, local_log(location).as_deref())
         .await
         .map_err(|(Failure::Vanished(e) | Failure::Other(e))| err(e))
@@ -248,7 +247,7 @@ pub async fn read(location: &Location, job: &str, scope: LogScope) -> Result<Opt
 
 async fn read_once(location: &Location, job: &str, scope: LogScope) -> Result<Option<JobState>, Failure> {
     let store = location.object_store().map_err(|e| Failure::Other(e.into()))?;
-    let log = Path::from_url_path(location.url().path()).map_err(|e| Failure::Other(e.into()))?.join("_delta_log");
+    let log = crate::paths::folder(location.url()).map_err(|e| Failure::Other(e.into()))?.join("_delta_log");
     let Some(listing) = log::list(&store, &log, local_log(location).as_deref(), scope).await? else { return Ok(None) };
     let prefix = format!("lakewriter/{job}/");
     let mut txns: HashMap<String, Txn> = HashMap::new();
