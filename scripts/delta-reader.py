@@ -10,6 +10,9 @@
     delta-reader.py set-property KEY VALUE URI sets a table property (a metadata commit, with no
                                               checkpoint or log clean-up after it)
     delta-reader.py rows URI                   the table's rows as JSON objects, sorted
+    delta-reader.py tables URI…                one JSON line a table: its rows as objects (values
+                                              JSON has no type for as Python's str prints them), or
+                                              the error that kept it from being read
     delta-reader.py tree URI                   every file and folder below URI (a lakehouse
                                               root): path, size, modification time, SHA-256
     delta-reader.py delete PREDICATE URI       deletes the rows PREDICATE (SQL) matches: an edit by
@@ -153,6 +156,17 @@ def rows(uri):
     return sorted(json.dumps(row, sort_keys=True, default=str) for row in table(uri).to_pyarrow_table().to_pylist())
 
 
+def tables(uris):
+    """Each table's rows (as objects), or why it could not be read: one line a table, so that a
+    table that cannot be read does not hide the others."""
+    for uri in uris:
+        try:
+            line = {"uri": uri, "rows": table(uri).to_pyarrow_table().to_pylist()}
+        except Exception as error:  # the reader's own words, whatever failed
+            line = {"uri": uri, "error": f"{type(error).__name__}: {error}"}
+        print(json.dumps(line, default=str, sort_keys=True), flush=True)
+
+
 def tree(uri):
     """Every file and folder below uri, Delta or not: its path, size, modification time and
     SHA-256 (a folder's is "folder")."""
@@ -187,6 +201,8 @@ def main(argv):
         print(json.dumps(schema(args[0])))
     elif command == "rows":
         print(json.dumps(rows(args[0])))
+    elif command == "tables":
+        tables(args)
     elif command == "tree":
         print(json.dumps(tree(args[0])))
     elif command == "unreferenced":

@@ -1,10 +1,13 @@
 """Run the `lakewriter` command installed with this package and read what it prints.
 
 Each function runs the command with `--json` and returns its JSON Lines as dicts (for `run` and
-`backfill`: a report per partition, then the summary). A command that exits 1 (a partition or a
-check failed) raises `LakewriterError`, one that exits 2 (a usage error: arguments or the
-project file) raises `UsageError`; each carries the `error:` line, the exit code and the events
-printed before it.
+`backfill`: a report per partition, then the summary). A command that exits 1 (a partition, a
+check or a test failed) raises `LakewriterError`, one that exits 2 (a usage error: arguments or
+the project file) raises `UsageError`; each carries the error — the first one its `--json` events
+report (a failed partition's, statement's or job's `error`, a failed test's error or first failed
+check), else its last `error:` line on stderr —, the exit code, the events printed before it and
+its stderr. Arguments are checked by the command itself: a value it refuses (`parallel=0`) is its
+`UsageError`.
 
     import lakewriter
 
@@ -73,10 +76,23 @@ def command(
     events = [json.loads(line) for line in done.stdout.splitlines() if line.strip().startswith("{")]
     if done.returncode == 0:
         return events
-    errors = [line for line in done.stderr.splitlines() if line.startswith("error:")]
-    message = errors[-1] if errors else (done.stderr.strip().splitlines() or [f"exit code {done.returncode}"])[-1]
     kind = UsageError if done.returncode == 2 else LakewriterError
-    raise kind(message, done.returncode, events, done.stderr)
+    raise kind(_error(events, done.stderr, done.returncode), done.returncode, events, done.stderr)
+
+
+def _error(events: list[dict[str, Any]], stderr: str, code: int) -> str:
+    """The error a failed command reports: the first its events carry, else its last `error:`
+    line on stderr (logs, such as a lint's warnings, come before it and are not the error)."""
+    for event in events:
+        failed = event.get("job_failed") if isinstance(event.get("job_failed"), dict) else event
+        if isinstance(failed.get("error"), str) and failed["error"]:
+            return failed["error"]
+        if "test" in event and event.get("status") == "failed":
+            for check in event.get("checks", []):
+                if not check.get("passed"):
+                    return f"test `{event['test']}`: {check['name']} failed: {check.get('detail') or ''}".rstrip()
+    errors = [line[len("error: ") :] for line in stderr.splitlines() if line.startswith("error: ")]
+    return errors[-1] if errors else f"exit code {code}"
 
 
 def run(job: str, dt: Optional[str] = None, *, force: bool = False, **options: Any) -> list[dict[str, Any]]:
@@ -98,7 +114,7 @@ def backfill(
     partition, then the summary."""
     args = ["backfill", job, "--from", start, "--to", end]
     args += ["--only", only] if only else []
-    args += ["--parallel", str(parallel)] if parallel else []
+    args += ["--parallel", str(parallel)] if parallel is not None else []
     return command(*args, **options)
 
 
@@ -107,6 +123,7 @@ def status(job: str, **options: Any) -> list[dict[str, Any]]:
     return command("status", job, **options)
 
 
-def test(names: Sequence[str] = (), **options: Any) -> list[dict[str, Any]]:
-    """`lakewriter test [NAME…]`: a report per job test."""
+def test(names: Union[str, Sequence[str]] = (), **options: Any) -> list[dict[str, Any]]:
+    """`lakewriter test [NAME…]`: a report per job test. `names` is one test's name, or several."""
+    names = [names] if isinstance(names, str) else list(names)
     return command("test", *names, **options)

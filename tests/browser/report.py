@@ -7,7 +7,7 @@ page is kept as target-artifacts/report.png.
     python tests/browser/report.py LAKEWRITER_BINARY WORK_DIR
 
 WORK_DIR is made if missing; the demo's project is laid out in it, backfilled, a late file
-delivered into one day (stale) and the report drawn over a range past the last day (missing).
+delivered into one day (stale) and the report drawn over a range past the last day (missing, or without input).
 """
 
 import json
@@ -126,10 +126,10 @@ def main():
     totals = Counter()
     for counts in expected.values():
         totals.update(counts)
-    if any(written[state] != totals[state] for state in ("fresh", "stale", "missing")):
+    if any(written[state] != totals[state] for state in ("fresh", "stale", "missing", "no_input")):
         sys.exit(f"report printed {written}, status --json counts {dict(totals)}")
-    if totals["stale"] == 0 or totals["missing"] == 0:
-        sys.exit(f"the project should have stale and missing partitions: {expected}")
+    if totals["stale"] == 0 or totals["missing"] == 0 or totals["no_input"] == 0:
+        sys.exit(f"the project should have stale, missing and no-input partitions: {expected}")
     driver = browser()
     try:
         driver.get(page.as_uri())

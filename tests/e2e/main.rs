@@ -12,3 +12,4 @@ mod docs_examples;
 mod faults;
 mod interop;
 mod jobs;
+mod matrix;

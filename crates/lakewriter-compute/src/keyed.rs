@@ -41,6 +41,9 @@ pub struct KeyedSpec<'a> {
     /// `t`: the partitions of the source's keys, `append_dedup`'s `dedup_window`); `None`, the
     /// whole table.
     pub scope: Option<&'a Expr>,
+    /// What a target row of a source row's key must also meet to match it, a condition over `t`
+    /// and `s` (`append_dedup`'s `dedup_window` over a column); `None`, the key alone.
+    pub matches: Option<&'a Expr>,
 }
 
 /// A validated, deduplicated keyed source.
@@ -296,6 +299,11 @@ pub async fn classify(
     if let Some(newer_by) = spec.newer_by {
         wanted.push(column(newer_by));
     }
+    for c in spec.matches.iter().flat_map(|m| m.column_refs()) {
+        if c.relation.as_ref().is_some_and(|r| r.table() == "t") && !wanted.contains(&column(&c.name)) {
+            wanted.push(column(&c.name));
+        }
+    }
     if spec.fill.is_some() {
         // A fill compares every column.
         wanted = target.schema().fields().iter().map(|f| column(f.name())).collect();
@@ -305,7 +313,8 @@ pub async fn classify(
         t = t.filter(scope.clone()).map_err(plan_err)?;
     }
     let t = t.select(wanted).map_err(plan_err)?.alias("t").map_err(plan_err)?;
-    let on: Vec<Expr> = spec.key.iter().map(|k| qualified("s", k).eq(qualified("t", k))).collect();
+    let mut on: Vec<Expr> = spec.key.iter().map(|k| qualified("s", k).eq(qualified("t", k))).collect();
+    on.extend(spec.matches.cloned());
     let joined = s.join_on(t, JoinType::Left, on).map_err(plan_err)?;
     let matched = qualified("t", &spec.key[0]).is_not_null();
     let wins = match spec.newer_by {

@@ -26,6 +26,9 @@ pub struct PartitionQuery {
     pub plan: LogicalPlan,
     /// The files the physical plan scans after partition pruning, sorted.
     pub files: Vec<InputFile>,
+    /// The raw datasets the plan reads that have no file for its date (`schema.table`, sorted);
+    /// none for a plan without a date.
+    pub no_input: Vec<String>,
 }
 
 pub(crate) fn dt_param(dt: NaiveDate) -> ParamValues {
@@ -139,7 +142,8 @@ impl Prepared {
         collect_files(&physical, &mut files);
         files.sort();
         files.dedup();
-        Ok(PartitionQuery { plan, files })
+        let no_input = if dt.is_some() { crate::raw::without_files(&plan) } else { Vec::new() };
+        Ok(PartitionQuery { plan, files, no_input })
     }
 }
 

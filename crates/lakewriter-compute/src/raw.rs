@@ -25,7 +25,7 @@ mod check;
 mod files;
 mod layout;
 
-pub use files::pinned_scans;
+pub use files::{pinned_scans, without_files};
 
 use std::sync::Arc;
 
@@ -74,6 +74,9 @@ pub struct RawTable {
     /// A copy a plan scans ([`pinned_scans`]): the files under each prefix as it first listed
     /// them. `None` (the catalog's): listed anew on each scan.
     listings: Option<std::sync::Mutex<Listings>>,
+    /// A plan's copy: the files its scans selected, counted as they are planned (`None` until a
+    /// scan is; see [`without_files`]).
+    selected: std::sync::Mutex<Option<usize>>,
     /// Top-level folders DataFusion would misread as partitions (see [`layout::Level`]): a scan
     /// that lists them fails, naming one.
     bad_values: Vec<String>,
@@ -113,6 +116,7 @@ impl RawTable {
             schema_from,
             checked: Arc::default(),
             listings: None,
+            selected: std::sync::Mutex::default(),
             bad_values,
             inner,
         })))
@@ -138,6 +142,7 @@ impl RawTable {
             schema_from: self.schema_from.clone(),
             checked: Arc::clone(&self.checked),
             listings: Some(std::sync::Mutex::default()),
+            selected: std::sync::Mutex::default(),
             bad_values: self.bad_values.clone(),
             inner: self.inner.clone(),
         }
@@ -187,6 +192,9 @@ impl TableProvider for RawTable {
 
     async fn scan_with_args<'a>(&self, state: &dyn Session, args: ScanArgs<'a>) -> DfResult<ScanResult> {
         let files = self.files(state, args.filters().unwrap_or_default()).await?;
+        if let Ok(mut selected) = self.selected.lock() {
+            *selected = Some(selected.unwrap_or(0) + files.len());
+        }
         self.check(state, &files).await?;
         let scan = self.inner.scan_with_args(state, args).await?;
         Ok(ScanResult::new(files::reading_only(scan.into_inner(), &files)?))

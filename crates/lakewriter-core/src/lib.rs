@@ -10,6 +10,7 @@ pub mod date;
 pub mod maintain;
 pub mod project;
 
+mod chain;
 mod error;
 mod partition;
 mod phase;
@@ -18,13 +19,14 @@ mod properties;
 mod table_ref;
 mod unit;
 
+pub use chain::{backtrace, causes, error_chain};
 pub use date::{DateRange, days_since_epoch, parse_date};
 pub use error::{Error, Result};
 pub use partition::PartitionKey;
 pub use phase::Phase;
 pub use project::{
     Check, CheckKind, CheckOutcome, CheckSeverity, CheckValue, Checks, DedupWindow, JobSpec, OnDuplicateKeys,
-    OnSchemaChange, Project, SourceSpec, SqlSource, TestSpec, WriteMode, WriteSpec, root_url,
+    OnMissingInput, OnSchemaChange, Project, SourceSpec, SqlSource, TestSpec, WriteMode, WriteSpec, root_url,
 };
 pub use table_ref::TableRef;
 pub use unit::{InputFile, PartitionRun, input_fingerprint};
@@ -43,27 +45,4 @@ pub const SQL_SETTINGS: &[(&str, &str)] = &[("datafusion.sql_parser.parse_float_
 #[must_use]
 pub fn stable_hash(bytes: &[u8]) -> String {
     format!("{:032x}", xxhash_rust::xxh3::xxh3_128(bytes))
-}
-
-/// The text of `error`, then of each of its causes, leaving out a cause that the text before it
-/// already ends with: the store's and delta-rs's errors repeat their source in their own message.
-/// The one rule by which every error becomes text, in reports and on stderr.
-#[must_use]
-pub fn causes(error: &(dyn std::error::Error + 'static)) -> Vec<String> {
-    let mut texts = vec![error.to_string()];
-    let mut source = error.source();
-    while let Some(cause) = source {
-        let text = cause.to_string();
-        if !texts.last().is_some_and(|before| before.ends_with(&text)) {
-            texts.push(text);
-        }
-        source = cause.source();
-    }
-    texts
-}
-
-/// An error and its [`causes`], joined by `: `.
-#[must_use]
-pub fn error_chain(error: &(dyn std::error::Error + 'static)) -> String {
-    causes(error).join(": ")
 }

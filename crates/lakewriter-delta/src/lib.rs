@@ -6,6 +6,8 @@
 //! - [`state`]: the partition state each commit records, and reading it back from the log;
 //! - [`schema`]: the types Delta stores, the casts that get a result there, and the
 //!   result-versus-table schema check;
+//! - [`dates`]: dates and timestamps inside the range Delta stores, checked as a write's rows
+//!   pass;
 //! - [`nullability`]: the nullable columns of a table lakewriter creates, and the NULLs of a
 //!   result in the NOT NULL ones;
 //! - [`digest`]: a content digest of a table or partition, independent of file layout, row order
@@ -22,6 +24,7 @@
 //! NULLs in its NOT NULL columns and of the rows outside a replaceWhere, and compaction's scan of
 //! the files it rewrites.
 
+pub mod dates;
 pub mod digest;
 pub mod maintain;
 pub mod nullability;

@@ -1,4 +1,5 @@
-//! Values as Delta stores them: empty partition strings.
+//! Values as Delta stores them: empty partition strings (and, through [`crate::dates`], dates
+//! and timestamps inside Delta's range in assignments).
 //!
 //! The Delta protocol reads an empty partition value as NULL (so do delta-rs, Spark and every
 //! other reader), so a partition column cannot hold `''`. Spark writes `''` in a string partition
@@ -45,13 +46,21 @@ pub fn empty_partitions_as_null(plan: LogicalPlan, partition_columns: &[String],
 }
 
 /// `value` assigned to `column` of a table partitioned by `partition_columns` whose column types
-/// are `schema`'s: `''` as NULL where `column` is a string partition column.
+/// are `schema`'s: `''` as NULL where `column` is a string partition column, and
+/// [guarded](crate::dates) where the column holds dates or timestamps (or is one the assignment
+/// adds) — the rows a MERGE or an UPDATE writes pass no other check.
 pub(crate) fn assigned(
     column: &str,
     value: Expr,
     partition_columns: &[String],
     schema: &arrow::datatypes::Schema,
 ) -> Expr {
-    let text = schema.field_with_name(column).is_ok_and(|f| is_text(f.data_type()));
-    if text && partition_columns.iter().any(|c| c == column) { nullif(value, lit("")) } else { value }
+    let field = schema.field_with_name(column).ok();
+    let text = field.is_some_and(|f| is_text(f.data_type()));
+    let value = if text && partition_columns.iter().any(|c| c == column) { nullif(value, lit("")) } else { value };
+    if field.is_none_or(|f| crate::dates::holds_dates(f.data_type())) {
+        crate::dates::guarded(value, column)
+    } else {
+        value
+    }
 }

@@ -1,6 +1,6 @@
 //! lakewriter's plan nodes on the wire: [`WriteFilesExec`] as its [`FileSpec`] in JSON, and the
-//! guard of a NOT NULL column as the column's name; every other node is Ballista's (its shuffles)
-//! or DataFusion's.
+//! guards of a NOT NULL column and of a column's dates as the column's name; every other node is
+//! Ballista's (its shuffles) or DataFusion's.
 
 use std::sync::Arc;
 
@@ -10,8 +10,8 @@ use datafusion::execution::TaskContext;
 use datafusion::logical_expr::ScalarUDF;
 use datafusion::physical_plan::ExecutionPlan;
 use datafusion_proto::physical_plan::{PhysicalExtensionCodec, PhysicalProtoConverterExtension};
-use lakewriter_delta::nullability;
 use lakewriter_delta::write::files_exec::{FileSpec, WriteFilesExec};
+use lakewriter_delta::{dates, nullability};
 
 /// What begins the bytes of a [`WriteFilesExec`] (a protobuf message of Ballista's never does:
 /// its first byte would be an end-group tag).
@@ -59,15 +59,17 @@ impl PhysicalExtensionCodec for Codec {
     }
 
     fn try_decode_udf(&self, name: &str, buf: &[u8]) -> Result<Arc<ScalarUDF>> {
-        if name != nullability::GUARD {
-            return self.ballista.try_decode_udf(name, buf);
-        }
+        let guard = match name {
+            nullability::GUARD => nullability::guard,
+            dates::IN_RANGE => dates::in_range,
+            _ => return self.ballista.try_decode_udf(name, buf),
+        };
         let column = String::from_utf8(buf.to_vec()).map_err(external)?;
-        Ok(Arc::new(nullability::guard(column)))
+        Ok(Arc::new(guard(column)))
     }
 
     fn try_encode_udf(&self, node: &ScalarUDF, buf: &mut Vec<u8>) -> Result<()> {
-        match nullability::guarded_column(node) {
+        match nullability::guarded_column(node).or_else(|| dates::guarded_column(node)) {
             Some(column) => {
                 buf.extend_from_slice(column.as_bytes());
                 Ok(())

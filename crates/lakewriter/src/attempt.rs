@@ -4,9 +4,9 @@
 use chrono::{DateTime, Utc};
 use lakewriter_core::{CheckOutcome, InputFile, input_fingerprint, stable_hash};
 use lakewriter_delta::schema::ColumnChanges;
-use lakewriter_delta::state::Recorded;
 use lakewriter_delta::{CheckRecord, CommitMetadata, Committed, Target};
 
+use crate::run::Previous;
 use crate::write::{Attempt, Replaces};
 use crate::{DryRun, Error, PartitionReport, PreparedRun, RunError, RunStatus, Runner};
 
@@ -14,7 +14,9 @@ impl Runner {
     /// Reads the table's version, plans `run`, checks its plan (determinism, storable types),
     /// fingerprints its inputs, computes and checks its result (see `crate::result`) and writes
     /// over that version — in a dry run, compares instead of writing. `previous` is the partition's
-    /// recorded state, which tells whether it was fresh. The commit carries the run's id and the
+    /// recorded state, which tells whether it was fresh; a mode that fills in what the partition
+    /// lacked reads it again where it was read at another version than the one it writes over
+    /// (another writer's commit since, or the days of its own backfill). The commit carries the run's id and the
     /// time it started (its first attempt). The report is filled in as the attempt goes; an
     /// error leaves nothing committed.
     ///
@@ -25,12 +27,19 @@ impl Runner {
         &self,
         run: &PreparedRun<'_>,
         (run_id, started_at): (&str, DateTime<Utc>),
-        previous: Option<&Recorded>,
+        previous: &Previous,
         report: &mut PartitionReport,
     ) -> Result<(), RunError> {
         let job = run.job;
         let mode = job.mode.as_ref();
         let read_version = self.loaded.latest_version(&job.location).await?;
+        let read_again;
+        let previous = if mode.fills_in() && previous.at != read_version {
+            read_again = self.previous(run).await;
+            read_again.recorded.as_ref()
+        } else {
+            previous.recorded.as_ref()
+        };
         let mut attempt = Attempt::new(self, run, read_version, previous);
         let (query, columns) = self.planned(&attempt).await?;
         attempt.columns = columns;
@@ -70,7 +79,8 @@ impl Runner {
         if !blocked.is_empty() {
             return Err(RunError::Checks { failed: blocked });
         }
-        let metadata = commit_metadata(run, (run_id, started_at), &query.files, inputs, &report.checks);
+        let mut metadata = commit_metadata(run, (run_id, started_at), &query.files, inputs, &report.checks);
+        metadata.unwritten = attempt.columns.missing.iter().map(|c| c.column.clone()).collect();
         let adds_columns = mode.replaces() != Replaces::Table && !attempt.columns.added.is_empty();
         let target = Target { adds_columns, ..self.target_of(job, &table, &metadata, read_version) };
         if let Some(committed) = mode.commit(&attempt, target, computed, report).await? {
@@ -89,6 +99,12 @@ impl Runner {
         let mut query = self.plan(&job.query, attempt.run.unit.dt).await.map_err(|e| {
             Error::own_table_missing(&e, &job.spec.name).map_or_else(|| RunError::from(e), RunError::Setup)
         })?;
+        if let (Some(dt), false) = (attempt.run.unit.dt, query.no_input.is_empty())
+            && job.spec.on_missing_input == lakewriter_core::OnMissingInput::Fail
+        {
+            let (job, tables) = (job.spec.name.clone(), std::mem::take(&mut query.no_input));
+            return Err(RunError::Setup(Error::NoInput { job, dt, tables }));
+        }
         self.check_determinism(job, &query.plan).await?;
         let table = job.spec.target.to_string();
         query.plan = job.mode.lay_out(attempt, query.plan).await?;
@@ -168,6 +184,7 @@ fn commit_metadata(
         started_at: Some(started_at.timestamp_millis()),
         forced: run.unit.force,
         checks: checks.iter().map(CheckRecord::from).collect(),
+        unwritten: Vec::new(),
     }
 }
 

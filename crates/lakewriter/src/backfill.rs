@@ -7,6 +7,7 @@ use chrono::NaiveDate;
 use futures::StreamExt;
 use lakewriter_core::DateRange;
 
+use crate::run::Previous;
 use crate::{Job, Only, PartitionReport, Result, Runner};
 
 /// Which days of a range a backfill runs.
@@ -83,7 +84,7 @@ impl Runner {
             let state = &state;
             async move {
                 match job.partition_run(Some(dt), false) {
-                    Ok(run) => self.run_with_retries(&run, state.partitions.get(&run.partition).cloned()).await,
+                    Ok(run) => self.run_with_retries(&run, Previous::of(state, exists, &run.partition)).await,
                     Err(e) => PartitionReport::not_run(
                         job,
                         &lakewriter_core::PartitionRun::new(&job.spec.name, dt),

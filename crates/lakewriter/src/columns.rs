@@ -78,6 +78,25 @@ impl Runner {
     }
 }
 
+/// Whether a run of `job` whose result has `schema` writes a value into its table's column
+/// `column`, rather than a NULL for lack of it: a column of the result of that name (or a merge's
+/// `_deleted` flag, where it has `delete_when`); for a job written as an INSERT with a list of
+/// columns, one it lists; for any other statement, every column (its rows are laid out by
+/// position, or its clauses set them).
+pub(crate) fn writes_column(job: &Job, column: &str, schema: &datafusion::common::DFSchema) -> bool {
+    match &job.statement {
+        Some(JobStatement::Overwrite(insert) | JobStatement::Append(insert)) if !insert.columns.is_empty() => {
+            insert.columns.iter().any(|c| c == column)
+        }
+        Some(_) => true,
+        None => {
+            schema.field_with_unqualified_name(column).is_ok()
+                || (column == lakewriter_compute::keyed::DELETED
+                    && matches!(job.spec.write, WriteSpec::Merge { delete_when: Some(_), .. }))
+        }
+    }
+}
+
 /// The columns of a result of `schema` that `job`'s run would add to a table of `columns`: none
 /// where its `on_schema_change` adds none, or there is no table. A job written as a statement
 /// adds its INSERT's columns beyond the table's, or the columns its MERGE's clauses set.

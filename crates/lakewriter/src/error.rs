@@ -52,6 +52,12 @@ pub enum Error {
     )]
     SeedFirstDay { table: String, job: String },
 
+    #[error(
+        "no input: {} for {dt}; a day whose data has not arrived is not written as a day without rows (where a day without input is one without rows, set on_missing_input = \"empty\" on job `{job}`)",
+        no_input_files(tables)
+    )]
+    NoInput { job: String, dt: chrono::NaiveDate, tables: Vec<String> },
+
     #[error("cannot read the partition state of {table}")]
     State { table: String, source: Box<lakewriter_delta::Error> },
 
@@ -232,7 +238,37 @@ fn ours<'e>(error: &'e (dyn std::error::Error + 'static)) -> impl Iterator<Item 
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
-pub use lakewriter_core::{causes, error_chain};
+/// The text of `error`, then of each of its causes, each once and without a backtrace (see
+/// [`lakewriter_core::causes`]): what a report, stderr and `report`'s page show. A backtrace the
+/// error's text carries (the Delta kernel's, with `RUST_BACKTRACE` set) is logged at debug level.
+#[must_use]
+pub fn causes(error: &(dyn std::error::Error + 'static)) -> Vec<String> {
+    log_backtrace(error);
+    lakewriter_core::causes(error)
+}
+
+/// An error and its [`causes`], joined by `: `.
+#[must_use]
+pub fn error_chain(error: &(dyn std::error::Error + 'static)) -> String {
+    causes(error).join(": ")
+}
+
+fn log_backtrace(error: &(dyn std::error::Error + 'static)) {
+    if tracing::enabled!(tracing::Level::DEBUG)
+        && let Some(backtrace) = lakewriter_core::backtrace(error)
+    {
+        tracing::debug!(error = %lakewriter_core::error_chain(error), %backtrace, "where the error was made");
+    }
+}
+
+/// `raw.orders has no file`, `raw.orders and raw.customers have no file`.
+fn no_input_files(tables: &[String]) -> String {
+    match tables {
+        [one] => format!("{one} has no file"),
+        [first @ .., last] => format!("{} and {last} have no file", first.join(", ")),
+        [] => "no raw dataset is without a file".to_owned(),
+    }
+}
 
 #[cfg(test)]
 mod tests {

@@ -56,7 +56,7 @@ pub use lakewriter_delta::Digest;
 pub use lakewriter_delta::MergeCounts;
 pub use lakewriter_delta::maintain::{Layout, PartitionFiles};
 pub use lakewriter_delta::schema::{ColumnChanges, SchemaColumn};
-pub use lineage::{Lineage, LineageOptions, ParentRun, Transport};
+pub use lineage::{Auth, Lineage, LineageOptions, ParentRun, Transport};
 pub use maintain::{MaintainOptions, MaintainSummary, StepReport, StepStatus};
 pub use overview::{JobOverview, Overview, Overviewed};
 pub use pipeline::{PipelineObserver, PipelineOutcome, Stage};

@@ -101,6 +101,7 @@ impl Runner {
             started_at: None,
             forced: false,
             checks: Vec::new(),
+            unwritten: Vec::new(),
         };
         let target = self.target_of(job, &table, &metadata, Some(state.version));
         let names: Vec<String> = columns.iter().map(|c| c.column.clone()).collect();

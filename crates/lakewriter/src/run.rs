@@ -4,7 +4,7 @@
 use std::time::Instant;
 
 use lakewriter_core::{CheckSeverity, JobSpec, PartitionKey, PartitionRun};
-use lakewriter_delta::state::Recorded;
+use lakewriter_delta::state::{JobState, Recorded};
 
 use crate::{PartitionReport, PreparedRun, RunError, Runner, elapsed_ms};
 
@@ -30,8 +30,8 @@ impl Runner {
 
     /// Runs a prepared partition run (its arguments already checked) with conflict retries.
     pub async fn run_prepared(&self, run: &PreparedRun<'_>) -> PartitionReport {
-        let (_, state) = self.state_before_writing(run.job).await;
-        self.run_with_retries(run, state.partitions.get(&run.partition).cloned()).await
+        let (exists, state) = self.state_before_writing(run.job).await;
+        self.run_with_retries(run, Previous::of(&state, exists, &run.partition)).await
     }
 
     /// Runs `run`, and runs it again — plan and write — while its commit conflicts with a
@@ -39,7 +39,7 @@ impl Runner {
     /// state; each retry reads it again, since the concurrent writer may have recorded it.
     /// Its logs are in a span `partition` with the job, the partition and the run id: a span of
     /// level WARN, so that it is there whenever a warning is logged (the default verbosity).
-    pub(crate) async fn run_with_retries(&self, run: &PreparedRun<'_>, previous: Option<Recorded>) -> PartitionReport {
+    pub(crate) async fn run_with_retries(&self, run: &PreparedRun<'_>, previous: Previous) -> PartitionReport {
         use tracing::Instrument;
         let run_id = new_run_id();
         let span =
@@ -54,20 +54,16 @@ impl Runner {
         report
     }
 
-    async fn retrying(&self, run: &PreparedRun<'_>, previous: Option<Recorded>, run_id: String) -> PartitionReport {
+    async fn retrying(&self, run: &PreparedRun<'_>, previous: Previous, run_id: String) -> PartitionReport {
         let (started, started_at) = (Instant::now(), chrono::Utc::now());
         let (run_id, previous) = (&run_id, &previous);
         let retryable = |(_, e): &(PartitionReport, RunError)| e.is_retryable();
         let (outcome, retries) = crate::retry::ON_CONFLICT
             .run(&run.unit, retryable, |attempt| async move {
                 // A retry reads the state again: the concurrent writer may have recorded it.
-                let previous = if attempt == 0 {
-                    previous.clone()
-                } else {
-                    self.state_before_writing(run.job).await.1.partitions.get(&run.partition).cloned()
-                };
+                let previous = if attempt == 0 { previous.clone() } else { self.previous(run).await };
                 let mut report = PartitionReport::of_run(run);
-                match self.attempt(run, (run_id, started_at), previous.as_ref(), &mut report).await {
+                match self.attempt(run, (run_id, started_at), &previous, &mut report).await {
                     Ok(()) => Ok(report),
                     Err(e) => Err((report, e)),
                 }
@@ -97,6 +93,30 @@ impl Runner {
         report.run_id = Some(run_id.clone());
         report.duration_ms = elapsed_ms(started);
         report
+    }
+}
+
+/// A partition's recorded state before a run, and the table version it was read at (`None`: no
+/// table then, or a log whose state could not be read).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Previous {
+    pub(crate) recorded: Option<Recorded>,
+    pub(crate) at: Option<u64>,
+}
+
+impl Previous {
+    /// `partition`'s state in `state`, read from the table where it `exists`.
+    pub(crate) fn of(state: &JobState, exists: bool, partition: &PartitionKey) -> Self {
+        let at = exists.then_some(state.version);
+        Self { recorded: state.partitions.get(partition).cloned(), at }
+    }
+}
+
+impl Runner {
+    /// `run`'s partition state as the log holds it now.
+    pub(crate) async fn previous(&self, run: &PreparedRun<'_>) -> Previous {
+        let (exists, state) = self.state_before_writing(run.job).await;
+        Previous::of(&state, exists, &run.partition)
     }
 }
 

@@ -7,11 +7,12 @@ use std::sync::Arc;
 use chrono::{DateTime, NaiveDate, Utc};
 use futures::StreamExt;
 use lakewriter_compute::Prepared;
-use lakewriter_core::{DateRange, InputFile, PartitionKey, WriteMode, input_fingerprint};
+use lakewriter_core::{DateRange, InputFile, OnMissingInput, PartitionKey, WriteMode, input_fingerprint};
 use lakewriter_delta::schema::SchemaColumn;
 use lakewriter_delta::state::{JobState, LogScope, Recorded};
 use serde::Serialize;
 
+use crate::columns::writes_column;
 use crate::upstream::Found;
 use crate::{Error, Job, Result, Runner, error_chain};
 
@@ -149,8 +150,13 @@ impl Runner {
                 let mut status =
                     PartitionStatus::of(partition, dt, recorded, &job.code, Some(&inputs), query.files.len());
                 if let Some(recorded) = recorded {
-                    status.lacks = recorded.lacks(columns).to_vec();
-                    status.lacks.extend(crate::columns::new_columns(job, columns, query.plan.schema()));
+                    let schema = query.plan.schema();
+                    let lacks = recorded.lacks(columns).into_iter().filter(|c| writes_column(job, &c.column, schema));
+                    let adds = crate::columns::new_columns(job, columns, schema);
+                    status.lacking(lacks.cloned().chain(adds).collect());
+                }
+                if !query.no_input.is_empty() && job.spec.on_missing_input == OnMissingInput::Fail {
+                    status.without_input(query.no_input);
                 }
                 Ok((status, query.files))
             }
@@ -183,6 +189,26 @@ pub enum Freshness {
     Stale,
     /// Never written by this job.
     Missing,
+    /// A raw dataset the job reads has no file for the day (`no_input` names them), and the job's
+    /// `on_missing_input` is `fail`: a run of it fails — its data has not arrived —, whatever
+    /// was written before.
+    NoInput,
+}
+
+impl Freshness {
+    /// Every state, in the order reports list them.
+    pub const ALL: [Self; 4] = [Self::Fresh, Self::Stale, Self::Missing, Self::NoInput];
+
+    /// The state as `--json` spells it.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Fresh => "fresh",
+            Self::Stale => "stale",
+            Self::Missing => "missing",
+            Self::NoInput => "no_input",
+        }
+    }
 }
 
 /// Why a partition is stale.
@@ -198,6 +224,10 @@ pub enum StaleReason {
     /// A partition of an upstream job it read is stale (`upstream_stale` names it): its rows
     /// were computed from rows that a rerun upstream will change.
     UpstreamStale,
+    /// Its rows lack a column the job writes now (`lacks` names them): added to the table since
+    /// they were written, or written as NULL by code whose result did not have it, or left out
+    /// under `on_schema_change = "ignore"`. A rerun fills it in.
+    LacksColumn,
 }
 
 impl fmt::Display for StaleReason {
@@ -207,6 +237,7 @@ impl fmt::Display for StaleReason {
             Self::CodeChanged => "code changed",
             Self::InputsUnreadable => "inputs unreadable",
             Self::UpstreamStale => "upstream stale",
+            Self::LacksColumn => "lacks column",
         })
     }
 }
@@ -233,10 +264,13 @@ pub struct PartitionStatus {
     pub files_scanned: usize,
     /// The stale partitions of upstream jobs its plan reads (reason `upstream_stale`).
     pub upstream_stale: Vec<UpstreamPartition>,
-    /// The table's columns this partition's rows read as NULL — those added since it was written
-    /// — and the columns a run of the job's code now would add (`on_schema_change`): what a rerun
-    /// fills in.
+    /// The columns the job writes now that this partition's rows read as NULL — added since it
+    /// was written, or written as NULL by code whose result lacked them — and the columns a run
+    /// of the job's code now would add (`on_schema_change`): what a rerun fills in (reason
+    /// `lacks_column`).
     pub lacks: Vec<SchemaColumn>,
+    /// The raw datasets the job reads that have no file for the day (state `no_input`).
+    pub no_input: Vec<String>,
 }
 
 /// A partition of another job's table.
@@ -286,7 +320,25 @@ impl PartitionStatus {
             files_scanned,
             upstream_stale: Vec::new(),
             lacks: Vec::new(),
+            no_input: Vec::new(),
         }
+    }
+
+    /// The raw datasets `tables` have no file for the partition's day: a run of it fails.
+    fn without_input(&mut self, tables: Vec<String>) {
+        self.state = Freshness::NoInput;
+        self.reasons.clear();
+        self.no_input = tables;
+    }
+
+    /// The partition's rows lack `columns`, columns the job writes now: stale for that, where
+    /// there are any.
+    fn lacking(&mut self, columns: Vec<SchemaColumn>) {
+        if !columns.is_empty() {
+            self.state = Freshness::Stale;
+            self.reasons.push(StaleReason::LacksColumn);
+        }
+        self.lacks = columns;
     }
 
     /// `fresh`, `missing`, `stale: inputs changed, code changed`.
@@ -295,6 +347,7 @@ impl PartitionStatus {
         match self.state {
             Freshness::Fresh => "fresh".into(),
             Freshness::Missing => "missing".into(),
+            Freshness::NoInput => format!("no input ({})", self.no_input.join(", ")),
             Freshness::Stale => {
                 let reasons: Vec<String> = self
                     .reasons
@@ -402,7 +455,10 @@ impl Only {
         match self {
             Self::All => true,
             Self::Stale => status.state != Freshness::Fresh,
-            Self::Missing => status.state == Freshness::Missing,
+            Self::Missing => {
+                status.state == Freshness::Missing
+                    || (status.state == Freshness::NoInput && status.written_at.is_none())
+            }
         }
     }
 }
@@ -432,6 +488,7 @@ impl PlannedPartition {
         let run = only.selects(status);
         let why = match (run, status.state) {
             (true, Freshness::Missing) => "never written".to_owned(),
+            (true, Freshness::NoInput) => format!("{}: a run fails (on_missing_input = \"fail\")", status.label()),
             (true, Freshness::Stale) if job.runs_once() => {
                 format!("{} (an append runs once: it skips unless --force)", status.label())
             }

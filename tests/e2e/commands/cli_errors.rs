@@ -13,7 +13,7 @@ fn configuration_errors_name_the_file_the_job_and_the_key() {
             "[jobs.daily_orders]\ntarget = \"a.b\"\nwirte = \"overwrite_partition\"\n",
             "unknown field `wirte`, expected one of `target`, `write`, `partition_by`, `sql`, `sql_file`, `key`, \
              `newer_by`, `on_duplicate_keys`, `delete_when`, `predicate`, `allow_nondeterministic`, `not_null`, \
-             `on_schema_change`, `dedup_window`, `dedup_window_column`, `input_size_warning`, `cluster_by`, `target_file_size`, `checks`",
+             `on_schema_change`, `on_missing_input`, `dedup_window`, `dedup_window_column`, `input_size_warning`, `cluster_by`, `target_file_size`, `checks`",
         ),
         (
             "[jobs.daily_orders]\nwrite = \"overwrite_partition\"\npartition_by = \"dt\"\nsql = \"SELECT 1\"\n",
@@ -139,4 +139,70 @@ fn a_broken_table_fails_only_the_jobs_that_read_it() {
         )
     );
     assert!(!lake.root().join("analytics/from_broken").exists(), "nothing written");
+}
+
+/// Whether `text` holds a frame of a Rust backtrace (`   0: path::to::fn`, `at src/x.rs:1:2`).
+fn has_frames(text: &str) -> bool {
+    text.lines().any(|l| {
+        let l = l.trim_start();
+        l.starts_with("at ") && l.contains(".rs:")
+            || l.split_once(": ").is_some_and(|(n, rest)| n.parse::<u32>().is_ok() && rest.contains("::"))
+    })
+}
+
+/// With `RUST_BACKTRACE=1` in the environment, the errors a user sees are their message and
+/// causes only: a run's `--json` error, the `error:` lines on stderr and `report`'s page. The
+/// Delta kernel's errors carry a backtrace in their text then; it goes to the debug log (`-vv`).
+#[test]
+fn an_error_shows_no_backtrace_when_rust_backtrace_is_set() {
+    let lake = Lake::new("2026-09-01", "2026-09-01");
+    let log = lake.root().join("other/broken/_delta_log");
+    std::fs::create_dir_all(&log).expect("log folder");
+    std::fs::write(log.join("00000000000000000000.json"), "not a Delta log\n").expect("broken commit");
+    let from_broken = Job::new("from_broken", "analytics.from_broken").sql("SELECT *, $dt AS dt FROM other.broken");
+    let writes_broken = Job::new("writes_broken", "other.broken").sql(crate::support::DAILY_ORDERS_SQL);
+    lake.set_project(&Project::new().job(from_broken).job(writes_broken));
+    let with_backtrace = |args: &[&str]| {
+        let mut command = lake.command(args);
+        command.env("RUST_BACKTRACE", "1");
+        crate::support::Run::from(&command.output().expect("run lakewriter"))
+    };
+    let table = format!("file://{}/other/broken/", lake.root().display());
+    let kernel = "Kernel error: Json error: Encountered unexpected 'o' whilst parsing literal";
+
+    let run = with_backtrace(&["--json", "run", "from_broken", "--dt", "2026-09-01"]);
+    run.assert_code(1);
+    let error = run.json().0.remove(0).error.expect("error");
+    assert_eq!(
+        error,
+        format!(
+            "from_broken dt=2026-09-01: cannot open a table the job's SQL reads: cannot open Delta table \
+             other.broken: cannot open the Delta table at {table}: {kernel}"
+        )
+    );
+    assert!(run.stderr.ends_with(&format!("error: {error}\n")), "stderr:\n{}", run.stderr);
+    assert!(!has_frames(&run.stderr), "stderr:\n{}", run.stderr);
+
+    let page = lake.path().join("page.html");
+    let report = with_backtrace(&[
+        "report",
+        "--out",
+        page.to_str().expect("utf-8"),
+        "--from",
+        "2026-09-01",
+        "--to",
+        "2026-09-01",
+    ]);
+    // Exit 1: the jobs' partitions could not be read; the page is written all the same.
+    report.assert_code(1);
+    let html = std::fs::read_to_string(&page).expect("the page");
+    assert!(html.contains(&kernel.replace('\'', "&#39;")), "the page shows the job's error");
+    assert!(!has_frames(&html) && !html.contains("with_backtrace"), "the page shows a backtrace");
+    assert!(!has_frames(&report.stderr), "stderr:\n{}", report.stderr);
+
+    // The backtrace, where wanted, is a debug log line; the report's error stays as it was.
+    let debug = with_backtrace(&["--json", "-vv", "run", "from_broken", "--dt", "2026-09-01"]);
+    debug.assert_code(1);
+    assert_eq!(debug.json().0.remove(0).error.expect("error"), error);
+    assert!(debug.stderr.lines().any(|l| l.contains(" DEBUG ") && l.contains("with_backtrace")), "{}", debug.stderr);
 }

@@ -146,7 +146,7 @@ impl DemoLines {
 fn september_summary(job: &str, rows_written: u64) -> Value {
     serde_json::json!({"summary": {
         "job": job, "partitions": 30, "ok": 30, "skipped": 0, "failed": 0, "rows_written": rows_written,
-        "table_version": 29, "would_change": null, "schema_version": 3
+        "table_version": 29, "would_change": null, "schema_version": 4
     }})
 }
 

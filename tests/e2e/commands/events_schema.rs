@@ -1,7 +1,7 @@
 //! Every command's `--json` lines against `schema/events.schema.json`, checked by a validator that
 //! shares no code with lakewriter (Python `jsonschema`, through `scripts/validate-events.py`):
 //! each line of each command matches exactly one kind of line the schema describes, every closing
-//! line carries `schema_version` 3, every command's last line is a closing line, and every kind the
+//! line carries `schema_version` 4, every command's last line is a closing line, and every kind the
 //! schema describes is printed here.
 
 use std::collections::BTreeSet;
@@ -134,7 +134,7 @@ impl<'a> Checked<'a> {
     }
 
     /// Validates the JSON Lines `stdout` of `what`, which must hold `closing` closing lines, each
-    /// with `schema_version` 3, and end with one; records the kinds of its lines.
+    /// with `schema_version` 4, and end with one; records the kinds of its lines.
     fn lines(&mut self, what: &str, stdout: &str, closing: usize) -> Vec<Value> {
         assert!(!stdout.is_empty(), "{what}: nothing on stdout");
         let (code, out) = validate(stdout, true);
@@ -152,7 +152,7 @@ impl<'a> Checked<'a> {
             };
             last_closes = version.is_some();
             if let Some(version) = version {
-                assert_eq!(*version, Value::from(3), "{what}: the schema_version of a closing line: {value}");
+                assert_eq!(*version, Value::from(4), "{what}: the schema_version of a closing line: {value}");
                 closings += 1;
             }
         }
@@ -185,7 +185,11 @@ fn the_demo_and_the_commands_that_read_print_lines_of_the_schema() {
     assert!(dry[0]["dry_run"].is_object(), "a dry run's report: {}", dry[0]);
     assert_eq!(dry[1]["summary"]["would_change"], 0);
     let status = checked.json(&["status", "daily_orders", "--from", "2026-09-29", "--to", "2026-10-01"], 0, 1);
-    assert_eq!(status[2]["state"], "missing");
+    // The demo's raw layer ends on the 30th: the 1st has no input.
+    assert_eq!(
+        (&status[2]["state"], &status[2]["no_input"]),
+        (&Value::from("no_input"), &serde_json::json!(["raw.orders"]))
+    );
     let maintenance = checked.json(&["status", "customers", "--maintenance"], 0, 1);
     assert!(maintenance.last().expect("a summary")["summary"]["maintenance"].is_object());
     checked.json(&["plan", "daily_orders", "--from", "2026-09-29", "--to", "2026-10-01"], 0, 1);
@@ -238,7 +242,7 @@ fn backfills_audits_maintenance_and_statements_print_lines_of_the_schema() {
     assert_eq!(lines[0]["statement"], 1, "{}", lines[0]);
     assert!(lines[0]["row"]["n"].is_u64(), "the query's row: {}", lines[0]);
     assert_eq!((&lines[1]["status"], &lines[2]["status"]), (&"ok".into(), &"failed".into()));
-    let summary = serde_json::json!({"statements": 4, "ok": 2, "failed": 1, "not_run": 1, "schema_version": 3});
+    let summary = serde_json::json!({"statements": 4, "ok": 2, "failed": 1, "not_run": 1, "schema_version": 4});
     assert_eq!(lines[3]["summary"], summary);
     checked.assert_kinds(&WRITING);
 }
@@ -321,14 +325,14 @@ fn the_validator_refuses_lines_the_schema_does_not_describe() {
         r#"{"summary":{"job":"j","partitions":1,"ok":1,"skipped":0,"failed":0,"rows_written":4,"table_version":0,"duration_ms":9,"would_change":null}}"#,
         r#"{"plan":{"job":"j","only":"all","run":1,"skip":0,"schema_version":1}}"#,
         // A field the schema does not know.
-        r#"{"summary":{"jobs":1,"edges":0,"schema_version":3,"cycles":0}}"#,
+        r#"{"summary":{"jobs":1,"edges":0,"schema_version":4,"cycles":0}}"#,
         // A failed step without its error, and a status the schema does not know.
         r#"{"table":"a.b","step":"vacuum","status":"failed","committed":false,"table_version":null,"partitions":null,"files_removed":null,"files_added":null,"target_file_size":null,"files_deleted":null,"log_files_removed":null,"retention":null,"retries":0,"duration_ms":1,"note":null,"error":null}"#,
         r#"{"table":"a.b","step":"vacuum","status":"done","committed":false,"table_version":null,"partitions":null,"files_removed":null,"files_added":null,"target_file_size":null,"files_deleted":null,"log_files_removed":null,"retention":null,"retries":0,"duration_ms":1,"note":null,"error":null}"#,
         // A step that leaves out a field that does not apply to it, rather than `null`.
         r#"{"table":"a.b","step":"vacuum","status":"ok","committed":false,"table_version":null,"partitions":null,"files_removed":null,"target_file_size":null,"files_deleted":0,"log_files_removed":null,"retention":"7d","retries":0,"duration_ms":1,"note":null,"error":null}"#,
         // A digest's partition as a bare date rather than a partition key.
-        r#"{"table":"a.b","partition":"2026-09-01","rows":1,"digest":"00000000000000000000000000000000","version":0,"schema_version":3}"#,
+        r#"{"table":"a.b","partition":"2026-09-01","rows":1,"digest":"00000000000000000000000000000000","version":0,"schema_version":4}"#,
         // A query's row, and a line that is not JSON.
         r#"{"n":42}"#,
         "summary: 1 partition",
@@ -341,7 +345,7 @@ fn the_validator_refuses_lines_the_schema_does_not_describe() {
     assert!(out.contains("'schema_version' is a required property"), "{out}");
     assert!(out.contains("'cycles' was unexpected"), "{out}");
 
-    let valid = r#"{"summary":{"jobs":1,"edges":0,"schema_version":3}}"#;
+    let valid = r#"{"summary":{"jobs":1,"edges":0,"schema_version":4}}"#;
     assert_eq!(validate(&format!("{valid}\n"), false), (0, String::new()));
 }
 
@@ -356,6 +360,6 @@ fn every_kind_of_line_of_the_schema_is_printed_by_a_test_here() {
         .collect();
     let printed: BTreeSet<&str> = READING.into_iter().chain(WRITING).chain(FAILING).chain(DROPPING).collect();
     assert_eq!(kinds, printed);
-    assert_eq!(schema["version"], 3);
+    assert_eq!(schema["version"], 4);
     assert_eq!(schema["$defs"]["schema_version"]["const"], schema["version"]);
 }

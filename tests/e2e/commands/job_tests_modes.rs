@@ -20,6 +20,13 @@ const NEWEST: &[&str] = &[
     "{ order_id = 2, customer_id = 2, amount = 5.0, status = \"new\", created_at = 2026-09-01T11:00:00, dt = 2026-09-01 }",
 ];
 
+/// Each order once, over the two days.
+const DEDUP_ORDERS: &[&str] = &[
+    "{ order_id = 1, customer_id = 1, amount = 10.0, status = \"new\", created_at = 2026-09-01T10:00:00, dt = 2026-09-01 }",
+    "{ order_id = 2, customer_id = 2, amount = 5.0, status = \"new\", created_at = 2026-09-01T11:00:00, dt = 2026-09-01 }",
+    "{ order_id = 3, customer_id = 3, amount = 7.0, status = \"new\", created_at = 2026-09-02T08:00:00, dt = 2026-09-02 }",
+];
+
 const DATES: [&str; 2] = ["2026-09-01", "2026-09-02"];
 
 /// The test of `mode`'s job on [`ORDERS`], and the checks it runs.
@@ -30,12 +37,12 @@ fn test_of(mode: Mode) -> (JobTest, &'static [&'static str]) {
     match mode {
         Mode::OverwritePartition | Mode::DeleteInsert | Mode::Append => (dated.expect(ORDERS), PLAIN),
         Mode::Merge => (dated.expect(NEWEST), KEYED),
-        // Each order once: the first day's order 1 (a later copy of a key is not appended), so
-        // the test gives it no second version, which would make the table depend on the order.
+        // Each order once: a later copy of a key is not appended, so the test gives order 1 no
+        // second version, which would make the table depend on the order; the second day brings
+        // a new order.
         Mode::AppendDedup => {
-            let first_days = &ORDERS[..2];
-            let test = JobTest::new(mode.as_str(), DATES[0]).dates(&DATES).given("raw.orders", first_days);
-            (test.expect(first_days), KEYED)
+            let test = JobTest::new(mode.as_str(), DATES[0]).dates(&DATES).given("raw.orders", DEDUP_ORDERS);
+            (test.expect(DEDUP_ORDERS), KEYED)
         }
         Mode::Rebuild => (JobTest::undated(mode.as_str()).given("raw.orders", ORDERS).expect(ORDERS), PLAIN),
     }

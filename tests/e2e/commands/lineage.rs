@@ -208,7 +208,10 @@ fn a_lineage_endpoint_that_is_down_or_never_answers_fails_no_run() {
     let closed_url = format!("http://{}", closed.local_addr().expect("addr"));
     drop(closed);
     for url in [&silent_url, &closed_url] {
-        let env = [("OPENLINEAGE_URL", url.as_str()), ("OPENLINEAGE_API_KEY", "key-that-stays-secret")];
+        let mut env = vec![("OPENLINEAGE_URL", url.as_str())];
+        if url == &closed_url {
+            env.push(("OPENLINEAGE_API_KEY", "key-that-stays-secret"));
+        }
         let run = run_mode(&lake, Mode::OverwritePartition, FAILING, &["--openlineage-timeout", "1"], &env);
         run.assert_code(0);
         let (reports, _) = run.json();
@@ -219,6 +222,113 @@ fn a_lineage_endpoint_that_is_down_or_never_answers_fails_no_run() {
         }
     }
     drop(held);
+}
+
+/// An endpoint on 127.0.0.1 that answers every request 200 and keeps each request's
+/// `Authorization` headers, in the order the requests came.
+struct Endpoint {
+    url: String,
+    seen: std::sync::mpsc::Receiver<Vec<String>>,
+}
+
+impl Endpoint {
+    fn start() -> Self {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("listener");
+        let url = format!("127.0.0.1:{}", listener.local_addr().expect("addr").port());
+        let (send, seen) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for mut stream in listener.incoming().flatten() {
+                let Some(headers) = read_request(&mut stream) else { continue };
+                let auth =
+                    headers.into_iter().filter(|h| h.to_ascii_lowercase().starts_with("authorization:")).collect();
+                let _ = std::io::Write::write_all(
+                    &mut stream,
+                    b"HTTP/1.1 200 OK\r\ncontent-length: 0\r\nconnection: close\r\n\r\n",
+                );
+                if send.send(auth).is_err() {
+                    return;
+                }
+            }
+        });
+        Self { url, seen }
+    }
+
+    /// The `Authorization` headers of each request received so far.
+    fn requests(&self) -> Vec<Vec<String>> {
+        self.seen.try_iter().collect()
+    }
+}
+
+/// The header lines of the request on `stream`, its body read and dropped.
+fn read_request(stream: &mut std::net::TcpStream) -> Option<Vec<String>> {
+    let mut bytes = Vec::new();
+    let mut buffer = [0; 4096];
+    let end = loop {
+        let n = stream.read(&mut buffer).ok().filter(|n| *n > 0)?;
+        bytes.extend_from_slice(&buffer[..n]);
+        if let Some(end) = bytes.windows(4).position(|w| w == b"\r\n\r\n") {
+            break end;
+        }
+    };
+    let head = String::from_utf8_lossy(&bytes[..end]).into_owned();
+    let headers: Vec<String> = head.lines().skip(1).map(str::to_owned).collect();
+    let length: usize = headers
+        .iter()
+        .find_map(|h| h.to_ascii_lowercase().strip_prefix("content-length:").map(|v| v.trim().parse().unwrap_or(0)))
+        .unwrap_or(0);
+    while bytes.len() < end + 4 + length {
+        let n = stream.read(&mut buffer).ok().filter(|n| *n > 0)?;
+        bytes.extend_from_slice(&buffer[..n]);
+    }
+    Some(headers)
+}
+
+/// Credentials in `OPENLINEAGE_URL` are sent as HTTP Basic authentication (decoded, as the
+/// OpenLineage Python client sends them), `OPENLINEAGE_API_KEY` as a bearer token: each request
+/// carries one `Authorization` header. Both at once is a usage error that names the two settings
+/// and neither secret, and nothing runs; no log shows either.
+#[test]
+fn url_credentials_and_an_api_key_are_one_or_the_other() {
+    let lake = written(&[Mode::OverwritePartition]);
+    let endpoint = Endpoint::start();
+    let with_credentials = format!("http://lineage-user:s3cr%25t%20pw@{}/", endpoint.url);
+    let plain = format!("http://{}/", endpoint.url);
+    let key = "key-that-stays-secret";
+    let secrets = ["s3cr", "lineage-user", key];
+    let cases = [
+        (&with_credentials, None, "Basic bGluZWFnZS11c2VyOnMzY3IldCBwdw=="),
+        (&plain, Some(key), "Bearer key-that-stays-secret"),
+    ];
+    for (url, api_key, expected) in cases {
+        let mut env = vec![("OPENLINEAGE_URL", url.as_str())];
+        env.extend(api_key.map(|k| ("OPENLINEAGE_API_KEY", k)));
+        let run = run_mode(&lake, Mode::OverwritePartition, FAILING, &["-vv"], &env);
+        run.assert_code(0);
+        let requests = endpoint.requests();
+        assert_eq!(requests.len(), 2, "{expected}: a START and a COMPLETE:\n{}", run.stderr);
+        for headers in requests {
+            assert_eq!(headers.len(), 1, "one Authorization header: {headers:?}");
+            let value = headers[0].split_once(':').map(|(_, v)| v.trim()).unwrap_or_default();
+            assert_eq!(value, expected);
+        }
+        for secret in secrets {
+            assert!(!run.stderr.contains(secret), "the log shows `{secret}`:\n{}", run.stderr);
+        }
+    }
+
+    let before = lake.digest(&modes::table(Mode::OverwritePartition), None);
+    let env = [("OPENLINEAGE_URL", with_credentials.as_str()), ("OPENLINEAGE_API_KEY", key)];
+    let run = run_mode(&lake, Mode::OverwritePartition, FAILING, &[], &env);
+    run.assert_code(2);
+    assert_eq!(
+        run.stderr,
+        "error: --openlineage-url (OPENLINEAGE_URL) holds credentials (user:password@) and OPENLINEAGE_API_KEY \
+         is set: a lineage request carries one of them; remove them from the URL to send the API key as a bearer \
+         token, or unset OPENLINEAGE_API_KEY to send them as HTTP Basic authentication\n"
+    );
+    assert!(run.stdout.is_empty(), "nothing ran: {}", run.stdout);
+    assert_eq!(lake.digest(&modes::table(Mode::OverwritePartition), None), before, "nothing committed");
+    assert!(endpoint.requests().is_empty(), "no event was sent");
 }
 
 /// A run's arguments, its environment, and the error it must give.

@@ -88,7 +88,7 @@ fn warnings_are_json_lines_with_their_rule_ids_and_logged_once_per_run() {
     );
     assert_eq!(
         *summary,
-        serde_json::json!({"summary": {"jobs": 1, "errors": 0, "warnings": 3, "unchecked": 0, "waiting": 0, "schema_version": 3}})
+        serde_json::json!({"summary": {"jobs": 1, "errors": 0, "warnings": 3, "unchecked": 0, "waiting": 0, "schema_version": 4}})
     );
 
     // A job with one warning runs; the warning is logged once for the whole backfill.

@@ -8,6 +8,8 @@ mod dry_run;
 mod events_schema;
 mod init;
 mod job_tests;
+mod job_tests_exact;
+mod job_tests_expect;
 mod job_tests_io;
 mod job_tests_modes;
 mod lineage;

@@ -94,7 +94,7 @@ fn graph_and_cycle(lake: &Lake) {
     assert_eq!(lines[2]["upstream"], serde_json::json!(["daily_orders"]));
     assert_eq!(lines[2]["downstream"], serde_json::json!(["weekly_summary"]));
     assert_eq!(lines[1]["downstream"], serde_json::json!(["weekly_revenue"]));
-    assert_eq!(lines[4]["summary"], serde_json::json!({"jobs": 4, "edges": 2, "schema_version": 3}));
+    assert_eq!(lines[4]["summary"], serde_json::json!({"jobs": 4, "edges": 2, "schema_version": 4}));
 
     let text = lake.cli(&["graph"]);
     text.assert_code(0);

@@ -73,7 +73,7 @@ fn each_job_s_cells_are_the_partitions_status_shows_with_their_states() {
     assert_eq!(
         line,
         serde_json::json!({"path": "report.html", "jobs": 3, "not_written": 0, "failed": 0,
-            "fresh": 9, "stale": 1, "missing": 23, "schema_version": 3})
+            "fresh": 9, "stale": 1, "missing": 23, "no_input": 0, "schema_version": 4})
     );
     assert!(!html.contains("http://") && !html.contains("https://"), "the page names no other site");
     assert!(!html.contains("src=") && !html.contains("<link"), "the page loads nothing");

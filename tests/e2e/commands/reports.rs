@@ -206,7 +206,7 @@ fn sql_json_rows_carry_every_column_null_as_null() {
     ]);
     run.assert_code(0);
     let closing =
-        serde_json::json!({"summary": {"statements": 1, "ok": 1, "failed": 0, "not_run": 0, "schema_version": 3}});
+        serde_json::json!({"summary": {"statements": 1, "ok": 1, "failed": 0, "not_run": 0, "schema_version": 4}});
     assert_eq!(
         json_lines(&run),
         [

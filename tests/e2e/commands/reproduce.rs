@@ -59,7 +59,7 @@ fn reproduce_and_audit(lake: &Lake, root2: &str, root3: &str, table_uri: &dyn Fn
         summary,
         serde_json::json!({
             "jobs": 3, "partitions": 30, "equal": 30, "differs": 0, "missing_here": 0, "missing_there": 0,
-            "schema_version": 3
+            "schema_version": 4
         })
     );
     assert!(lines.iter().all(|l| l["digest_here"] == l["digest_there"] && l["code_changed"] == false));

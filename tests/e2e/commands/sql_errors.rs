@@ -200,7 +200,7 @@ fn a_failing_statement_stops_the_ones_after_it_and_says_so() {
     assert_eq!(pick(&lines[0], &["statement", "of", "status", "committed", "table_version"]), ok);
     let cause = "INSERT into analytics.first: the query gives 2 column(s), and the table take(s) 1: a";
     let failed = json!({"statement": 2, "of": 4, "sql": refused, "status": "failed", "error": cause});
-    let closing = json!({"summary": {"statements": 4, "ok": 1, "failed": 1, "not_run": 2, "schema_version": 3}});
+    let closing = json!({"summary": {"statements": 4, "ok": 1, "failed": 1, "not_run": 2, "schema_version": 4}});
     assert_eq!(lines[1..], [failed, closing]);
     assert_eq!(
         run.error_lines(),

@@ -73,7 +73,8 @@ fn assert_written(lake: &Lake, days: &[&str]) {
             fresh: count,
             stale: 0,
             missing: 0,
-            schema_version: 3,
+            no_input: 0,
+            schema_version: 4,
         }
     );
 }
@@ -94,7 +95,7 @@ fn a_late_file_makes_exactly_its_day_stale_and_backfill_only_stale_rewrites_only
     let one_stale = [("2026-09-01", "fresh"), ("2026-09-02", "stale:inputs_changed"), ("2026-09-03", "fresh")];
     assert_eq!(states(&lake, &["--from", "2026-09-01", "--to", "2026-09-03"]), expect(&one_stale));
     let with_missing = states(&lake, &["--from", "2026-09-04", "--to", "2026-09-05"]);
-    assert_eq!(with_missing, expect(&[("2026-09-04", "fresh"), ("2026-09-05", "missing")]));
+    assert_eq!(with_missing, expect(&[("2026-09-04", "fresh"), ("2026-09-05", "no_input")]));
 
     // `plan` says what would run, and writes nothing.
     let commits = lake.commit_count(TABLE_DIR);
@@ -248,7 +249,8 @@ fn the_state_of_partitions_before_a_checkpoint_is_read_from_the_checkpoint() {
         fresh: 104,
         stale: 1,
         missing: 0,
-        schema_version: 3,
+        no_input: 0,
+        schema_version: 4,
     };
     assert_eq!(status.summary, counts);
     // When each was written differs from run to run.

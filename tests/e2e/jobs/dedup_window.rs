@@ -135,3 +135,102 @@ fn on_s3_a_key_seen_only_before_the_window_is_appended_again() {
     s3.lake.cli(&["backfill", "customers_seen", "--from", FROM, "--to", to]).assert_code(0);
     assert_eq!(s3.lake.digest("analytics.customers_seen", None).digest, digest.digest, "a second backfill");
 }
+
+/// Late events: each customer of a day's orders as an event whose `event_date` is 3, 5 or 8 days
+/// before the day (by the customer), so that no event falls within the window of the run's day.
+fn late_events(key: &[&str]) -> Job {
+    Job::append_dedup("events", "analytics.events", key)
+        .partition_by("dt")
+        .sql(
+            "SELECT DISTINCT customer_id AS event_id, \
+             CASE customer_id % 3 WHEN 0 THEN $dt - INTERVAL '3 days' WHEN 1 THEN $dt - INTERVAL '5 days' \
+             ELSE $dt - INTERVAL '8 days' END AS event_date, $dt AS dt FROM raw.orders WHERE dt = $dt",
+        )
+        .dedup_window("2 days", Some("event_date"))
+}
+
+/// The event of customer `c` on day `dt`, as [`late_events`] computes it.
+fn event_date(c: i64, dt: NaiveDate) -> NaiveDate {
+    dt - chrono::Days::new([3, 5, 8][usize::try_from(c % 3).expect("a customer id")])
+}
+
+/// The (event, day it was appended on) rows the days `FROM..=to` append in date order with the
+/// key `event_id` alone: an event is appended where no row of it has an `event_date` within 2
+/// days of its own.
+fn expected_events(to: &str) -> BTreeSet<(i64, String)> {
+    let mut table: Vec<(i64, NaiveDate, NaiveDate)> = Vec::new();
+    for dt in days(FROM, to) {
+        for c in customers(dt) {
+            let date = event_date(c, dt);
+            if !table.iter().any(|&(k, d, _)| k == c && (d - date).num_days().abs() <= 2) {
+                table.push((c, date, dt));
+            }
+        }
+    }
+    table.into_iter().map(|(c, _, dt)| (c, dt.to_string())).collect()
+}
+
+/// The table's (event, day) rows, as the independent reader reads them; panics on a row twice.
+fn written_events(lake: &Lake) -> BTreeSet<(i64, String)> {
+    let rows = Reader::new(lake).rows(&uri_of(lake, "analytics.events"));
+    let pairs: Vec<(i64, String)> = rows
+        .iter()
+        .map(|r| (r["event_id"].as_i64().expect("an id"), r["dt"].as_str().expect("a day").to_owned()))
+        .collect();
+    let set: BTreeSet<_> = pairs.iter().cloned().collect();
+    assert_eq!(set.len(), pairs.len(), "an (event, day) row twice: {pairs:?}");
+    set
+}
+
+#[test]
+fn a_window_over_a_column_looks_each_key_up_around_its_own_value_so_a_rerun_changes_nothing() {
+    // The key holds the window's column: a day run three times appends its events once.
+    let lake = Lake::new(FROM, TO);
+    lake.set_project(&Project::new().job(late_events(&["event_id", "event_date"])));
+    lake.cli(&["lint"]).assert_code(0).assert_line("lint: 1 job checked, 0 errors, 0 warnings");
+    let dt = "2026-09-04";
+    for _ in 0..3 {
+        lake.cli(&["run", "events", "--dt", dt]).assert_code(0);
+    }
+    let once: BTreeSet<(i64, String)> = customers(day(dt)).into_iter().map(|c| (c, dt.to_owned())).collect();
+    assert_eq!(written_events(&lake), once);
+    lake.cli(&["verify", "events", "--dt", dt]).assert_code(0);
+
+    // The key alone: an event recurs on later days, found again where its earlier row's
+    // `event_date` is within 2 days of its own; a second backfill changes nothing.
+    let lake = Lake::new(FROM, TO);
+    lake.set_project(&Project::new().job(late_events(&["event_id"])));
+    let lint = lake.cli(&["lint"]);
+    assert!(lint.stdout.contains("does not hold `event_date`"), "{}", lint.stdout);
+    lake.cli(&["backfill", "events", "--from", FROM, "--to", TO]).assert_code(0);
+    let expected = expected_events(TO);
+    assert_eq!(written_events(&lake), expected);
+    let digest = lake.digest("analytics.events", None);
+    lake.cli(&["backfill", "events", "--from", FROM, "--to", TO]).assert_code(0);
+    assert_eq!(lake.digest("analytics.events", None).digest, digest.digest, "a second backfill");
+    // Days run again out of order change nothing either.
+    for dt in ["2026-09-06", "2026-09-02", "2026-09-08"] {
+        lake.cli(&["run", "events", "--dt", dt]).assert_code(0);
+    }
+    assert_eq!(lake.digest("analytics.events", None).digest, digest.digest, "days out of order");
+    lake.cli(&["verify", "events", "--dt", "2026-09-05"]).assert_code(0);
+}
+
+#[test]
+fn on_s3_a_window_over_a_column_finds_a_late_event_again_on_a_rerun() {
+    let s3 = S3::new("dedup-window-column");
+    let to = "2026-09-04";
+    for dt in days(FROM, to) {
+        let batch = lakewriter_datagen::orders_for(dt);
+        s3.put(
+            &format!("raw/orders/dt={dt}/part-00000.parquet"),
+            lakewriter_datagen::parquet_bytes(&batch).expect("parquet"),
+        );
+    }
+    s3.lake.set_project(&Project::new().job(late_events(&["event_id"])));
+    s3.lake.cli(&["backfill", "events", "--from", FROM, "--to", to]).assert_code(0);
+    assert_eq!(written_events(&s3.lake), expected_events(to));
+    let digest = s3.lake.digest("analytics.events", None);
+    s3.lake.cli(&["backfill", "events", "--from", FROM, "--to", to]).assert_code(0);
+    assert_eq!(s3.lake.digest("analytics.events", None).digest, digest.digest, "a second backfill");
+}

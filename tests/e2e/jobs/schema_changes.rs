@@ -11,10 +11,10 @@ use crate::support::s3::S3;
 use crate::support::{Lake, Mode, Project, day};
 
 /// The column the edit adds: a day's rows all have it, computed from their `status`.
-const ADDED: &str = "status_code";
+pub(super) const ADDED: &str = "status_code";
 
 /// `mode`'s job with the column [`ADDED`] after `created_at`, added by `policy`.
-fn with_added(mode: Mode, policy: &'static str) -> Project {
+pub(super) fn with_added(mode: Mode, policy: &'static str) -> Project {
     project(&[mode], GOOD)
         .edited_sql(mode.as_str(), "created_at,", "created_at, upper(status) AS status_code,")
         .with_schema_change(mode.as_str(), policy)
@@ -71,7 +71,7 @@ pub(super) fn raw_orders_at(name: &str, on_s3: bool) -> Place {
 }
 
 /// The table's rows of `day` as the independent reader reads them.
-fn rows_of(lake: &Lake, mode: Mode, day: &str) -> Vec<serde_json::Map<String, Value>> {
+pub(super) fn rows_of(lake: &Lake, mode: Mode, day: &str) -> Vec<serde_json::Map<String, Value>> {
     let rows = Reader::new(lake).rows(&table_uri(lake, mode));
     rows.into_iter().filter(|r| r["dt"] == day).collect()
 }
@@ -107,7 +107,7 @@ fn readers_agree(lake: &Lake, mode: Mode) {
 
 /// Whether every row of `day` has [`ADDED`] filled in (its `status` upper-cased), or every row has
 /// it NULL; panics on a mix or a wrong value.
-fn filled(lake: &Lake, mode: Mode, day: &str) -> bool {
+pub(super) fn filled(lake: &Lake, mode: Mode, day: &str) -> bool {
     let rows = rows_of(lake, mode, day);
     assert!(!rows.is_empty(), "{mode:?} {day}: no rows");
     let nulls = rows.iter().filter(|r| r[ADDED].is_null()).count();
@@ -120,16 +120,16 @@ fn filled(lake: &Lake, mode: Mode, day: &str) -> bool {
 }
 
 /// `status` of `mode` over both days: each partition's label and the columns it lacks.
-fn lacking(lake: &Lake, mode: Mode) -> Vec<(String, Vec<String>)> {
+pub(super) fn lacking(lake: &Lake, mode: Mode) -> Vec<(String, Vec<String>)> {
     let status = lake.status(&[mode.as_str(), "--from", WRITTEN, "--to", FAILING]);
     status.partitions.iter().map(|p| (p.label(), p.lacking().into_iter().map(str::to_owned).collect())).collect()
 }
 
 fn stale_lacking() -> (String, Vec<String>) {
-    ("stale:code_changed".to_owned(), vec![ADDED.to_owned()])
+    ("stale:code_changed,lacks_column".to_owned(), vec![ADDED.to_owned()])
 }
 
-fn fresh() -> (String, Vec<String>) {
+pub(super) fn fresh() -> (String, Vec<String>) {
     ("fresh".to_owned(), Vec::new())
 }
 
@@ -403,7 +403,7 @@ fn a_whole_table_backfill_with_replace_schema_drops_a_column_the_result_no_longe
     lake.set_project(&project(&[mode], GOOD).with_schema_change(mode.as_str(), "append_new_columns"));
     lake.cli(&["run", mode.as_str(), "--dt", FAILING]).assert_code(0);
     let lacks = lacking(&lake, mode);
-    assert_eq!(lacks[0], ("stale:code_changed".to_owned(), vec!["customer_id".to_owned()]), "{lacks:?}");
+    assert_eq!(lacks[0], ("stale:code_changed,lacks_column".to_owned(), vec!["customer_id".to_owned()]), "{lacks:?}");
     assert_eq!(lacks[1], fresh(), "{lacks:?}");
 }
 

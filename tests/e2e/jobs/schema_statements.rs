@@ -78,7 +78,7 @@ fn lacking(lake: &Lake) -> Vec<(String, Vec<String>)> {
 }
 
 fn stale_lacking() -> (String, Vec<String>) {
-    ("stale:code_changed".to_owned(), vec![ADDED.to_owned()])
+    ("stale:code_changed,lacks_column".to_owned(), vec![ADDED.to_owned()])
 }
 
 fn fresh() -> (String, Vec<String>) {

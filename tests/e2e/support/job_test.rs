@@ -105,6 +105,13 @@ impl JobTest {
         Self { expect: Fixture { file: Some(file.to_owned()), ..Fixture::default() }, ..self }
     }
 
+    /// `expect.schema.COLUMN = TYPE`.
+    #[must_use]
+    pub fn expect_type(mut self, column: &str, sql_type: &str) -> Self {
+        self.expect.schema.insert(column.to_owned(), sql_type.to_owned());
+        self
+    }
+
     /// `expect.tolerance`.
     #[must_use]
     pub fn tolerance(mut self, tolerance: f64) -> Self {

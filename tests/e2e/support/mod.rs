@@ -1,12 +1,13 @@
 //! What every e2e test stands on: a lakehouse in a temporary folder ([`Lake`]), its project file
 //! built from typed parts ([`Project`]), typed views of the binary's output ([`Run`], [`status`],
-//! [`logs`]), the independent reader ([`reader`]), the S3 test server ([`s3`]) and its fault proxy
+//! [`logs`]), the independent reader ([`reader`]) and computation ([`duckdb`]), the S3 test server ([`s3`]) and its fault proxy
 //! ([`fault_proxy`]), pausing a run at a phase ([`pause`]), the counted trials of the fault
 //! scenarios ([`figures`]), and the fixtures several scenario files share. Scenario files import
 //! from here, never from each other.
 
 pub mod checks;
 mod data;
+pub mod duckdb;
 #[cfg(feature = "ballista")]
 pub mod engine;
 pub mod fault_proxy;

@@ -112,6 +112,7 @@ pub struct Job {
     allow_nondeterministic: bool,
     not_null: Vec<String>,
     on_schema_change: Option<&'static str>,
+    on_missing_input: Option<&'static str>,
     /// `dedup_window` and `dedup_window_column`.
     dedup_window: (Option<&'static str>, Option<&'static str>),
     cluster_by: Vec<String>,
@@ -132,6 +133,7 @@ impl Job {
             allow_nondeterministic: false,
             not_null: Vec::new(),
             on_schema_change: None,
+            on_missing_input: None,
             dedup_window: (None, None),
             cluster_by: Vec::new(),
             target_file_size: None,
@@ -184,6 +186,12 @@ impl Job {
     #[must_use]
     pub fn on_schema_change(self, policy: &'static str) -> Self {
         Self { on_schema_change: Some(policy), ..self }
+    }
+
+    /// `on_missing_input = POLICY` (`fail`, `empty`).
+    #[must_use]
+    pub fn on_missing_input(self, policy: &'static str) -> Self {
+        Self { on_missing_input: Some(policy), ..self }
     }
 
     /// `dedup_window = WINDOW` (`"7 days"`), and `dedup_window_column = COLUMN` where given.
@@ -392,6 +400,8 @@ struct JobTable<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     on_schema_change: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    on_missing_input: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     dedup_window: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     dedup_window_column: Option<&'static str>,
@@ -421,6 +431,7 @@ impl<'a> JobTable<'a> {
             allow_nondeterministic: job.allow_nondeterministic,
             not_null: &job.not_null,
             on_schema_change: job.on_schema_change,
+            on_missing_input: job.on_missing_input,
             dedup_window: job.dedup_window.0,
             dedup_window_column: job.dedup_window.1,
             cluster_by: &job.cluster_by,

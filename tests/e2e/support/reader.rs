@@ -130,6 +130,24 @@ impl<'a> Reader<'a> {
         rows.iter().map(|r| serde_json::from_str(r).expect("a row object")).collect()
     }
 
+    /// The rows of each table of `uris` (dates, decimals and timestamps as text), read by one
+    /// process: for each, in order, its rows or the reader's error.
+    pub fn tables(&self, uris: &[String]) -> Vec<Result<Vec<serde_json::Value>, String>> {
+        #[derive(Deserialize)]
+        struct Table {
+            rows: Option<Vec<serde_json::Value>>,
+            error: Option<String>,
+        }
+        let args: Vec<&str> = std::iter::once("tables").chain(uris.iter().map(String::as_str)).collect();
+        let out = self.run(&args);
+        let read: Vec<Table> = out
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("the reader's JSON: {l}: {e}")))
+            .collect();
+        assert_eq!(read.len(), uris.len(), "a line a table: {out}");
+        read.into_iter().map(|t| t.rows.ok_or_else(|| t.error.unwrap_or_default())).collect()
+    }
+
     /// The table's columns as its log holds them: `(name, Delta type, nullable)`; a nested type as
     /// its JSON.
     pub fn schema(&self, uri: &str) -> Vec<(String, String, bool)> {

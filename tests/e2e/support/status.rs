@@ -36,6 +36,8 @@ pub struct PartitionStatus {
     pub upstream_stale: Vec<Upstream>,
     /// The columns its rows read as NULL that a rerun fills in: `{"column", "type"}` each.
     pub lacks: Vec<serde_json::Value>,
+    /// The raw datasets with no file for the day (state `no_input`).
+    pub no_input: Vec<String>,
 }
 
 impl PartitionStatus {
@@ -84,6 +86,7 @@ pub struct StatusSummary {
     pub fresh: usize,
     pub stale: usize,
     pub missing: usize,
+    pub no_input: usize,
     pub schema_version: u64,
 }
 

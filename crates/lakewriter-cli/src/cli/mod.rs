@@ -260,7 +260,7 @@ pub struct RunArgs {
 pub struct LineageArgs {
     /// Send each partition run's OpenLineage events (START, then COMPLETE or FAIL) to this
     /// endpoint (POST to its path, else /api/v1/lineage), with OPENLINEAGE_API_KEY as a bearer
-    /// token.
+    /// token, or the URL's user:password@ as HTTP Basic authentication (not both).
     #[arg(long, env = "OPENLINEAGE_URL", hide_env_values = true, value_name = "URL")]
     pub openlineage_url: Option<String>,
     /// Append each partition run's OpenLineage events to FILE instead, one JSON event a line.

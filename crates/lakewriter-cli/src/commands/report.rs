@@ -35,10 +35,7 @@ pub async fn report(global: &Global, printer: &mut dyn Output, args: ReportArgs)
     for job in &overview.jobs {
         match &job.state {
             Overviewed::Read { status, .. } => {
-                let counts = StateCounts::of(&status.partitions);
-                written.counts.fresh += counts.fresh;
-                written.counts.stale += counts.stale;
-                written.counts.missing += counts.missing;
+                written.counts = written.counts.plus(StateCounts::of(&status.partitions));
             }
             Overviewed::NothingWritten => written.not_written += 1,
             Overviewed::Failed(error) => {

@@ -103,11 +103,7 @@ fn labels(out: &mut String, year: i32, top: i64, columns: Columns) {
 
 /// One partition's cell at `(x, y)`.
 fn cell(out: &mut String, job: &str, p: &PartitionStatus, (x, y): (i64, i64)) {
-    let state = match p.state {
-        Freshness::Fresh => "fresh",
-        Freshness::Stale => "stale",
-        Freshness::Missing => "missing",
-    };
+    let state = p.state.as_str();
     let _ = writeln!(
         out,
         "<rect class=\"cell\" x=\"{x}\" y=\"{y}\" width=\"{CELL}\" height=\"{CELL}\" rx=\"2\" data-job=\"{}\" data-state=\"{state}\" data-partition=\"{}\"><title>{}</title></rect>",

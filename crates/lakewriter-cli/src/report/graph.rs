@@ -138,8 +138,9 @@ fn job_box(out: &mut String, overview: &Overview, node: &Node<'_>, target: &str)
             let counts = StateCounts::of(&status.partitions);
             let total = i64::try_from(status.partitions.len()).unwrap_or(i64::MAX);
             let mut left = bar_x;
-            for (class, n) in [("fresh", counts.fresh), ("stale", counts.stale), ("missing", counts.missing)] {
-                let n = i64::try_from(n).unwrap_or(i64::MAX);
+            for state in lakewriter::Freshness::ALL {
+                let class = state.as_str();
+                let n = i64::try_from(counts.of_state(state)).unwrap_or(i64::MAX);
                 let width = if n == 0 { 0 } else { (n * bar_width / total).max(2) };
                 let _ = write!(
                     out,

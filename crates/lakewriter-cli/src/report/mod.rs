@@ -22,18 +22,17 @@ const SCRIPT: &str = include_str!("script.js");
 
 /// What each state means, in the legend (the states `status` knows: a failed run commits
 /// nothing, so a partition is never "failed").
-const LEGEND: [(Freshness, &str, &str); 3] = [
-    (
-        Freshness::Fresh,
-        "fresh",
-        "written with the job's current code from its current inputs: a rerun writes the same rows",
-    ),
+const LEGEND: [(Freshness, &str); 4] = [
+    (Freshness::Fresh, "written with the job's current code from its current inputs: a rerun writes the same rows"),
     (
         Freshness::Stale,
-        "stale",
-        "written, but its inputs, its code or an upstream partition changed since (hover for which)",
+        "written, but its inputs, its code or an upstream partition changed since, or its rows lack a column the job writes (hover for which)",
     ),
-    (Freshness::Missing, "missing", "never written by the job"),
+    (Freshness::Missing, "never written by the job"),
+    (
+        Freshness::NoInput,
+        "a raw dataset the job reads has no file for the day: a run fails until its data arrives (on_missing_input)",
+    ),
 ];
 
 /// The page for `overview` of the project file `project`, generated at `now`.
@@ -81,25 +80,25 @@ fn header(out: &mut String, overview: &Overview, project: &str, now: DateTime<Ut
     let mut total = StateCounts::default();
     for job in &overview.jobs {
         if let Overviewed::Read { status, .. } = &job.state {
-            let counts = StateCounts::of(&status.partitions);
-            (total.fresh, total.stale, total.missing) =
-                (total.fresh + counts.fresh, total.stale + counts.stale, total.missing + counts.missing);
+            total = total.plus(StateCounts::of(&status.partitions));
         }
     }
     let jobs = overview.jobs.len();
     let _ = write!(out, "<p class=\"counts\" id=\"totals\">{jobs} job{}: ", if jobs == 1 { "" } else { "s" });
     counts(out, total);
     out.push_str("</p>\n<ul class=\"legend\">\n");
-    for (_, name, meaning) in LEGEND {
-        let _ = writeln!(out, "<li><span class=\"swatch {name}\"></span><b>{name}</b>: {meaning}</li>");
+    for (state, meaning) in LEGEND {
+        let (class, name) = (state.as_str(), state.as_str().replace('_', " "));
+        let _ = writeln!(out, "<li><span class=\"swatch {class}\"></span><b>{name}</b>: {meaning}</li>");
     }
     out.push_str("</ul>\n</header>\n");
 }
 
 /// `<span>` per state: its swatch and count.
 fn counts(out: &mut String, counts: StateCounts) {
-    for (state, n) in [("fresh", counts.fresh), ("stale", counts.stale), ("missing", counts.missing)] {
-        let _ = write!(out, "<span><span class=\"swatch {state}\"></span><b>{n}</b> {state}</span>");
+    for state in Freshness::ALL {
+        let (class, name, n) = (state.as_str(), state.as_str().replace('_', " "), counts.of_state(state));
+        let _ = write!(out, "<span><span class=\"swatch {class}\"></span><b>{n}</b> {name}</span>");
     }
 }
 

@@ -22,6 +22,7 @@ fn partition(dt: NaiveDate, state: Freshness) -> PartitionStatus {
         files_scanned: 1,
         upstream_stale: Vec::new(),
         lacks: Vec::new(),
+        no_input: Vec::new(),
     }
 }
 

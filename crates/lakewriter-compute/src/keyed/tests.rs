@@ -22,12 +22,21 @@ fn merge(key: &[String]) -> KeyedSpec<'_> {
         duplicates_are_errors: false,
         fill: None,
         scope: None,
+        matches: None,
     }
 }
 
 /// An `append_dedup` keyed by `id`.
 fn append_dedup(key: &[String]) -> KeyedSpec<'_> {
-    KeyedSpec { key, newer_by: None, delete_when: None, duplicates_are_errors: false, fill: None, scope: None }
+    KeyedSpec {
+        key,
+        newer_by: None,
+        delete_when: None,
+        duplicates_are_errors: false,
+        fill: None,
+        scope: None,
+        matches: None,
+    }
 }
 
 type Row<'a> = (Option<i64>, Option<i64>, &'a str, &'a str);
@@ -235,6 +244,7 @@ async fn keys_versions_and_values_of_any_name_are_the_columns_of_that_name() {
         duplicates_are_errors: false,
         fill: None,
         scope: None,
+        matches: None,
     };
     let int = |v: Vec<i64>| Arc::new(Int64Array::from(v)) as ArrayRef;
     let text = |v: Vec<&str>| Arc::new(StringArray::from(v)) as ArrayRef;

@@ -128,6 +128,31 @@ pub fn pinned_scans(plan: LogicalPlan) -> DfResult<LogicalPlan> {
     Ok(pinned.data)
 }
 
+/// The raw datasets `plan` (its scans pinned: [`pinned_scans`]) reads whose scans, as planned,
+/// selected no file: for a plan bound to a date, the datasets with no file for that date. A
+/// dataset read by several scans is listed where none of them selected a file; one whose scan
+/// was not planned is not listed.
+#[must_use]
+pub fn without_files(plan: &LogicalPlan) -> Vec<String> {
+    use datafusion::common::tree_node::TreeNodeRecursion;
+    let mut selected: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
+    let walked = plan.apply_with_subqueries(|node| {
+        if let LogicalPlan::TableScan(scan) = node
+            && let Some(raw) = scan
+                .source
+                .as_ref()
+                .downcast_ref::<DefaultTableSource>()
+                .and_then(|source| source.table_provider.as_ref().downcast_ref::<RawTable>())
+            && let Some(files) = raw.selected.lock().ok().and_then(|s| *s)
+        {
+            *selected.entry(raw.name.clone()).or_default() += files;
+        }
+        Ok(TreeNodeRecursion::Continue)
+    });
+    debug_assert!(walked.is_ok(), "the walk never fails");
+    selected.into_iter().filter(|(_, files)| *files == 0).map(|(name, _)| name).collect()
+}
+
 /// `plan`, the listing table's scan, reading none of the files it found beyond `files`: those
 /// landed after this table listed the folder. Statistics are left unknown, as a file fewer makes
 /// the listing table's wrong.

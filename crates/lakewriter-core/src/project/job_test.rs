@@ -66,8 +66,9 @@ pub enum Value {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Expect {
     /// The target holds exactly these rows; floating-point values may differ by `tolerance`
-    /// (relative to the larger value, or absolute below 1).
-    Rows { data: Fixture, tolerance: Option<f64> },
+    /// (relative to the larger value, or absolute below 1). `schema` (column = SQL type) reads
+    /// those columns' expected values as that type, and the target's columns must be of it.
+    Rows { data: Fixture, tolerance: Option<f64>, schema: BTreeMap<String, String> },
     /// A run fails with an error whose text holds this.
     Error(String),
 }
@@ -91,6 +92,7 @@ struct RawGiven {
 struct RawExpect {
     rows: Option<Vec<toml::Table>>,
     file: Option<PathBuf>,
+    schema: Option<BTreeMap<String, String>>,
     tolerance: Option<f64>,
     error: Option<String>,
 }
@@ -128,26 +130,13 @@ impl RawTest {
 impl RawGiven {
     fn read(value: &toml::Value) -> Result<Self, String> {
         let table = fields(value, &["rows", "file", "schema"])?;
-        let schema = match table.get("schema") {
-            None => None,
-            Some(schema) => Some(
-                schema
-                    .as_table()
-                    .ok_or_else(|| wrong("schema", "a table of SQL types"))?
-                    .iter()
-                    .map(|(column, t)| {
-                        Ok((column.clone(), t.as_str().ok_or_else(|| wrong(column, "a SQL type"))?.to_owned()))
-                    })
-                    .collect::<Result<_, String>>()?,
-            ),
-        };
-        Ok(Self { rows: rows(table)?, file: text(table, "file")?.map(PathBuf::from), schema })
+        Ok(Self { rows: rows(table)?, file: text(table, "file")?.map(PathBuf::from), schema: schema(table)? })
     }
 }
 
 impl RawExpect {
     fn read(value: &toml::Value) -> Result<Self, String> {
-        let table = fields(value, &["rows", "file", "tolerance", "error"])?;
+        let table = fields(value, &["rows", "file", "schema", "tolerance", "error"])?;
         let tolerance = match table.get("tolerance") {
             None => None,
             Some(toml::Value::Float(t)) => Some(*t),
@@ -158,6 +147,7 @@ impl RawExpect {
         Ok(Self {
             rows: rows(table)?,
             file: text(table, "file")?.map(PathBuf::from),
+            schema: schema(table)?,
             tolerance,
             error: text(table, "error")?,
         })
@@ -186,6 +176,21 @@ fn wrong(key: &str, expected: &str) -> String {
 
 fn text(table: &toml::Table, key: &str) -> Result<Option<String>, String> {
     table.get(key).map(|v| v.as_str().map(str::to_owned).ok_or_else(|| wrong(key, "a string"))).transpose()
+}
+
+/// `schema = { column = "SQL type" }`; an empty column name or type is refused.
+fn schema(table: &toml::Table) -> Result<Option<BTreeMap<String, String>>, String> {
+    let Some(schema) = table.get("schema") else { return Ok(None) };
+    let schema = schema.as_table().ok_or_else(|| wrong("schema", "a table of SQL types"))?;
+    let mut read = BTreeMap::new();
+    for (column, sql) in schema {
+        let sql = sql.as_str().ok_or_else(|| wrong(&format!("schema.{column}"), "a SQL type"))?;
+        if column.is_empty() || sql.trim().is_empty() {
+            return Err(format!("key `schema`: an empty column name or type (`{column}`)"));
+        }
+        read.insert(column.clone(), sql.to_owned());
+    }
+    Ok(Some(read))
 }
 
 fn rows(table: &toml::Table) -> Result<Option<Vec<toml::Table>>, String> {
@@ -223,29 +228,34 @@ fn parse(name: &str, value: &toml::Value, base: &Path) -> Result<TestSpec, Strin
         let key = format!("given.\"{table}\"");
         let table = TableRef::parse(&table).map_err(|e| format!("key `{key}`: {e}"))?;
         let data = fixture(raw.rows, raw.file, base).map_err(|(sub, e)| format!("key `{key}{sub}`: {e}"))?;
-        let schema = raw.schema.unwrap_or_default();
-        if let Some((column, _)) = schema.iter().find(|(c, t)| c.is_empty() || t.trim().is_empty()) {
-            return Err(format!("key `{key}.schema`: an empty column name or type (`{column}`)"));
-        }
-        given.insert(table, Given { data, schema });
+        given.insert(table, Given { data, schema: raw.schema.unwrap_or_default() });
     }
-    let expect = match (raw.expect.error, raw.expect.tolerance) {
-        (Some(_), _) if raw.expect.rows.is_some() || raw.expect.file.is_some() => {
-            return Err("key `expect`: set `error`, or `rows` or `file`, not both".into());
-        }
-        (Some(_), Some(_)) => return Err("key `expect.tolerance` applies to expected rows, not to an error".into()),
-        (Some(error), None) if error.trim().is_empty() => return Err("key `expect.error` is empty".into()),
-        (Some(error), None) => Expect::Error(error),
-        (None, Some(t)) if !(t.is_finite() && t >= 0.0) => {
+    let expect = expect(raw.expect, base)?;
+    Ok(TestSpec { name: name.to_owned(), job: raw.job, dates, given, expect })
+}
+
+/// What a test expects: rows (or a file of them), or an error.
+fn expect(raw: RawExpect, base: &Path) -> Result<Expect, String> {
+    let Some(error) = raw.error else {
+        if let Some(t) = raw.tolerance.filter(|t| !(t.is_finite() && *t >= 0.0)) {
             return Err(format!("key `expect.tolerance`: {t} is not a number of 0 or more"));
         }
-        (None, tolerance) => Expect::Rows {
-            data: fixture(raw.expect.rows, raw.expect.file, base)
-                .map_err(|(sub, e)| format!("key `expect{sub}`: {e}"))?,
-            tolerance,
-        },
+        let data = fixture(raw.rows, raw.file, base).map_err(|(sub, e)| format!("key `expect{sub}`: {e}"))?;
+        return Ok(Expect::Rows { data, tolerance: raw.tolerance, schema: raw.schema.unwrap_or_default() });
     };
-    Ok(TestSpec { name: name.to_owned(), job: raw.job, dates, given, expect })
+    if raw.rows.is_some() || raw.file.is_some() {
+        return Err("key `expect`: set `error`, or `rows` or `file`, not both".into());
+    }
+    if let Some(key) = [("tolerance", raw.tolerance.is_some()), ("schema", raw.schema.is_some())]
+        .into_iter()
+        .find_map(|(key, set)| set.then_some(key))
+    {
+        return Err(format!("key `expect.{key}` applies to expected rows, not to an error"));
+    }
+    if error.trim().is_empty() {
+        return Err("key `expect.error` is empty".into());
+    }
+    Ok(Expect::Error(error))
 }
 
 /// The dates of a test: `dt`, or `dates`, or none.

@@ -24,6 +24,7 @@ pub const KEYS: &[(&str, &[&str])] = &[
             "allow_nondeterministic",
             "not_null",
             "on_schema_change",
+            "on_missing_input",
             "dedup_window",
             "dedup_window_column",
             "input_size_warning",
@@ -41,7 +42,7 @@ pub const KEYS: &[(&str, &[&str])] = &[
     ("sources.NAME", &["unique"]),
     ("tests.NAME", &["job", "dt", "dates", "given", "expect"]),
     ("tests.NAME.given.TABLE", &["rows", "file", "schema"]),
-    ("tests.NAME.expect", &["rows", "file", "tolerance", "error"]),
+    ("tests.NAME.expect", &["rows", "file", "schema", "tolerance", "error"]),
 ];
 
 #[cfg(test)]

@@ -119,6 +119,35 @@ impl fmt::Display for OnSchemaChange {
     }
 }
 
+/// What a run does for a day on which a raw dataset its SQL reads has no file (`on_missing_input`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OnMissingInput {
+    /// The run fails, naming the dataset and the day: a day whose data has not arrived is not
+    /// written as a day without rows; `status` and `plan` show it as `no input`.
+    #[default]
+    Fail,
+    /// The run writes what its SQL computes from the other inputs (no rows, where it reads only
+    /// that one): for jobs where a day without input is a day without rows.
+    Empty,
+}
+
+impl OnMissingInput {
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Fail => "fail",
+            Self::Empty => "empty",
+        }
+    }
+}
+
+impl fmt::Display for OnMissingInput {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// A write mode with its settings, validated.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum WriteSpec {
@@ -131,7 +160,7 @@ pub enum WriteSpec {
     /// Delete the rows matching `predicate` (SQL over target columns, may use `$dt`) and insert
     /// the result, whose rows must all match it.
     DeleteInsert { predicate: String },
-    /// Insert the rows whose `key` is not in the target yet: within `window` of the run's day
+    /// Insert the rows whose `key` is not in the target yet: within `window` of each row's own value
     /// where it has one, else anywhere in the table.
     AppendDedup { key: Vec<String>, window: Option<DedupWindow> },
     /// Append once per (job, partition), guarded by a Delta application transaction.
@@ -145,10 +174,10 @@ pub enum WriteSpec {
     Statement,
 }
 
-/// `dedup_window`: the target rows an `append_dedup` run checks its keys against — those whose
-/// `column` (a date, or a timestamp read as its date) is within `days` days of the run's day, on
-/// either side — so that its cost is bounded by the window, not the table. A key seen only
-/// outside the window is appended again.
+/// `dedup_window`: the target rows an `append_dedup` run checks each row's key against — those
+/// whose `column` (a date, or a timestamp read as its date) is within `days` days of the row's own
+/// value in it, on either side — so that its cost is bounded by the window, not the table. A key
+/// seen only outside the window is appended again.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DedupWindow {
     pub days: u32,
@@ -198,6 +227,8 @@ pub struct JobSpec {
     pub not_null: Vec<String>,
     /// `on_schema_change`: what a run does with a result whose columns differ from the table's.
     pub on_schema_change: OnSchemaChange,
+    /// `on_missing_input`: what a run does for a day on which a raw dataset it reads has no file.
+    pub on_missing_input: OnMissingInput,
     /// `[jobs.NAME.checks]`: what each result must satisfy before it is committed.
     pub checks: Checks,
     /// `input_size_warning` (`rebuild`): the input size in bytes past which `status` notes that
@@ -225,9 +256,9 @@ impl JobSpec {
     /// settings, and — where the SQL has a number literal with a fraction or an exponent, whose
     /// type they decide — the SQL settings lakewriter plans with ([`crate::SQL_SETTINGS`]).
     /// Editing any of them changes it; SQL without such a literal keeps the fingerprint it had
-    /// before the settings existed. `allow_nondeterministic`, the checks, `not_null` and
-    /// `on_schema_change` are left out: they permit or stop a commit, they do not change the rows
-    /// it writes (`not_null` shapes only a table the job creates, and a run over an existing table
+    /// before the settings existed. `allow_nondeterministic`, the checks, `not_null`,
+    /// `on_schema_change` and `on_missing_input` are left out: they permit or stop a commit, they
+    /// do not change the rows it writes (`not_null` shapes only a table the job creates, and a run over an existing table
     /// does not change its columns: a fingerprint that counted it would call every partition stale
     /// where no run could make it fresh; `on_schema_change` lets a changed result's columns in,
     /// and the SQL edit that changed them is what makes the partitions stale). `cluster_by` and

@@ -7,8 +7,8 @@ use serde::Deserialize;
 
 use super::checks::RawChecks;
 use super::{
-    DedupWindow, JobSpec, OnDuplicateKeys, OnSchemaChange, Project, SourceSpec, SqlSource, WriteMode, WriteSpec,
-    is_name,
+    DedupWindow, JobSpec, OnDuplicateKeys, OnMissingInput, OnSchemaChange, Project, SourceSpec, SqlSource, WriteMode,
+    WriteSpec, is_name,
 };
 use crate::{Error, Result, TableRef};
 
@@ -56,6 +56,7 @@ struct RawJob {
     allow_nondeterministic: bool,
     not_null: Option<Vec<String>>,
     on_schema_change: Option<OnSchemaChange>,
+    on_missing_input: Option<OnMissingInput>,
     dedup_window: Option<String>,
     dedup_window_column: Option<String>,
     input_size_warning: Option<String>,
@@ -229,6 +230,7 @@ impl RawJob {
         let allow_nondeterministic = self.allow_nondeterministic;
         let not_null = not_null_columns(self.not_null.take())?;
         let on_schema_change = self.on_schema_change(self.mode())?;
+        let on_missing_input = self.on_missing_input.unwrap_or_default();
         let checks = self.checks.take().unwrap_or_default().checks(is_column)?;
         // Keys of another mode are refused before this mode's own are read.
         self.refuse_other_keys(self.mode())?;
@@ -245,6 +247,7 @@ impl RawJob {
             allow_nondeterministic,
             not_null,
             on_schema_change,
+            on_missing_input,
             checks,
             input_size_warning,
             cluster_by,

@@ -40,6 +40,7 @@ fn metadata(dt: Option<NaiveDate>, write: &str) -> CommitMetadata {
         started_at: None,
         forced: false,
         checks: Vec::new(),
+        unwritten: Vec::new(),
     }
 }
 

@@ -31,6 +31,12 @@ impl SchemaColumn {
     }
 }
 
+impl AsRef<str> for SchemaColumn {
+    fn as_ref(&self) -> &str {
+        &self.column
+    }
+}
+
 impl std::fmt::Display for SchemaColumn {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "`{}` ({})", self.column, self.stored)

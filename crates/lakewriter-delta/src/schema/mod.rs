@@ -122,43 +122,60 @@ fn needs_cast(data_type: &DataType) -> bool {
 }
 
 /// `plan` with every column Delta can store as delta-rs would write it: columns delta-rs would
-/// refuse or narrow are cast to their [`storage_type`]. A column Delta cannot store fails here,
-/// before anything is written, naming the column and a cast that fixes it.
+/// refuse or narrow are cast to their [`storage_type`], and the columns that hold dates or
+/// timestamps are [guarded](crate::dates): a value outside Delta's range fails the write. A
+/// column Delta cannot store fails here, before anything is written, naming the column and a
+/// cast that fixes it. Every write of rows passes here: a job's result, an INSERT's, the rows of
+/// a MERGE that creates its table.
 pub fn storable(plan: LogicalPlan, table: &str) -> Result<LogicalPlan> {
     let mut problems = Vec::new();
-    let mut cast_any = false;
+    let mut changed = false;
     let columns: Vec<Expr> = plan
         .schema()
         .iter()
         .map(|(qualifier, field)| {
             let column = Expr::Column(Column::from((qualifier, field)));
-            match storage_type(field.data_type()) {
+            match stored(column.clone(), field) {
                 Err(fix) => {
                     problems.push(format!("column `{}` is {}: {fix}", field.name(), field.data_type()));
                     column
                 }
-                Ok(_) if field.data_type() == &DataType::UInt64 => {
-                    cast_any = true;
-                    checked_bigint(column, field.name()).alias(field.name())
+                Ok(Some(stored)) => {
+                    changed = true;
+                    stored.alias(field.name())
                 }
-                Ok(stored) if needs_cast(field.data_type()) => {
-                    cast_any = true;
-                    cast(column, stored).alias(field.name())
-                }
-                Ok(_) => column,
+                Ok(None) => column,
             }
         })
         .collect();
     if !problems.is_empty() {
         return Err(Error::Unstorable { table: table.to_owned(), columns: problems });
     }
-    if !cast_any {
+    if !changed {
         return Ok(plan);
     }
     LogicalPlanBuilder::from(plan)
         .project(columns)
         .and_then(LogicalPlanBuilder::build)
         .map_err(|source| Error::Plan { table: table.to_owned(), source: Box::new(source) })
+}
+
+/// `column` (of `field`) as [`storable`] writes it: cast where delta-rs would refuse or narrow
+/// it, guarded where it holds dates; `None` where it is written as it is, and why where Delta
+/// cannot store it.
+fn stored(column: Expr, field: &Field) -> std::result::Result<Option<Expr>, String> {
+    let stored = storage_type(field.data_type())?;
+    let written = if field.data_type() == &DataType::UInt64 {
+        Some(checked_bigint(column.clone(), field.name()))
+    } else if needs_cast(field.data_type()) {
+        Some(cast(column.clone(), stored.clone()))
+    } else {
+        None
+    };
+    if crate::dates::holds_dates(&stored) {
+        return Ok(Some(crate::dates::guarded(written.unwrap_or(column), field.name())));
+    }
+    Ok(written)
 }
 
 /// `column`, a `UInt64`, as a `BIGINT`: a value above 2^63 - 1 fails the write, naming the

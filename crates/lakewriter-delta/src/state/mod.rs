@@ -12,7 +12,11 @@
 //! row (see `schema::evolution`), so a partition lacks the columns after that number: those
 //! added since it was written. The first commit that adds columns also records
 //! `lakewriter/<job>/columns-base`, the number before it, for partitions written before the
-//! columns were counted. The Delta protocol leaves the meaning of a transaction's version to the
+//! columns were counted. A partition also lacks the table's columns its write wrote as NULL
+//! because the job's result did not have them (the job's code older than the column, say): each
+//! is recorded as `lakewriter/<job>/<partition>/unwritten:<column>` (`/` and `%` in the name
+//! percent-encoded), whose version is the write's time, the `lastUpdated` of its code
+//! transaction — an entry of an earlier write of the partition has another, and is passed over. The Delta protocol leaves the meaning of a transaction's version to the
 //! application and keeps the latest transaction of every application id in each checkpoint, so
 //! the state survives checkpoints and log clean-up, and moves with the data: a commit that fails
 //! records nothing. The commit's `commitInfo` holds the full fingerprints and the input list;
@@ -47,6 +51,7 @@ const CODE: &str = "code";
 const INPUTS: &str = "inputs";
 const COLUMNS: &str = "columns";
 const COLUMNS_BASE: &str = "columns-base";
+const UNWRITTEN: &str = "unwritten:";
 
 /// Commit files read at once while replaying the log after a checkpoint.
 const CONCURRENT_READS: usize = 16;
@@ -71,17 +76,31 @@ pub(crate) fn transactions(metadata: &CommitMetadata, columns: Option<usize>, no
     }
     let at = Some(now.timestamp_millis());
     let versions = [
-        Some((CODE, fingerprint_version(&metadata.code_fingerprint))),
-        Some((INPUTS, fingerprint_version(&metadata.input_fingerprint))),
-        columns.map(|n| (COLUMNS, count_version(n))),
+        Some((CODE.to_owned(), fingerprint_version(&metadata.code_fingerprint))),
+        Some((INPUTS.to_owned(), fingerprint_version(&metadata.input_fingerprint))),
+        columns.map(|n| (COLUMNS.to_owned(), count_version(n))),
     ];
+    let unwritten = metadata.unwritten.iter().map(|column| (unwritten_field(column), now.timestamp_millis()));
     versions
         .into_iter()
         .flatten()
+        .chain(unwritten)
         .map(|(field, version)| {
-            Transaction::new_with_last_update(app_id(&metadata.job, &metadata.partition, field), version, at)
+            Transaction::new_with_last_update(app_id(&metadata.job, &metadata.partition, &field), version, at)
         })
         .collect()
+}
+
+/// The field of the transaction recording that a write left `column` without a value: the name
+/// with `%` and `/` percent-encoded, so that the application id's last `/` ends the partition.
+fn unwritten_field(column: &str) -> String {
+    format!("{UNWRITTEN}{}", column.replace('%', "%25").replace('/', "%2F"))
+}
+
+/// The column an [`unwritten_field`] names.
+fn unwritten_column(field: &str) -> Option<String> {
+    let encoded = field.strip_prefix(UNWRITTEN)?;
+    Some(encoded.replace("%2F", "/").replace("%25", "%"))
 }
 
 /// The transaction that records `columns` as the number of the table's columns `partition` of
@@ -126,6 +145,8 @@ pub struct Recorded {
     /// counted, the number the table had before the job first added one. `None`: neither is
     /// recorded (the job has added no column since).
     pub columns: Option<u64>,
+    /// The table's columns the write wrote as NULL because the job's result did not have them.
+    pub unwritten: Vec<String>,
     /// When the write ran.
     pub written_at: Option<DateTime<Utc>>,
     /// The version that committed it, the rows it wrote and its run id: read for commits after
@@ -158,11 +179,16 @@ impl Recorded {
     }
 
     /// The columns of `table` (its columns now, in order) this partition's rows read as NULL:
-    /// those added to the table since it was written.
+    /// those added to the table since it was written, and those its write left without a value.
     #[must_use]
-    pub fn lacks<'a, T>(&self, table: &'a [T]) -> &'a [T] {
+    pub fn lacks<'a, T: AsRef<str>>(&self, table: &'a [T]) -> Vec<&'a T> {
         let written = self.columns.and_then(|n| usize::try_from(n).ok()).unwrap_or(table.len());
-        table.get(written..).unwrap_or_default()
+        table
+            .iter()
+            .enumerate()
+            .filter(|(i, c)| *i >= written || self.unwritten.iter().any(|u| u == c.as_ref()))
+            .map(|(_, c)| c)
+            .collect()
     }
 }
 
@@ -287,8 +313,9 @@ async fn read_once(location: &Location, job: &str, scope: LogScope) -> Result<Op
     Ok(Some(JobState { version: latest, checkpoint, commit_files, partitions, kept }))
 }
 
-/// A partition's code and inputs transactions and its number of columns, as the log holds them.
-type Fields = (Option<Txn>, Option<Txn>, Option<i64>);
+/// A partition's code and inputs transactions, its number of columns and the columns its writes
+/// left without a value (with the time of each of those writes), as the log holds them.
+type Fields = (Option<Txn>, Option<Txn>, Option<i64>, Vec<(String, i64)>);
 
 /// Each partition's recorded state: its code, inputs and columns transactions (`base`, the job's
 /// `columns-base`, where it has none), and the details of the commit that carried them where that
@@ -310,17 +337,20 @@ fn recorded(
             CODE => entry.0 = Some(txn),
             INPUTS => entry.1 = Some(txn),
             COLUMNS => entry.2 = Some(txn.version),
-            _ => {}
+            other => entry.3.extend(unwritten_column(other).map(|c| (c, txn.version))),
         }
     }
     let mut partitions = BTreeMap::new();
-    for (partition, (code, inputs, columns)) in fields {
+    for (partition, (code, inputs, columns, unwritten)) in fields {
         let (Some(code), Some(inputs)) = (code, inputs) else { continue };
         let detail = details.remove(&partition).filter(|d| code.commit == Some(d.version));
+        // Only the entries of the partition's last write, made at the time of its code's.
+        let unwritten = unwritten.into_iter().filter(|(_, at)| Some(*at) == code.last_updated).map(|(c, _)| c);
         let recorded = Recorded {
             code: code.version,
             inputs: inputs.version,
             columns: columns.and_then(|n| u64::try_from(n).ok()).or(base),
+            unwritten: unwritten.collect(),
             written_at: code.last_updated.and_then(DateTime::from_timestamp_millis),
             version: detail.as_ref().map(|d| d.version),
             rows: detail.as_ref().and_then(|d| d.rows),

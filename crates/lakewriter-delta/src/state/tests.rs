@@ -22,6 +22,7 @@ fn metadata(job: &str, dt: NaiveDate, code: &str, inputs: &str) -> CommitMetadat
         started_at: None,
         forced: false,
         checks: Vec::new(),
+        unwritten: Vec::new(),
     }
 }
 
@@ -219,4 +220,30 @@ fn a_write_s_duration_is_its_commit_s_time_less_its_run_s_start_where_the_commit
         // A commit made before runs recorded their start reads as before, its duration unknown.
         assert_eq!((detail.version, detail.rows, detail.duration_ms), (4, Some(3), duration), "{started}");
     }
+}
+
+#[test]
+fn a_partition_lacks_the_columns_its_last_write_left_without_a_value_and_those_added_since() {
+    let mut last = metadata("j", day(1), "code", "inputs");
+    last.unwritten = vec!["a/b".into(), "50%".into(), "plain".into()];
+    let mut earlier = last.clone();
+    earlier.unwritten = vec!["gone".into()];
+    let now = chrono::Utc::now();
+    let mut txns = HashMap::new();
+    for (metadata, at) in [(&earlier, now - chrono::Duration::seconds(5)), (&last, now)] {
+        for t in transactions(metadata, Some(5), at) {
+            txns.insert(t.app_id.clone(), log::Txn { version: t.version, last_updated: t.last_updated, commit: None });
+        }
+    }
+    // The earlier write's entry stays in the log, but it is not the last write's.
+    assert!(txns.keys().any(|id| id.ends_with("/unwritten:gone")), "{txns:?}");
+    assert!(txns.keys().any(|id| id.ends_with("/dt=2026-09-01/unwritten:a%2Fb")), "{txns:?}");
+    let partitions = recorded(txns, HashMap::new(), "lakewriter/j/", None);
+    let recorded = &partitions[&PartitionKey::of(None, Some(day(1)))];
+    let mut unwritten = recorded.unwritten.clone();
+    unwritten.sort();
+    assert_eq!(unwritten, ["50%", "a/b", "plain"]);
+    // Five columns when it was written: a sixth, added since, is lacked too.
+    let table = ["x", "a/b", "gone", "plain", "50%", "added"];
+    assert_eq!(recorded.lacks(&table), [&"a/b", &"plain", &"50%", &"added"]);
 }

@@ -77,6 +77,10 @@ pub struct CommitMetadata {
     /// The job's checks on the result this commit writes.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub checks: Vec<CheckRecord>,
+    /// The table's columns the write writes as NULL because the job's result does not have them
+    /// (recorded in the partition's state: see [`crate::state`]).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unwritten: Vec<String>,
 }
 
 /// A check's outcome as a commit records it.

@@ -79,8 +79,8 @@ pub struct MergeCounts {
     pub deleted: u64,
 }
 
-/// `set` as `table` stores it: `''` as NULL where a column is a string partition column (see
-/// [`crate::values`]).
+/// `set` as `table` stores it: `''` as NULL where a column is a string partition column, a date
+/// or timestamp outside Delta's range refused (see [`crate::values::assigned`]).
 fn stored(table: &DeltaTable, set: Vec<(String, Expr)>) -> Vec<(String, Expr)> {
     let Ok(state) = table.snapshot() else { return set };
     let (partition_columns, schema) = (state.metadata().partition_columns(), state.snapshot().arrow_schema());

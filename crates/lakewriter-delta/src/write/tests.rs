@@ -65,6 +65,7 @@ async fn overwrite_declaring(
         started_at: None,
         forced: false,
         checks: Vec::new(),
+        unwritten: Vec::new(),
     };
     let partition_columns = ["dt".to_owned()];
     let target = Target {
@@ -231,6 +232,7 @@ async fn drop_c(location: &Location, version: u64) -> crate::Result<crate::Commi
         started_at: None,
         forced: false,
         checks: Vec::new(),
+        unwritten: Vec::new(),
     };
     let loaded = LoadedTables::default();
     let target = Target {

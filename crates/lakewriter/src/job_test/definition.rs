@@ -2,21 +2,20 @@
 //! error naming the test and the key ([`crate::Error::TestDefinition`], exit code 2). `lint`
 //! reports the same problems without running anything.
 
-use std::collections::BTreeMap;
 use std::path::Path;
 
-use datafusion::arrow::array::RecordBatch;
 use lakewriter_compute::{Finding, Rule, Severity};
 use lakewriter_core::TestSpec;
 use lakewriter_core::project::{Expect, Fixture};
 
-use super::fixture;
+use super::compare::Expectation;
+use super::fixture::{self, Role};
 use super::lakehouse::GivenTable;
 use crate::{Error, Job, Result, Runner, Workspace};
 
 /// What a test expects, read.
 pub(super) enum Expected<'t> {
-    Rows(RecordBatch, Option<f64>),
+    Rows(Expectation),
     Error(&'t str),
     /// `--update`: the rows the job writes go to this file.
     Update(&'t Path),
@@ -62,9 +61,9 @@ impl Workspace {
         let mut given = Vec::with_capacity(test.given.len());
         for (table, spec) in &test.given {
             let key = format!("given.\"{table}\"");
-            let rows = fixture::load(&ctx, &spec.data, &spec.schema)
-                .await
-                .map_err(|(sub, problem)| definition(test, &format!("{key}.{sub}"), problem))?;
+            let problem = |(sub, problem): fixture::Problem| definition(test, &format!("{key}.{sub}"), problem);
+            let declared = fixture::declared(&ctx, &spec.schema).map_err(problem)?;
+            let rows = fixture::load(&ctx, &spec.data, &declared, Role::Given).await.map_err(problem)?;
             let delta = match self.project.jobs.values().find(|j| j.target == *table) {
                 Some(owner) => Some(self.job(&owner.name)?.partition_by.iter().cloned().collect()),
                 None => None,
@@ -77,12 +76,12 @@ impl Workspace {
         let expected = match (&test.expect, update) {
             (Expect::Rows { data: Fixture::File(path), .. }, true) => Expected::Update(path),
             (_, true) => return Err(definition(test, "expect", "--update writes an expect file: set `expect.file`")),
-            (Expect::Rows { data, tolerance }, false) => Expected::Rows(
-                fixture::load(&ctx, data, &BTreeMap::new())
-                    .await
-                    .map_err(|(sub, problem)| definition(test, &format!("expect.{sub}"), problem))?,
-                *tolerance,
-            ),
+            (Expect::Rows { data, tolerance, schema }, false) => {
+                let problem = |(sub, problem): fixture::Problem| definition(test, &format!("expect.{sub}"), problem);
+                let types = fixture::declared(&ctx, schema).map_err(problem)?;
+                let rows = fixture::load(&ctx, data, &types, Role::Expected).await.map_err(problem)?;
+                Expected::Rows(Expectation { rows, tolerance: *tolerance, types })
+            }
             (Expect::Error(wanted), false) => Expected::Error(wanted),
         };
         Ok((job, given, expected))

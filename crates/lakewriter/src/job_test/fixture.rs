@@ -1,20 +1,21 @@
 //! A test's fixtures as Arrow: rows written in the project file (typed as TOML types their
 //! values, or as the `schema` says), fixture files read by their extension, and the actual rows
-//! written back to an expect file (`lakewriter test --update`).
+//! written back to an expect file (`lakewriter test --update`) so that they read back the same.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::sync::Arc;
 
-use datafusion::arrow::array::{ArrayRef, RecordBatch, RecordBatchOptions, StringArray};
-use datafusion::arrow::compute::{CastOptions, cast_with_options, concat_batches};
+use datafusion::arrow::array::{ArrayRef, RecordBatch, StringArray};
+use datafusion::arrow::compute::{CastOptions, cast, cast_with_options, concat_batches};
 use datafusion::arrow::datatypes::{DataType, Field, Schema, TimeUnit};
 use datafusion::arrow::util::display::FormatOptions;
 use datafusion::common::DFSchema;
-use datafusion::dataframe::DataFrameWriteOptions;
 use datafusion::logical_expr::{Cast, Expr, TryCast};
-use datafusion::prelude::{CsvReadOptions, JsonReadOptions, ParquetReadOptions, SessionContext};
+use datafusion::prelude::{JsonReadOptions, ParquetReadOptions, SessionContext};
 use lakewriter_core::project::{Fixture, Row, Value};
+
+use super::{csv, exact};
 
 /// Casts that fail on a value that does not fit, instead of making it NULL.
 pub(super) const STRICT: CastOptions<'static> = CastOptions { safe: false, format_options: FormatOptions::new() };
@@ -23,24 +24,42 @@ pub(super) const STRICT: CastOptions<'static> = CastOptions { safe: false, forma
 /// and the problem.
 pub(super) type Problem = (String, String);
 
-/// The rows of `fixture`, with the columns `schema` names (SQL types) cast to those types.
-pub(super) async fn load(
-    ctx: &SessionContext,
-    fixture: &Fixture,
-    schema: &BTreeMap<String, String>,
-) -> Result<RecordBatch, Problem> {
-    let declared = schema
+/// Columns with the type `schema` gives them: the Arrow type, and the SQL type as written.
+pub(super) type Declared = BTreeMap<String, (DataType, String)>;
+
+/// What a fixture is read for: a given table, whose CSV columns take the types their values
+/// have, or expected rows, whose CSV fields stay text until they are compared with the table's
+/// values (read as the table's column types, exactly).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Role {
+    Given,
+    Expected,
+}
+
+/// The columns `schema` (column = SQL type) names, with their types.
+pub(super) fn declared(ctx: &SessionContext, schema: &BTreeMap<String, String>) -> Result<Declared, Problem> {
+    schema
         .iter()
         .map(|(column, sql)| {
             let data_type = sql_type(ctx, sql).map_err(|e| (format!("schema.{column}"), e))?;
             Ok((column.clone(), (data_type, sql.clone())))
         })
-        .collect::<Result<BTreeMap<_, _>, Problem>>()?;
+        .collect()
+}
+
+/// The rows of `fixture`, with the columns `declared` names cast to their types: a value that
+/// does not fit (one a `DECIMAL` or an integer cannot hold exactly among them) is a problem.
+pub(super) async fn load(
+    ctx: &SessionContext,
+    fixture: &Fixture,
+    declared: &Declared,
+    role: Role,
+) -> Result<RecordBatch, Problem> {
     match fixture {
-        Fixture::Rows(rows) => from_rows(rows, &declared).map_err(|e| ("rows".to_owned(), e)),
+        Fixture::Rows(rows) => from_rows(rows, declared).map_err(|e| ("rows".to_owned(), e)),
         Fixture::File(path) => {
-            let batch = read_file(ctx, path).await.map_err(|e| ("file".to_owned(), e))?;
-            typed(batch, &declared).map_err(|e| ("schema".to_owned(), format!("{}: {e}", path.display())))
+            let batch = read_file(ctx, path, declared, role).await.map_err(|e| ("file".to_owned(), e))?;
+            typed(batch, declared).map_err(|e| ("schema".to_owned(), format!("{}: {e}", path.display())))
         }
     }
 }
@@ -60,9 +79,6 @@ fn sql_type(ctx: &SessionContext, sql: &str) -> Result<DataType, String> {
     }
 }
 
-/// Columns with the type `schema` gives them: the Arrow type, and the SQL type as written.
-type Declared = BTreeMap<String, (DataType, String)>;
-
 /// A batch of `rows`: a column for every name a row (or `declared`) has, in name order.
 fn from_rows(rows: &[Row], declared: &Declared) -> Result<RecordBatch, String> {
     let names: BTreeSet<&String> = rows.iter().flat_map(BTreeMap::keys).chain(declared.keys()).collect();
@@ -79,14 +95,12 @@ fn from_rows(rows: &[Row], declared: &Declared) -> Result<RecordBatch, String> {
         };
         // Each value as text, read as the column's type: one path for every type, exact for a
         // DECIMAL written as text ("10.25") and for a float's shortest form.
-        let text: StringArray = values.iter().map(|v| v.map(text)).collect();
-        let array = cast_with_options(&text, &data_type, &STRICT)
-            .map_err(|e| format!("column `{name}` does not fit {sql}: {e}"))?;
+        let text: ArrayRef = Arc::new(values.iter().map(|v| v.map(text)).collect::<StringArray>());
+        let array = exact::cast(&text, &data_type).map_err(|e| format!("column `{name}` does not fit {sql}: {e}"))?;
         fields.push(Field::new(name.as_str(), data_type, true));
         arrays.push(array);
     }
-    let options = RecordBatchOptions::new().with_row_count(Some(rows.len()));
-    RecordBatch::try_new_with_options(Arc::new(Schema::new(fields)), arrays, &options).map_err(|e| e.to_string())
+    csv::batch(fields, arrays, rows.len())
 }
 
 /// The type of a column from its values: TOML's types as SQL's, integers with floats as DOUBLE.
@@ -153,8 +167,8 @@ fn text(value: &Value) -> String {
 }
 
 /// The rows of the fixture file at `path`: CSV with a header, JSON Lines or Parquet, by its
-/// extension.
-async fn read_file(ctx: &SessionContext, path: &Path) -> Result<RecordBatch, String> {
+/// extension. A CSV column `declared` names, and every CSV column of expected rows, is text.
+async fn read_file(ctx: &SessionContext, path: &Path, declared: &Declared, role: Role) -> Result<RecordBatch, String> {
     let display = path.display();
     if !path.is_file() {
         return Err(format!("there is no file {display}"));
@@ -163,7 +177,7 @@ async fn read_file(ctx: &SessionContext, path: &Path) -> Result<RecordBatch, Str
     let dotted = format!(".{extension}");
     let name = path.to_str().ok_or_else(|| format!("{display} is not UTF-8"))?;
     let frame = match extension.as_str() {
-        "csv" => ctx.read_csv(name, CsvReadOptions::new().has_header(true).file_extension(&dotted)).await,
+        "csv" => return read_csv(path, declared, role).map_err(|e| format!("cannot read {display}: {e}")),
         "json" | "jsonl" | "ndjson" => {
             ctx.read_json(name, JsonReadOptions { file_extension: &dotted, ..Default::default() }).await
         }
@@ -181,6 +195,35 @@ async fn read_file(ctx: &SessionContext, path: &Path) -> Result<RecordBatch, Str
     concat_batches(&schema, &batches).map_err(|e| read(e.into()))
 }
 
+/// A CSV file's columns: text, or (for a given table's column `declared` does not name) the type
+/// Arrow's CSV reader infers from the values.
+fn read_csv(path: &Path, declared: &Declared, role: Role) -> Result<RecordBatch, String> {
+    let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
+    let columns = csv::parse(std::str::from_utf8(&bytes).map_err(|e| format!("not UTF-8: {e}"))?)?;
+    let inferred = datafusion::arrow::csv::reader::Format::default()
+        .with_header(true)
+        .infer_schema(std::io::Cursor::new(&bytes), None)
+        .map_err(|e| e.to_string())?
+        .0;
+    let mut fields = Vec::with_capacity(columns.names.len());
+    let mut arrays: Vec<ArrayRef> = Vec::with_capacity(columns.names.len());
+    for ((name, values), field) in columns.names.iter().zip(&columns.values).zip(inferred.fields()) {
+        let data_type = field.data_type();
+        if role == Role::Expected || declared.contains_key(name) || matches!(data_type, DataType::Utf8 | DataType::Null)
+        {
+            fields.push(Field::new(name, DataType::Utf8, true));
+            arrays.push(Arc::new(values.iter().map(Option::as_deref).collect::<StringArray>()));
+            continue;
+        }
+        // An empty string is no number or date: NULL.
+        let text: StringArray = values.iter().map(|v| v.as_deref().filter(|v| !v.is_empty())).collect();
+        let typed = cast_with_options(&text, data_type, &STRICT).map_err(|e| format!("column `{name}`: {e}"))?;
+        fields.push(Field::new(name, data_type.clone(), true));
+        arrays.push(typed);
+    }
+    csv::batch(fields, arrays, columns.rows)
+}
+
 /// `batch` with the columns of `declared` cast to their types.
 fn typed(batch: RecordBatch, declared: &Declared) -> Result<RecordBatch, String> {
     if declared.is_empty() {
@@ -194,7 +237,7 @@ fn typed(batch: RecordBatch, declared: &Declared) -> Result<RecordBatch, String>
     let mut arrays = Vec::with_capacity(schema.fields().len());
     for (field, array) in schema.fields().iter().zip(batch.columns()) {
         if let Some((data_type, sql)) = declared.get(field.name()) {
-            let cast = cast_with_options(array, data_type, &STRICT)
+            let cast = exact::cast(array, data_type)
                 .map_err(|e| format!("column `{}` does not fit {sql}: {e}", field.name()))?;
             fields.push(Field::new(field.name(), data_type.clone(), true));
             arrays.push(cast);
@@ -203,26 +246,57 @@ fn typed(batch: RecordBatch, declared: &Declared) -> Result<RecordBatch, String>
             arrays.push(Arc::clone(array));
         }
     }
-    RecordBatch::try_new(Arc::new(Schema::new(fields)), arrays).map_err(|e| e.to_string())
+    csv::batch(fields, arrays, batch.num_rows())
 }
 
-/// Writes `batch`'s rows, sorted by every column, to `path` as its extension says (as
-/// [`load`] reads it back), replacing the file.
+/// Writes `batch`'s rows, sorted by every column, to `path` as its extension says, replacing
+/// the file, so that [`load`] reads back the same rows: in CSV an empty string is `""` and NULL
+/// an empty field; in JSON Lines a NULL is `null` and a decimal a string of its digits.
 pub(super) async fn write_file(ctx: &SessionContext, path: &Path, batch: RecordBatch) -> Result<(), String> {
     let display = path.display();
-    let name = path.to_str().ok_or_else(|| format!("{display} is not UTF-8"))?;
+    let failed = |e: &dyn std::fmt::Display| format!("cannot write {display}: {e}");
     let order =
         batch.schema().fields().iter().map(|f| datafusion::prelude::ident(f.name()).sort(true, false)).collect();
-    let write = |e: datafusion::error::DataFusionError| format!("cannot write {display}: {e}");
-    let frame = ctx.read_batch(batch).map_err(write)?.sort(order).map_err(write)?;
-    let options = DataFrameWriteOptions::new().with_single_file_output(true);
-    let extension = path.extension().and_then(|e| e.to_str()).unwrap_or_default().to_ascii_lowercase();
-    match extension.as_str() {
-        "csv" => frame.write_csv(name, options, None).await,
-        "json" | "jsonl" | "ndjson" => frame.write_json(name, options, None).await,
-        "parquet" => frame.write_parquet(name, options, None).await,
-        _ => return Err(format!("{display}: an expect file is .csv, .jsonl, .json or .parquet")),
+    let frame = ctx.read_batch(batch).map_err(|e| failed(&e))?.sort(order).map_err(|e| failed(&e))?;
+    let schema = Arc::new(frame.schema().as_arrow().clone());
+    let batches = frame.collect().await.map_err(|e| failed(&e))?;
+    let sorted = concat_batches(&schema, &batches).map_err(|e| failed(&e))?;
+    if let Some(folder) = path.parent() {
+        std::fs::create_dir_all(folder).map_err(|e| failed(&e))?;
     }
-    .map(drop)
-    .map_err(write)
+    let extension = path.extension().and_then(|e| e.to_str()).unwrap_or_default().to_ascii_lowercase();
+    let bytes = match extension.as_str() {
+        "csv" => csv::write(&sorted).map_err(|e| format!("cannot write {display}: {e}"))?.into_bytes(),
+        "json" | "jsonl" | "ndjson" => json_lines(&sorted).map_err(|e| failed(&e))?,
+        "parquet" => return super::lakehouse::write_parquet(path, &sorted),
+        _ => return Err(format!("{display}: an expect file is .csv, .jsonl, .json or .parquet")),
+    };
+    std::fs::write(path, bytes).map_err(|e| failed(&e))
+}
+
+/// `batch` as JSON Lines, every column in every line (NULL as `null`) and a decimal as a string of
+/// its digits, which a JSON reader would read as a float.
+fn json_lines(batch: &RecordBatch) -> Result<Vec<u8>, datafusion::arrow::error::ArrowError> {
+    let schema = batch.schema();
+    let mut fields = Vec::with_capacity(batch.num_columns());
+    let mut columns = Vec::with_capacity(batch.num_columns());
+    for (field, column) in schema.fields().iter().zip(batch.columns()) {
+        if matches!(
+            field.data_type(),
+            DataType::Decimal32(..) | DataType::Decimal64(..) | DataType::Decimal128(..) | DataType::Decimal256(..)
+        ) {
+            fields.push(Field::new(field.name(), DataType::Utf8, true));
+            columns.push(cast(column, &DataType::Utf8)?);
+        } else {
+            fields.push(field.as_ref().clone());
+            columns.push(Arc::clone(column));
+        }
+    }
+    let batch = RecordBatch::try_new(Arc::new(Schema::new(fields)), columns)?;
+    let mut writer = datafusion::arrow::json::WriterBuilder::new()
+        .with_explicit_nulls(true)
+        .build::<_, datafusion::arrow::json::writer::LineDelimited>(Vec::new());
+    writer.write(&batch)?;
+    writer.finish()?;
+    Ok(writer.into_inner())
 }

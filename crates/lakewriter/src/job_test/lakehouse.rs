@@ -219,7 +219,7 @@ fn write_raw(folder: &Path, rows: &RecordBatch, layout: Layout) -> std::result::
     Ok(())
 }
 
-fn write_parquet(path: &Path, batch: &RecordBatch) -> std::result::Result<(), String> {
+pub(super) fn write_parquet(path: &Path, batch: &RecordBatch) -> std::result::Result<(), String> {
     let failed = |e: &dyn std::fmt::Display| format!("cannot write {}: {e}", path.display());
     let file = std::fs::File::create(path).map_err(|e| failed(&e))?;
     let mut writer = ArrowWriter::try_new(file, batch.schema(), None).map_err(|e| failed(&e))?;

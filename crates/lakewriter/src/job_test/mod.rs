@@ -4,7 +4,9 @@
 //! table depends on the order its dates were written in, `order_independent`.
 
 mod compare;
+mod csv;
 mod definition;
+mod exact;
 mod fixture;
 mod lakehouse;
 
@@ -137,8 +139,8 @@ impl Workspace {
         let after = base.digest(job, None).await?;
         let actual = collect(job, base.rows(job, None).await?).await?;
         match expected {
-            Expected::Rows(expected, tolerance) => {
-                report.check(TestCheckName::ExpectedRows, compare::rows(&actual, &expected, tolerance));
+            Expected::Rows(expected) => {
+                report.check(TestCheckName::ExpectedRows, compare::rows(&actual, &expected));
             }
             Expected::Update(path) => {
                 fixture::write_file(&ctx, path, actual).await.map_err(|e| definition(test, "expect.file", e))?;

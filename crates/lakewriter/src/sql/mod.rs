@@ -233,6 +233,7 @@ impl Runner {
             started_at: None,
             forced: false,
             checks: Vec::new(),
+            unwritten: Vec::new(),
         };
         Ok(Written { table, name, location, read_version, shape, metadata })
     }

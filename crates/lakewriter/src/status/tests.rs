@@ -7,6 +7,7 @@ fn recorded(code: &str, inputs: &str) -> Recorded {
         code: lakewriter_delta::state::fingerprint_version(code),
         inputs: lakewriter_delta::state::fingerprint_version(inputs),
         columns: None,
+        unwritten: Vec::new(),
         written_at: None,
         version: Some(3),
         rows: Some(10),

@@ -112,6 +112,13 @@ pub(crate) trait Mode: fmt::Debug + Send + Sync {
         true
     }
 
+    /// Whether a run fills in the rows it keeps from what the partition's last write lacked (a
+    /// keyed write, see `keyed::Keyed::fill`): it then needs the partition's state as of the
+    /// version it writes over, not as a backfill read it before its first day.
+    fn fills_in(&self) -> bool {
+        false
+    }
+
     /// Whether the table may depend on the order its partitions were written in: a keyed write
     /// (a merge, an append deduplicated by key) keeps rows across partitions. `lakewriter test`
     /// replays such a job's dates out of order (`order_independent`).

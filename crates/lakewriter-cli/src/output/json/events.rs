@@ -13,7 +13,7 @@ use crate::output::{LintCounts, PipelineSummary, SqlSummary};
 
 /// The version of the JSON Lines events (`schema/events.schema.json`), in every command's closing
 /// line: a change that removes or renames a field, or changes its meaning, increments it.
-pub const SCHEMA_VERSION: u32 = 3;
+pub const SCHEMA_VERSION: u32 = 4;
 
 /// How a JSON line is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

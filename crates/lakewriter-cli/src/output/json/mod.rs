@@ -230,7 +230,7 @@ mod tests {
         let counts = LintCounts { jobs: 3, errors: 1, warnings: 2, unchecked: 0, waiting: 1 };
         assert_eq!(
             lines(|p| p.lint_counts(&counts)),
-            "{\"summary\":{\"jobs\":3,\"errors\":1,\"warnings\":2,\"unchecked\":0,\"waiting\":1,\"schema_version\":3}}\n"
+            "{\"summary\":{\"jobs\":3,\"errors\":1,\"warnings\":2,\"unchecked\":0,\"waiting\":1,\"schema_version\":4}}\n"
         );
         assert_eq!(
             lines(|p| p.not_run("weekly", "its upstream job daily failed")),

@@ -196,7 +196,7 @@ impl<W: Write> Output for TextPrinter<W> {
     }
 
     fn report_written(&mut self, written: &super::ReportWritten) -> io::Result<()> {
-        let partitions = written.counts.fresh + written.counts.stale + written.counts.missing;
+        let partitions = written.counts.fresh + written.counts.stale + written.counts.missing + written.counts.no_input;
         let mut text = format!(
             "report: {}: {}, {}: {} fresh, {} stale, {} missing",
             written.path,
@@ -206,6 +206,9 @@ impl<W: Write> Output for TextPrinter<W> {
             written.counts.stale,
             written.counts.missing
         );
+        if written.counts.no_input > 0 {
+            let _ = write!(text, ", {} no input", written.counts.no_input);
+        }
         if written.not_written > 0 {
             let _ = write!(text, "; {} not written yet", plural(written.not_written, "job"));
         }

@@ -41,8 +41,9 @@ impl<W: Write> TextPrinter<W> {
             self.line(&text)?;
         }
         let counts = StateCounts::of(&status.partitions);
+        let no_input = if counts.no_input > 0 { format!(", {} no input", counts.no_input) } else { String::new() };
         self.line(&format!(
-            "{}: {}: {} fresh, {} stale, {} missing",
+            "{}: {}: {} fresh, {} stale, {} missing{no_input}",
             status.job,
             plural(status.partitions.len(), "partition"),
             counts.fresh,
@@ -166,11 +167,12 @@ fn state_colour(state: Freshness) -> &'static str {
         Freshness::Fresh => "32",
         Freshness::Stale => "33;1",
         Freshness::Missing => "31;1",
+        Freshness::NoInput => "35;1",
     }
 }
 
 /// A month-by-month calendar of the date partitions, a cell per day: `ok` fresh, `ST` stale,
-/// `--` missing (readable without colour); `paint` colours a cell by its state.
+/// `--` missing, `NI` no input (readable without colour); `paint` colours a cell by its state.
 fn calendar(partitions: &[PartitionStatus], paint: impl Fn(Freshness, &str) -> String) -> String {
     let days: Vec<(NaiveDate, Freshness)> = partitions.iter().filter_map(|p| p.dt.map(|d| (d, p.state))).collect();
     let mut out = String::new();
@@ -189,12 +191,14 @@ fn calendar(partitions: &[PartitionStatus], paint: impl Fn(Freshness, &str) -> S
             Freshness::Fresh => "ok",
             Freshness::Stale => "ST",
             Freshness::Missing => "--",
+            Freshness::NoInput => "NI",
         };
         out.push_str(&paint(*state, cell));
         out.push(' ');
     }
     if !days.is_empty() {
-        out.push_str("\n\n  ok fresh   ST stale   -- missing\n");
+        let no_input = if days.iter().any(|(_, s)| *s == Freshness::NoInput) { "   NI no input" } else { "" };
+        let _ = write!(out, "\n\n  ok fresh   ST stale   -- missing{no_input}\n");
     }
     out
 }
@@ -218,6 +222,7 @@ mod tests {
             files_scanned: 0,
             upstream_stale: Vec::new(),
             lacks: Vec::new(),
+            no_input: Vec::new(),
         }
     }
 

@@ -44,6 +44,7 @@ rows = [{ id = 1, amount = 10.5, ok = true, dt = 2026-09-01, at = 2026-09-01T10:
 schema = { amount = "DECIMAL(10,2)" }
 [tests.counts.expect]
 file = "tests/expected.csv"
+schema = { revenue = "DECIMAL(22,2)" }
 tolerance = 1e-9
 "#,
     )
@@ -62,8 +63,11 @@ tolerance = 1e-9
     assert_eq!(rows[0]["name"], Value::String("a".into()));
     assert!(!rows[1].contains_key("amount"), "a column a row leaves out is NULL in it");
     assert_eq!(given.schema["amount"], "DECIMAL(10,2)");
-    let expected =
-        Expect::Rows { data: Fixture::File(Path::new("/p/tests/expected.csv").into()), tolerance: Some(1e-9) };
+    let expected = Expect::Rows {
+        data: Fixture::File(Path::new("/p/tests/expected.csv").into()),
+        tolerance: Some(1e-9),
+        schema: [("revenue".to_owned(), "DECIMAL(22,2)".to_owned())].into(),
+    };
     assert_eq!(test.expect, expected);
 }
 
@@ -104,6 +108,14 @@ fn errors_name_the_test_and_the_key() {
         (
             "[tests.t]\njob = \"daily\"\ndt = 2026-09-01\nexpect = { rows = [], tolerance = -1.0 }",
             "key `expect.tolerance`",
+        ),
+        (
+            "[tests.t]\njob = \"daily\"\ndt = 2026-09-01\nexpect = { error = \"x\", schema = { a = \"INT\" } }",
+            "key `expect.schema` applies to expected rows, not to an error",
+        ),
+        (
+            "[tests.t]\njob = \"daily\"\ndt = 2026-09-01\nexpect = { rows = [], schema = { a = \" \" } }",
+            "key `expect`: key `schema`: an empty column name or type (`a`)",
         ),
         ("[tests.t]\njob = \"daily\"\ndt = 2026-09-01\nexpect = {}", "key `expect`: set `rows` (or `file`)"),
         (

@@ -76,6 +76,7 @@ fn metadata() -> CommitMetadata {
         started_at: None,
         forced: false,
         checks: Vec::new(),
+        unwritten: Vec::new(),
     }
 }
 

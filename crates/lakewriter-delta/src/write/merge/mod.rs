@@ -32,6 +32,10 @@ pub struct MergeSpec<'a> {
     /// `append_dedup`'s `dedup_window`), a condition over `t`: delta-rs prunes the files it scans
     /// by it. `None`: every row.
     pub scope: Option<&'a Expr>,
+    /// What a target row of a source row's key must also meet to match it (`append_dedup`'s
+    /// `dedup_window` over a column: within the window of the source row's value), a condition
+    /// over `t` and `s`. `None`: the key alone.
+    pub matches: Option<&'a Expr>,
     /// The source's tombstone column (`delete_when`'s `_deleted`), where it has one: a row whose
     /// flag is set is a delete, counted as one.
     pub tombstone: Option<&'a str>,
@@ -45,7 +49,8 @@ pub struct MergeSpec<'a> {
     pub target_file_size: Option<u64>,
 }
 
-/// The merge's condition: the key's columns equal, in the scope's rows where it has one.
+/// The merge's condition: the key's columns equal, in the scope's rows where it has one, and
+/// what a match must meet besides.
 fn on(spec: &MergeSpec<'_>) -> Expr {
     let on = spec
         .key
@@ -53,10 +58,7 @@ fn on(spec: &MergeSpec<'_>) -> Expr {
         .map(|k| qualified("t", k).eq(qualified("s", k)))
         .reduce(Expr::and)
         .unwrap_or_else(|| lit(false));
-    match spec.scope {
-        Some(scope) => on.and(scope.clone()),
-        None => on,
-    }
+    spec.scope.into_iter().chain(spec.matches).cloned().fold(on, Expr::and)
 }
 
 /// The rows of a table the merge creates: the source's, sorted by `cluster_by` where it names

@@ -192,6 +192,9 @@ struct Shared {
     key: Vec<usize>,
     /// The rows a key may be matched in, over `read` (qualified `t`).
     scope: Option<Arc<dyn PhysicalExpr>>,
+    /// What a row whose key a source row holds must also meet to match it: a condition over
+    /// `read` (`t`) and the layout (`s`, the source row).
+    matches: Option<Arc<dyn PhysicalExpr>>,
     /// `newer_by`'s column in the layout (which `read` is wherever a row can change).
     newer_by: Option<usize>,
     /// The fill's condition over the layout twice (`t`, then `s`), and the columns it sets.
@@ -292,7 +295,8 @@ impl Shared {
         Ok(RecordBatch::try_new(self.read.clone(), columns)?)
     }
 
-    /// The source row each row of `batch` matches: its key's, where the row is in the scope.
+    /// The source row each row of `batch` matches: its key's, where the row is in the scope and
+    /// meets the condition a match must meet with it.
     fn look_up(&self, batch: &RecordBatch) -> datafusion::error::Result<UInt32Array> {
         let rows = batch.num_rows();
         let in_scope = match &self.scope {
@@ -301,12 +305,27 @@ impl Shared {
         };
         let keys = self.key.iter().map(|&i| batch.column(i).clone()).collect::<Vec<_>>();
         let keys = self.source.converter.convert_columns(&keys)?;
-        Ok((0..rows)
+        let found: UInt32Array = (0..rows)
             .map(|i| {
                 let scoped = in_scope.as_ref().is_none_or(|s| s.value(i));
                 scoped.then(|| self.source.rows.get(keys.row(i).as_ref()).copied()).flatten()
             })
-            .collect())
+            .collect();
+        let Some(matches) = self.matches.as_ref().filter(|_| found.null_count() < rows) else { return Ok(found) };
+        let met = definite(matches.evaluate(&self.beside_source(batch, &found)?)?.into_array(rows)?.as_boolean());
+        Ok(found.iter().zip(met.iter()).map(|(row, met)| row.filter(|_| met == Some(true))).collect())
+    }
+
+    /// `batch`'s columns (`t`), then the columns of the source rows `source_rows` (`s`; NULL where
+    /// a row matched none): what a condition over both sides is evaluated on.
+    fn beside_source(&self, batch: &RecordBatch, source_rows: &UInt32Array) -> datafusion::error::Result<RecordBatch> {
+        let mut columns = batch.columns().to_vec();
+        for column in self.source.batch.columns() {
+            columns.push(take(column, source_rows, None)?);
+        }
+        let mut fields = batch.schema().fields().to_vec();
+        fields.extend(self.source.batch.schema().fields().iter().cloned());
+        Ok(RecordBatch::try_new(Arc::new(datafusion::arrow::datatypes::Schema::new(fields)), columns)?)
     }
 
     /// Which rows of `batch` the source rows they matched (`source_rows`) replace (the source's
@@ -324,13 +343,7 @@ impl Shared {
         };
         let fills = match &self.fill {
             Some((condition, _)) => {
-                let mut columns = batch.columns().to_vec();
-                for column in self.source.batch.columns() {
-                    columns.push(take(column, &source_rows, None)?);
-                }
-                let mut fields = batch.schema().fields().to_vec();
-                fields.extend(self.source.batch.schema().fields().iter().cloned());
-                let both = RecordBatch::try_new(Arc::new(datafusion::arrow::datatypes::Schema::new(fields)), columns)?;
+                let both = self.beside_source(&batch, &source_rows)?;
                 let holds = definite(condition.evaluate(&both)?.into_array(rows)?.as_boolean());
                 let matched = BooleanArray::from((0..rows).map(|i| source_rows.is_valid(i)).collect::<Vec<_>>());
                 and(&and(&matched, &not(&wins)?)?, &holds)?
@@ -469,8 +482,13 @@ fn not_null(target: &Target<'_>) -> Error {
 /// The columns a write that changes no existing row reads: its key's and its scope's, in the
 /// layout's order.
 fn narrow(layout: &SchemaRef, spec: &MergeSpec<'_>) -> SchemaRef {
-    let scoped: Vec<String> =
-        spec.scope.map(|scope| scope.column_refs().into_iter().map(|c| c.name.clone()).collect()).unwrap_or_default();
+    let scoped: Vec<String> = spec
+        .scope
+        .into_iter()
+        .chain(spec.matches)
+        .flat_map(|e| e.column_refs().into_iter().filter(|c| c.relation.as_ref().is_none_or(|r| r.table() == "t")))
+        .map(|c| c.name.clone())
+        .collect();
     let fields: Vec<_> =
         layout.fields().iter().filter(|f| spec.key.contains(f.name()) || scoped.contains(f.name())).cloned().collect();
     Arc::new(datafusion::arrow::datatypes::Schema::new(fields))
@@ -515,12 +533,20 @@ impl Plan {
         let over_t = DFSchema::try_from_qualified_schema("t", &read).map_err(plan_err)?;
         let scope =
             spec.scope.map(|e| session.create_physical_expr(e.clone(), &over_t)).transpose().map_err(plan_err)?;
+        let beside = |t: &SchemaRef| {
+            DFSchema::try_from_qualified_schema("t", t)
+                .and_then(|t| t.join(&DFSchema::try_from_qualified_schema("s", &layout)?))
+                .map_err(plan_err)
+        };
+        let matches = match spec.matches {
+            Some(condition) => {
+                Some(session.create_physical_expr(condition.clone(), &beside(&read)?).map_err(plan_err)?)
+            }
+            None => None,
+        };
         let fill = match spec.fill {
             Some((condition, columns)) => {
-                let both = DFSchema::try_from_qualified_schema("t", &layout)
-                    .and_then(|t| t.join(&DFSchema::try_from_qualified_schema("s", &layout)?))
-                    .map_err(plan_err)?;
-                let condition = session.create_physical_expr(condition.clone(), &both).map_err(plan_err)?;
+                let condition = session.create_physical_expr(condition.clone(), &beside(&layout)?).map_err(plan_err)?;
                 let columns = columns.iter().filter_map(|c| layout.index_of(c).ok()).collect();
                 Some((condition, columns))
             }
@@ -544,6 +570,7 @@ impl Plan {
             source,
             key,
             scope,
+            matches,
             newer_by: spec.newer_by.and_then(|n| layout.index_of(n).ok()),
             fill,
             required,

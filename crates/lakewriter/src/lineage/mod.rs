@@ -9,8 +9,6 @@
 //! request is bounded by the timeout, an endpoint that fails three times in a row is given up on
 //! for the rest of the command, and closing waits for the queue at most one timeout more.
 
-use std::io::Write as _;
-use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::Duration;
 
@@ -21,26 +19,10 @@ use tokio::task::JoinHandle;
 
 use crate::{Error, PartitionReport, PreparedRun, Result, RunStatus};
 
-/// Where events go.
-#[derive(Debug, Clone)]
-pub enum Transport {
-    /// POSTed to `url` (its path, else `/api/v1/lineage`), with `api_key` as a bearer token.
-    Http { url: url::Url, api_key: Option<String> },
-    /// Appended to a file, one JSON event a line.
-    File(PathBuf),
-}
+mod transport;
 
-impl Transport {
-    /// HTTP to `url`, which must be an http(s) URL. It may carry credentials: the error does not
-    /// print it.
-    pub fn http(url: &str, api_key: Option<String>) -> Result<Self> {
-        let url = url::Url::parse(url.trim())
-            .ok()
-            .filter(|u| matches!(u.scheme(), "http" | "https"))
-            .ok_or_else(|| Error::Usage("--openlineage-url (OPENLINEAGE_URL) is not an http(s) URL".into()))?;
-        Ok(Self::Http { url, api_key })
-    }
-}
+use transport::Sink;
+pub use transport::{Auth, Transport};
 
 /// The run that started this one (an orchestrator's task run), as OpenLineage's
 /// `OPENLINEAGE_PARENT_ID` convention writes it: `namespace/name/run_id`.
@@ -99,8 +81,6 @@ const FACETS: &str = "https://openlineage.io/spec/facets/";
 /// lakewriter's own run facet, described in the repository's `schema/openlineage-facets.json`.
 const OWN_FACET: &str =
     "https://github.com/lakewriter/lakewriter/blob/main/schema/openlineage-facets.json#/$defs/LakewriterRunFacet";
-/// Failed requests in a row after which an endpoint is given up on for the command.
-const GIVE_UP_AFTER: u32 = 3;
 
 impl Lineage {
     /// Starts delivery on the current runtime. A file that cannot be opened for appending is a
@@ -113,7 +93,7 @@ impl Lineage {
                 })?;
                 Sink::File(file)
             }
-            Transport::Http { url, api_key } => Sink::http(url, api_key.clone(), options.timeout)?,
+            Transport::Http { url, auth } => Sink::http(url, auth.clone(), options.timeout)?,
         };
         let parent = options.parent.as_ref().map(|parent| {
             let root = options.root.as_ref().unwrap_or(parent);
@@ -369,124 +349,5 @@ fn facet_at(schema: &str, mut fields: Value) -> Value {
     fields
 }
 
-/// Where the delivery task writes.
-enum Sink {
-    Http { client: reqwest::Client, url: url::Url, api_key: Option<String>, shown: String },
-    File(std::fs::File),
-}
-
-impl Sink {
-    fn http(url: &url::Url, api_key: Option<String>, timeout: Duration) -> Result<Self> {
-        let client = reqwest::Client::builder()
-            .timeout(timeout)
-            .connect_timeout(timeout)
-            .build()
-            .map_err(|e| Error::Usage(format!("OPENLINEAGE_URL: cannot make an HTTP client: {e}")))?;
-        let mut url = url.clone();
-        if url.path().trim_matches('/').is_empty() {
-            url.set_path("/api/v1/lineage");
-        }
-        // Logs name the endpoint without credentials or query.
-        let shown = format!(
-            "{}://{}{}",
-            url.scheme(),
-            url.host_str().unwrap_or_default(),
-            url.port().map_or_else(String::new, |p| format!(":{p}"))
-        );
-        Ok(Self::Http { client, url, api_key, shown })
-    }
-
-    /// Delivers each event in order until the queue closes.
-    async fn deliver(mut self, mut events: mpsc::UnboundedReceiver<Value>) {
-        let (mut failed_in_a_row, mut dropped) = (0, 0_u64);
-        while let Some(event) = events.recv().await {
-            if failed_in_a_row >= GIVE_UP_AFTER {
-                dropped += 1;
-                continue;
-            }
-            match self.send(&event).await {
-                Ok(()) => failed_in_a_row = 0,
-                Err(error) => {
-                    failed_in_a_row += 1;
-                    dropped += 1;
-                    tracing::warn!(to = %self.shown(), %error, "OpenLineage: an event was not delivered");
-                }
-            }
-        }
-        if dropped > 0 {
-            tracing::warn!(to = %self.shown(), dropped, "OpenLineage: events not delivered (the runs are unaffected)");
-        }
-    }
-
-    fn shown(&self) -> &str {
-        match self {
-            Self::Http { shown, .. } => shown,
-            Self::File(_) => "--openlineage-file",
-        }
-    }
-
-    async fn send(&mut self, event: &Value) -> std::result::Result<(), String> {
-        let body = serde_json::to_vec(event).map_err(|e| e.to_string())?;
-        match self {
-            Self::File(file) => {
-                let mut line = body;
-                line.push(b'\n');
-                file.write_all(&line).and_then(|()| file.flush()).map_err(|e| e.to_string())
-            }
-            Self::Http { client, url, api_key, .. } => {
-                let mut request =
-                    client.post(url.clone()).header(reqwest::header::CONTENT_TYPE, "application/json").body(body);
-                if let Some(key) = api_key {
-                    request = request.bearer_auth(key);
-                }
-                let response = request.send().await.map_err(|e| without_url(&e))?;
-                let status = response.status();
-                if status.is_success() { Ok(()) } else { Err(format!("the endpoint answered {status}")) }
-            }
-        }
-    }
-}
-
-/// A request's error without its URL (which may carry credentials).
-fn without_url(error: &reqwest::Error) -> String {
-    let kind = if error.is_timeout() {
-        "timed out"
-    } else if error.is_connect() {
-        "cannot connect"
-    } else {
-        "request failed"
-    };
-    let mut cause = std::error::Error::source(error);
-    let mut text = kind.to_owned();
-    while let Some(e) = cause {
-        text = format!("{text}: {e}");
-        cause = e.source();
-    }
-    text
-}
-
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_parent_id_is_namespace_name_and_a_uuid_run_id() {
-        let parent: ParentRun = "airflow://prod/dag.task/01890f0b-5c1d-7cc6-b5a4-3f3c1c5b0e0a".parse().expect("parent");
-        assert_eq!(
-            (parent.namespace.as_str(), parent.name.as_str(), parent.run_id.as_str()),
-            ("airflow://prod", "dag.task", "01890f0b-5c1d-7cc6-b5a4-3f3c1c5b0e0a")
-        );
-        assert!("ns/job".parse::<ParentRun>().is_err());
-        assert!("ns/job/not-a-uuid".parse::<ParentRun>().unwrap_err().contains("not a UUID"));
-        assert!("/job/01890f0b-5c1d-7cc6-b5a4-3f3c1c5b0e0a".parse::<ParentRun>().is_err());
-    }
-
-    #[test]
-    fn datasets_are_named_as_the_naming_convention_says() {
-        let local = dataset(&url::Url::parse("file:///lake/analytics/daily/").expect("url"), json!({}));
-        assert_eq!((&local["namespace"], &local["name"]), (&json!("file"), &json!("/lake/analytics/daily")));
-        let s3 = dataset(&url::Url::parse("s3://bucket/lake/analytics/daily/").expect("url"), json!({}));
-        assert_eq!((&s3["namespace"], &s3["name"]), (&json!("s3://bucket"), &json!("lake/analytics/daily")));
-        assert_eq!(s3["facets"]["dataSource"]["uri"], json!("s3://bucket/lake/analytics/daily"));
-    }
-}
+mod tests;
