@@ -74,13 +74,28 @@ fn content(lake: &Lake, table: &str) -> (String, u64) {
     (digest.digest, digest.rows)
 }
 
-/// Runs `args`, then again: the second run changes nothing.
+/// Runs `args` (`run JOB [--dt DAY]`), then again: the second run changes nothing. Each run's
+/// report, and `status`, name its partition by its day (`dt=DAY`), whatever the table is
+/// partitioned by (`region`), and `status` reads the day fresh.
 #[track_caller]
 fn run_twice(lake: &Lake, table: &str, args: &[&str]) {
-    lake.cli(args).assert_code(0);
+    let day = args.iter().position(|&a| a == "--dt").map(|i| args[i + 1]);
+    let label = day.map_or_else(|| "all".to_owned(), |d| format!("dt={d}"));
+    let run = |expect: &str| {
+        let (reports, _) = lake.cli(&[&["--json"][..], args].concat()).assert_code(0).json();
+        let labels: Vec<&str> = reports.iter().map(|r| r.partition.as_str()).collect();
+        assert_eq!(labels, [label.as_str()], "{args:?}: {expect}");
+    };
+    run("the first run");
     let written = content(lake, table);
-    lake.cli(args).assert_code(0);
+    run("the run again");
     assert_eq!(content(lake, table), written, "{args:?} again changes nothing");
+    if let Some(day) = day {
+        let status = lake.status(&[args[1], "--from", day, "--to", day]);
+        let shown: Vec<(&str, &str)> =
+            status.partitions.iter().map(|p| (p.partition.as_str(), p.state.as_str())).collect();
+        assert_eq!(shown, [(label.as_str(), "fresh")], "{args:?}: status");
+    }
 }
 
 /// Maintains `job`'s table (no retention): its content unchanged, its rows read alike; whether it
@@ -274,4 +289,30 @@ fn tables_spark_and_delta_rs_wrote_with_encoded_partition_folders_are_written_an
     let s3 = S3::new("partition-values-others");
     s3.lake.set_project(&others_project());
     written_by_others(&s3.lake, s3.root(), |relative, bytes| s3.put(relative, bytes));
+}
+
+/// A day a release before recorded under the job's `partition_by` (`region=2026-09-01`, the name
+/// it gave a day of every mode) is the same day as `dt=2026-09-01`: `status` reads it fresh, an
+/// `append` of it is not made again, a `merge` of it changes nothing.
+#[test]
+fn a_day_recorded_under_the_partition_column_is_the_same_day() {
+    let lake = Lake::empty(&[]);
+    lake.set_project(&project());
+    for job in ["append", "merge"] {
+        lake.cli(&["run", job, "--dt", DAYS[0]]).assert_code(0);
+        let log = lake.root().join(format!("s/{job}/_delta_log/00000000000000000000.json"));
+        let commit = std::fs::read_to_string(&log).expect("the first commit");
+        let (now, before) = (format!("dt={}", DAYS[0]), format!("region={}", DAYS[0]));
+        assert!(commit.contains(&format!("lakewriter/{job}/{now}/code")), "{commit}");
+        std::fs::write(&log, commit.replace(&now, &before)).expect("the commit as a release before wrote it");
+
+        let status = lake.status(&[job, "--from", DAYS[0], "--to", DAYS[0]]);
+        let shown: Vec<(&str, &str)> =
+            status.partitions.iter().map(|p| (p.partition.as_str(), p.state.as_str())).collect();
+        assert_eq!(shown, [(now.as_str(), "fresh")], "{job}");
+        let written = content(&lake, &format!("s.{job}"));
+        let (reports, _) = lake.cli(&["--json", "run", job, "--dt", DAYS[0]]).assert_code(0).json();
+        assert!(!reports[0].committed, "{job}: {:?}", reports[0]);
+        assert_eq!(content(&lake, &format!("s.{job}")), written, "{job}: no row appended again");
+    }
 }
