@@ -29,6 +29,8 @@
                                               name, e.g. DeletionVectors), as another engine would
     delta-reader.py schema URI                 the table's columns as its log holds them: name, Delta
                                               type (JSON for nested ones) and whether it is nullable
+    delta-reader.py write URI COLUMN < ROWS    appends ROWS (JSON Lines) to the table at URI,
+                                              partitioned by COLUMN (a table delta-rs writes)
 
 URIs are local paths or s3:// URLs; S3 options come from the standard AWS_* environment.
 """
@@ -229,6 +231,14 @@ def main(argv):
         from deltalake import TableFeatures
 
         table(args[1]).alter.add_feature(getattr(TableFeatures, args[0]), allow_protocol_versions_increase=True)
+    elif command == "write":
+        import pyarrow
+        from deltalake import write_deltalake
+
+        records = [json.loads(line) for line in sys.stdin.read().splitlines() if line.strip()]
+        write_deltalake(
+            args[0], pyarrow.Table.from_pylist(records), partition_by=[args[1]], mode="append", storage_options=options(args[0])
+        )
     elif command == "delete":
         metrics = table(args[1]).delete(args[0])
         print(json.dumps(metrics.get("num_deleted_rows")))

@@ -9,7 +9,13 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 /// A logical partition as lakewriter names it in reports, commit metadata and partition-state
 /// ids. It is written as `column=YYYY-MM-DD` (`dt=2026-09-30`) or `all`, and read back from that
 /// text.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+///
+/// A day is one partition whatever column names it: keys compare, order and hash by their day
+/// alone, and the column only labels it. A job names all its days by one column, and a day
+/// recorded under another one — a release before named a day of every mode by the job's
+/// `partition_by`, where only `overwrite_partition` writes the table partition of that day — is
+/// the same day of that job.
+#[derive(Debug, Clone)]
 pub enum PartitionKey {
     /// One day of a date-partitioned table.
     Day { column: String, date: NaiveDate },
@@ -34,6 +40,38 @@ impl PartitionKey {
         match self {
             Self::Day { date, .. } => Some(*date),
             Self::All => None,
+        }
+    }
+}
+
+impl PartialEq for PartitionKey {
+    fn eq(&self, other: &Self) -> bool {
+        self.date() == other.date()
+    }
+}
+
+impl Eq for PartitionKey {}
+
+impl std::hash::Hash for PartitionKey {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.date().hash(state);
+    }
+}
+
+impl PartialOrd for PartitionKey {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for PartitionKey {
+    /// Days in order, then `all`.
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        match (self.date(), other.date()) {
+            (Some(a), Some(b)) => a.cmp(&b),
+            (Some(_), None) => std::cmp::Ordering::Less,
+            (None, Some(_)) => std::cmp::Ordering::Greater,
+            (None, None) => std::cmp::Ordering::Equal,
         }
     }
 }
@@ -102,6 +140,23 @@ mod tests {
         for bad in ["", "dt", "=2026-09-30", "dt=2026-13-01", "dt=yesterday", "All"] {
             assert!(bad.parse::<PartitionKey>().is_err(), "{bad:?} is not a partition");
         }
+    }
+
+    #[test]
+    fn a_day_is_one_partition_whatever_column_names_it() {
+        let (first, second) = (crate::parse_date("2026-09-01").ok(), crate::parse_date("2026-09-02").ok());
+        let (dt, region) = (PartitionKey::of(None, first), PartitionKey::of(Some("region"), first));
+        assert_eq!(dt, region);
+        assert_eq!((dt.to_string(), region.to_string()), ("dt=2026-09-01".to_owned(), "region=2026-09-01".to_owned()));
+        let mut keys = std::collections::BTreeSet::new();
+        for key in [PartitionKey::All, PartitionKey::of(Some("a"), second), region, dt] {
+            keys.insert(key); // the first of one day stays
+        }
+        let listed: Vec<String> = keys.iter().map(ToString::to_string).collect();
+        assert_eq!(listed, ["region=2026-09-01", "a=2026-09-02", "all"], "days in order, then all");
+        let mut hashed = std::collections::HashSet::new();
+        assert!(hashed.insert(PartitionKey::of(Some("a"), second)));
+        assert!(!hashed.insert(PartitionKey::of(Some("b"), second)));
     }
 
     #[test]

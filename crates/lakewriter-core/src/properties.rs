@@ -110,9 +110,10 @@ proptest! {
     fn a_partition_key_prints_and_parses_back(column in "[A-Za-z_][A-Za-z0-9_]{0,12}|[^=]{1,12}", d in proptest::option::of(date())) {
         let key = PartitionKey::of(Some(&column), d);
         let text = key.to_string();
-        prop_assert_eq!(text.parse::<PartitionKey>()?, key.clone());
+        // Keys compare by their day alone: the text tells their columns apart.
+        prop_assert_eq!(text.parse::<PartitionKey>()?.to_string(), text.clone());
         let json = serde_json::to_string(&key).expect("JSON");
-        prop_assert_eq!(serde_json::from_str::<PartitionKey>(&json).expect("JSON"), key);
+        prop_assert_eq!(serde_json::from_str::<PartitionKey>(&json).expect("JSON").to_string(), text);
     }
 
     #[test]

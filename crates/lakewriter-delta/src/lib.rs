@@ -13,6 +13,7 @@
 //! - [`digest`]: a content digest of a table or partition, independent of file layout, row order
 //!   and table version;
 //! - [`values`]: Delta's names of types, and empty partition strings written as NULL;
+//! - `paths`: the one decoding of the log's data file paths, and the objects they name;
 //! - [`maintain`]: compaction, checkpoints, vacuum and log clean-up, none of which changes a row
 //!   or the partition state;
 //! - `s3`: how delta-rs reaches S3 — through lakewriter's own object store
@@ -37,6 +38,7 @@ pub mod write;
 
 mod error;
 mod files;
+mod paths;
 mod prune;
 mod s3;
 

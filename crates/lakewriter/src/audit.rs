@@ -137,7 +137,9 @@ impl Runner {
         let keys: BTreeSet<Option<NaiveDate>> = here.keys().chain(there_digests.keys()).copied().collect();
         let mut audits = Vec::new();
         for dt in keys.into_iter().filter(|dt| range.is_none_or(|r| dt.is_none_or(|d| r.contains(d)))) {
-            let partition = job.partition(dt);
+            // The table's partition of that day (its partition column's own label), which the
+            // job's runs of that day are recorded under whatever they are named by.
+            let partition = PartitionKey::of(column, dt);
             // A whole table (no partition column) was written by runs of every date it records.
             let code_changed = match dt {
                 Some(_) => recorded.partitions.get(&partition).is_some_and(|r| !r.code_matches(&job.code)),
@@ -148,7 +150,7 @@ impl Runner {
             if audit.verdict == Verdict::Differs {
                 let read = |location| self.partition_frame(location, &table, column, dt);
                 let (before, after) = (read(&job.location).await?, read(&there_location).await?);
-                let lacks = recorded_lacks(&recorded, &job.partition(dt), before.schema().as_arrow());
+                let lacks = recorded_lacks(&recorded, &PartitionKey::of(column, dt), before.schema().as_arrow());
                 let Some(after) = in_columns_of(&before, after).filter(|_| !lacks) else {
                     // A code edit that changed the columns — or added some this partition's rows
                     // were written without (they read them as NULL): the rows cannot be compared.

@@ -80,11 +80,15 @@ impl Job {
         Ok(Self { location: table_location(root, &self.spec.target, file)?, ..self.clone() })
     }
 
-    /// The name of the partition `dt` of this job's target: `dt=2026-09-30` (with its partition
-    /// column, `dt` where it has none), `all` for a run without a date.
+    /// The name of the partition of this job's runs for `dt`: the table partition of that day
+    /// (`order_date=2026-09-30`) where the mode writes it — `overwrite_partition`, an `INSERT
+    /// OVERWRITE … PARTITION (c = $dt)` —, else `dt=2026-09-30`, since the day's rows may lie in any
+    /// of the table's partitions (a `merge` partitioned by `region`); `all` for a run without a
+    /// date.
     #[must_use]
     pub fn partition(&self, dt: Option<NaiveDate>) -> PartitionKey {
-        PartitionKey::of(self.partition_by.as_deref(), dt)
+        let writes_the_day = self.mode.mode() == WriteMode::OverwritePartition;
+        PartitionKey::of(self.partition_by.as_deref().filter(|_| writes_the_day), dt)
     }
 
     /// The write mode the job's runs make: its `write`, or for a job written as a statement the

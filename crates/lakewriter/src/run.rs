@@ -18,7 +18,7 @@ impl Runner {
             Ok(job) => job,
             Err(e) => {
                 let spec = self.workspace().spec(&unit.job).ok();
-                let partition = PartitionKey::of(spec.and_then(|s| s.partition_by.as_deref()), unit.dt);
+                let partition = spec.map_or_else(|| PartitionKey::of(None, unit.dt), |s| s.partition_key(unit.dt));
                 return PartitionReport::not_started(unit, spec, partition, started, &e);
             }
         };

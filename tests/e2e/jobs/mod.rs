@@ -13,6 +13,7 @@ mod merge_scope;
 mod missing_input;
 mod nullability;
 mod overwrite_partition;
+mod partition_values;
 mod project_file;
 mod raw;
 mod rebuild_cost;

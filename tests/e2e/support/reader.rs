@@ -155,6 +155,12 @@ impl<'a> Reader<'a> {
         serde_json::from_str(out.trim()).unwrap_or_else(|e| panic!("the reader's JSON: {out}: {e}"))
     }
 
+    /// Appends `rows` (JSON Lines) to the table at `uri` with delta-rs's own write, partitioned by
+    /// `column` (creating the table where there is none): a table delta-rs wrote.
+    pub fn write(&self, uri: &str, column: &str, rows: &str) {
+        self.run_with_input(&["write", uri, column], rows);
+    }
+
     /// Every file below `uri` (a lakehouse root), Delta or not, with its size, modification time
     /// and SHA-256: equal before and after only where nothing was written, moved or touched.
     pub fn tree(&self, uri: &str) -> Vec<(String, u64, String, String)> {

@@ -59,7 +59,8 @@ impl S3 {
         &self.root
     }
 
-    /// Puts `bytes` at `relative` below the root, as another tool would.
+    /// Puts `bytes` at `relative` below the root, as another tool would: `relative` is the
+    /// object's key below the root, taken as it is.
     pub fn put(&self, relative: &str, bytes: Vec<u8>) {
         use object_store::ObjectStoreExt as _;
         let (bucket, prefix) = self.root.trim_start_matches("s3://").split_once('/').expect("s3://bucket/prefix/");
@@ -72,7 +73,8 @@ impl S3 {
             .with_allow_http(true)
             .build()
             .expect("S3 store");
-        let path = object_store::path::Path::from(format!("{prefix}{relative}"));
+        // The key as given (`Path::from` would encode a `%` in it again).
+        let path = object_store::path::Path::parse(format!("{prefix}{relative}")).expect("an object key");
         let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
         runtime.block_on(store.put(&path, bytes.into())).expect("put");
     }

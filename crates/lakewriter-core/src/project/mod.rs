@@ -279,11 +279,15 @@ impl JobSpec {
         format!("{folded}\n{settings}\n{}", dialect.join(","))
     }
 
-    /// The logical partition of `dt` in reports and commits: `dt=2026-09-30` (with the job's
-    /// `partition_by` column, `dt` where it has none), `all` for a run without a date.
+    /// The logical partition of `dt` in reports and commits: `order_date=2026-09-30` (the job's
+    /// `partition_by`) where the job writes the table partition of that day — `overwrite_partition`;
+    /// a statement, whose kind its SQL tells (`lakewriter::Job::partition` reads it), is taken for
+    /// an `INSERT OVERWRITE … PARTITION` —, else `dt=2026-09-30`; `all` for a run without a date.
+    /// Either name is the same day (see [`crate::PartitionKey`]).
     #[must_use]
     pub fn partition_key(&self, dt: Option<chrono::NaiveDate>) -> crate::PartitionKey {
-        crate::PartitionKey::of(self.partition_by.as_deref(), dt)
+        let writes_the_day = matches!(self.write, WriteSpec::OverwritePartition | WriteSpec::Statement);
+        crate::PartitionKey::of(self.partition_by.as_deref().filter(|_| writes_the_day), dt)
     }
 }
 

@@ -50,6 +50,7 @@ pub(crate) struct FileList {
     /// generated or identity columns, invariants, a change data feed, append-only, or NOT NULL
     /// nested fields. Such a table is written by delta-rs's own write, which enforces them.
     pub guarded: bool,
+    /// By relative path: the log's `path` decoded once (see [`crate::paths`]).
     files: HashMap<String, Live>,
     pub log_store: LogStoreRef,
 }
@@ -76,7 +77,8 @@ impl Live {
         Self { partition_values: Arc::new(partition_values), size, stats: stats.map(Arc::from) }
     }
 
-    /// The `remove` of this file, at `path`, stamped `now` (milliseconds since the epoch).
+    /// The `remove` of this file, at the relative path `path`, stamped `now` (milliseconds since
+    /// the epoch).
     pub(crate) fn remove(&self, path: &str, now: i64) -> Remove {
         Remove {
             path: path.to_owned(),
@@ -155,7 +157,8 @@ impl FileList {
         })
     }
 
-    /// The live files, by path (as the log names them), in no order.
+    /// The live files, by relative path (the log's `path` decoded once, as delta-rs's `Add` holds
+    /// it; [`crate::paths::object`] is its object), in no order.
     pub(crate) fn files(&self) -> impl Iterator<Item = (&String, &Live)> {
         self.files.iter()
     }

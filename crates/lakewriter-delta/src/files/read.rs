@@ -151,7 +151,8 @@ impl Replay {
         Ok(true)
     }
 
-    /// Applies the `add` actions of a checkpoint's `add` column.
+    /// Applies the `add` actions of a checkpoint's `add` column, each file by its relative path (its
+    /// `path` decoded once, as a commit's `add` is: see [`crate::paths`]).
     fn adds(&mut self, add: &StructArray) -> Result<(), BoxError> {
         let field =
             |name: &str| add.column_by_name(name).ok_or_else(|| format!("the checkpoint's `add` has no `{name}`"));
@@ -169,19 +170,20 @@ impl Replay {
                 .map(|i| (keys.value(i).to_owned(), entries.is_valid(i).then(|| entries.value(i).to_owned())))
                 .collect();
             let stats = stats.filter(|s| s.is_valid(row)).map(|s| s.value(row).to_owned());
-            self.files.insert(paths.value(row).to_owned(), Live::new(partition_values, sizes.value(row), stats));
+            let path = crate::paths::decode(paths.value(row))?;
+            self.files.insert(path, Live::new(partition_values, sizes.value(row), stats));
         }
         Ok(())
     }
 
-    /// Applies a commit file's actions, in order.
+    /// Applies a commit file's actions, in order: each file by its relative path.
     fn commit(&mut self, bytes: &[u8]) -> Result<(), BoxError> {
         for mut action in crate::state::actions(bytes) {
             if let Some(add) = action.get_mut("add") {
                 let add: Add = serde_json::from_value(add.take())?;
                 self.files.insert(add.path, Live::new(add.partition_values, add.size, add.stats));
             } else if let Some(path) = action.pointer("/remove/path").and_then(Value::as_str) {
-                self.files.remove(path);
+                self.files.remove(&crate::paths::decode(path)?);
             } else if let Some(metadata) = action.get_mut("metaData") {
                 self.metadata = Some(serde_json::from_value(metadata.take())?);
             } else if let Some(protocol) = action.get_mut("protocol") {

@@ -24,6 +24,7 @@ use datafusion::logical_expr::utils::conjunction;
 use datafusion::logical_expr::{Expr, TableProviderFilterPushDown};
 use datafusion::physical_plan::ExecutionPlan;
 use lakewriter_storage::Location;
+use object_store::ObjectMeta;
 
 use super::{FileList, Live};
 use crate::table::LoadedTables;
@@ -97,16 +98,19 @@ async fn parquet_scan(
     };
     let files = matching(list, state, filters);
     let store_url = ObjectStoreUrl::parse(&location.url()[..url::Position::BeforePath])?;
-    let folder = location.url().path().trim_end_matches('/').to_owned();
+    let folder = crate::paths::folder(location.url())?;
     let mut scanned = Vec::with_capacity(files.len());
     for (path, live) in files {
-        let location = object_store::path::Path::from_url_path(format!("{folder}/{path}"))?;
+        let location = crate::paths::object(&folder, path).map_err(|e| DataFusionError::External(e.into()))?;
         let values = partition_fields
             .iter()
             .map(|f| partition_value(live, f.name(), f.data_type()))
             .collect::<DfResult<Vec<_>>>()?;
         let size = u64::try_from(live.size).unwrap_or_default();
-        scanned.push(PartitionedFile::new(location.to_string(), size).with_partition_values(values));
+        // From its object's location as it is: `PartitionedFile::new` would encode a `%` again.
+        let meta =
+            ObjectMeta { location, last_modified: chrono::DateTime::UNIX_EPOCH, size, e_tag: None, version: None };
+        scanned.push(PartitionedFile::new_from_meta(meta).with_partition_values(values));
     }
     let groups = grouped(scanned, state.config().target_partitions());
     let format = ParquetFormat::default();

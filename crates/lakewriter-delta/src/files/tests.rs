@@ -120,3 +120,39 @@ async fn a_table_with_a_check_constraint_reads_as_guarded() {
     assert!(read.guarded);
     assert_read_as_delta_rs(&location).await;
 }
+
+/// Partition values whose folder names and log paths are percent-encoded (the log's path encoded
+/// once more than the folder's name): the list read from the log names each file by its relative
+/// path, as delta-rs's snapshot does, from a checkpoint and from the commits after it — a file a
+/// later commit removes is gone, whichever of them added it.
+#[tokio::test]
+async fn a_file_list_names_files_in_encoded_partition_folders_as_delta_rs_does() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let location = location(&dir);
+    for region in ["ï", "us ", "a%b", "a/b"] {
+        write(&location, region, &[]).await;
+    }
+    assert_read_as_delta_rs(&location).await;
+
+    let table = crate::table::open_existing(&location).await.expect("open");
+    deltalake::checkpoints::create_checkpoint(&table, None).await.expect("checkpoint");
+    for region in ["a=b", "a#b", "😀"] {
+        write(&location, region, &[]).await;
+    }
+    let table = crate::table::open_existing(&location).await.expect("open");
+    let gone = ["ï", "a#b"].map(|r| datafusion::prelude::col("region").eq(datafusion::prelude::lit(r)));
+    let (table, _) = table.delete().with_predicate(gone[0].clone().or(gone[1].clone())).await.expect("delete");
+    assert_eq!(table.version(), Some(7));
+    assert_read_as_delta_rs(&location).await;
+    let read = read::from_log(&location, 7).await.expect("read").expect("readable");
+    let mut paths: Vec<&str> = read.files().map(|(path, _)| path.split('/').next().expect("a folder")).collect();
+    paths.sort_unstable();
+    let expected = ["region=%F0%9F%98%80", "region=a%25b", "region=a%2Fb", "region=a%3Db", "region=us%20"];
+    assert_eq!(paths, expected, "the partition folders, as delta-rs names them");
+    for (path, _) in read.files() {
+        let object =
+            crate::paths::object(&crate::paths::folder(location.url()).expect("folder"), path).expect("object");
+        let file = std::path::Path::new("/").join(object.as_ref());
+        assert!(file.is_file(), "{path} names the file {}", file.display());
+    }
+}

@@ -52,6 +52,7 @@ const COMMIT_RETRIES: usize = 100;
 
 /// One data file of a table's latest version.
 pub(super) struct DataFile {
+    /// Its relative path (see [`crate::paths`]).
     pub path: String,
     pub size: u64,
     /// `dt=2026-09-30`, or `all` for an unpartitioned table.
@@ -284,7 +285,7 @@ async fn attempt(
 ) -> Result<(u64, Vec<deltalake::kernel::Add>), DeltaTableError> {
     let mut adds = Vec::new();
     for bin in bins {
-        let paths = bin.files.iter().map(|i| files[*i].path.clone());
+        let paths = bin.files.iter().map(|i| crate::paths::spelled(&files[*i].path));
         adds.extend(rewrite.files(table, paths).await?);
     }
     let target = rewrite.target;
@@ -304,8 +305,9 @@ struct Rewrite<'a> {
 }
 
 impl Rewrite<'_> {
-    /// Writes the rows of the files at `paths` (of one partition) as new files: the `add`
-    /// actions, marked `dataChange: false`.
+    /// Writes the rows of the files at `paths` (of one partition, each as the log spells it: that
+    /// is how delta-rs's file selection finds a file) as new files: the `add` actions, marked
+    /// `dataChange: false`.
     async fn files(
         self,
         table: &DeltaTable,

@@ -3,7 +3,6 @@
 
 use futures::TryStreamExt;
 use lakewriter_storage::Location;
-use object_store::path::Path;
 
 use super::{Settings, failed, read_error};
 use crate::state::{LogFile, parse_log_file};
@@ -34,7 +33,7 @@ struct Entry {
 /// The commit and checkpoint files of the table's log folder (one listing).
 async fn entries(location: &Location) -> Result<Vec<Entry>> {
     let store = location.object_store().map_err(|e| read_error(location, e))?;
-    let log = Path::from_url_path(location.url().path()).map_err(|e| read_error(location, e))?.join("_delta_log");
+    let log = crate::paths::folder(location.url()).map_err(|e| read_error(location, e))?.join("_delta_log");
     let listed: Vec<_> = store.list(Some(&log)).try_collect().await.map_err(|e| read_error(location, e))?;
     Ok(listed
         .into_iter()

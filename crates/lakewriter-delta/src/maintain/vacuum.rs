@@ -56,16 +56,16 @@ pub async fn vacuum(
         .with_dry_run(true)
         .await
         .map_err(|e| failed(name, "vacuum", e))?;
-    let root = location.url().path().trim_matches('/').to_owned();
-    let relative = |f: &String| f.strip_prefix(&root).map_or(f.clone(), |rest| rest.trim_start_matches('/').to_owned());
-    if dry_run || plan.files_deleted.is_empty() {
-        return Ok(Vacuumed { files: plan.files_deleted.iter().map(relative).collect(), version: None });
-    }
+    // delta-rs names each file by its object below the table's folder: its relative path (see
+    // `crate::paths`), taken as it is.
     let paths = plan.files_deleted.iter().map(Path::parse).collect::<std::result::Result<Vec<_>, _>>();
     let paths = paths.map_err(|e| failed(name, "vacuum", e))?;
+    if dry_run || paths.is_empty() {
+        return Ok(Vacuumed { files: paths.iter().map(Path::to_string).collect(), version: None });
+    }
     let retention = (force, millis(retention), millis(default_retention));
     let (version, deleted) = execute(&table, paths, retention).await.map_err(|e| failed(name, "vacuum", e))?;
-    Ok(Vacuumed { files: deleted.iter().map(relative).collect(), version: Some(version) })
+    Ok(Vacuumed { files: deleted, version: Some(version) })
 }
 
 fn millis(duration: Duration) -> i64 {

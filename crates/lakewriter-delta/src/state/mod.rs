@@ -39,7 +39,6 @@ use deltalake::kernel::Transaction;
 use futures::StreamExt;
 use lakewriter_core::PartitionKey;
 use lakewriter_storage::Location;
-use object_store::path::Path;
 use object_store::{ObjectMeta, ObjectStoreExt};
 use serde::Serialize;
 
@@ -228,7 +227,7 @@ fn local_log(location: &Location) -> Option<std::path::PathBuf> {
 pub async fn latest_version(location: &Location) -> Result<Option<u64>> {
     let err = |source| Error::Read { url: location.url().clone(), source };
     let store = location.object_store().map_err(|e| err(e.into()))?;
-    let log = Path::from_url_path(location.url().path()).map_err(|e| err(e.into()))?.join("_delta_log");
+    let log = crate::paths::folder(location.url()).map_err(|e| err(e.into()))?.join("_delta_log");
     log::latest(&store, &log, local_log(location).as_deref())
         .await
         .map_err(|(Failure::Vanished(e) | Failure::Other(e))| err(e))
@@ -274,7 +273,7 @@ pub async fn read(location: &Location, job: &str, scope: LogScope) -> Result<Opt
 
 async fn read_once(location: &Location, job: &str, scope: LogScope) -> Result<Option<JobState>, Failure> {
     let store = location.object_store().map_err(|e| Failure::Other(e.into()))?;
-    let log = Path::from_url_path(location.url().path()).map_err(|e| Failure::Other(e.into()))?.join("_delta_log");
+    let log = crate::paths::folder(location.url()).map_err(|e| Failure::Other(e.into()))?.join("_delta_log");
     let Some(listing) = log::list(&store, &log, local_log(location).as_deref(), scope).await? else { return Ok(None) };
     let prefix = format!("lakewriter/{job}/");
     let mut txns: HashMap<String, Txn> = HashMap::new();
@@ -314,13 +313,30 @@ async fn read_once(location: &Location, job: &str, scope: LogScope) -> Result<Op
     Ok(Some(JobState { version: latest, checkpoint, commit_files, partitions, kept }))
 }
 
-/// A partition's code and inputs transactions, its number of columns and the columns its writes
-/// left without a value (with the time of each of those writes), as the log holds them.
-type Fields = (Option<Txn>, Option<Txn>, Option<i64>, Vec<(String, i64)>);
+/// A partition's code, inputs and columns transactions and the columns its writes left without a
+/// value (with the time of each of those writes), as the log holds them, and the name of the
+/// partition its newest code transaction is recorded under.
+#[derive(Default)]
+struct Fields {
+    code: Option<(Txn, PartitionKey)>,
+    inputs: Option<Txn>,
+    columns: Option<Txn>,
+    unwritten: Vec<(String, i64)>,
+}
+
+/// Keeps in `slot` the newer of it and `txn`.
+fn keep_newest<T>(slot: &mut Option<T>, txn: Txn, with: impl FnOnce(Txn) -> T, of: impl Fn(&T) -> &Txn) {
+    let newer =
+        slot.as_ref().map(&of).is_none_or(|kept| (kept.last_updated, kept.commit) < (txn.last_updated, txn.commit));
+    if newer {
+        *slot = Some(with(txn));
+    }
+}
 
 /// Each partition's recorded state: its code, inputs and columns transactions (`base`, the job's
 /// `columns-base`, where it has none), and the details of the commit that carried them where that
-/// commit was read.
+/// commit was read. A day recorded under two names (see [`PartitionKey`]: a release before named
+/// some modes' days otherwise) is the one written last.
 fn recorded(
     txns: HashMap<String, Txn>,
     mut details: HashMap<PartitionKey, Detail>,
@@ -333,24 +349,26 @@ fn recorded(
             continue;
         };
         let Ok(partition) = partition.parse::<PartitionKey>() else { continue };
-        let entry = fields.entry(partition).or_default();
+        let entry = fields.entry(partition.clone()).or_default();
         match field {
-            CODE => entry.0 = Some(txn),
-            INPUTS => entry.1 = Some(txn),
-            COLUMNS => entry.2 = Some(txn.version),
-            other => entry.3.extend(unwritten_column(other).map(|c| (c, txn.version))),
+            CODE => keep_newest(&mut entry.code, txn, |t| (t, partition), |(t, _)| t),
+            INPUTS => keep_newest(&mut entry.inputs, txn, |t| t, |t| t),
+            COLUMNS => keep_newest(&mut entry.columns, txn, |t| t, |t| t),
+            // Every name's entries: those of the last write are told by its time below.
+            other => entry.unwritten.extend(unwritten_column(other).map(|c| (c, txn.version))),
         }
     }
     let mut partitions = BTreeMap::new();
-    for (partition, (code, inputs, columns, unwritten)) in fields {
-        let (Some(code), Some(inputs)) = (code, inputs) else { continue };
+    for Fields { code, inputs, columns, unwritten } in fields.into_values() {
+        // The day under the name its last write recorded it by.
+        let (Some((code, partition)), Some(inputs)) = (code, inputs) else { continue };
         let detail = details.remove(&partition).filter(|d| code.commit == Some(d.version));
         // Only the entries of the partition's last write, made at the time of its code's.
         let unwritten = unwritten.into_iter().filter(|(_, at)| Some(*at) == code.last_updated).map(|(c, _)| c);
         let recorded = Recorded {
             code: code.version,
             inputs: inputs.version,
-            columns: columns.and_then(|n| u64::try_from(n).ok()).or(base),
+            columns: columns.and_then(|n| u64::try_from(n.version).ok()).or(base),
             unwritten: unwritten.collect(),
             written_at: code.last_updated.and_then(DateTime::from_timestamp_millis),
             version: detail.as_ref().map(|d| d.version),

@@ -247,3 +247,46 @@ fn a_partition_lacks_the_columns_its_last_write_left_without_a_value_and_those_a
     let table = ["x", "a/b", "gone", "plain", "50%", "added"];
     assert_eq!(recorded.lacks(&table), [&"a/b", &"plain", &"50%", &"added"]);
 }
+
+#[test]
+fn a_day_recorded_under_two_names_is_its_last_write_under_the_name_it_gave() {
+    // A release before named the day by the job's `partition_by`; this one by `dt`.
+    let mut before = metadata("j", day(1), "old code", "old inputs");
+    before.partition = PartitionKey::of(Some("region"), Some(day(1)));
+    before.unwritten = vec!["gone".into()];
+    let mut last = metadata("j", day(1), "code", "inputs");
+    last.unwritten = vec!["kept".into()];
+    let now = chrono::Utc::now();
+    for order in [
+        [(&before, now - chrono::Duration::seconds(5)), (&last, now)],
+        [(&last, now), (&before, now - chrono::Duration::seconds(5))],
+    ] {
+        let mut txns = HashMap::new();
+        for (metadata, at) in order {
+            let columns = if metadata.partition.to_string().starts_with("region") { 3 } else { 4 };
+            for t in transactions(metadata, Some(columns), at) {
+                txns.insert(
+                    t.app_id.clone(),
+                    log::Txn { version: t.version, last_updated: t.last_updated, commit: None },
+                );
+            }
+        }
+        let partitions = recorded(txns, HashMap::new(), "lakewriter/j/", None);
+        assert_eq!(partitions.len(), 1, "one day: {partitions:?}");
+        let (name, recorded) = partitions.iter().next().expect("the day");
+        assert_eq!(name.to_string(), "dt=2026-09-01", "named as its last write named it");
+        assert!(recorded.is_fresh(&last.code_fingerprint, &last.input_fingerprint), "{recorded:?}");
+        assert_eq!((recorded.columns, recorded.unwritten.as_slice()), (Some(4), &["kept".to_owned()][..]));
+        let old_name = PartitionKey::of(Some("region"), Some(day(1)));
+        assert_eq!(partitions.get(&old_name), Some(recorded), "found by either name");
+    }
+    // The day recorded under the old name alone reads as that day.
+    let mut txns = HashMap::new();
+    for t in transactions(&before, Some(3), now) {
+        txns.insert(t.app_id.clone(), log::Txn { version: t.version, last_updated: t.last_updated, commit: None });
+    }
+    let partitions = recorded(txns, HashMap::new(), "lakewriter/j/", None);
+    let recorded = &partitions[&PartitionKey::of(None, Some(day(1)))];
+    assert!(recorded.is_fresh(&before.code_fingerprint, &before.input_fingerprint));
+    assert_eq!(recorded.unwritten, ["gone"]);
+}

@@ -116,7 +116,7 @@ impl ExecutionPlan for WriteFilesExec {
         let url = url::Url::parse(&self.spec.table).map_err(|e| DataFusionError::External(Box::new(e)))?;
         let store_url = datafusion::execution::object_store::ObjectStoreUrl::parse(&url[..url::Position::BeforePath])?;
         let store = context.runtime_env().object_store(store_url)?;
-        let folder = object_store::path::Path::from_url_path(url.path())?;
+        let folder = crate::paths::folder(&url)?;
         let store: Arc<dyn ObjectStore> = Arc::new(PrefixStore::new(store, folder));
         let writer = FileWriter::new(store, &self.spec, self.input.schema());
         let input = self.input.execute(partition, context)?;

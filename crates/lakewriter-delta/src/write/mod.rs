@@ -409,10 +409,10 @@ async fn own_rebuild(target: &Target<'_>, plan: &LogicalPlan) -> Result<Option<s
 
 /// Appends `plan`'s rows once per (job, partition): a second call appends nothing, unless `force`,
 /// which appends again. The partition state every commit records (see [`crate::state`]) is what
-/// marks a partition appended; it is read from the log as it is before the write (lakewriter's
-/// own, [`slice::write`]) or from the snapshot the write goes over (delta-rs's, where a column
-/// is added or the table is guarded), and concurrent appends of one partition write the same
-/// application transaction, which Delta refuses for all but one of them.
+/// marks a partition appended, under any name of its day (see `PartitionKey`); it is read from the
+/// log as it is before the write, and for delta-rs's write (where a column is added or the table
+/// is guarded) again from the snapshot the write goes over. Concurrent appends of one partition
+/// write the same application transaction, which Delta refuses for all but one of them.
 pub async fn append_once(
     session: &SessionState,
     target: Target<'_>,
@@ -430,6 +430,9 @@ pub async fn append_once(
         }
         slice::Over::Table(list)
     } else {
+        if !force && let Some(version) = appended(&target).await? {
+            return Ok(AppendOutcome::AlreadyCommitted { version });
+        }
         return append_with_delta_rs(session, target, plan, force).await;
     };
     let checked = plan.clone();
@@ -439,7 +442,9 @@ pub async fn append_once(
     }
 }
 
-/// [`append_once`] by delta-rs's write: the partition state read from the snapshot it writes over.
+/// [`append_once`] by delta-rs's write, once [`appended`] found the partition not appended (under
+/// any name of its day, see `PartitionKey`): the snapshot each attempt writes over is asked again,
+/// for this run's name of it, since a concurrent append commits under that name.
 async fn append_with_delta_rs(
     session: &SessionState,
     target: Target<'_>,

@@ -245,14 +245,14 @@ impl Shared {
         self.required.iter().any(|&i| batch.column(i).null_count() > 0)
     }
 
-    /// Reads the file `path`: its batches of the columns `read` names that it holds (see
-    /// [`Shared::as_read`]), as they are decoded.
+    /// Reads the file at the relative path `path` (the store is the table's folder): its batches
+    /// of the columns `read` names that it holds (see [`Shared::as_read`]), as they are decoded.
     async fn read(
         &self,
         path: &str,
         live: &Live,
     ) -> datafusion::error::Result<parquet::arrow::async_reader::ParquetRecordBatchStream<FileReader>> {
-        let location = Path::from_url_path(path).map_err(|e| DataFusionError::External(e.into()))?;
+        let location = crate::paths::object(&Path::ROOT, path).map_err(|e| DataFusionError::External(e.into()))?;
         let size = u64::try_from(live.size).unwrap_or_default();
         let reader = FileReader { store: self.store.clone(), location, size };
         let builder = ParquetRecordBatchStreamBuilder::new(reader).await?;
