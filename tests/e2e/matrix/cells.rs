@@ -193,7 +193,7 @@ impl Cell {
                 &name,
                 &table,
                 &format!(
-                    "INSERT OVERWRITE TABLE {table} {}PARTITION (dt = $dt) SELECT {columns}{added} FROM raw.events WHERE dt = $dt",
+                    "INSERT OVERWRITE TABLE {table} PARTITION (dt = $dt) {}SELECT {columns}{added} FROM raw.events WHERE dt = $dt",
                     listed("")
                 ),
             ),

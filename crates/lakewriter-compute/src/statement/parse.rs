@@ -1,11 +1,12 @@
-//! Splitting SQL text into statements with DataFusion's SQL parser, and the two Spark clauses it
-//! does not know: `UPDATE SET *` and `INSERT *` in a MERGE.
+//! Splitting SQL text into statements with DataFusion's SQL parser, and what of Spark's grammar it
+//! does not know: `UPDATE SET *` and `INSERT *` in a MERGE, and an INSERT's column list after its
+//! `PARTITION` clause.
 
 use datafusion::sql::sqlparser::ast::Statement as Ast;
 use datafusion::sql::sqlparser::dialect::{Dialect, dialect_from_str};
 use datafusion::sql::sqlparser::keywords::Keyword;
 use datafusion::sql::sqlparser::parser::Parser;
-use datafusion::sql::sqlparser::tokenizer::{Token, TokenWithSpan, Tokenizer, Word};
+use datafusion::sql::sqlparser::tokenizer::{Token, TokenWithSpan, Tokenizer, Whitespace, Word};
 
 use crate::{Error, Result};
 
@@ -19,7 +20,7 @@ pub(super) fn statements(sql: &str, dialect: &str) -> Result<Vec<Ast>> {
     let parse_err = |e: &dyn std::fmt::Display| Error::Statement { problem: format!("cannot parse the SQL: {e}") };
     let tokens = Tokenizer::new(dialect.as_ref(), sql).tokenize_with_location().map_err(|e| parse_err(&e))?;
     Parser::new(dialect.as_ref())
-        .with_tokens_with_locations(spark_merge_stars(tokens))
+        .with_tokens_with_locations(spark_insert_columns(spark_merge_stars(tokens)))
         .parse_statements()
         .map_err(|e| parse_err(&e))
 }
@@ -56,6 +57,75 @@ fn spark_merge_stars(tokens: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
         out.push(token);
     }
     out
+}
+
+/// Moves the column list Spark's grammar puts after an INSERT's `PARTITION` clause
+/// (`INSERT OVERWRITE t PARTITION (dt = $dt) (a, b) SELECT …`) before it, where the parser reads
+/// it (`INSERT OVERWRITE t (a, b) PARTITION (dt = $dt) SELECT …`). Only a parenthesized list of
+/// names directly after the `PARTITION (…)` of an INSERT moves; a parenthesized query stays.
+fn spark_insert_columns(mut tokens: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
+    let words: Vec<usize> = (0..tokens.len()).filter(|&i| !matches!(tokens[i].token, Token::Whitespace(_))).collect();
+    // The group opened at `words[open]`: the index of its closing parenthesis in `words`.
+    let group = |open: usize| {
+        let opens = words.get(open).is_some_and(|&i| tokens[i].token == Token::LParen);
+        if opens { closing(&tokens, &words, open) } else { None }
+    };
+    let mut in_insert = false;
+    let mut moves = Vec::new();
+    for (at, &i) in words.iter().enumerate() {
+        let keyword = if let Token::Word(w) = &tokens[i].token { w.keyword } else { Keyword::NoKeyword };
+        match keyword {
+            _ if tokens[i].token == Token::SemiColon => in_insert = false,
+            Keyword::SELECT | Keyword::VALUES | Keyword::WITH => in_insert = false,
+            Keyword::INSERT => in_insert = true,
+            Keyword::PARTITION if in_insert => {
+                in_insert = false;
+                let Some(spec_close) = group(at + 1) else { continue };
+                let Some(list_close) = group(spec_close + 1) else { continue };
+                if names_only(&tokens, &words[spec_close + 2..list_close]) {
+                    moves.push((i, words[spec_close + 1], words[list_close]));
+                }
+            }
+            _ => {}
+        }
+    }
+    for (partition, list_open, list_close) in moves.into_iter().rev() {
+        let list: Vec<TokenWithSpan> = tokens.drain(list_open..=list_close).collect();
+        let space = TokenWithSpan { token: Token::Whitespace(Whitespace::Space), span: list[0].span };
+        tokens.splice(partition..partition, list.into_iter().chain(std::iter::once(space)));
+    }
+    tokens
+}
+
+/// The closing parenthesis of the group `words[open]` opens, as an index into `words` (the tokens
+/// that are not whitespace).
+fn closing(tokens: &[TokenWithSpan], words: &[usize], open: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    for (at, &i) in words.iter().enumerate().skip(open) {
+        match tokens[i].token {
+            Token::LParen => depth += 1,
+            Token::RParen => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(at);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Whether `words` are names separated by commas: a column list, not a query.
+fn names_only(tokens: &[TokenWithSpan], words: &[usize]) -> bool {
+    !words.is_empty()
+        && words.iter().all(|&j| match &tokens[j].token {
+            Token::Word(w) => {
+                w.quote_style.is_some() || !matches!(w.keyword, Keyword::SELECT | Keyword::VALUES | Keyword::WITH)
+            }
+            Token::Comma => true,
+            _ => false,
+        })
 }
 
 /// The keywords of the last two tokens that are not whitespace.

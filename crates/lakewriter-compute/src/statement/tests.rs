@@ -67,6 +67,27 @@ fn dynamic_partitions_columns_and_dt_are_read() {
 }
 
 #[test]
+fn a_column_list_after_the_partition_clause_as_spark_writes_it_is_read_as_one_before_it() {
+    for sql in [
+        "INSERT OVERWRITE TABLE analytics.t PARTITION (dt = $dt, region) (a, `b c`) SELECT 1, 2, 'eu'",
+        "INSERT INTO analytics.t PARTITION (dt = $dt, region)(a, `b c`) VALUES (1, 2, 'eu')",
+        "INSERT OVERWRITE analytics.t (a, `b c`) PARTITION (dt = $dt, region) SELECT 1, 2, 'eu'",
+    ] {
+        let parsed = one(sql);
+        let Statement::Write(Write::Insert(insert)) = parsed.statement else { panic!("an insert: {sql}") };
+        assert_eq!(insert.columns, ["a", "b c"], "{sql}");
+        assert_eq!(insert.partition.len(), 2, "{sql}");
+        assert!(insert.partition[0].is_dt(), "{sql}");
+    }
+    // A parenthesized query after the partition clause is the query, not a column list.
+    let parsed = one("INSERT OVERWRITE analytics.t PARTITION (dt = $dt) (SELECT 1 AS a)");
+    let Statement::Write(Write::Insert(insert)) = parsed.statement else { panic!("an insert") };
+    assert!(insert.columns.is_empty());
+    // A window's PARTITION BY is not touched.
+    one("INSERT INTO analytics.t SELECT ROW_NUMBER() OVER (PARTITION BY a ORDER BY b) FROM raw.x");
+}
+
+#[test]
 fn a_merge_keeps_every_clause_in_order_with_spark_stars() {
     let parsed =
         one("MERGE INTO analytics.customers t USING (SELECT * FROM raw.c WHERE dt = $dt) AS s ON t.id = s.id \
