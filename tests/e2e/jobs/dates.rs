@@ -31,15 +31,7 @@ fn table(mode: Mode) -> String {
 fn job(mode: Mode, column: &str, expr: &str) -> Job {
     let all = format!("SELECT order_id, {expr} AS {column}, created_at, dt FROM raw.orders");
     let one_day = format!("SELECT order_id, {expr} AS {column}, created_at, $dt AS dt FROM raw.orders WHERE dt = $dt");
-    let (name, target) = (mode.as_str(), table(mode));
-    match mode {
-        Mode::OverwritePartition => Job::new(name, &target).sql(one_day),
-        Mode::DeleteInsert => Job::delete_insert(name, &target, "dt = $dt").sql(one_day),
-        Mode::Merge => Job::merge(name, &target, &["order_id"], "created_at").sql(one_day),
-        Mode::AppendDedup => Job::append_dedup(name, &target, &["order_id"]).sql(one_day),
-        Mode::Append => Job::append(name, &target).sql(one_day),
-        Mode::Rebuild => Job::rebuild(name, &target).sql(all),
-    }
+    crate::support::modes::mode_job(mode, &table(mode), one_day, all)
 }
 
 fn project(column: &str, expr: &str) -> Project {

@@ -39,15 +39,20 @@ pub fn job(mode: Mode, columns: Columns) -> Job {
              {dt} AS dt FROM {from}"
         )
     };
-    let one_day = format!("{} WHERE dt = $dt", select(dt));
-    let (name, target) = (mode.as_str(), table(mode));
+    mode_job(mode, &table(mode), format!("{} WHERE dt = $dt", select(dt)), select("dt"))
+}
+
+/// The job of `mode`, named after it, writing `target` with `one_day` (`rebuild`: `every_day`),
+/// keyed by `order_id` (newer by `created_at`) where the mode has a key.
+pub fn mode_job(mode: Mode, target: &str, one_day: String, every_day: String) -> Job {
+    let name = mode.as_str();
     match mode {
-        Mode::OverwritePartition => Job::new(name, &target).sql(one_day),
-        Mode::DeleteInsert => Job::delete_insert(name, &target, "dt = $dt").sql(one_day),
-        Mode::Merge => Job::merge(name, &target, &["order_id"], "created_at").sql(one_day),
-        Mode::AppendDedup => Job::append_dedup(name, &target, &["order_id"]).sql(one_day),
-        Mode::Append => Job::append(name, &target).sql(one_day),
-        Mode::Rebuild => Job::rebuild(name, &target).sql(select("dt")),
+        Mode::OverwritePartition => Job::new(name, target).sql(one_day),
+        Mode::DeleteInsert => Job::delete_insert(name, target, "dt = $dt").sql(one_day),
+        Mode::Merge => Job::merge(name, target, &["order_id"], "created_at").sql(one_day),
+        Mode::AppendDedup => Job::append_dedup(name, target, &["order_id"]).sql(one_day),
+        Mode::Append => Job::append(name, target).sql(one_day),
+        Mode::Rebuild => Job::rebuild(name, target).sql(every_day),
     }
 }
 
