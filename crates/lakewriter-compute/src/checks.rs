@@ -10,7 +10,7 @@ use datafusion::common::tree_node::{TreeNode, TreeNodeRecursion};
 use datafusion::common::{DFSchema, ScalarValue};
 use datafusion::functions_aggregate::expr_fn::{count, sum};
 use datafusion::prelude::{DataFrame, Expr, SessionContext, lit, when};
-use lakewriter_core::{Check, CheckKind, CheckOutcome, CheckValue, Checks};
+use lakewriter_core::{Check, CheckKind, CheckOutcome, CheckValue, Checks, Semantics};
 
 use crate::{Error, Materialized, Result, column};
 
@@ -25,7 +25,12 @@ fn check_err(source: datafusion::error::DataFusionError) -> Error {
 /// have, an accepted value that is not of the column's type, a condition that does not parse, is
 /// not a condition on one row, or is not a condition at all. Empty where all are sound.
 #[must_use]
-pub fn problems(ctx: &SessionContext, schema: &DFSchema, checks: &Checks) -> Vec<(String, String)> {
+pub fn problems(
+    ctx: &SessionContext,
+    semantics: Semantics,
+    schema: &DFSchema,
+    checks: &Checks,
+) -> Vec<(String, String)> {
     let names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
     let missing = |c: &String| {
         (!names.contains(&c.as_str()))
@@ -39,7 +44,7 @@ pub fn problems(ctx: &SessionContext, schema: &DFSchema, checks: &Checks) -> Vec
                 missing(c).or_else(|| typed_values(schema, c, values).err())
             }
             CheckKind::Unique(columns) => columns.iter().find_map(missing),
-            CheckKind::Expect(condition) => condition_problem(ctx, schema, condition),
+            CheckKind::Expect(condition) => condition_problem(ctx, semantics, schema, condition),
             CheckKind::RowCount { .. } | CheckKind::ChangeVsPrevious { .. } => None,
         };
         if let Some(problem) = problem {
@@ -71,8 +76,9 @@ fn typed_values(schema: &DFSchema, column: &str, values: &[CheckValue]) -> std::
 
 /// Why `condition` is not a condition on one row of `schema`, if it is not one. A condition
 /// whose type cannot be told before `$dt` is bound is taken as one.
-fn condition_problem(ctx: &SessionContext, schema: &DFSchema, condition: &str) -> Option<String> {
-    let expr = match ctx.parse_sql_expr(condition, schema) {
+fn condition_problem(ctx: &SessionContext, semantics: Semantics, schema: &DFSchema, condition: &str) -> Option<String> {
+    let state = crate::spark::state(ctx.state(), semantics);
+    let expr = match crate::statement::sql_expression(&state, condition, schema) {
         Err(e) => return Some(format!("not a valid condition on the result's columns: {}", e.strip_backtrace())),
         Ok(expr) => expr,
     };
@@ -102,17 +108,18 @@ fn condition_problem(ctx: &SessionContext, schema: &DFSchema, condition: &str) -
 /// conditions. A check that cannot be evaluated (see [`problems`]) is an error.
 pub async fn evaluate(
     ctx: &SessionContext,
+    semantics: Semantics,
     result: &Materialized,
     checks: &Checks,
     replaced: Option<u64>,
     dt: Option<NaiveDate>,
 ) -> Result<Vec<CheckOutcome>> {
     let df = result.dataframe(ctx).map_err(check_err)?;
-    if let Some((check, problem)) = problems(ctx, df.schema(), checks).into_iter().next() {
+    if let Some((check, problem)) = problems(ctx, semantics, df.schema(), checks).into_iter().next() {
         return Err(Error::BadCheck { check, problem });
     }
     let rows = result.rows() as u64;
-    let conditions = checks.checks.iter().map(|c| failing(ctx, &df, c, dt)).collect::<Result<Vec<_>>>()?;
+    let conditions = checks.checks.iter().map(|c| failing(ctx, semantics, &df, c, dt)).collect::<Result<Vec<_>>>()?;
     let counts = failing_counts(&df, &conditions).await?;
     let mut outcomes = Vec::with_capacity(checks.checks.len());
     for ((check, condition), failing_rows) in checks.checks.iter().zip(conditions).zip(counts) {
@@ -148,7 +155,13 @@ pub async fn evaluate(
 }
 
 /// The condition a row fails `check` by, for the checks that look at one row at a time.
-fn failing(ctx: &SessionContext, df: &DataFrame, check: &Check, dt: Option<NaiveDate>) -> Result<Option<Expr>> {
+fn failing(
+    ctx: &SessionContext,
+    semantics: Semantics,
+    df: &DataFrame,
+    check: &Check,
+    dt: Option<NaiveDate>,
+) -> Result<Option<Expr>> {
     Ok(match &check.kind {
         CheckKind::NotNull(c) => Some(column(c).is_null()),
         CheckKind::AcceptedValues { column: c, values } => {
@@ -157,7 +170,7 @@ fn failing(ctx: &SessionContext, df: &DataFrame, check: &Check, dt: Option<Naive
             Some(column(c).is_not_null().and(column(c).in_list(list, true)))
         }
         CheckKind::Expect(condition) => {
-            Some(crate::query::condition(ctx, condition, df.schema().as_arrow(), dt)?.is_false())
+            Some(crate::query::condition(ctx, semantics, condition, df.schema().as_arrow(), dt)?.is_false())
         }
         CheckKind::Unique(_) | CheckKind::RowCount { .. } | CheckKind::ChangeVsPrevious { .. } => None,
     })

@@ -17,6 +17,8 @@ use std::ops::Not;
 
 use datafusion::prelude::{DataFrame, Expr, SessionContext, coalesce, lit, when};
 
+use lakewriter_core::Semantics;
+
 use crate::{Error, Materialized, Result, column};
 
 /// The tombstone column a `merge` with `delete_when` adds to its target.
@@ -32,6 +34,8 @@ pub struct KeyedSpec<'a> {
     pub newer_by: Option<&'a str>,
     /// `merge`: a SQL condition on a source row that makes it a delete.
     pub delete_when: Option<&'a str>,
+    /// The dialect `delete_when` is written in.
+    pub semantics: Semantics,
     /// Fail on duplicate keys instead of keeping one row per key.
     pub duplicates_are_errors: bool,
     /// The condition ([`fill_condition`]) under which a target row the source does not replace
@@ -195,7 +199,9 @@ fn with_tombstone(mut df: DataFrame, spec: &KeyedSpec<'_>) -> Result<DataFrame> 
         if names.iter().any(|n| n == DELETED) {
             return Err(Error::ReservedColumn { column: DELETED.to_owned() });
         }
-        let flag = df.parse_sql_expr(condition).map_err(|source| Error::DeleteWhen { source: Box::new(source) })?;
+        let state = crate::spark::state(df.clone().into_parts().0, spec.semantics);
+        let flag = crate::statement::sql_expression(&state, condition, df.schema())
+            .map_err(|source| Error::DeleteWhen { source: Box::new(source) })?;
         df = df.with_column(DELETED, coalesce(vec![flag, lit(false)])).map_err(plan_err)?;
     }
     Ok(df)

@@ -16,6 +16,7 @@
 //!   `append_dedup`;
 //! - [`date_literal`] and [`partition_predicate`]: a logical date as a `DATE` value, and as the
 //!   filter on a date partition column;
+//! - [`spark`]: the `spark` dialect — Spark's grammar, functions, types and operators;
 //! - [`engine`]: where a partition's query runs — here, or on a cluster that executes physical
 //!   plans (an [`engine::Engine`]);
 //! - [`column`]: a column by its name as written (never parsed as SQL, so never folded to
@@ -30,6 +31,7 @@ pub mod keyed;
 pub mod lint;
 pub mod query;
 pub mod raw;
+pub mod spark;
 pub mod statement;
 
 mod column;

@@ -167,7 +167,7 @@ mod tests {
             "root = \"lake\"\n[sources.\"raw.orders\"]\nunique = [\"order_id\"]\n[jobs.j]\ntarget = \"a.t\"\nsql = '''{sql}'''\n{job_keys}\n"
         );
         let project = Project::parse(&text, &PathBuf::from("p.toml")).unwrap();
-        let plan = crate::plan_sql(&session(), &crate::Query::Text(sql.to_owned())).await.unwrap();
+        let plan = crate::plan_sql(&session(), &crate::Query::text(sql, project.jobs["j"].semantics)).await.unwrap();
         lint(&plan, &project.jobs["j"], &project.sources)
     }
 

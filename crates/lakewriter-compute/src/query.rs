@@ -15,7 +15,7 @@ use datafusion::physical_plan::ExecutionPlan;
 use datafusion::prelude::{DataFrame, Expr, SessionContext};
 use datafusion::sql::parser::Statement as DFStatement;
 use datafusion::sql::sqlparser::ast;
-use lakewriter_core::InputFile;
+use lakewriter_core::{InputFile, Semantics};
 
 use crate::{Error, Result, column, date_literal};
 
@@ -42,9 +42,16 @@ fn read_only() -> SQLOptions {
 }
 
 /// A query to plan, read-only, with `$dt` bound: a job's SQL, or a statement's query (an
-/// INSERT's, a MERGE's source, a `lakewriter sql` SELECT or EXPLAIN).
+/// INSERT's, a MERGE's source, a `lakewriter sql` SELECT or EXPLAIN), in its dialect.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Query {
+pub struct Query {
+    source: Source,
+    /// The dialect it is read and computed in.
+    pub semantics: Semantics,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Source {
     /// SQL text (a job with a `write` mode, a MERGE's source table): parsed where it is planned,
     /// so that its syntax errors are its plan's.
     Text(String),
@@ -53,22 +60,41 @@ pub enum Query {
 }
 
 impl Query {
+    /// SQL text in `semantics`' dialect.
+    #[must_use]
+    pub fn text(sql: impl Into<String>, semantics: Semantics) -> Self {
+        Self { source: Source::Text(sql.into()), semantics }
+    }
+
+    /// A statement the parser read in `semantics`' dialect.
+    #[must_use]
+    pub fn parsed(statement: ast::Statement, semantics: Semantics) -> Self {
+        Self { source: Source::Parsed(Box::new(statement)), semantics }
+    }
+
+    /// The session that plans it: `ctx`'s, in the query's dialect.
+    fn session(&self, ctx: &SessionContext) -> SessionContext {
+        crate::spark::session(ctx, self.semantics)
+    }
+
     /// The statement DataFusion plans: the text parsed in the session's dialect, or the AST.
     fn statement(&self, state: &SessionState) -> datafusion::error::Result<DFStatement> {
-        match self {
-            Self::Text(sql) => {
+        let statement = match &self.source {
+            Source::Text(sql) => {
                 let dialect = state.config().options().sql_parser.dialect;
-                state.sql_to_statement(sql, &dialect)
+                state.sql_to_statement(sql, &dialect)?
             }
-            Self::Parsed(statement) => Ok(DFStatement::Statement(statement.clone())),
-        }
+            Source::Parsed(statement) => DFStatement::Statement(statement.clone()),
+        };
+        Ok(crate::spark::parsed(state, statement))
     }
 
     /// The query planned (read-only: see [`read_only`], so never a statement that would run as
-    /// it is planned), as a data frame of the session `ctx`.
+    /// it is planned) in its dialect, as a data frame of the session `ctx`.
     async fn dataframe(&self, ctx: &SessionContext) -> Result<DataFrame> {
-        let state = ctx.state();
+        let state = self.session(ctx).state();
         let plan = state.statement_to_plan(self.statement(&state).map_err(sql_error)?).await.map_err(sql_error)?;
+        let plan = crate::spark::analyzed(&state, plan).map_err(sql_error)?;
         read_only().verify_plan(&plan).map_err(sql_error)?;
         Ok(DataFrame::new(state, plan))
     }
@@ -76,9 +102,9 @@ impl Query {
 
 impl std::fmt::Display for Query {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Self::Text(sql) => f.write_str(sql),
-            Self::Parsed(statement) => statement.fmt(f),
+        match &self.source {
+            Source::Text(sql) => f.write_str(sql),
+            Source::Parsed(statement) => statement.fmt(f),
         }
     }
 }
@@ -94,7 +120,7 @@ pub async fn plan_sql(ctx: &SessionContext, query: &Query) -> Result<LogicalPlan
 /// it, so that it works before any of them exists. Common table expressions are not tables; a
 /// name without a schema has `None`.
 pub fn table_references(ctx: &SessionContext, query: &Query) -> Result<Vec<(Option<String>, String)>> {
-    let state = ctx.state();
+    let state = query.session(ctx).state();
     let err = |source| Error::Sql { source: Box::new(source) };
     let statement = query.statement(&state).map_err(err)?;
     let references = state.resolve_table_references(&statement).map_err(err)?;
@@ -204,10 +230,17 @@ fn input_file(meta: &object_store::ObjectMeta, local: bool) -> InputFile {
     }
 }
 
-/// Parses `sql`, a condition over the columns of `schema`, with `$dt` bound to `dt`.
-pub fn condition(ctx: &SessionContext, sql: &str, schema: &Schema, dt: Option<NaiveDate>) -> Result<Expr> {
+/// Parses `sql`, a condition over the columns of `schema` in `semantics`' dialect, with `$dt`
+/// bound to `dt`.
+pub fn condition(
+    ctx: &SessionContext,
+    semantics: Semantics,
+    sql: &str,
+    schema: &Schema,
+    dt: Option<NaiveDate>,
+) -> Result<Expr> {
     let schema = DFSchema::try_from(schema.clone()).map_err(|source| Error::Predicate { source: Box::new(source) })?;
-    crate::statement::expression_text(ctx, sql, &schema, dt).map_err(|e| match e {
+    crate::statement::expression_text(ctx, semantics, sql, &schema, dt).map_err(|e| match e {
         Error::Expression { source, .. } => Error::Predicate { source },
         other => other,
     })

@@ -65,7 +65,7 @@ impl Job {
             .or_else(|| statement.as_ref().and_then(JobStatement::partition_column).map(str::to_owned));
         Ok(Self {
             location: table_location(root, &spec.target, file)?,
-            query: statement.as_ref().map_or_else(|| Query::Text(sql.clone()), JobStatement::query),
+            query: statement.as_ref().map_or_else(|| Query::text(sql.clone(), spec.semantics), JobStatement::query),
             code: spec.code_fingerprint(&sql),
             spec: spec.clone(),
             sql,

@@ -90,7 +90,7 @@ pub(crate) fn check_problems(
         let problem = "checks are not supported for a job written as MERGE INTO: they would see its source, not the rows it writes; give the job `write = \"merge\"` and a SELECT to check its rows";
         return job.spec.checks.checks.iter().map(|c| (c.name(), problem.to_owned())).collect();
     }
-    lakewriter_compute::checks::problems(ctx, schema, &job.spec.checks)
+    lakewriter_compute::checks::problems(ctx, job.spec.semantics, schema, &job.spec.checks)
 }
 
 /// The columns a job's result has: its query's, and for a job written as an INSERT the partition

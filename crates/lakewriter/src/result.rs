@@ -124,7 +124,9 @@ impl Runner {
         };
         // In a task of its own, as the compute (see `Materialized::collect`).
         let (ctx, owned, dt) = (self.session().clone(), checks.clone(), attempt.run.unit.dt);
-        let outcomes = spawned(async move { checks::evaluate(&ctx, &held, &owned, replaced_rows, dt).await }).await?;
+        let semantics = attempt.run.job.spec.semantics;
+        let outcomes =
+            spawned(async move { checks::evaluate(&ctx, semantics, &held, &owned, replaced_rows, dt).await }).await?;
         let blocking = outcomes.iter().filter(|o| !o.passed && o.severity == CheckSeverity::Error).cloned().collect();
         report.checks = outcomes;
         Ok(blocking)

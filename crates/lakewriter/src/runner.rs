@@ -52,6 +52,9 @@ impl Runner {
     /// reproduced.
     pub async fn open_with_inputs(workspace: Workspace, inputs: Location) -> Result<Self> {
         let ctx = lakewriter_delta::session();
+        // What Spark's functions (of the `spark` dialect) do on an overflow, where a plan runs.
+        ctx.state_ref().write().config_mut().options_mut().execution.enable_ansi_mode =
+            workspace.project.semantics.ansi;
         if let Some(engine) = workspace.engine() {
             let state = ctx.state_ref();
             let mut state = state.write();

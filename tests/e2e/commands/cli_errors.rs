@@ -13,7 +13,7 @@ fn configuration_errors_name_the_file_the_job_and_the_key() {
             "[jobs.daily_orders]\ntarget = \"a.b\"\nwirte = \"overwrite_partition\"\n",
             "unknown field `wirte`, expected one of `target`, `write`, `partition_by`, `sql`, `sql_file`, `key`, \
              `newer_by`, `on_duplicate_keys`, `delete_when`, `predicate`, `allow_nondeterministic`, `not_null`, \
-             `on_schema_change`, `on_missing_input`, `dedup_window`, `dedup_window_column`, `input_size_warning`, `cluster_by`, `target_file_size`, `checks`",
+             `on_schema_change`, `on_missing_input`, `dialect`, `dedup_window`, `dedup_window_column`, `input_size_warning`, `cluster_by`, `target_file_size`, `checks`",
         ),
         (
             "[jobs.daily_orders]\nwrite = \"overwrite_partition\"\npartition_by = \"dt\"\nsql = \"SELECT 1\"\n",

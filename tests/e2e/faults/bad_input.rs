@@ -34,7 +34,7 @@ fn project_file_mistakes(file: &str) -> Vec<(&'static str, String, String)> {
                 1,
                 "colour = \"red\"",
                 6,
-                "unknown field `colour`, expected one of `root`, `storage`, `engine`, `jobs`, `sources`, `tests`",
+                "unknown field `colour`, expected one of `root`, `dialect`, `ansi`, `storage`, `engine`, `jobs`, `sources`, `tests`",
             ),
         ),
         (

@@ -1,5 +1,5 @@
-//! Other systems: Delta readers of lakewriter's tables, the Delta protocol it writes, S3 and the
-//! orchestrators that drive it.
+//! Other systems: Delta readers of lakewriter's tables, the Delta protocol it writes, S3, the
+//! orchestrators that drive it, and Apache Spark, whose answers the `spark` dialect gives.
 
 #[cfg(feature = "ballista")]
 mod engine;
@@ -7,3 +7,4 @@ mod orchestrators;
 mod protocol;
 mod readers;
 mod s3;
+mod spark;

@@ -32,7 +32,7 @@ async fn each_kind_counts_its_failing_rows_with_examples() {
          accepted_values = { status = [\"open\", \"paid\"] }\nexpect = [\"revenue >= 0\"]\n\
          row_count = { min = 1, max = 3 }\nwarn = [\"row_count\"]",
     );
-    let outcomes = evaluate(&ctx, &rows, &checks, None, None).await.expect("evaluated");
+    let outcomes = evaluate(&ctx, Semantics::default(), &rows, &checks, None, None).await.expect("evaluated");
     let by_name =
         |name: &str| outcomes.iter().find(|o| o.name == name).unwrap_or_else(|| panic!("{name}: {outcomes:?}"));
 
@@ -65,7 +65,7 @@ async fn change_vs_previous_compares_with_the_rows_replaced() {
     let checks = checks(OVERWRITE, "change_vs_previous = { max_row_count_change_pct = 50 }");
     let outcome = |replaced| {
         let (ctx, rows, checks) = (&ctx, &rows, &checks);
-        async move { evaluate(ctx, rows, checks, replaced, None).await.expect("evaluated").remove(0) }
+        async move { evaluate(ctx, Semantics::default(), rows, checks, replaced, None).await.expect("evaluated").remove(0) }
     };
     let first = outcome(None).await;
     assert!(first.passed, "nothing to compare with: {first:?}");
@@ -85,7 +85,7 @@ async fn bad_definitions_are_named_before_anything_is_evaluated() {
         "not_null = [\"customer\"]\naccepted_values = { revenue = [1, \"many\"] }\n\
          expect = [\"revenue >=\", \"revenue + 1\", \"nope > 1\", \"sum(revenue) > 0\"]",
     );
-    let found = problems(&ctx, df.schema(), &bad);
+    let found = problems(&ctx, Semantics::default(), df.schema(), &bad);
     let names: Vec<&str> = found.iter().map(|(n, _)| n.as_str()).collect();
     assert_eq!(
         names,
@@ -102,7 +102,8 @@ async fn bad_definitions_are_named_before_anything_is_evaluated() {
     assert!(found[5].1.starts_with("not a condition on one row: it uses an aggregate"), "{}", found[5].1);
     assert_eq!(found[0].1, "the result has no column `customer`; its columns: customer_id, status, revenue");
     assert!(found[3].1.starts_with("not a condition: its value is of type Int64"), "{}", found[3].1);
-    let error = evaluate(&ctx, &rows, &bad, None, None).await.expect_err("a bad check").to_string();
+    let error =
+        evaluate(&ctx, Semantics::default(), &rows, &bad, None, None).await.expect_err("a bad check").to_string();
     assert!(error.starts_with("check `not_null(customer)`: the result has no column"), "{error}");
 }
 

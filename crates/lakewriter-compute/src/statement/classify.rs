@@ -6,7 +6,7 @@ use datafusion::sql::sqlparser::ast::{
     Merge as AstMerge, MergeAction as AstAction, MergeClause as AstClause, MergeClauseKind, MergeInsertKind,
     ObjectName, Statement as Ast, TableAlias, TableFactor, TableObject, TableWithJoins, Update,
 };
-use lakewriter_core::TableRef;
+use lakewriter_core::{Semantics, TableRef};
 
 use super::parse::ALL_COLUMNS;
 use super::{Insert, Merge, MergeAction, MergeClause, MergeSource, PartitionColumn, SqlExpr, Statement, When, Write};
@@ -21,13 +21,13 @@ fn unsupported(present: bool, what: &str) -> Result<()> {
     if present { refuse(format!("{what} is not supported")) } else { Ok(()) }
 }
 
-pub(super) fn statement(ast: Ast) -> Result<Statement> {
+pub(super) fn statement(ast: Ast, semantics: Semantics) -> Result<Statement> {
     match ast {
-        Ast::Query(_) | Ast::Explain { .. } => Ok(Statement::Query(Query::Parsed(Box::new(ast)))),
-        Ast::Insert(insert) => self::insert(insert).map(|i| Statement::Write(Write::Insert(i))),
-        Ast::Merge(merge) => self::merge(merge).map(|m| Statement::Write(Write::Merge(m))),
-        Ast::Delete(delete) => self::delete(delete),
-        Ast::Update(update) => self::update(update),
+        Ast::Query(_) | Ast::Explain { .. } => Ok(Statement::Query(Query::parsed(ast, semantics))),
+        Ast::Insert(insert) => self::insert(insert, semantics).map(|i| Statement::Write(Write::Insert(i))),
+        Ast::Merge(merge) => self::merge(merge, semantics).map(|m| Statement::Write(Write::Merge(m))),
+        Ast::Delete(delete) => self::delete(delete, semantics),
+        Ast::Update(update) => self::update(update, semantics),
         other => refuse(format!(
             "{} is not supported: lakewriter sql runs SELECT, EXPLAIN, INSERT OVERWRITE, INSERT INTO, MERGE INTO, DELETE and UPDATE",
             leading_keywords(&other.to_string())
@@ -52,7 +52,7 @@ fn table_ref(name: &ObjectName) -> Result<TableRef> {
     }
 }
 
-fn insert(insert: AstInsert) -> Result<Insert> {
+fn insert(insert: AstInsert, semantics: Semantics) -> Result<Insert> {
     unsupported(insert.or.is_some() || insert.ignore || insert.replace_into, "INSERT OR/IGNORE/REPLACE")?;
     unsupported(insert.on.is_some(), "INSERT … ON CONFLICT / ON DUPLICATE KEY")?;
     unsupported(insert.returning.is_some() || insert.output.is_some(), "INSERT … RETURNING")?;
@@ -73,7 +73,8 @@ fn insert(insert: AstInsert) -> Result<Insert> {
         overwrite: insert.overwrite,
         columns,
         partition,
-        query: Query::Parsed(Box::new(Ast::Query(query))),
+        query: Query::parsed(Ast::Query(query), semantics),
+        semantics,
     })
 }
 
@@ -100,7 +101,7 @@ fn partition_column(expr: &AstExpr) -> Result<PartitionColumn> {
     }
 }
 
-fn merge(merge: AstMerge) -> Result<Merge> {
+fn merge(merge: AstMerge, semantics: Semantics) -> Result<Merge> {
     unsupported(merge.output.is_some(), "MERGE … OUTPUT")?;
     let (target, target_alias) = match merge.table {
         TableFactor::Table { name, alias, .. } => {
@@ -117,7 +118,7 @@ fn merge(merge: AstMerge) -> Result<Merge> {
             (MergeSource::Table(table), alias)
         }
         TableFactor::Derived { subquery, alias, .. } => match alias_name(alias.as_ref())? {
-            Some(alias) => (MergeSource::Query(Query::Parsed(Box::new(Ast::Query(subquery)))), alias),
+            Some(alias) => (MergeSource::Query(Query::parsed(Ast::Query(subquery), semantics)), alias),
             None => return refuse("give the MERGE's source query an alias: USING (SELECT …) AS s"),
         },
         other => return refuse(format!("MERGE … USING `{other}`: use a table or a (query) AS alias")),
@@ -129,7 +130,7 @@ fn merge(merge: AstMerge) -> Result<Merge> {
     if clauses.is_empty() {
         return refuse("a MERGE needs at least one WHEN clause");
     }
-    Ok(Merge { target, target_alias, source, source_alias, on: merge.on, clauses })
+    Ok(Merge { target, target_alias, source, source_alias, on: merge.on, clauses, semantics })
 }
 
 fn alias_name(alias: Option<&TableAlias>) -> Result<Option<String>> {
@@ -202,7 +203,7 @@ fn single_table(tables: &[TableWithJoins], what: &str) -> Result<(TableRef, Opti
     Ok((table_ref(name)?, alias_name(alias.as_ref())?))
 }
 
-fn delete(delete: Delete) -> Result<Statement> {
+fn delete(delete: Delete, semantics: Semantics) -> Result<Statement> {
     unsupported(!delete.tables.is_empty(), "DELETE of several tables")?;
     unsupported(delete.using.is_some(), "DELETE … USING")?;
     unsupported(delete.returning.is_some() || delete.output.is_some(), "DELETE … RETURNING")?;
@@ -210,10 +211,10 @@ fn delete(delete: Delete) -> Result<Statement> {
     let (FromTable::WithFromKeyword(tables) | FromTable::WithoutKeyword(tables)) = &delete.from;
     let (table, alias) = single_table(tables, "DELETE")?;
     unsupported(alias.is_some(), "an alias of the DELETE's table")?;
-    Ok(Statement::Write(Write::Delete { table, predicate: delete.selection }))
+    Ok(Statement::Write(Write::Delete { table, predicate: delete.selection, semantics }))
 }
 
-fn update(update: Update) -> Result<Statement> {
+fn update(update: Update, semantics: Semantics) -> Result<Statement> {
     unsupported(update.from.is_some(), "UPDATE … FROM")?;
     unsupported(update.returning.is_some() || update.output.is_some(), "UPDATE … RETURNING")?;
     unsupported(update.or.is_some(), "UPDATE OR …")?;
@@ -224,5 +225,6 @@ fn update(update: Update) -> Result<Statement> {
         alias,
         assignments: assignments(&update.assignments)?,
         predicate: update.selection,
+        semantics,
     }))
 }

@@ -14,7 +14,7 @@ use datafusion::common::DFSchema;
 use datafusion::common::tree_node::{Transformed, TreeNode};
 use datafusion::prelude::{Expr, SessionContext};
 use datafusion::sql::sqlparser::ast::{Expr as AstExpr, Value, visit_expressions};
-use lakewriter_core::TableRef;
+use lakewriter_core::{Semantics, TableRef};
 
 use crate::{Error, Query, Result};
 
@@ -50,6 +50,8 @@ pub enum Write {
     Delete {
         table: TableRef,
         predicate: Option<SqlExpr>,
+        /// The dialect of its expressions.
+        semantics: Semantics,
     },
     /// `UPDATE table [AS alias] SET column = value, … [WHERE predicate]`.
     Update {
@@ -57,6 +59,8 @@ pub enum Write {
         alias: Option<String>,
         assignments: Vec<(String, SqlExpr)>,
         predicate: Option<SqlExpr>,
+        /// The dialect of its expressions.
+        semantics: Semantics,
     },
 }
 
@@ -69,6 +73,8 @@ pub struct Insert {
     pub columns: Vec<String>,
     /// The `PARTITION` clause: static columns with a value, dynamic ones without.
     pub partition: Vec<PartitionColumn>,
+    /// The dialect of its expressions (its `PARTITION` values).
+    pub semantics: Semantics,
     /// The query, as the parser read it.
     pub query: Query,
 }
@@ -100,6 +106,8 @@ pub struct Merge {
     pub source_alias: String,
     pub on: Box<SqlExpr>,
     pub clauses: Vec<MergeClause>,
+    /// The dialect of its expressions.
+    pub semantics: Semantics,
 }
 
 /// A MERGE's source.
@@ -224,14 +232,23 @@ impl std::fmt::Display for StatementKind {
     }
 }
 
-/// The SQL dialect every statement is read in — `lakewriter sql`'s and a job's alike — and the
-/// one DataFusion plans queries in (its default, which lakewriter's sessions keep).
-pub const DIALECT: &str = "generic";
+/// The SQL parser's dialect statements of `dialect` are read in: DataFusion's own (`generic`),
+/// or Spark's.
+#[must_use]
+pub fn parser_dialect(dialect: lakewriter_core::Dialect) -> &'static str {
+    match dialect {
+        lakewriter_core::Dialect::DataFusion => "generic",
+        lakewriter_core::Dialect::Spark => "spark",
+    }
+}
 
 /// Reads `sql` — one statement, or several separated by `;` — into statements, in order, in
-/// [`DIALECT`].
-pub fn parse(sql: &str) -> Result<Vec<Parsed>> {
-    let statements = parse::statements(sql, DIALECT)?;
+/// `semantics`' dialect.
+pub fn parse(sql: &str, semantics: Semantics) -> Result<Vec<Parsed>> {
+    let mut statements = parse::statements(sql, parser_dialect(semantics.dialect))?;
+    if semantics.dialect == lakewriter_core::Dialect::Spark {
+        statements.iter_mut().for_each(crate::spark::spark_syntax);
+    }
     if statements.is_empty() {
         return Err(Error::Statement { problem: "no SQL statement".to_owned() });
     }
@@ -248,29 +265,55 @@ pub fn parse(sql: &str) -> Result<Vec<Parsed>> {
                 ControlFlow::<()>::Continue(())
             });
             let text = parse::as_written(&ast.to_string());
-            Ok(Parsed { statement: classify::statement(ast)?, text, uses_dt })
+            Ok(Parsed { statement: classify::statement(ast, semantics)?, text, uses_dt })
         })
         .collect()
 }
 
-/// Plans `sql`, an expression over the columns of `schema` (qualified or not), with `$dt` bound
-/// to `dt` as a `DATE` value.
-pub fn expression(ctx: &SessionContext, sql: &SqlExpr, schema: &DFSchema, dt: Option<NaiveDate>) -> Result<Expr> {
+/// Plans `sql`, an expression over the columns of `schema` (qualified or not) in `semantics`'
+/// dialect, with `$dt` bound to `dt` as a `DATE` value.
+pub fn expression(
+    ctx: &SessionContext,
+    semantics: Semantics,
+    sql: &SqlExpr,
+    schema: &DFSchema,
+    dt: Option<NaiveDate>,
+) -> Result<Expr> {
     let err = |source| Error::Expression { expression: sql.to_string(), source: Box::new(source) };
-    let with_alias = datafusion::sql::sqlparser::ast::ExprWithAlias { expr: sql.clone(), alias: None };
-    let expr = ctx.state().create_logical_expr_from_sql_expr(with_alias, schema).map_err(err)?;
+    let state = crate::spark::session(ctx, semantics).state();
+    let mut sql = sql.clone();
+    crate::spark::parsed_expr(&state, &mut sql);
+    let with_alias = datafusion::sql::sqlparser::ast::ExprWithAlias { expr: sql, alias: None };
+    let expr = state.create_logical_expr_from_sql_expr(with_alias, schema).map_err(err)?;
+    let expr = crate::spark::analyzed_expr(&state, expr, schema).map_err(err)?;
     bound(expr, dt).map_err(err)
 }
 
 /// [`expression`] of SQL text (a condition the project file holds).
 pub(crate) fn expression_text(
     ctx: &SessionContext,
+    semantics: Semantics,
     sql: &str,
     schema: &DFSchema,
     dt: Option<NaiveDate>,
 ) -> Result<Expr> {
     let err = |source| Error::Expression { expression: sql.to_owned(), source: Box::new(source) };
-    bound(ctx.parse_sql_expr(sql, schema).map_err(err)?, dt).map_err(err)
+    let state = crate::spark::session(ctx, semantics).state();
+    bound(sql_expression(&state, sql, schema).map_err(err)?, dt).map_err(err)
+}
+
+/// Plans `sql`, an expression over the columns of `schema`, in `state`'s dialect.
+pub(crate) fn sql_expression(
+    state: &datafusion::execution::SessionState,
+    sql: &str,
+    schema: &DFSchema,
+) -> datafusion::error::Result<Expr> {
+    let dialect = state.config().options().sql_parser.dialect;
+    let mut ast = state.sql_to_expr(sql, &dialect)?;
+    crate::spark::parsed_expr(state, &mut ast);
+    let with_alias = datafusion::sql::sqlparser::ast::ExprWithAlias { expr: ast, alias: None };
+    let expr = state.create_logical_expr_from_sql_expr(with_alias, schema)?;
+    crate::spark::analyzed_expr(state, expr, schema)
 }
 
 /// `expr` with `$dt` bound to `dt`.

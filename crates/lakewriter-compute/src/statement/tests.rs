@@ -3,13 +3,13 @@ use lakewriter_core::TableRef;
 use super::{Insert, MergeAction, MergeClause, MergeSource, PartitionColumn, Statement, Write, parse};
 
 fn one(sql: &str) -> super::Parsed {
-    let mut parsed = parse(sql).expect("parses");
+    let mut parsed = parse(sql, lakewriter_core::Semantics::default()).expect("parses");
     assert_eq!(parsed.len(), 1, "{sql}");
     parsed.remove(0)
 }
 
 fn error(sql: &str) -> String {
-    parse(sql).expect_err(sql).to_string()
+    parse(sql, lakewriter_core::Semantics::default()).expect_err(sql).to_string()
 }
 
 fn table(name: &str) -> TableRef {
@@ -41,7 +41,8 @@ fn described(clause: &MergeClause) -> String {
 fn a_static_partition_overwrite_keeps_its_partition_value_and_query() {
     let parsed = one("INSERT OVERWRITE TABLE analytics.daily_orders PARTITION (dt = '2026-09-30') \
          SELECT customer_id, COUNT(*) AS orders FROM raw.orders WHERE dt = '2026-09-30' GROUP BY customer_id");
-    let Statement::Write(Write::Insert(Insert { table: t, overwrite, columns, partition, query })) = parsed.statement
+    let Statement::Write(Write::Insert(Insert { table: t, overwrite, columns, partition, query, .. })) =
+        parsed.statement
     else {
         panic!("an insert")
     };
@@ -49,7 +50,6 @@ fn a_static_partition_overwrite_keeps_its_partition_value_and_query() {
     assert!(overwrite && columns.is_empty());
     let partition: Vec<_> = partition.iter().map(|p| (p.column.as_str(), text(p.value.as_ref()))).collect();
     assert_eq!(partition, [("dt", Some("'2026-09-30'".to_owned()))]);
-    assert!(matches!(query, crate::Query::Parsed(_)), "the query as the parser read it: {query:?}");
     assert!(query.to_string().starts_with("SELECT customer_id, COUNT(*) AS orders FROM raw.orders"), "{query}");
     assert!(!parsed.uses_dt);
 }
@@ -133,6 +133,7 @@ fn a_star_in_a_string_or_a_query_is_left_alone() {
 fn several_statements_delete_update_and_explain() {
     let parsed = parse(
         "DELETE FROM analytics.t WHERE dt = $dt; UPDATE analytics.t u SET v = v + 1, w = 'x' WHERE k = 3;\nEXPLAIN SELECT 1;",
+        lakewriter_core::Semantics::default(),
     )
     .expect("parses");
     assert_eq!(parsed.len(), 3);

@@ -6,7 +6,7 @@
 /// them. `jobs.NAME` stands for a job's table, `sources.NAME` for a source's; `[storage]` takes
 /// object-store options by name and is not listed here.
 pub const KEYS: &[(&str, &[&str])] = &[
-    ("", &["root", "storage", "engine", "jobs", "sources", "tests"]),
+    ("", &["root", "dialect", "ansi", "storage", "engine", "jobs", "sources", "tests"]),
     ("engine", &["url"]),
     (
         "jobs.NAME",
@@ -25,6 +25,7 @@ pub const KEYS: &[(&str, &[&str])] = &[
             "not_null",
             "on_schema_change",
             "on_missing_input",
+            "dialect",
             "dedup_window",
             "dedup_window_column",
             "input_size_warning",

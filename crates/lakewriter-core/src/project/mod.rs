@@ -5,6 +5,7 @@
 //! caller passes the text and resolves `sql_file`.
 
 mod checks;
+mod dialect;
 mod job_test;
 mod keys;
 mod parse;
@@ -19,6 +20,7 @@ use url::Url;
 use crate::{Error, Result, TableRef};
 
 pub use checks::{Check, CheckKind, CheckOutcome, CheckSeverity, CheckValue, Checks};
+pub use dialect::{Dialect, Semantics};
 pub use job_test::{Expect, Fixture, Given, Row, TestSpec, Value};
 pub use keys::KEYS;
 
@@ -229,6 +231,8 @@ pub struct JobSpec {
     pub on_schema_change: OnSchemaChange,
     /// `on_missing_input`: what a run does for a day on which a raw dataset it reads has no file.
     pub on_missing_input: OnMissingInput,
+    /// The job's `dialect` (else the project's) and the project's `ansi`.
+    pub semantics: Semantics,
     /// `[jobs.NAME.checks]`: what each result must satisfy before it is committed.
     pub checks: Checks,
     /// `input_size_warning` (`rebuild`): the input size in bytes past which `status` notes that
@@ -271,7 +275,10 @@ impl JobSpec {
             WriteSpec::AppendDedup { key, window: None } => format!("AppendDedup {{ key: {key:?} }}"),
             write => format!("{write:?}"),
         };
-        let settings = format!("{}|{:?}|{write}", self.target, self.partition_by);
+        let mut settings = format!("{}|{:?}|{write}", self.target, self.partition_by);
+        if let Some(semantics) = self.semantics.fingerprinted() {
+            settings = format!("{settings}|{semantics}");
+        }
         if !has_fractional_literal(sql) {
             return format!("{folded}\n{settings}");
         }
@@ -300,6 +307,8 @@ pub struct Project {
     pub root: String,
     /// The `[storage]` table: object-store options, values possibly `${VAR}` references.
     pub storage: BTreeMap<String, String>,
+    /// `dialect` and `ansi`: the SQL of `lakewriter sql` and of the jobs that set no `dialect`.
+    pub semantics: Semantics,
     /// `[engine] url`: where partitions' queries run — `local` or `df://HOST:PORT` — unless
     /// `--engine` or `LAKEWRITER_ENGINE` says otherwise; `None`: not set.
     pub engine: Option<String>,

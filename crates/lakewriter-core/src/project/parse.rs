@@ -7,8 +7,8 @@ use serde::Deserialize;
 
 use super::checks::RawChecks;
 use super::{
-    DedupWindow, JobSpec, OnDuplicateKeys, OnMissingInput, OnSchemaChange, Project, SourceSpec, SqlSource, WriteMode,
-    WriteSpec, is_name,
+    DedupWindow, Dialect, JobSpec, OnDuplicateKeys, OnMissingInput, OnSchemaChange, Project, Semantics, SourceSpec,
+    SqlSource, WriteMode, WriteSpec, is_name,
 };
 use crate::{Error, Result, TableRef};
 
@@ -28,6 +28,8 @@ struct RawEngine {
 #[serde(deny_unknown_fields)]
 struct RawProject {
     root: String,
+    dialect: Option<Dialect>,
+    ansi: Option<bool>,
     #[serde(default)]
     storage: BTreeMap<String, String>,
     engine: Option<RawEngine>,
@@ -57,6 +59,7 @@ struct RawJob {
     not_null: Option<Vec<String>>,
     on_schema_change: Option<OnSchemaChange>,
     on_missing_input: Option<OnMissingInput>,
+    dialect: Option<Dialect>,
     dedup_window: Option<String>,
     dedup_window_column: Option<String>,
     input_size_warning: Option<String>,
@@ -213,8 +216,9 @@ impl RawJob {
         Ok(policy)
     }
 
-    /// The job `name`'s spec, its SQL file's path taken from `base`; an error names the key.
-    fn into_spec(mut self, name: &str, base: &Path) -> Result<JobSpec, String> {
+    /// The job `name`'s spec, its SQL file's path taken from `base` and the settings it does not
+    /// set from the project's `semantics`; an error names the key.
+    fn into_spec(mut self, name: &str, base: &Path, semantics: Semantics) -> Result<JobSpec, String> {
         let target = TableRef::parse(&self.target).map_err(|e| format!("key `target`: {e}"))?;
         let sql = match (self.sql.take(), self.sql_file.take()) {
             (Some(sql), None) if !sql.trim().is_empty() => SqlSource::Inline(sql),
@@ -231,6 +235,7 @@ impl RawJob {
         let not_null = not_null_columns(self.not_null.take())?;
         let on_schema_change = self.on_schema_change(self.mode())?;
         let on_missing_input = self.on_missing_input.unwrap_or_default();
+        let semantics = Semantics { dialect: self.dialect.unwrap_or(semantics.dialect), ..semantics };
         let checks = self.checks.take().unwrap_or_default().checks(is_column)?;
         // Keys of another mode are refused before this mode's own are read.
         self.refuse_other_keys(self.mode())?;
@@ -248,6 +253,7 @@ impl RawJob {
             not_null,
             on_schema_change,
             on_missing_input,
+            semantics,
             checks,
             input_size_warning,
             cluster_by,
@@ -318,6 +324,9 @@ impl Project {
             return Err(config_err("`root` is empty: set it to a folder or a URL".into()));
         }
         let base = file.parent().unwrap_or(Path::new(""));
+        let defaults = Semantics::default();
+        let semantics =
+            Semantics { dialect: raw.dialect.unwrap_or(defaults.dialect), ansi: raw.ansi.unwrap_or(defaults.ansi) };
         let mut jobs = BTreeMap::new();
         for (name, value) in raw.jobs {
             let job_err = |message: String| config_err(format!("job `{name}`: {message}"));
@@ -325,7 +334,7 @@ impl Project {
                 return Err(job_err("a job name may contain only letters, digits, `_` and `-`".into()));
             }
             let job = RawJob::deserialize(value).map_err(|e| job_err(e.to_string().trim_end().to_owned()))?;
-            let job = job.into_spec(&name, base).map_err(job_err)?;
+            let job = job.into_spec(&name, base, semantics).map_err(job_err)?;
             jobs.insert(name, job);
         }
         let mut sources = BTreeMap::new();
@@ -343,6 +352,15 @@ impl Project {
         }
         let tests = super::job_test::read(raw.tests, base).map_err(config_err)?;
         let engine = raw.engine.map(|e| e.url);
-        Ok(Self { file: file.to_path_buf(), root: raw.root, storage: raw.storage, engine, jobs, sources, tests })
+        Ok(Self {
+            file: file.to_path_buf(),
+            root: raw.root,
+            semantics,
+            storage: raw.storage,
+            engine,
+            jobs,
+            sources,
+            tests,
+        })
     }
 }

@@ -79,7 +79,7 @@ prop_compose! {
             _ => partition_by,
         };
         let target = crate::TableRef::new(&schema, &table).expect("identifiers");
-        JobSpec { name: name.clone(), target, write, partition_by, sql: SqlSource::Inline(sql), allow_nondeterministic, not_null: not_null.unwrap_or_default(), on_schema_change: crate::OnSchemaChange::default(), on_missing_input: crate::OnMissingInput::default(), checks: Checks::default(), input_size_warning: None, cluster_by: Vec::new(), target_file_size: None }
+        JobSpec { name: name.clone(), target, write, partition_by, sql: SqlSource::Inline(sql), allow_nondeterministic, not_null: not_null.unwrap_or_default(), on_schema_change: crate::OnSchemaChange::default(), on_missing_input: crate::OnMissingInput::default(), semantics: crate::Semantics::default(), checks: Checks::default(), input_size_warning: None, cluster_by: Vec::new(), target_file_size: None }
     }
 }
 
@@ -91,6 +91,7 @@ fn project() -> impl Strategy<Value = Project> {
     (text(), storage, jobs, sources).prop_map(|(root, storage, jobs, sources)| Project {
         file: FILE.into(),
         root,
+        semantics: crate::Semantics::default(),
         storage,
         engine: None,
         jobs: jobs.into_iter().map(|job| (job.name.clone(), job)).collect(),

@@ -145,6 +145,29 @@ sql_file = "jobs/other.sql"
     }
 
     #[test]
+    fn the_dialect_is_set_for_the_project_or_a_job_and_a_spark_job_fingerprints_it_with_ansi() {
+        let p = parse(GOOD).unwrap();
+        let job = p.job("daily_orders").unwrap();
+        assert_eq!(job.semantics, crate::Semantics::default());
+        assert_eq!(p.semantics.dialect, crate::Dialect::DataFusion);
+        let spark = parse(&GOOD.replacen("root = ", "dialect = \"spark\"\nansi = false\nroot = ", 1)).unwrap();
+        let spark_job = spark.job("daily_orders").unwrap();
+        assert_eq!(spark_job.semantics, crate::Semantics { dialect: crate::Dialect::Spark, ansi: false });
+        let text = spark_job.fingerprinted("SELECT 1");
+        assert!(text.ends_with("|dialect=spark,ansi=false"), "{text}");
+        assert_ne!(spark_job.code_fingerprint("SELECT 1"), job.code_fingerprint("SELECT 1"));
+        let ansi = parse(&GOOD.replacen("root = ", "dialect = \"spark\"\nroot = ", 1)).unwrap();
+        let ansi_job = ansi.job("daily_orders").unwrap();
+        assert_ne!(ansi_job.code_fingerprint("SELECT 1"), spark_job.code_fingerprint("SELECT 1"));
+        // A job's own dialect wins over the project's; DataFusion's keeps the fingerprint it had.
+        let own = GOOD.replacen("partition_by = \"dt\"\n", "partition_by = \"dt\"\ndialect = \"datafusion\"\n", 1);
+        let own = parse(&own.replacen("root = ", "dialect = \"spark\"\nroot = ", 1)).unwrap();
+        assert_eq!(own.job("daily_orders").unwrap().code_fingerprint("SELECT 1"), job.code_fingerprint("SELECT 1"));
+        let e = err(&GOOD.replacen("root = ", "dialect = \"hive\"\nroot = ", 1));
+        assert!(e.contains("unknown variant `hive`, expected `datafusion` or `spark`"), "{e}");
+    }
+
+    #[test]
     fn not_null_names_columns_strictly_outside_the_fingerprint() {
         let p = parse(GOOD).unwrap();
         assert!(p.job("daily_orders").unwrap().not_null.is_empty());

@@ -15,7 +15,7 @@ use datafusion::logical_expr::{LogicalPlan, LogicalPlanBuilder};
 use datafusion::prelude::{DataFrame, Expr, lit};
 use lakewriter_compute::column;
 use lakewriter_compute::statement::{Insert, SqlExpr};
-use lakewriter_core::input_fingerprint;
+use lakewriter_core::{Semantics, input_fingerprint};
 use lakewriter_delta::table::Shape;
 
 use super::{SqlOptions, StatementReport, Written, result_err, usage, value};
@@ -165,7 +165,10 @@ impl Runner {
                 let column_type = column_type
                     .transpose()
                     .map_err(|_| Error::Usage(format!("{table} has no column `{}`", p.column)))?;
-                fixed.push((p.column.clone(), self.partition_value(&p.column, value, column_type.as_ref(), dt)?));
+                fixed.push((
+                    p.column.clone(),
+                    self.partition_value(insert.semantics, &p.column, value, column_type.as_ref(), dt)?,
+                ));
             }
         }
         let dynamic: Vec<String> =
@@ -210,13 +213,14 @@ impl Runner {
     /// exists (see [`value::assigned`]); in a new table a `'YYYY-MM-DD'` string is a `DATE`.
     fn partition_value(
         &self,
+        semantics: Semantics,
         column: &str,
         sql: &SqlExpr,
         column_type: Option<&DataType>,
         dt: Option<NaiveDate>,
     ) -> Result<ScalarValue> {
         let not_constant = || Error::Usage(format!("PARTITION ({column} = {sql}): the value must be a constant"));
-        let expr = self.expression(sql, &DFSchema::empty(), dt)?;
+        let expr = self.expression(semantics, sql, &DFSchema::empty(), dt)?;
         let value = self.constant(&expr).ok_or_else(not_constant)?;
         let wanted = match column_type {
             Some(t) => t.clone(),

@@ -27,8 +27,8 @@ impl JobStatement {
     /// job's target, for the job's partition column. Every refusal names the job and the fix.
     pub(crate) fn read(job: &JobSpec, sql: &str) -> Result<Self> {
         let refuse = |problem: String| Err(Error::Usage(format!("job `{}`: {problem}", job.name)));
-        let parsed =
-            lakewriter_compute::statement::parse(sql).map_err(|e| Error::Usage(format!("job `{}`: {e}", job.name)))?;
+        let parsed = lakewriter_compute::statement::parse(sql, job.semantics)
+            .map_err(|e| Error::Usage(format!("job `{}`: {e}", job.name)))?;
         let [parsed] = parsed.as_slice() else {
             return refuse("its SQL holds several statements; a job's SQL is one statement".into());
         };

@@ -26,7 +26,7 @@ const DUPLICATE_EXAMPLES: usize = 10;
 /// The query that gives a MERGE's source rows: its query, or all of its table's.
 pub(crate) fn source_query(merge: &Merge) -> Query {
     match &merge.source {
-        MergeSource::Table(table) => Query::Text(format!("SELECT * FROM {table}")),
+        MergeSource::Table(table) => Query::text(format!("SELECT * FROM {table}"), merge.semantics),
         MergeSource::Query(query) => query.clone(),
     }
 }
@@ -122,9 +122,9 @@ impl Runner {
         let added = changes.added.iter().map(|c| c.column.clone()).collect();
         let lets_missing = !changes.missing.is_empty();
         let sides = Sides { target: target_schema, source: source_schema, both, added, lets_missing };
-        let on = self.expression(&merge.on, &sides.both, dt)?;
+        let on = self.expression(merge.semantics, &merge.on, &sides.both, dt)?;
         let clauses =
-            merge.clauses.iter().map(|c| self.clause(c, &sides, target.name, dt)).collect::<Result<Vec<_>>>()?;
+            merge.clauses.iter().map(|c| self.clause(merge, c, &sides, target.name, dt)).collect::<Result<Vec<_>>>()?;
         if merge
             .clauses
             .iter()
@@ -144,18 +144,26 @@ impl Runner {
     }
 
     /// One clause with its expressions planned over the columns it may name.
-    fn clause(&self, clause: &MergeClause, sides: &Sides, table: &str, dt: Option<NaiveDate>) -> Result<Clause> {
+    fn clause(
+        &self,
+        merge: &Merge,
+        clause: &MergeClause,
+        sides: &Sides,
+        table: &str,
+        dt: Option<NaiveDate>,
+    ) -> Result<Clause> {
         let schema = match clause.when {
             When::Matched => &sides.both,
             When::NotMatched => &sides.source,
             When::NotMatchedBySource => &sides.target,
         };
-        let predicate = clause.predicate.as_ref().map(|p| self.expression(p, schema, dt)).transpose()?;
+        let predicate =
+            clause.predicate.as_ref().map(|p| self.expression(merge.semantics, p, schema, dt)).transpose()?;
         let set = |pairs: &[(String, SqlExpr)]| -> Result<Vec<(String, Expr)>> {
             pairs
                 .iter()
                 .map(|(column, value)| {
-                    let value = self.expression(value, schema, dt)?;
+                    let value = self.expression(merge.semantics, value, schema, dt)?;
                     if sides.target.field_with_unqualified_name(column).is_err() {
                         let from_source = matches!(&value, Expr::Column(c) if c.name == *column
                             && sides.source.has_column(c));
@@ -257,7 +265,7 @@ impl Runner {
         let mut columns: Option<Vec<String>> = None;
         for clause in merge.clauses.iter().filter(|c| c.when == When::NotMatched) {
             let condition = match &clause.predicate {
-                Some(p) => self.expression(p, source_schema, dt)?,
+                Some(p) => self.expression(merge.semantics, p, source_schema, dt)?,
                 None => lit(true),
             };
             let taken = match remaining.clone() {
@@ -275,7 +283,7 @@ impl Runner {
                 MergeAction::Insert { columns, values } => columns
                     .iter()
                     .zip(values)
-                    .map(|(c, v)| Ok((c.clone(), self.expression(v, source_schema, dt)?)))
+                    .map(|(c, v)| Ok((c.clone(), self.expression(merge.semantics, v, source_schema, dt)?)))
                     .collect::<Result<_>>()?,
                 other => return usage(format!("{other:?} is not allowed in a WHEN NOT MATCHED clause")),
             };

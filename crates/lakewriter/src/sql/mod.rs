@@ -19,7 +19,7 @@ use datafusion::common::{Column, DFSchema};
 use datafusion::prelude::Expr;
 use lakewriter_compute::Query;
 use lakewriter_compute::statement::{Parsed, SqlExpr, Statement, Write};
-use lakewriter_core::{PartitionKey, TableRef, input_fingerprint, stable_hash};
+use lakewriter_core::{PartitionKey, Semantics, TableRef, input_fingerprint, stable_hash};
 use lakewriter_delta::table::Shape;
 use lakewriter_delta::{CommitMetadata, Committed, MergeCounts, Target};
 use lakewriter_storage::Location;
@@ -126,7 +126,7 @@ impl Written<'_> {
 impl Runner {
     /// Reads `sql` — one statement or several separated by `;` — into statements, in order.
     pub fn parse_sql(&self, sql: &str) -> Result<Vec<Parsed>> {
-        lakewriter_compute::statement::parse(sql).map_err(Error::statement)
+        lakewriter_compute::statement::parse(sql, self.workspace().project.semantics).map_err(Error::statement)
     }
 
     /// Fails where a statement uses `$dt` and `options` give none: checked for every statement
@@ -168,19 +168,19 @@ impl Runner {
         match write {
             Write::Insert(insert) => self.insert(insert, &mut written, options, &mut report).await?,
             Write::Merge(merge) => self.merge_into(merge, &mut written, dt, &mut report).await?,
-            Write::Delete { predicate, .. } => {
+            Write::Delete { predicate, semantics, .. } => {
                 written.existing("DELETE")?;
-                let predicate = self.predicate(predicate.as_ref(), &written, None, dt)?;
+                let predicate = self.predicate(*semantics, predicate.as_ref(), &written, None, dt)?;
                 let target = written.target(self, &[]);
                 let (committed, counts) =
                     lakewriter_delta::delete(&self.session().state(), target, predicate).await.map_err(Error::write)?;
                 report.changes = Some(counts);
                 report.finish(committed, "no row matched: nothing deleted");
             }
-            Write::Update { alias, assignments, predicate, .. } => {
+            Write::Update { alias, assignments, predicate, semantics, .. } => {
                 written.existing("UPDATE")?;
-                let predicate = self.predicate(predicate.as_ref(), &written, alias.as_deref(), dt)?;
-                let set = self.assignments(assignments, &written, alias.as_deref(), dt)?;
+                let predicate = self.predicate(*semantics, predicate.as_ref(), &written, alias.as_deref(), dt)?;
+                let set = self.assignments(*semantics, assignments, &written, alias.as_deref(), dt)?;
                 let target = written.target(self, &[]);
                 let (committed, counts) = lakewriter_delta::update(&self.session().state(), target, set, predicate)
                     .await
@@ -242,6 +242,7 @@ impl Runner {
     /// or not), with `$dt` bound; the qualifiers removed, as delta-rs reads columns by name.
     fn predicate(
         &self,
+        semantics: Semantics,
         sql: Option<&SqlExpr>,
         written: &Written<'_>,
         alias: Option<&str>,
@@ -249,11 +250,12 @@ impl Runner {
     ) -> Result<Option<Expr>> {
         let Some(sql) = sql else { return Ok(None) };
         let schema = written.schema(alias)?;
-        Ok(Some(unqualified(self.expression(sql, &schema, dt)?)?))
+        Ok(Some(unqualified(self.expression(semantics, sql, &schema, dt)?)?))
     }
 
     fn assignments(
         &self,
+        semantics: Semantics,
         assignments: &[(String, SqlExpr)],
         written: &Written<'_>,
         alias: Option<&str>,
@@ -266,13 +268,19 @@ impl Runner {
                 if schema.field_with_unqualified_name(column).is_err() {
                     return Err(Error::Usage(format!("SET {column}: {} has no column `{column}`", written.name)));
                 }
-                Ok((column.clone(), unqualified(self.expression(value, &schema, dt)?)?))
+                Ok((column.clone(), unqualified(self.expression(semantics, value, &schema, dt)?)?))
             })
             .collect()
     }
 
-    pub(crate) fn expression(&self, sql: &SqlExpr, schema: &DFSchema, dt: Option<NaiveDate>) -> Result<Expr> {
-        lakewriter_compute::statement::expression(self.session(), sql, schema, dt).map_err(Error::statement)
+    pub(crate) fn expression(
+        &self,
+        semantics: Semantics,
+        sql: &SqlExpr,
+        schema: &DFSchema,
+        dt: Option<NaiveDate>,
+    ) -> Result<Expr> {
+        lakewriter_compute::statement::expression(self.session(), semantics, sql, schema, dt).map_err(Error::statement)
     }
 }
 

@@ -34,7 +34,9 @@ impl Mode for DeleteInsert {
         let columns = attempt.runner.columns_at(attempt.table()).await?;
         let schema = columns.as_deref().unwrap_or(schema);
         let predicate = &self.predicate;
-        let condition = lakewriter_compute::condition(attempt.runner.session(), predicate, schema, Some(dt))?;
+        let semantics = attempt.run.job.spec.semantics;
+        let condition =
+            lakewriter_compute::condition(attempt.runner.session(), semantics, predicate, schema, Some(dt))?;
         Ok((condition, format!("rows that do not satisfy the predicate `{predicate}` ($dt = {dt})")))
     }
 

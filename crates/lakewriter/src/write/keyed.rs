@@ -5,7 +5,7 @@
 use datafusion::prelude::DataFrame;
 use lakewriter_compute::{KeyedCounts, KeyedSource, KeyedSpec, keyed};
 use lakewriter_core::DedupWindow;
-use lakewriter_core::{CheckKind, OnDuplicateKeys, WriteMode};
+use lakewriter_core::{CheckKind, OnDuplicateKeys, Semantics, WriteMode};
 use lakewriter_delta::{Committed, MergeSpec, Target};
 
 use super::{Attempt, Mode};
@@ -22,6 +22,8 @@ pub(crate) struct Keyed {
     /// `merge`: the column whose greatest value wins; `None`: an `append_dedup`.
     newer_by: Option<String>,
     delete_when: Option<String>,
+    /// The dialect `delete_when` is written in.
+    semantics: Semantics,
     duplicates_are_errors: bool,
     /// `append_dedup`'s `dedup_window`.
     window: Option<DedupWindow>,
@@ -34,12 +36,14 @@ impl Keyed {
         newer_by: &str,
         on_duplicate_keys: OnDuplicateKeys,
         delete_when: Option<&str>,
+        semantics: Semantics,
     ) -> Self {
         Self {
             mode: WriteMode::Merge,
             key: key.to_vec(),
             newer_by: Some(newer_by.to_owned()),
             delete_when: delete_when.map(str::to_owned),
+            semantics,
             duplicates_are_errors: on_duplicate_keys == OnDuplicateKeys::Error,
             window: None,
         }
@@ -52,6 +56,7 @@ impl Keyed {
             key: key.to_vec(),
             newer_by: None,
             delete_when: None,
+            semantics: Semantics::default(),
             duplicates_are_errors: false,
             window,
         }
@@ -62,6 +67,7 @@ impl Keyed {
             key: &self.key,
             newer_by: self.newer_by.as_deref(),
             delete_when: self.delete_when.as_deref(),
+            semantics: self.semantics,
             duplicates_are_errors: self.duplicates_are_errors,
             fill: None,
             scope: None,

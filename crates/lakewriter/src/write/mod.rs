@@ -198,7 +198,7 @@ pub(crate) fn resolve(job: &JobSpec, statement: Option<&JobStatement>) -> Option
         }
         (WriteSpec::Append, _) => Arc::new(append::Append { insert: None }),
         (WriteSpec::Merge { key, newer_by, on_duplicate_keys, delete_when }, _) => {
-            Arc::new(keyed::Keyed::merge(key, newer_by, *on_duplicate_keys, delete_when.as_deref()))
+            Arc::new(keyed::Keyed::merge(key, newer_by, *on_duplicate_keys, delete_when.as_deref(), job.semantics))
         }
         (WriteSpec::AppendDedup { key, window }, _) => Arc::new(keyed::Keyed::append_dedup(key, window.clone())),
         (WriteSpec::Rebuild, _) => Arc::new(rebuild::Rebuild),

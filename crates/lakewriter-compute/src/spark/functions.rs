@@ -1,0 +1,152 @@
+//! The functions of the `spark` dialect: `datafusion-spark`'s, lakewriter's own (below), and
+//! those of DataFusion's whose answers are Spark's ([`SAME_AS_SPARK`], each a case of the
+//! differential corpus). Any other function a query calls is refused at planning, naming it
+//! ([`refused`]): it would run with other semantics than Spark's.
+
+use std::collections::HashSet;
+use std::sync::{Arc, LazyLock};
+
+use datafusion::arrow::array::StringArray;
+use datafusion::arrow::datatypes::DataType;
+use datafusion::common::tree_node::{TreeNode, TreeNodeRecursion};
+use datafusion::common::{Result, ScalarValue, exec_err};
+use datafusion::logical_expr::{
+    ColumnarValue, Expr, LogicalPlan, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature, Volatility,
+};
+
+use super::arith::spark_type_name;
+
+/// DataFusion's functions that compute what Spark's of the same name do, for every argument
+/// type Spark accepts (each proven so by the differential corpus, `tests/spark/corpus`).
+const SAME_AS_SPARK: &[&str] = &["coalesce", "nullif", "count", "min", "max", "sum", "avg"];
+
+/// The functions lakewriter adds to the dialect.
+pub(crate) fn own() -> Vec<Arc<ScalarUDF>> {
+    vec![Arc::new(ScalarUDF::new_from_impl(Div::default())), Arc::new(ScalarUDF::new_from_impl(TypeOf::default()))]
+}
+
+/// The names of the functions the dialect runs: `datafusion-spark`'s, lakewriter's own and
+/// [`SAME_AS_SPARK`].
+static ALLOWED: LazyLock<HashSet<String>> = LazyLock::new(|| {
+    let mut names: HashSet<String> = SAME_AS_SPARK.iter().map(|n| (*n).to_owned()).collect();
+    for udf in datafusion_spark::all_default_scalar_functions().into_iter().chain(own()) {
+        names.insert(udf.name().to_owned());
+        names.extend(udf.aliases().iter().cloned());
+    }
+    for udaf in datafusion_spark::all_default_aggregate_functions() {
+        names.insert(udaf.name().to_owned());
+        names.extend(udaf.aliases().iter().cloned());
+    }
+    for udwf in datafusion_spark::all_default_window_functions() {
+        names.insert(udwf.name().to_owned());
+        names.extend(udwf.aliases().iter().cloned());
+    }
+    // The window functions Spark and DataFusion define alike (ranking and offsets).
+    names.extend(
+        ["row_number", "rank", "dense_rank", "lag", "lead", "first_value", "last_value", "ntile"].map(String::from),
+    );
+    names
+});
+
+/// Fails on the first function `plan` calls that the dialect does not run, naming it.
+pub(crate) fn refused(plan: &LogicalPlan) -> Result<()> {
+    plan.apply_with_subqueries(|node| {
+        node.apply_expressions(|expr| {
+            refused_in(expr)?;
+            Ok(TreeNodeRecursion::Continue)
+        })
+    })
+    .map(drop)
+}
+
+/// Fails on the first function `expr` calls that the dialect does not run, naming it.
+pub(crate) fn refused_in(expr: &Expr) -> Result<()> {
+    let mut found: Option<String> = None;
+    expr.apply(|e| {
+        let name = match e {
+            Expr::ScalarFunction(f) => f.name(),
+            Expr::AggregateFunction(f) => f.func.name(),
+            Expr::WindowFunction(f) => f.fun.name(),
+            _ => return Ok(TreeNodeRecursion::Continue),
+        };
+        if ALLOWED.contains(name) || name.starts_with("spark_") {
+            return Ok(TreeNodeRecursion::Continue);
+        }
+        found = Some(name.to_owned());
+        Ok(TreeNodeRecursion::Stop)
+    })?;
+    match found {
+        None => Ok(()),
+        Some(name) => datafusion::common::plan_err!(
+            "`{name}` has no Spark-exact implementation here; `dialect = \"datafusion\"` runs DataFusion's"
+        ),
+    }
+}
+
+/// Spark's `div` function (`a div b`), as the SQL planner sees it: two operands, a `BIGINT`. The
+/// dialect's analyzer ([`super::coerce`]) replaces each call by the
+/// [`super::arith::SparkArithmetic`] of its operands' types; a plan that skipped it fails.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Div {
+    signature: Signature,
+}
+
+impl Default for Div {
+    fn default() -> Self {
+        Self { signature: Signature::any(2, Volatility::Immutable) }
+    }
+}
+
+impl ScalarUDFImpl for Div {
+    fn name(&self) -> &'static str {
+        "div"
+    }
+
+    fn signature(&self) -> &Signature {
+        &self.signature
+    }
+
+    fn return_type(&self, _args: &[DataType]) -> Result<DataType> {
+        Ok(DataType::Int64)
+    }
+
+    fn invoke_with_args(&self, _args: ScalarFunctionArgs) -> Result<ColumnarValue> {
+        exec_err!("`div` planned without the spark dialect's analyzer")
+    }
+}
+
+/// Spark's `typeof(x)`: the name Spark gives the type of its argument (`decimal(6,6)`, `bigint`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct TypeOf {
+    signature: Signature,
+}
+
+impl Default for TypeOf {
+    fn default() -> Self {
+        Self { signature: Signature::any(1, Volatility::Immutable) }
+    }
+}
+
+impl ScalarUDFImpl for TypeOf {
+    fn name(&self) -> &'static str {
+        "typeof"
+    }
+
+    fn signature(&self) -> &Signature {
+        &self.signature
+    }
+
+    fn return_type(&self, _args: &[DataType]) -> Result<DataType> {
+        Ok(DataType::Utf8)
+    }
+
+    fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
+        let name = spark_type_name(args.arg_fields[0].data_type());
+        Ok(match &args.args[0] {
+            ColumnarValue::Scalar(_) => ColumnarValue::Scalar(ScalarValue::Utf8(Some(name))),
+            ColumnarValue::Array(array) => {
+                ColumnarValue::Array(Arc::new(StringArray::from(vec![name.as_str(); array.len()])))
+            }
+        })
+    }
+}

@@ -1,0 +1,113 @@
+//! The `spark` dialect: SQL read by Spark's grammar, computed with Spark's functions, types and
+//! operators, so that a query gives the answer Apache Spark gives.
+//!
+//! A session of the dialect ([`session`]) parses with the SQL parser's Spark dialect and holds
+//! `datafusion-spark`'s functions and planners over DataFusion's. What it plans is then made
+//! Spark's: the parsed statement by [`syntax`], the plan by [`coerce`] (Spark's analyzer rules,
+//! its arithmetic in [`arith`]). Both run where a plan is made ([`crate::query`],
+//! [`crate::statement`]), so that a plan carries its semantics whatever session later runs it.
+
+mod arith;
+mod coerce;
+mod functions;
+mod syntax;
+
+use std::sync::Arc;
+
+use datafusion::common::{DFSchema, Result};
+use datafusion::execution::SessionStateBuilder;
+use datafusion::execution::context::SessionState;
+use datafusion::logical_expr::{Expr, LogicalPlan};
+use datafusion::prelude::{SessionConfig, SessionContext};
+use datafusion::sql::parser::Statement as DFStatement;
+use datafusion_spark::SessionStateBuilderSpark;
+use lakewriter_core::{Dialect, Semantics};
+
+pub use arith::{Mode, Op, SparkArithmetic};
+
+/// The settings of a session of the `spark` dialect, kept as an extension of its configuration.
+#[derive(Debug, Clone, Copy)]
+struct Spark {
+    mode: Mode,
+}
+
+/// A session that plans SQL in `semantics`' dialect, sharing `base`'s catalog, object stores and
+/// settings: `base` itself for DataFusion's.
+#[must_use]
+pub fn session(base: &SessionContext, semantics: Semantics) -> SessionContext {
+    match semantics.dialect {
+        Dialect::DataFusion => base.clone(),
+        Dialect::Spark => SessionContext::new_with_state(state(base.state(), semantics)),
+    }
+}
+
+/// `state` made a state of `semantics`' dialect: itself for DataFusion's.
+pub(crate) fn state(state: SessionState, semantics: Semantics) -> SessionState {
+    if semantics.dialect == Dialect::DataFusion {
+        return state;
+    }
+    let mut config: SessionConfig = state.config().clone();
+    let options = config.options_mut();
+    options.sql_parser.dialect = datafusion::common::config::Dialect::Spark;
+    options.execution.enable_ansi_mode = semantics.ansi;
+    let mode = if semantics.ansi { Mode::Ansi } else { Mode::Legacy };
+    config.set_extension(Arc::new(Spark { mode }));
+    let mut builder = SessionStateBuilder::new_from_existing(state).with_config(config).with_spark_features();
+    builder.scalar_functions().get_or_insert_with(Vec::new).extend(functions::own());
+    builder.build()
+}
+
+/// The arithmetic mode of `state`'s dialect, if it is Spark's.
+fn mode(state: &SessionState) -> Option<Mode> {
+    state.config().get_extension::<Spark>().map(|spark| spark.mode)
+}
+
+/// Whether `state` plans SQL in Spark's dialect.
+#[must_use]
+pub fn is_spark(state: &SessionState) -> bool {
+    mode(state).is_some()
+}
+
+/// `statement` as `state`'s dialect reads it.
+pub(crate) fn parsed(state: &SessionState, mut statement: DFStatement) -> DFStatement {
+    if is_spark(state)
+        && let DFStatement::Statement(ast) = &mut statement
+    {
+        syntax::statement(ast);
+    }
+    statement
+}
+
+/// A statement parsed in the SQL parser's Spark dialect as Spark's grammar reads it.
+pub(crate) fn spark_syntax(statement: &mut datafusion::sql::sqlparser::ast::Statement) {
+    syntax::statement(statement);
+}
+
+/// A parsed SQL expression as `state`'s dialect reads it.
+pub(crate) fn parsed_expr(state: &SessionState, expr: &mut datafusion::sql::sqlparser::ast::Expr) {
+    if is_spark(state) {
+        syntax::expression(expr);
+    }
+}
+
+/// `plan` (as the SQL planner made it) with the semantics of `state`'s dialect.
+pub(crate) fn analyzed(state: &SessionState, plan: LogicalPlan) -> Result<LogicalPlan> {
+    match mode(state) {
+        Some(mode) => {
+            functions::refused(&plan)?;
+            coerce::plan(plan, mode)
+        }
+        None => Ok(plan),
+    }
+}
+
+/// `expr`, over the columns of `schema`, with the semantics of `state`'s dialect.
+pub(crate) fn analyzed_expr(state: &SessionState, expr: Expr, schema: &DFSchema) -> Result<Expr> {
+    match mode(state) {
+        Some(mode) => {
+            functions::refused_in(&expr)?;
+            coerce::expr(expr, schema, mode)
+        }
+        None => Ok(expr),
+    }
+}

@@ -1,0 +1,484 @@
+"""The differential suite: every case of the corpus computed by Apache Spark and by lakewriter's
+`spark` dialect over the same Parquet (tests/spark/lake/raw, see fixtures.py), compared typed.
+
+    python differential.py record                 # Spark's answers -> answers.jsonl (needs pyspark)
+    python differential.py check LAKEWRITER       # lakewriter's results against answers.jsonl
+    python differential.py check LAKEWRITER --live   # against Spark, run now (needs pyspark)
+
+The corpus (corpus/*.sql): each file is a category. A line `-- table: raw.x` names the table
+the expressions after it read; every other non-empty line that is not a comment is one
+expression case, computed for each row of that table (`SELECT <expr> FROM raw.x`). A block
+`-- query: NAME` ... `-- end` is a whole-query case, whose rows are compared as a multiset.
+Lines `-- spark: …` in a query block are what Spark runs instead of the query (a MERGE, which
+Spark runs only on a table format it has no jar for here, is given as the SELECT it means).
+
+Each case runs in both ANSI modes (`spark.sql.ansi.enabled`, lakewriter's `ansi`). lakewriter runs
+each through its real write path: a `rebuild` job per case (cases that succeed in Spark share one
+job per category and mode, one column each) writing a Delta table, read back with delta-rs.
+
+A result is the column's Spark type and its values, or an error. Compared:
+- types by Spark's names (`decimal(6,6)`, `bigint`); values typed: doubles and floats by their
+  bits, except that any NaN equals any NaN (Spark keeps no NaN payload: it normalizes them);
+  decimals by value at the type's scale; timestamps in microseconds; dates in days.
+- an error in Spark must be an error in lakewriter (nothing committed), and the reverse.
+A lakewriter error saying that a function "has no Spark-exact implementation" is `refused`.
+
+`check` prints a summary per category (cases, identical, refused, different) as a Markdown table
+and exits 1 where the cases that differ are not exactly those known-different.txt lists (the
+cases left to make identical: the list only shrinks).
+"""
+
+import argparse
+import base64
+import collections
+import datetime as dt
+import decimal
+import json
+import math
+import os
+import pathlib
+import re
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+
+HERE = pathlib.Path(__file__).resolve().parent
+RAW = HERE / "lake" / "raw"
+CORPUS = HERE / "corpus"
+ANSWERS = HERE / "answers.jsonl"
+# The cases known to differ, each in one ANSI mode or both: the work left. A case that differs
+# and is not listed fails the check, and so does one listed that no longer differs.
+KNOWN = HERE / "known-different.txt"
+REFUSED = "has no Spark-exact implementation"
+MODES = (True, False)
+
+
+# --- the corpus ---------------------------------------------------------------------------------
+
+Case = collections.namedtuple("Case", "id category table expr query spark")
+
+
+def corpus():
+    """Every case, in file order: ids are `category/N` for expressions, `category/NAME` for queries."""
+    cases = []
+    for path in sorted(CORPUS.glob("*.sql")):
+        category = path.stem
+        table, n, query = None, 0, None
+        for raw_line in path.read_text().splitlines():
+            line = raw_line.strip()
+            if query is not None:
+                if line == "-- end":
+                    name, sql, spark = query
+                    cases.append(Case(f"{category}/{name}", category, None, None, "\n".join(sql).strip(),
+                                      "\n".join(spark).strip() or None))
+                    query = None
+                elif line.startswith("-- spark:"):
+                    query[2].append(line[len("-- spark:"):])
+                elif not line.startswith("--"):
+                    query[1].append(raw_line)
+                continue
+            if not line:
+                continue
+            if line.startswith("-- table:"):
+                table = line[len("-- table:"):].strip()
+            elif line.startswith("-- query:"):
+                query = (line[len("-- query:"):].strip(), [], [])
+            elif line.startswith("--"):
+                continue
+            else:
+                if table is None:
+                    sys.exit(f"{path}: an expression before any `-- table:` line: {line}")
+                n += 1
+                cases.append(Case(f"{category}/{n:03}", category, table, line, None, None))
+        if query is not None:
+            sys.exit(f"{path}: query {query[0]} has no `-- end`")
+    return cases
+
+
+def select(case, order=True):
+    """The query a case runs in Spark: an expression's, for each row in id order."""
+    if case.query is not None:
+        return case.spark or case.query
+    return f"SELECT {case.expr} AS v FROM {case.table}" + (" ORDER BY id" if order else "")
+
+
+# --- typed values ------------------------------------------------------------------------------
+
+
+def spark_type(arrow_type):
+    """The Spark name of an Arrow type (as Spark's `simpleString` writes it)."""
+    import pyarrow as pa
+    t = arrow_type
+    if pa.types.is_int8(t):
+        return "tinyint"
+    if pa.types.is_int16(t):
+        return "smallint"
+    if pa.types.is_int32(t):
+        return "int"
+    if pa.types.is_int64(t):
+        return "bigint"
+    if pa.types.is_float32(t):
+        return "float"
+    if pa.types.is_float64(t):
+        return "double"
+    if pa.types.is_decimal(t):
+        return f"decimal({t.precision},{t.scale})"
+    if pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_string_view(t):
+        return "string"
+    if pa.types.is_boolean(t):
+        return "boolean"
+    if pa.types.is_date32(t):
+        return "date"
+    if pa.types.is_timestamp(t):
+        return "timestamp" if t.tz is not None else "timestamp_ntz"
+    if pa.types.is_binary(t) or pa.types.is_large_binary(t) or pa.types.is_binary_view(t):
+        return "binary"
+    if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_list_view(t):
+        return f"array<{spark_type(t.value_type)}>"
+    if pa.types.is_struct(t):
+        return "struct<" + ",".join(f"{f.name}:{spark_type(f.type)}" for f in t) + ">"
+    if pa.types.is_map(t):
+        return f"map<{spark_type(t.key_type)},{spark_type(t.item_type)}>"
+    return str(t)
+
+
+def encode(value, arrow_type):
+    """A value as JSON, exactly: floats by their bits (NaN as "NaN"), decimals as text,
+    timestamps in microseconds, dates in days since 1970-01-01, bytes as base64."""
+    import pyarrow as pa
+    t = arrow_type
+    if value is None:
+        return None
+    if pa.types.is_float64(t):
+        return "NaN" if math.isnan(value) else struct.pack(">d", value).hex()
+    if pa.types.is_float32(t):
+        return "NaN" if math.isnan(value) else struct.pack(">f", value).hex()
+    if pa.types.is_decimal(t):
+        return str(value)
+    if pa.types.is_timestamp(t):
+        return value  # already micros (see column_values)
+    if pa.types.is_date32(t):
+        return value
+    if pa.types.is_binary(t) or pa.types.is_large_binary(t) or pa.types.is_binary_view(t):
+        return base64.b64encode(value).decode()
+    if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_list_view(t):
+        return [encode(v, t.value_type) for v in value]
+    if pa.types.is_struct(t):
+        return {f.name: encode(value.get(f.name), f.type) for f in t}
+    if pa.types.is_map(t):
+        return [[encode(k, t.key_type), encode(v, t.item_type)] for k, v in value]
+    return value
+
+
+def column_values(column):
+    """The values of an Arrow column as Python values, timestamps as microseconds and dates as days
+    (so that years 1 and 9999 and any zone survive)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    t = column.type
+    if pa.types.is_timestamp(t):
+        micros = pc.cast(column, pa.timestamp("us", tz=t.tz)).cast(pa.int64())
+        return micros.to_pylist()
+    if pa.types.is_date32(t):
+        return column.cast(pa.int32()).to_pylist()
+    return column.to_pylist()
+
+
+def result_of(table, names):
+    """A result: for each column of `names`, its Spark type and values."""
+    out = []
+    for name in names:
+        column = table.column(name)
+        out.append({"type": spark_type(column.type),
+                    "values": [encode(v, column.type) for v in column_values(column)]})
+    return out
+
+
+# --- Spark --------------------------------------------------------------------------------------
+
+
+def spark_session(ansi):
+    from pyspark.sql import SparkSession
+    spark = (SparkSession.builder.master("local[1]").appName("lakewriter-differential")
+             .config("spark.ui.enabled", "false").config("spark.sql.session.timeZone", "UTC")
+             .config("spark.sql.shuffle.partitions", "1").config("spark.driver.memory", "1g").getOrCreate())
+    spark.sparkContext.setLogLevel("ERROR")
+    spark.conf.set("spark.sql.ansi.enabled", str(ansi).lower())
+    spark.sql("CREATE DATABASE IF NOT EXISTS raw")
+    for folder in sorted(RAW.iterdir()):
+        spark.sql(f"CREATE OR REPLACE VIEW raw.{folder.name} AS SELECT * FROM parquet.`{folder}`")
+    return spark
+
+
+def error_class(exception):
+    """The error class Spark names (`[ARITHMETIC_OVERFLOW] …` → ARITHMETIC_OVERFLOW)."""
+    text = str(exception)
+    found = re.search(r"\[([A-Z_]+(?:\.[A-Z_]+)?)\]", text)
+    return found.group(1) if found else text.splitlines()[0][:200]
+
+
+def spark_answers(cases):
+    """Spark's answer to each case in each mode: `{(id, ansi): result}`."""
+    answers = {}
+    spark = None
+    for ansi in MODES:
+        spark = spark_session(ansi)
+        for case in cases:
+            try:
+                table = spark.sql(select(case)).toArrow()
+                names = table.column_names
+                answer = {"columns": names, "result": result_of(table, names)}
+            except Exception as e:  # noqa: BLE001 — any Spark failure is the answer
+                answer = {"error": error_class(e)}
+            answers[(case.id, ansi)] = answer
+    if spark is not None:
+        spark.stop()
+    return answers
+
+
+def record(_args):
+    cases = corpus()
+    answers = spark_answers(cases)
+    with ANSWERS.open("w") as out:
+        for case in cases:
+            for ansi in MODES:
+                line = {"id": case.id, "ansi": ansi, "sql": select(case), **answers[(case.id, ansi)]}
+                out.write(json.dumps(line, ensure_ascii=False, sort_keys=True) + "\n")
+    print(f"recorded {len(cases)} cases in both ANSI modes into {ANSWERS}")
+
+
+def recorded():
+    answers = {}
+    for line in ANSWERS.read_text().splitlines():
+        answer = json.loads(line)
+        answers[(answer.pop("id"), answer.pop("ansi"))] = answer
+    return answers
+
+
+# --- lakewriter ---------------------------------------------------------------------------------
+
+
+def toml_string(text):
+    return json.dumps(text, ensure_ascii=False)
+
+
+class Lakewriter:
+    """One lakehouse per ANSI mode: the fixtures' raw layer and a project of rebuild jobs."""
+
+    def __init__(self, binary, ansi, work):
+        self.binary, self.ansi = binary, ansi
+        self.root = pathlib.Path(work) / ("ansi" if ansi else "legacy")
+        shutil.copytree(RAW, self.root / "lake" / "raw")
+        self.jobs = {}
+
+    def job(self, name, sql):
+        self.jobs[name] = sql
+
+    def run(self):
+        """Runs every job; returns `{job: error or None}`. A job the project cannot load (SQL that
+        does not parse) fails the whole command before any job runs: it is taken out, with that
+        error, and the others run again."""
+        outcome, jobs = {}, dict(self.jobs)
+        while jobs:
+            lines = ['root = "lake"', 'dialect = "spark"', f"ansi = {str(self.ansi).lower()}", ""]
+            for name, sql in jobs.items():
+                lines += [f"[jobs.{name}]", f'target = "out.{name}"', 'write = "rebuild"', f"sql = {toml_string(sql)}", ""]
+            (self.root / "lakewriter.toml").write_text("\n".join(lines))
+            run = subprocess.run([self.binary, "--json", "backfill", "--all", "--from", "2026-01-01", "--to", "2026-01-01",
+                                  "--no-progress", "--parallel", "2"],
+                                 cwd=self.root, capture_output=True, text=True, check=False)
+            ran = {}
+            for line in run.stdout.splitlines():
+                try:
+                    event = json.loads(line)
+                except json.JSONDecodeError:
+                    continue
+                job = event.get("job")
+                if job in jobs and "status" in event:
+                    ran[job] = event.get("error") if event["status"] == "failed" else None
+            unloadable = re.match(r"error: job `([^`]+)`: ", run.stderr)
+            if not ran and unloadable and unloadable.group(1) in jobs:
+                outcome[unloadable.group(1)] = run.stderr.strip()
+                del jobs[unloadable.group(1)]
+                continue
+            outcome.update(ran)
+            for name in jobs:
+                if name not in outcome:
+                    outcome[name] = f"no result line for the job (exit {run.returncode}): {run.stderr[-2000:]}"
+            break
+        return outcome
+
+    def table(self, name):
+        from deltalake import DeltaTable
+        return DeltaTable(str(self.root / "lake" / "out" / name)).to_pyarrow_table()
+
+
+def job_name(case):
+    return "c_" + re.sub(r"[^A-Za-z0-9_]", "_", case.id)
+
+
+def lakewriter_results(binary, cases, answers, work):
+    """lakewriter's result for each case in each mode: `{(id, ansi): result}`."""
+    results = {}
+    for ansi in MODES:
+        lake = Lakewriter(binary, ansi, work)
+        batched = collections.defaultdict(list)
+        single = []
+        for case in cases:
+            if case.query is None and "error" not in answers[(case.id, ansi)]:
+                batched[(case.category, case.table)].append(case)
+            else:
+                single.append(case)
+        batches = {}
+        for n, ((category, table), group) in enumerate(sorted(batched.items())):
+            name = f"b_{category}_{n}"
+            columns = ", ".join(f"{c.expr} AS c{i}" for i, c in enumerate(group))
+            lake.job(name, f"SELECT id, {columns} FROM {table}")
+            batches[name] = group
+        for case in single:
+            lake.job(job_name(case), case.query if case.query is not None else f"SELECT id, {case.expr} AS v FROM {case.table}")
+        outcome = lake.run()
+        where = {name: lake for name in lake.jobs}
+        retry = []
+        for name, group in batches.items():
+            if outcome[name] is not None:
+                retry += group  # one case failed the batch: each on its own
+                continue
+            try:
+                table = lake.table(name).sort_by("id")
+            except Exception:  # noqa: BLE001 — each case on its own tells which
+                retry += group
+                continue
+            for i, case in enumerate(group):
+                results[(case.id, ansi)] = {"columns": ["v"], "result": result_of(table, [f"c{i}"])}
+        if retry:
+            again = Lakewriter(binary, ansi, pathlib.Path(work) / "retry")
+            for case in retry:
+                again.job(job_name(case), f"SELECT id, {case.expr} AS v FROM {case.table}")
+            outcome.update(again.run())
+            where.update({name: again for name in again.jobs})
+            single += retry
+        for case in single:
+            error = outcome[job_name(case)]
+            if error is not None:
+                results[(case.id, ansi)] = {"error": error}
+                continue
+            try:
+                table = where[job_name(case)].table(job_name(case))
+            except Exception as e:  # noqa: BLE001 — a table delta-rs cannot read is lakewriter's error
+                results[(case.id, ansi)] = {"error": f"delta-rs cannot read the table written: {e}"}
+                continue
+            if case.query is None:
+                table = table.sort_by("id")
+                results[(case.id, ansi)] = {"columns": ["v"], "result": result_of(table, ["v"])}
+            else:
+                results[(case.id, ansi)] = {"columns": table.column_names, "result": result_of(table, table.column_names)}
+    return results
+
+
+# --- comparing ----------------------------------------------------------------------------------
+
+
+def same_value(a, b):
+    return a == b
+
+
+def rows(result):
+    return sorted(json.dumps(list(row)) for row in zip(*[c["values"] for c in result]))
+
+
+def verdict(case, spark, ours):
+    """`identical`, `refused` or `different: why`."""
+    if "error" in ours and REFUSED in ours["error"]:
+        return "refused"
+    if "error" in spark or "error" in ours:
+        if "error" in spark and "error" in ours:
+            return "identical"
+        if "error" in spark:
+            return f"different: Spark fails ({spark['error']}), lakewriter does not"
+        return f"different: lakewriter fails ({ours['error'][:300]}), Spark does not"
+    s_types = [c["type"] for c in spark["result"]]
+    o_types = [c["type"] for c in ours["result"]]
+    if s_types != o_types:
+        return f"different: types {s_types} (Spark) vs {o_types}"
+    if case.query is not None:
+        if rows(spark["result"]) != rows(ours["result"]):
+            return f"different: rows {rows(spark['result'])[:5]} (Spark) vs {rows(ours['result'])[:5]}"
+        return "identical"
+    s_values, o_values = spark["result"][0]["values"], ours["result"][0]["values"]
+    if s_values != o_values:
+        return f"different: values {s_values} (Spark) vs {o_values}"
+    return "identical"
+
+
+def check(args):
+    cases = corpus()
+    if args.only:
+        cases = [c for c in cases if c.id.startswith(args.only)]
+    answers = spark_answers(cases) if args.live else recorded()
+    missing = [c.id for c in cases if any((c.id, a) not in answers for a in MODES)]
+    if missing:
+        sys.exit(f"no recorded answer for {len(missing)} cases (run `differential.py record`): {missing[:10]}")
+    work = tempfile.mkdtemp(prefix="lakewriter-differential-")
+    try:
+        ours = lakewriter_results(args.lakewriter, cases, answers, work)
+    finally:
+        if not args.keep:
+            shutil.rmtree(work, ignore_errors=True)
+    summary = collections.OrderedDict()
+    different = []
+    for case in cases:
+        outcomes = [verdict(case, answers[(case.id, a)], ours[(case.id, a)]) for a in MODES]
+        counts = summary.setdefault(case.category, collections.Counter())
+        counts["cases"] += 1
+        if any(o.startswith("different") for o in outcomes):
+            counts["different"] += 1
+            for ansi, o in zip(MODES, outcomes):
+                if o.startswith("different"):
+                    different.append(f"{case.id} (ansi={str(ansi).lower()}): {select(case, order=False)}\n    {o}")
+        elif any(o == "refused" for o in outcomes):
+            counts["refused"] += 1
+        else:
+            counts["identical"] += 1
+    for line in different:
+        print(line)
+    ids = {case.id for case in cases}
+    known = set(KNOWN.read_text().split()) & ids if KNOWN.exists() else set()
+    now = {line.split(" ", 1)[0] for line in different}
+    if args.write_known:
+        KNOWN.write_text("".join(f"{case}\n" for case in sorted(now)))
+        known = now
+    total = collections.Counter()
+    print("| category | cases | identical | refused | different |")
+    print("|---|---:|---:|---:|---:|")
+    for category, counts in summary.items():
+        total.update(counts)
+        print(f"| {category} | {counts['cases']} | {counts['identical']} | {counts['refused']} | {counts['different']} |")
+    print(f"| **all** | **{total['cases']}** | **{total['identical']}** | **{total['refused']}** | **{total['different']}** |")
+    new, fixed = sorted(now - known), sorted(known - now)
+    if new:
+        print(f"\n{len(new)} cases differ that {KNOWN.name} does not list: {' '.join(new)}")
+    if fixed:
+        print(f"\n{len(fixed)} cases {KNOWN.name} lists are identical or refused now: take them out: {' '.join(fixed)}")
+    sys.exit(1 if new or fixed else 0)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("record").set_defaults(run=record)
+    c = sub.add_parser("check")
+    c.add_argument("lakewriter")
+    c.add_argument("--live", action="store_true", help="ask Spark now instead of the recorded answers")
+    c.add_argument("--only", help="only the cases whose id starts with this")
+    c.add_argument("--keep", action="store_true", help="keep the lakehouses written")
+    c.add_argument("--write-known", action="store_true", help=f"write the cases that differ into {KNOWN.name}")
+    c.set_defaults(run=check)
+    args = parser.parse_args()
+    args.run(args)
+
+
+if __name__ == "__main__":
+    main()
