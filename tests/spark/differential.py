@@ -428,7 +428,7 @@ def check(args):
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)
     summary = collections.OrderedDict()
-    different = []
+    different, refused = [], []
     for case in cases:
         outcomes = [verdict(case, answers[(case.id, a)], ours[(case.id, a)]) for a in MODES]
         counts = summary.setdefault(case.category, collections.Counter())
@@ -440,10 +440,13 @@ def check(args):
                     different.append(f"{case.id} (ansi={str(ansi).lower()}): {select(case, order=False)}\n    {o}")
         elif any(o == "refused" for o in outcomes):
             counts["refused"] += 1
+            refused.append(case.id)
         else:
             counts["identical"] += 1
     for line in different:
         print(line)
+    if refused:
+        print(f"refused: {' '.join(refused)}")
     ids = {case.id for case in cases}
     known = set(KNOWN.read_text().split()) & ids if KNOWN.exists() else set()
     now = {line.split(" ", 1)[0] for line in different}

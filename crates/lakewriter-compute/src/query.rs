@@ -80,6 +80,14 @@ impl Query {
     /// The statement DataFusion plans: the text parsed in the session's dialect, or the AST.
     fn statement(&self, state: &SessionState) -> datafusion::error::Result<DFStatement> {
         let statement = match &self.source {
+            // Spark's grammar as `lakewriter sql` and statement jobs read it (its literals).
+            Source::Text(sql) if crate::spark::is_spark(state) => {
+                let mut statements = crate::statement::parse_spark(sql)?;
+                match (statements.pop(), statements.is_empty()) {
+                    (Some(statement), true) => DFStatement::Statement(Box::new(statement)),
+                    _ => return datafusion::common::plan_err!("a query is one statement"),
+                }
+            }
             Source::Text(sql) => {
                 let dialect = state.config().options().sql_parser.dialect;
                 state.sql_to_statement(sql, &dialect)?
@@ -93,7 +101,9 @@ impl Query {
     /// it is planned) in its dialect, as a data frame of the session `ctx`.
     async fn dataframe(&self, ctx: &SessionContext) -> Result<DataFrame> {
         let state = self.session(ctx).state();
-        let plan = state.statement_to_plan(self.statement(&state).map_err(sql_error)?).await.map_err(sql_error)?;
+        let statement = self.statement(&state).map_err(sql_error)?;
+        let planned = state.statement_to_plan(statement).await;
+        let plan = planned.map_err(|e| sql_error(crate::spark::planning_error(&state, e)))?;
         let plan = crate::spark::analyzed(&state, plan).map_err(sql_error)?;
         read_only().verify_plan(&plan).map_err(sql_error)?;
         Ok(DataFrame::new(state, plan))

@@ -4,8 +4,6 @@
 //! rewritten expression keeping its name.
 //!
 //! The rules, each after the Spark rule it follows (Spark 4.x, `org.apache.spark.sql.catalyst`):
-//! - **Integer literals** are `INT` where they fit (`Literal` typing in the `AstBuilder`): `1` is
-//!   an `INT`, `2147483648` a `BIGINT`.
 //! - **Arithmetic** (`BinaryArithmetic` and the `ImplicitTypeCasts` of `AnsiTypeCoercion` /
 //!   `TypeCoercion`): two integers compute in the wider of their types, a `FLOAT` with an integer
 //!   or a `FLOAT` in `FLOAT`, a `DOUBLE` with anything in `DOUBLE`, and a `DECIMAL` with an integer
@@ -29,10 +27,12 @@ use datafusion::common::{DFSchema, Result, ScalarValue};
 use datafusion::logical_expr::expr::ScalarFunction;
 use datafusion::logical_expr::expr_rewriter::NamePreserver;
 use datafusion::logical_expr::utils::merge_schema;
-use datafusion::logical_expr::{BinaryExpr, Cast, Expr, ExprSchemable, LogicalPlan, Operator, ScalarUDF};
+use datafusion::logical_expr::{
+    BinaryExpr, Cast, Expr, ExprSchemable, LogicalPlan, Operator, ScalarUDF, ScalarUDFImpl,
+};
 
 use super::arith::{Mode, Op, SparkArithmetic};
-use super::functions::Div;
+use super::functions::OperatorFunction;
 
 /// The largest precision of a decimal, as Spark's `DecimalType.MAX_PRECISION`.
 const MAX_PRECISION: u8 = 38;
@@ -97,7 +97,12 @@ fn integral_type(width: u8) -> DataType {
 /// An integer operand as a decimal: a literal by its digits (`DecimalType.fromLiteral`), a column
 /// by its type (`DecimalType.forType`).
 fn as_decimal(expr: &Expr, width: u8) -> (u8, i8) {
-    if let Expr::Literal(value, _) = expr
+    // A literal is typed by a cast around it (an `INT`'s, see `super::syntax`).
+    let literal = match expr {
+        Expr::Cast(Cast { expr, .. }) => expr.as_ref(),
+        other => other,
+    };
+    if let Expr::Literal(value, _) = literal
         && let Some(v) = integer_value(value)
     {
         let digits = u8::try_from(v.unsigned_abs().to_string().len()).unwrap_or(MAX_PRECISION);
@@ -180,18 +185,14 @@ fn call(op: Op, mode: Mode, output: DataType, shown: String, left: Expr, right: 
 
 fn rewrite(expr: Expr, schema: &DFSchema, mode: Mode) -> Result<Transformed<Expr>> {
     match expr {
-        Expr::Literal(ScalarValue::Int64(Some(v)), metadata) if i32::try_from(v).is_ok() => {
-            let v = i32::try_from(v).expect("checked");
-            Ok(Transformed::yes(Expr::Literal(ScalarValue::Int32(Some(v)), metadata)))
-        }
         Expr::BinaryExpr(binary) => binary_expr(binary, schema, mode),
-        Expr::ScalarFunction(call) if call.func.inner().downcast_ref::<Div>().is_some() => {
-            let [left, right]: [Expr; 2] = call
-                .args
-                .try_into()
-                .map_err(|_| datafusion::error::DataFusionError::Plan("`div` takes two operands".to_owned()))?;
-            let binary = BinaryExpr::new(Box::new(left), Operator::IntegerDivide, Box::new(right));
-            Ok(Transformed::yes(binary_expr(binary, schema, mode)?.data))
+        Expr::ScalarFunction(call) if call.func.inner().downcast_ref::<OperatorFunction>().is_some() => {
+            let function = call.func.inner().downcast_ref::<OperatorFunction>().expect("matched").clone();
+            let [left, right]: [Expr; 2] = call.args.try_into().map_err(|_| {
+                datafusion::error::DataFusionError::Plan(format!("`{}` takes two operands", function.name()))
+            })?;
+            let binary = BinaryExpr::new(Box::new(left), binary_op(function.op), Box::new(right));
+            Ok(Transformed::yes(binary_expr(binary, schema, function.mode.unwrap_or(mode))?.data))
         }
         other => Ok(Transformed::no(other)),
     }

@@ -14,15 +14,78 @@ use datafusion::logical_expr::{
     ColumnarValue, Expr, LogicalPlan, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature, Volatility,
 };
 
-use super::arith::spark_type_name;
+use super::arith::{Mode, Op, spark_type_name};
 
 /// DataFusion's functions that compute what Spark's of the same name do, for every argument
 /// type Spark accepts (each proven so by the differential corpus, `tests/spark/corpus`).
-const SAME_AS_SPARK: &[&str] = &["coalesce", "nullif", "count", "min", "max", "sum", "avg"];
+const SAME_AS_SPARK: &[&str] = &[
+    // Aggregates (where their answers still differ, the corpus lists the cases).
+    "count",
+    "min",
+    "max",
+    "sum",
+    "avg",
+    "stddev_pop",
+    "stddev_samp",
+    "var_pop",
+    "var_samp",
+    // Conditionals.
+    "coalesce",
+    "nullif",
+    "nanvl",
+    // Strings.
+    "ascii",
+    "bit_length",
+    "btrim",
+    "chr",
+    "character_length",
+    "char_length",
+    "length",
+    "concat",
+    "concat_ws",
+    "contains",
+    "find_in_set",
+    "instr",
+    "strpos",
+    "left",
+    "levenshtein",
+    "lower",
+    "upper",
+    "lpad",
+    "rpad",
+    "ltrim",
+    "rtrim",
+    "trim",
+    "octet_length",
+    "overlay",
+    "regexp_like",
+    "repeat",
+    "replace",
+    "reverse",
+    "soundex",
+    "split_part",
+    "substr",
+    "substring_index",
+    "translate",
+    "md5",
+    "hex",
+    "unhex",
+    // Numbers, dates.
+    "exp",
+    "power",
+    "pow",
+    "date_part",
+    "datediff",
+    "date_diff",
+    "last_day",
+    "weekday",
+    "unix_micros",
+];
 
 /// The functions lakewriter adds to the dialect.
 pub(crate) fn own() -> Vec<Arc<ScalarUDF>> {
-    vec![Arc::new(ScalarUDF::new_from_impl(Div::default())), Arc::new(ScalarUDF::new_from_impl(TypeOf::default()))]
+    let operators = OperatorFunction::all().into_iter().map(|f| Arc::new(ScalarUDF::new_from_impl(f)));
+    operators.chain([Arc::new(ScalarUDF::new_from_impl(TypeOf::default()))]).collect()
 }
 
 /// The names of the functions the dialect runs: `datafusion-spark`'s, lakewriter's own and
@@ -63,13 +126,13 @@ pub(crate) fn refused(plan: &LogicalPlan) -> Result<()> {
 pub(crate) fn refused_in(expr: &Expr) -> Result<()> {
     let mut found: Option<String> = None;
     expr.apply(|e| {
-        let name = match e {
-            Expr::ScalarFunction(f) => f.name(),
-            Expr::AggregateFunction(f) => f.func.name(),
-            Expr::WindowFunction(f) => f.fun.name(),
+        let (name, aliases) = match e {
+            Expr::ScalarFunction(f) => (f.name(), f.func.aliases()),
+            Expr::AggregateFunction(f) => (f.func.name(), f.func.aliases()),
+            Expr::WindowFunction(f) => (f.fun.name(), &[][..]),
             _ => return Ok(TreeNodeRecursion::Continue),
         };
-        if ALLOWED.contains(name) || name.starts_with("spark_") {
+        if ALLOWED.contains(name) || name.starts_with("spark_") || aliases.iter().any(|a| ALLOWED.contains(a)) {
             return Ok(TreeNodeRecursion::Continue);
         }
         found = Some(name.to_owned());
@@ -77,41 +140,68 @@ pub(crate) fn refused_in(expr: &Expr) -> Result<()> {
     })?;
     match found {
         None => Ok(()),
-        Some(name) => datafusion::common::plan_err!(
-            "`{name}` has no Spark-exact implementation here; `dialect = \"datafusion\"` runs DataFusion's"
-        ),
+        Some(name) => Err(refusal(&name)),
     }
 }
 
-/// Spark's `div` function (`a div b`), as the SQL planner sees it: two operands, a `BIGINT`. The
-/// dialect's analyzer ([`super::coerce`]) replaces each call by the
-/// [`super::arith::SparkArithmetic`] of its operands' types; a plan that skipped it fails.
+/// The error refusing the function `name`.
+pub(crate) fn refusal(name: &str) -> datafusion::error::DataFusionError {
+    datafusion::error::DataFusionError::Plan(format!(
+        "`{name}` has no Spark-exact implementation here; `dialect = \"datafusion\"` runs DataFusion's"
+    ))
+}
+
+/// A function of Spark's that is an arithmetic operator: `div` (`a div b`) and the `try_`
+/// operators (`try_add`, `try_divide`, …), which give NULL where the operator would fail. The
+/// SQL planner sees two operands; the dialect's analyzer ([`super::coerce`]) replaces each call
+/// by the [`super::arith::SparkArithmetic`] of its operands' types, so a plan that skipped it fails.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct Div {
+pub struct OperatorFunction {
+    name: &'static str,
+    pub op: Op,
+    /// `Some(Mode::Try)` for the `try_` functions; `None`: the session's mode.
+    pub mode: Option<Mode>,
     signature: Signature,
 }
 
-impl Default for Div {
-    fn default() -> Self {
-        Self { signature: Signature::any(2, Volatility::Immutable) }
+impl OperatorFunction {
+    fn new(name: &'static str, op: Op, mode: Option<Mode>) -> Self {
+        Self { name, op, mode, signature: Signature::any(2, Volatility::Immutable) }
+    }
+
+    /// The functions, by name.
+    fn all() -> [Self; 6] {
+        [
+            Self::new("div", Op::IntegralDivide, None),
+            Self::new("try_add", Op::Add, Some(Mode::Try)),
+            Self::new("try_subtract", Op::Subtract, Some(Mode::Try)),
+            Self::new("try_multiply", Op::Multiply, Some(Mode::Try)),
+            Self::new("try_divide", Op::Divide, Some(Mode::Try)),
+            Self::new("try_mod", Op::Remainder, Some(Mode::Try)),
+        ]
     }
 }
 
-impl ScalarUDFImpl for Div {
-    fn name(&self) -> &'static str {
-        "div"
+impl ScalarUDFImpl for OperatorFunction {
+    fn name(&self) -> &str {
+        self.name
     }
 
     fn signature(&self) -> &Signature {
         &self.signature
     }
 
-    fn return_type(&self, _args: &[DataType]) -> Result<DataType> {
-        Ok(DataType::Int64)
+    fn return_type(&self, args: &[DataType]) -> Result<DataType> {
+        // What the analyzer's call gives is typed there; the plan before it sees its operand's.
+        Ok(match self.op {
+            Op::IntegralDivide => DataType::Int64,
+            Op::Divide => DataType::Float64,
+            _ => args.first().cloned().unwrap_or(DataType::Null),
+        })
     }
 
     fn invoke_with_args(&self, _args: ScalarFunctionArgs) -> Result<ColumnarValue> {
-        exec_err!("`div` planned without the spark dialect's analyzer")
+        exec_err!("`{}` planned without the spark dialect's analyzer", self.name)
     }
 }
 

@@ -11,10 +11,11 @@ mod arith;
 mod coerce;
 mod functions;
 mod syntax;
+mod types;
 
 use std::sync::Arc;
 
-use datafusion::common::{DFSchema, Result};
+use datafusion::common::{DFSchema, DataFusionError, Result};
 use datafusion::execution::SessionStateBuilder;
 use datafusion::execution::context::SessionState;
 use datafusion::logical_expr::{Expr, LogicalPlan};
@@ -49,10 +50,15 @@ pub(crate) fn state(state: SessionState, semantics: Semantics) -> SessionState {
     let mut config: SessionConfig = state.config().clone();
     let options = config.options_mut();
     options.sql_parser.dialect = datafusion::common::config::Dialect::Spark;
+    // A number with a fraction is an exact decimal, as Spark's literal.
+    options.sql_parser.parse_float_as_decimal = true;
     options.execution.enable_ansi_mode = semantics.ansi;
     let mode = if semantics.ansi { Mode::Ansi } else { Mode::Legacy };
     config.set_extension(Arc::new(Spark { mode }));
-    let mut builder = SessionStateBuilder::new_from_existing(state).with_config(config).with_spark_features();
+    let mut builder = SessionStateBuilder::new_from_existing(state)
+        .with_config(config)
+        .with_spark_features()
+        .with_type_planner(Arc::new(types::SparkTypes));
     builder.scalar_functions().get_or_insert_with(Vec::new).extend(functions::own());
     builder.build()
 }
@@ -90,6 +96,19 @@ pub(crate) fn parsed_expr(state: &SessionState, expr: &mut datafusion::sql::sqlp
     }
 }
 
+/// A planning error of `state`'s dialect: in Spark's, a function neither DataFusion nor the
+/// dialect has is refused as the functions the dialect does not run are ([`functions`]).
+pub(crate) fn planning_error(state: &SessionState, error: DataFusionError) -> DataFusionError {
+    if !is_spark(state) {
+        return error;
+    }
+    let message = error.strip_backtrace();
+    match message.split_once("Invalid function '") {
+        Some((_, rest)) => functions::refusal(rest.split('\'').next().unwrap_or_default()),
+        None => error,
+    }
+}
+
 /// `plan` (as the SQL planner made it) with the semantics of `state`'s dialect.
 pub(crate) fn analyzed(state: &SessionState, plan: LogicalPlan) -> Result<LogicalPlan> {
     match mode(state) {
@@ -111,3 +130,6 @@ pub(crate) fn analyzed_expr(state: &SessionState, expr: Expr, schema: &DFSchema)
         None => Ok(expr),
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -5,29 +5,79 @@
 //!   exact decimal (or fail, past 38 digits);
 //! - `div` binds as `*` and `/` do, left to right (`10 div 3 + 1` is `(10 div 3) + 1`), where the
 //!   parser's Spark dialect reads everything after it as its divisor; and it is planned as the
-//!   function `div` (Spark's name of the same operator), which [`super::coerce`] types.
+//!   function `div` (Spark's name of the same operator), which [`super::coerce`] types;
+//! - an integer literal that fits in 32 bits is an `INT` (where the planner makes every one a
+//!   `BIGINT`), but where it is a position or a count (`GROUP BY 1`, `LIMIT 10`).
 
 use std::ops::ControlFlow;
 
 use datafusion::sql::sqlparser::ast::{
     BinaryOperator, CastKind, DataType, ExactNumberInfo, Expr, Function, FunctionArg, FunctionArgExpr,
-    FunctionArgumentList, FunctionArguments, Ident, ObjectName, Statement, Value, ValueWithSpan, visit_expressions_mut,
+    FunctionArgumentList, FunctionArguments, GroupByExpr, Ident, LimitClause, ObjectName, OrderBy, OrderByKind, Query,
+    SetExpr, Statement, UnaryOperator, Value, ValueWithSpan, VisitMut, VisitorMut, WindowFrameBound, WindowType,
 };
 
 /// `statement` as Spark's grammar reads it (see the module's doc).
 pub(crate) fn statement(statement: &mut Statement) {
-    let _ = visit_expressions_mut(statement, |expr| {
-        fix(expr);
-        ControlFlow::<()>::Continue(())
-    });
+    let _ = statement.visit(&mut Spark);
 }
 
 /// `expr` (and the expressions in it) as Spark's grammar reads it.
 pub(crate) fn expression(expr: &mut Expr) {
-    let _ = visit_expressions_mut(expr, |e| {
-        fix(e);
-        ControlFlow::<()>::Continue(())
-    });
+    let _ = expr.visit(&mut Spark);
+}
+
+/// The type an integer literal that fits in 32 bits is cast to: Spark's `INT`, spelled so that no
+/// cast a query writes is taken for one (see [`Spark::post_visit_query`]).
+const INT_LITERAL: DataType = DataType::Int32;
+
+struct Spark;
+
+impl VisitorMut for Spark {
+    type Break = ();
+
+    fn post_visit_expr(&mut self, expr: &mut Expr) -> ControlFlow<()> {
+        fix(expr);
+        ControlFlow::Continue(())
+    }
+
+    /// The numbers that are positions (`GROUP BY 1`, `ORDER BY 2`) or counts (`LIMIT 10`) stay
+    /// numbers.
+    fn post_visit_query(&mut self, query: &mut Query) -> ControlFlow<()> {
+        if let Some(OrderBy { kind: OrderByKind::Expressions(items), .. }) = &mut query.order_by {
+            for item in items.iter_mut() {
+                unwrap_int(&mut item.expr);
+            }
+        }
+        if let SetExpr::Select(select) = query.body.as_mut()
+            && let GroupByExpr::Expressions(items, _) = &mut select.group_by
+        {
+            items.iter_mut().for_each(unwrap_int);
+        }
+        match &mut query.limit_clause {
+            Some(LimitClause::LimitOffset { limit, offset, .. }) => {
+                limit.iter_mut().for_each(unwrap_int);
+                if let Some(offset) = offset {
+                    unwrap_int(&mut offset.value);
+                }
+            }
+            Some(LimitClause::OffsetCommaLimit { offset, limit }) => {
+                unwrap_int(offset);
+                unwrap_int(limit);
+            }
+            None => {}
+        }
+        ControlFlow::Continue(())
+    }
+}
+
+/// An integer literal [`fix`] typed as an `INT`, as the number it was.
+fn unwrap_int(expr: &mut Expr) {
+    if let Expr::Cast { expr: inner, data_type: INT_LITERAL, .. } = expr
+        && matches!(inner.as_ref(), Expr::Value(ValueWithSpan { value: Value::Number(..), .. }))
+    {
+        *expr = inner.as_ref().clone();
+    }
 }
 
 fn fix(expr: &mut Expr) {
@@ -39,6 +89,44 @@ fn fix(expr: &mut Expr) {
         *expr =
             Expr::Cast { kind: CastKind::Cast, expr: Box::new(literal), data_type: double, array: false, format: None };
         return;
+    }
+    if let Expr::Value(ValueWithSpan { value: Value::Number(text, false), .. }) = expr
+        && text.parse::<i32>().is_ok()
+    {
+        let literal = expr.clone();
+        *expr = Expr::Cast {
+            kind: CastKind::Cast,
+            expr: Box::new(literal),
+            data_type: INT_LITERAL,
+            array: false,
+            format: None,
+        };
+        return;
+    }
+    // A negative number is one literal (`-2147483648` is an `INT`), as Spark's parser reads it.
+    if let Expr::UnaryOp { op: UnaryOperator::Minus, expr: operand } = expr {
+        unwrap_int(operand);
+        if let Expr::Value(ValueWithSpan { value: Value::Number(text, false), span }) = operand.as_ref()
+            && !text.contains(['.', 'e', 'E'])
+        {
+            *expr = Expr::Value(ValueWithSpan { value: Value::Number(format!("-{text}"), false), span: *span });
+            fix(expr);
+        }
+        return;
+    }
+    // An interval's count and a window frame's offset stay numbers.
+    if let Expr::Interval(interval) = expr {
+        unwrap_int(&mut interval.value);
+        return;
+    }
+    if let Expr::Function(Function { over: Some(WindowType::WindowSpec(spec)), .. }) = expr
+        && let Some(frame) = &mut spec.window_frame
+    {
+        for bound in std::iter::once(&mut frame.start_bound).chain(frame.end_bound.as_mut()) {
+            if let WindowFrameBound::Preceding(Some(offset)) | WindowFrameBound::Following(Some(offset)) = bound {
+                unwrap_int(offset);
+            }
+        }
     }
     if matches!(expr, Expr::BinaryOp { op: BinaryOperator::MyIntegerDivide, .. }) {
         let taken = std::mem::replace(expr, Expr::Value(Value::Null.into()));

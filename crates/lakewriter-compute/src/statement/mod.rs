@@ -270,6 +270,17 @@ pub fn parse(sql: &str, semantics: Semantics) -> Result<Vec<Parsed>> {
         .collect()
 }
 
+/// The statements of `sql` in Spark's grammar, as the parser reads them.
+pub(crate) fn parse_spark(sql: &str) -> datafusion::error::Result<Vec<datafusion::sql::sqlparser::ast::Statement>> {
+    let statements = parse::statements(sql, parser_dialect(lakewriter_core::Dialect::Spark)).map_err(|e| {
+        datafusion::error::DataFusionError::SQL(
+            Box::new(datafusion::sql::sqlparser::parser::ParserError::ParserError(e.to_string())),
+            None,
+        )
+    })?;
+    Ok(statements)
+}
+
 /// Plans `sql`, an expression over the columns of `schema` (qualified or not) in `semantics`'
 /// dialect, with `$dt` bound to `dt` as a `DATE` value.
 pub fn expression(
@@ -284,7 +295,9 @@ pub fn expression(
     let mut sql = sql.clone();
     crate::spark::parsed_expr(&state, &mut sql);
     let with_alias = datafusion::sql::sqlparser::ast::ExprWithAlias { expr: sql, alias: None };
-    let expr = state.create_logical_expr_from_sql_expr(with_alias, schema).map_err(err)?;
+    let expr = state
+        .create_logical_expr_from_sql_expr(with_alias, schema)
+        .map_err(|e| err(crate::spark::planning_error(&state, e)))?;
     let expr = crate::spark::analyzed_expr(&state, expr, schema).map_err(err)?;
     bound(expr, dt).map_err(err)
 }
@@ -312,7 +325,9 @@ pub(crate) fn sql_expression(
     let mut ast = state.sql_to_expr(sql, &dialect)?;
     crate::spark::parsed_expr(state, &mut ast);
     let with_alias = datafusion::sql::sqlparser::ast::ExprWithAlias { expr: ast, alias: None };
-    let expr = state.create_logical_expr_from_sql_expr(with_alias, schema)?;
+    let expr = state
+        .create_logical_expr_from_sql_expr(with_alias, schema)
+        .map_err(|e| crate::spark::planning_error(state, e))?;
     crate::spark::analyzed_expr(state, expr, schema)
 }
 

@@ -3,7 +3,7 @@
 //! `PARTITION` clause.
 
 use datafusion::sql::sqlparser::ast::Statement as Ast;
-use datafusion::sql::sqlparser::dialect::{Dialect, dialect_from_str};
+use datafusion::sql::sqlparser::dialect::{Dialect, SparkSqlDialect, dialect_from_str};
 use datafusion::sql::sqlparser::keywords::Keyword;
 use datafusion::sql::sqlparser::parser::Parser;
 use datafusion::sql::sqlparser::tokenizer::{Token, TokenWithSpan, Tokenizer, Whitespace, Word};
@@ -18,11 +18,54 @@ pub(super) fn statements(sql: &str, dialect: &str) -> Result<Vec<Ast>> {
     let dialect: Box<dyn Dialect> = dialect_from_str(dialect)
         .ok_or_else(|| Error::Statement { problem: format!("unknown SQL dialect `{dialect}`") })?;
     let parse_err = |e: &dyn std::fmt::Display| Error::Statement { problem: format!("cannot parse the SQL: {e}") };
-    let tokens = Tokenizer::new(dialect.as_ref(), sql).tokenize_with_location().map_err(|e| parse_err(&e))?;
+    let mut tokens = Tokenizer::new(dialect.as_ref(), sql).tokenize_with_location().map_err(|e| parse_err(&e))?;
+    if dialect.is::<SparkSqlDialect>() {
+        tokens = spark_literals(tokens);
+    }
     Parser::new(dialect.as_ref())
         .with_tokens_with_locations(spark_insert_columns(spark_merge_stars(tokens)))
         .parse_statements()
         .map_err(|e| parse_err(&e))
+}
+
+/// Spark's typed number literals (`10L`, `7S`, `1Y`, `1.5D`, `1.5F`, `1.5BD`: a number and, with
+/// no space between, a suffix the tokenizer reads as a word), as the casts they mean:
+/// `CAST('1.5' AS DOUBLE)` — from the literal's text, so that the value is the one the text
+/// names, not a decimal's conversion —, `CAST(10 AS BIGINT)`; `BD` is a `DECIMAL` of the digits
+/// written (`1.5BD` is a `decimal(2,1)`, `10BD` a `decimal(2,0)`).
+fn spark_literals(tokens: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
+    let mut out: Vec<TokenWithSpan> = Vec::with_capacity(tokens.len());
+    let mut tokens = tokens.into_iter().peekable();
+    while let Some(token) = tokens.next() {
+        let suffix = match (&token.token, tokens.peek().map(|t| &t.token)) {
+            (Token::Number(_, false), Some(Token::Word(w))) if w.quote_style.is_none() => w.value.to_uppercase(),
+            _ => {
+                out.push(token);
+                continue;
+            }
+        };
+        let Token::Number(number, _) = &token.token else { unreachable!("matched a number") };
+        let digits = number.chars().filter(char::is_ascii_digit).count();
+        let scale = number.split_once('.').map_or(0, |(_, fraction)| fraction.len());
+        let (type_name, quoted) = match suffix.as_str() {
+            "L" => ("BIGINT".to_owned(), false),
+            "S" => ("SMALLINT".to_owned(), false),
+            "Y" => ("TINYINT".to_owned(), false),
+            "D" => ("DOUBLE".to_owned(), true),
+            "F" => ("FLOAT".to_owned(), true),
+            "BD" => (format!("DECIMAL({}, {scale})", digits.max(1)), false),
+            _ => {
+                out.push(token);
+                continue;
+            }
+        };
+        tokens.next();
+        let span = token.span;
+        let text = format!("CAST({} AS {type_name})", if quoted { format!("'{number}'") } else { number.clone() });
+        let cast = Tokenizer::new(&SparkSqlDialect {}, &text).tokenize().unwrap_or_default();
+        out.extend(cast.into_iter().map(|token| TokenWithSpan { token, span }));
+    }
+    out
 }
 
 /// Rewrites Spark's `UPDATE SET *` to an assignment of [`ALL_COLUMNS`] and `INSERT *` to

@@ -1,0 +1,69 @@
+use datafusion::arrow::datatypes::DataType;
+use datafusion::prelude::SessionContext;
+use lakewriter_core::{Dialect, Semantics};
+
+use crate::Query;
+
+/// The one row `sql` gives in the `spark` dialect (`ansi` as given), each column as text with
+/// its type, or the planning or running error.
+async fn row(sql: &str, ansi: bool) -> Result<Vec<(String, DataType)>, String> {
+    let semantics = Semantics { dialect: Dialect::Spark, ansi };
+    let query = Query::text(sql, semantics);
+    let planned = crate::plan_partition(&SessionContext::new(), &query, None)
+        .await
+        .map_err(|e| lakewriter_core::error_chain(&e))?;
+    let state = super::session(&SessionContext::new(), semantics).state();
+    let batches =
+        datafusion::prelude::DataFrame::new(state, planned.plan).collect().await.map_err(|e| e.to_string())?;
+    let batch = &batches[0];
+    Ok(batch
+        .columns()
+        .iter()
+        .map(|column| {
+            let text = datafusion::arrow::util::display::array_value_to_string(column, 0).expect("shown");
+            (text, column.data_type().clone())
+        })
+        .collect())
+}
+
+#[tokio::test]
+async fn operators_literals_and_div_read_and_compute_as_in_spark() {
+    let sql = "SELECT 7 / 2 AS a, 10 div 3 + 1 AS b, 0.02 / 3 AS c, typeof(1) AS d, typeof(2147483648) AS e, 1L AS f, \
+               7S AS g, 1Y AS h, 1.5D AS i, 10BD AS j";
+    let got = row(sql, true).await.expect("runs");
+    let expected = [
+        ("3.5", DataType::Float64),
+        ("4", DataType::Int64),
+        ("0.006667", DataType::Decimal128(6, 6)),
+        ("int", DataType::Utf8),
+        ("bigint", DataType::Utf8),
+        ("1", DataType::Int64),
+        ("7", DataType::Int16),
+        ("1", DataType::Int8),
+        ("1.5", DataType::Float64),
+        ("10", DataType::Decimal128(2, 0)),
+    ];
+    let expected: Vec<(String, DataType)> = expected.into_iter().map(|(v, t)| (v.to_owned(), t)).collect();
+    assert_eq!(got, expected);
+}
+
+#[tokio::test]
+async fn overflow_and_division_by_zero_fail_in_ansi_mode_and_are_null_or_wrap_without() {
+    let error = row("SELECT CAST(2147483647 AS INT) + 1", true).await.expect_err("an overflow");
+    assert!(error.contains("[ARITHMETIC_OVERFLOW] int overflow in "), "{error}");
+    let error = row("SELECT 1 / 0", true).await.expect_err("a division by zero");
+    assert!(error.contains("[DIVIDE_BY_ZERO]"), "{error}");
+    let got =
+        row("SELECT CAST(2147483647 AS INT) + 1 AS a, 1 / 0 AS b, try_add(CAST(2147483647 AS INT), 1) AS c", false)
+            .await;
+    let got: Vec<String> = got.expect("runs").into_iter().map(|(v, _)| v).collect();
+    assert_eq!(got, ["-2147483648", "", ""]);
+}
+
+#[tokio::test]
+async fn a_function_without_a_spark_exact_implementation_is_refused_by_name() {
+    let error = row("SELECT to_hex(1)", true).await.expect_err("refused");
+    assert!(error.contains("`to_hex` has no Spark-exact implementation here"), "{error}");
+    let error = row("SELECT no_such_function(1)", true).await.expect_err("refused");
+    assert!(error.contains("`no_such_function` has no Spark-exact implementation here"), "{error}");
+}
