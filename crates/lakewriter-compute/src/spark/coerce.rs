@@ -28,7 +28,7 @@ use datafusion::logical_expr::expr::ScalarFunction;
 use datafusion::logical_expr::expr_rewriter::NamePreserver;
 use datafusion::logical_expr::utils::merge_schema;
 use datafusion::logical_expr::{
-    BinaryExpr, Cast, Expr, ExprSchemable, LogicalPlan, Operator, ScalarUDF, ScalarUDFImpl,
+    BinaryExpr, Cast, Expr, ExprSchemable, LogicalPlan, Operator, ScalarUDF, ScalarUDFImpl, TryCast,
 };
 
 use super::arith::{Mode, Op, SparkArithmetic};
@@ -186,6 +186,14 @@ fn call(op: Op, mode: Mode, output: DataType, shown: String, left: Expr, right: 
 fn rewrite(expr: Expr, schema: &DFSchema, mode: Mode) -> Result<Transformed<Expr>> {
     match expr {
         Expr::BinaryExpr(binary) => binary_expr(binary, schema, mode),
+        Expr::Cast(cast) => {
+            let to = cast.field.data_type().clone();
+            spark_cast(Expr::Cast(cast), to, schema, mode)
+        }
+        Expr::TryCast(cast) => {
+            let to = cast.field.data_type().clone();
+            spark_cast(Expr::TryCast(cast), to, schema, Mode::Try)
+        }
         Expr::ScalarFunction(call) if call.func.inner().downcast_ref::<OperatorFunction>().is_some() => {
             let function = call.func.inner().downcast_ref::<OperatorFunction>().expect("matched").clone();
             let [left, right]: [Expr; 2] = call.args.try_into().map_err(|_| {
@@ -196,6 +204,27 @@ fn rewrite(expr: Expr, schema: &DFSchema, mode: Mode) -> Result<Transformed<Expr
         }
         other => Ok(Transformed::no(other)),
     }
+}
+
+/// `cast`, a `CAST(expr AS to)` (`try_cast` in [`Mode::Try`]): Spark's where it is not DataFusion's.
+fn spark_cast(cast: Expr, to: DataType, schema: &DFSchema, mode: Mode) -> Result<Transformed<Expr>> {
+    let (Expr::Cast(Cast { expr, .. }) | Expr::TryCast(TryCast { expr, .. })) = &cast else {
+        return Ok(Transformed::no(cast));
+    };
+    let from = expr.get_type(schema)?;
+    if !super::cast::handles(&from, &to) {
+        // Without ANSI mode, text that does not read as the type is NULL (Spark's `Cast` in
+        // `EvalMode.LEGACY`), as DataFusion's `TRY_CAST` gives.
+        if mode == Mode::Legacy
+            && matches!(from, DataType::Utf8 | DataType::Utf8View | DataType::LargeUtf8)
+            && let Expr::Cast(Cast { expr, field }) = cast
+        {
+            return Ok(Transformed::yes(Expr::TryCast(TryCast::new_from_field(expr, field))));
+        }
+        return Ok(Transformed::no(cast));
+    }
+    let udf = ScalarUDF::new_from_impl(super::cast::SparkCast::new(to, mode));
+    Ok(Transformed::yes(Expr::ScalarFunction(ScalarFunction::new_udf(Arc::new(udf), vec![expr.as_ref().clone()]))))
 }
 
 fn binary_expr(binary: BinaryExpr, schema: &DFSchema, mode: Mode) -> Result<Transformed<Expr>> {

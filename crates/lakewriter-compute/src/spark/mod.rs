@@ -8,6 +8,7 @@
 //! [`crate::statement`]), so that a plan carries its semantics whatever session later runs it.
 
 mod arith;
+mod cast;
 mod coerce;
 mod functions;
 mod syntax;

@@ -1,0 +1,296 @@
+//! Spark's `CAST` where DataFusion's gives another value (`Cast` in
+//! `org.apache.spark.sql.catalyst.expressions`): a `DOUBLE` or `FLOAT` as text as Java's
+//! `Double.toString` and `Float.toString` write it (`1.0E10`, `1.0E-7`, `Infinity`); a timestamp
+//! as text `yyyy-MM-dd HH:mm:ss[.ffffff]` in the session time zone; a floating-point number into a
+//! `DECIMAL` from its decimal text, rounded half up; a timestamp as a number of seconds and a
+//! number of seconds as a timestamp. Where the value does not fit, ANSI mode fails the query and
+//! the other modes give NULL.
+
+use std::sync::Arc;
+
+use bigdecimal::BigDecimal;
+use bigdecimal::num_bigint::BigInt;
+use chrono::{DateTime, NaiveDateTime};
+use datafusion::arrow::array::{
+    Array, ArrayRef, AsArray, Decimal128Array, Float64Array, Int32Array, Int64Array, StringArray,
+    TimestampMicrosecondArray,
+};
+use datafusion::arrow::datatypes::{
+    DataType, Float32Type, Float64Type, Int32Type, Int64Type, TimeUnit, TimestampMicrosecondType,
+};
+use datafusion::common::{DataFusionError, Result, exec_err};
+use datafusion::logical_expr::{ColumnarValue, ScalarFunctionArgs, ScalarUDFImpl, Signature, Volatility};
+
+use super::arith::{Mode, spark_type_name};
+
+/// Whether Spark's cast from `from` to `to` is [`SparkCast`]'s (else DataFusion's is Spark's, or
+/// the corpus lists where it is not).
+pub(crate) fn handles(from: &DataType, to: &DataType) -> bool {
+    let float = matches!(from, DataType::Float32 | DataType::Float64);
+    let timestamp = |t: &DataType| matches!(t, DataType::Timestamp(TimeUnit::Microsecond, _));
+    match to {
+        DataType::Utf8 | DataType::Utf8View | DataType::LargeUtf8 => float || timestamp(from),
+        DataType::Decimal128(..) => float,
+        DataType::Int64 | DataType::Int32 | DataType::Float64 => timestamp(from),
+        DataType::Timestamp(TimeUnit::Microsecond, Some(_)) => matches!(from, DataType::Int32 | DataType::Int64),
+        _ => false,
+    }
+}
+
+/// Spark's cast of one value to `output`, in `mode` ([`Mode::Try`] for `try_cast`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct SparkCast {
+    pub output: DataType,
+    pub mode: Mode,
+    signature: Signature,
+}
+
+impl SparkCast {
+    #[must_use]
+    pub fn new(output: DataType, mode: Mode) -> Self {
+        Self { output, mode, signature: Signature::any(1, Volatility::Immutable) }
+    }
+
+    /// A value the output cannot hold: an error in ANSI mode, else NULL.
+    fn unfit(&self, value: &dyn std::fmt::Display, from: &DataType) -> Result<Option<()>> {
+        match self.mode {
+            Mode::Ansi => Err(DataFusionError::Execution(format!(
+                "[CAST_OVERFLOW] the value {value} of the type {} cannot be cast to {} due to an overflow; use try_cast to tolerate it and return NULL instead, or `ansi = false`",
+                spark_type_name(from),
+                spark_type_name(&self.output)
+            ))),
+            Mode::Legacy | Mode::Try => Ok(None),
+        }
+    }
+}
+
+impl ScalarUDFImpl for SparkCast {
+    fn name(&self) -> &'static str {
+        "spark_cast"
+    }
+
+    fn signature(&self) -> &Signature {
+        &self.signature
+    }
+
+    fn return_type(&self, _args: &[DataType]) -> Result<DataType> {
+        Ok(self.output.clone())
+    }
+
+    fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
+        let input = args.args[0].to_array(args.number_rows)?;
+        let from = input.data_type().clone();
+        let out: ArrayRef = match (&from, &self.output) {
+            (DataType::Float64, DataType::Utf8) => Arc::new(
+                input.as_primitive::<Float64Type>().iter().map(|v| v.map(java_double)).collect::<StringArray>(),
+            ),
+            (DataType::Float32, DataType::Utf8) => {
+                Arc::new(input.as_primitive::<Float32Type>().iter().map(|v| v.map(java_float)).collect::<StringArray>())
+            }
+            (DataType::Timestamp(_, _), DataType::Utf8) => Arc::new(
+                input
+                    .as_primitive::<TimestampMicrosecondType>()
+                    .iter()
+                    .map(|v| v.map(timestamp_text))
+                    .collect::<StringArray>(),
+            ),
+            (DataType::Float64 | DataType::Float32, DataType::Decimal128(p, s)) => self.decimals_of(&input, *p, *s)?,
+            (DataType::Timestamp(_, _), DataType::Int64 | DataType::Int32 | DataType::Float64) => {
+                self.seconds_of_timestamps(&input)?
+            }
+            (DataType::Int32 | DataType::Int64, DataType::Timestamp(_, _)) => self.timestamps_of_seconds(&input)?,
+            (
+                DataType::Float64 | DataType::Float32 | DataType::Timestamp(..),
+                DataType::Utf8View | DataType::LargeUtf8,
+            ) => {
+                let text = Self::new(DataType::Utf8, self.mode)
+                    .invoke_with_args(ScalarFunctionArgs { args: vec![ColumnarValue::Array(input)], ..args })?;
+                datafusion::arrow::compute::cast(&text.to_array(1)?, &self.output)?
+            }
+            (from, to) => return exec_err!("no Spark cast from {from} to {to} here"),
+        };
+        Ok(ColumnarValue::Array(out))
+    }
+}
+
+impl SparkCast {
+    fn decimals_of(&self, input: &ArrayRef, precision: u8, scale: i8) -> Result<ArrayRef> {
+        let from = input.data_type().clone();
+        let doubles: Vec<Option<(f64, String)>> = match &from {
+            DataType::Float32 => {
+                input.as_primitive::<Float32Type>().iter().map(|v| v.map(|f| (f64::from(f), java_float(f)))).collect()
+            }
+            _ => input.as_primitive::<Float64Type>().iter().map(|v| v.map(|d| (d, java_double(d)))).collect(),
+        };
+        let limit = BigInt::from(10).pow(u32::from(precision));
+        let mut out = Vec::with_capacity(doubles.len());
+        for value in doubles {
+            let Some((number, text)) = value else {
+                out.push(None);
+                continue;
+            };
+            // A float's NaN and infinities are NULL in every mode; a double's are an error in ANSI.
+            if !number.is_finite() {
+                if from == DataType::Float64 && self.mode == Mode::Ansi {
+                    self.unfit(&text, &from)?;
+                }
+                out.push(None);
+                continue;
+            }
+            let exact: BigDecimal =
+                text.replace('E', "e").parse().map_err(|e| DataFusionError::Execution(format!("{e}")))?;
+            let rounded = exact.with_scale_round(i64::from(scale), bigdecimal::RoundingMode::HalfUp);
+            let (unscaled, _) = rounded.into_bigint_and_exponent();
+            if unscaled.magnitude() >= limit.magnitude() {
+                self.unfit(&text, &from)?;
+                out.push(None);
+                continue;
+            }
+            out.push(Some(i128::try_from(unscaled).expect("below 10^38")));
+        }
+        Ok(Arc::new(Decimal128Array::from(out).with_precision_and_scale(precision, scale)?))
+    }
+
+    /// A timestamp as seconds: whole seconds (rounded down) as an integer, or fractional ones as a
+    /// `DOUBLE`.
+    fn seconds_of_timestamps(&self, input: &ArrayRef) -> Result<ArrayRef> {
+        let micros = input.as_primitive::<TimestampMicrosecondType>();
+        Ok(match &self.output {
+            DataType::Float64 => {
+                // Spark's `micros / MICROS_PER_SECOND.toDouble`, rounded as the JVM rounds it.
+                #[allow(clippy::cast_precision_loss, reason = "a double of the microseconds, as Spark's")]
+                let seconds = |m: i64| m as f64 / 1e6;
+                Arc::new(micros.iter().map(|v| v.map(seconds)).collect::<Float64Array>()) as ArrayRef
+            }
+            DataType::Int64 => {
+                Arc::new(micros.iter().map(|v| v.map(|m| m.div_euclid(1_000_000))).collect::<Int64Array>())
+            }
+            _ => {
+                let mut out = Vec::with_capacity(micros.len());
+                for v in micros {
+                    let Some(seconds) = v.map(|m| m.div_euclid(1_000_000)) else {
+                        out.push(None);
+                        continue;
+                    };
+                    if let Ok(s) = i32::try_from(seconds) {
+                        out.push(Some(s));
+                    } else {
+                        self.unfit(&seconds, &DataType::Int64)?;
+                        out.push(None);
+                    }
+                }
+                Arc::new(out.into_iter().collect::<Int32Array>())
+            }
+        })
+    }
+
+    /// Seconds as a timestamp.
+    fn timestamps_of_seconds(&self, input: &ArrayRef) -> Result<ArrayRef> {
+        let seconds: Vec<Option<i64>> = match input.data_type() {
+            DataType::Int32 => input.as_primitive::<Int32Type>().iter().map(|v| v.map(i64::from)).collect(),
+            _ => input.as_primitive::<Int64Type>().iter().collect(),
+        };
+        let mut out = Vec::with_capacity(seconds.len());
+        for s in seconds {
+            out.push(match s.map(|s| (s, s.checked_mul(1_000_000))) {
+                None => None,
+                Some((_, Some(micros))) => Some(micros),
+                Some((s, None)) => {
+                    self.unfit(&s, input.data_type())?;
+                    None
+                }
+            });
+        }
+        let DataType::Timestamp(_, zone) = &self.output else { unreachable!("a timestamp output") };
+        Ok(Arc::new(TimestampMicrosecondArray::from(out).with_timezone_opt(zone.clone())))
+    }
+}
+
+/// A timestamp (microseconds since the epoch, in the session time zone, UTC) as Spark's text.
+fn timestamp_text(micros: i64) -> String {
+    let Some(time) = DateTime::from_timestamp_micros(micros).map(|t| t.naive_utc()) else {
+        return micros.to_string();
+    };
+    naive_text(&time)
+}
+
+fn naive_text(time: &NaiveDateTime) -> String {
+    let base = time.format("%Y-%m-%d %H:%M:%S").to_string();
+    let fraction = time.and_utc().timestamp_subsec_micros();
+    if fraction == 0 {
+        return base;
+    }
+    let digits = format!("{fraction:06}");
+    format!("{base}.{}", digits.trim_end_matches('0'))
+}
+
+/// Java's `Double.toString`: the shortest digits that tell the value, in plain notation from
+/// 10^-3 up to 10^7 (with at least one fractional digit), else as `d.dddE±n`.
+fn java_double(d: f64) -> String {
+    // The least subnormal, which Java's algorithm writes with two digits.
+    if d.abs().to_bits() == 1 {
+        return format!("{}4.9E-324", if d < 0.0 { "-" } else { "" });
+    }
+    java_text(d, &format!("{d:e}"))
+}
+
+/// Java's `Float.toString` (as [`java_double`], with a float's shortest digits).
+fn java_float(f: f32) -> String {
+    java_text(f64::from(f), &format!("{f:e}"))
+}
+
+fn java_text(value: f64, scientific: &str) -> String {
+    if value.is_nan() {
+        return "NaN".to_owned();
+    }
+    if value.is_infinite() {
+        return if value > 0.0 { "Infinity" } else { "-Infinity" }.to_owned();
+    }
+    if value == 0.0 {
+        return if value.is_sign_negative() { "-0.0" } else { "0.0" }.to_owned();
+    }
+    let (mantissa, exponent) = scientific.split_once('e').expect("Rust's {:e} has an exponent");
+    let exponent: i32 = exponent.parse().expect("an exponent");
+    let (sign, mantissa) = mantissa.strip_prefix('-').map_or(("", mantissa), |m| ("-", m));
+    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+    if (1e-3..1e7).contains(&value.abs()) {
+        let point = usize::try_from(exponent + 1).unwrap_or(0);
+        let (int, fraction) = if exponent >= 0 {
+            let padded = format!("{digits:0<point$}");
+            let (i, f) = padded.split_at(point);
+            (i.to_owned(), f.to_owned())
+        } else {
+            let zeros = "0".repeat(usize::try_from(-exponent - 1).unwrap_or(0));
+            ("0".to_owned(), format!("{zeros}{digits}"))
+        };
+        let fraction = if fraction.is_empty() { "0".to_owned() } else { fraction };
+        return format!("{sign}{int}.{fraction}");
+    }
+    let (first, rest) = digits.split_at(1);
+    let rest = if rest.is_empty() { "0" } else { rest };
+    format!("{sign}{first}.{rest}E{exponent}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{java_double, java_float};
+
+    #[test]
+    fn doubles_and_floats_are_written_as_java_writes_them() {
+        let cases = [(1e10, "1.0E10"), (1e-7, "1.0E-7"), (1e7, "1.0E7"), (0.0001, "1.0E-4"), (1e300, "1.0E300")];
+        for (value, text) in cases {
+            assert_eq!(java_double(value), text);
+        }
+        let cases = [(9_999_999.0, "9999999.0"), (0.001, "0.001"), (1_234_567.0, "1234567.0"), (100.0, "100.0")];
+        for (value, text) in cases {
+            assert_eq!(java_double(value), text);
+        }
+        assert_eq!(java_double(-0.0), "-0.0");
+        assert_eq!(java_double(0.285), "0.285");
+        assert_eq!(java_double(5e-324), "4.9E-324");
+        assert_eq!(java_double(f64::MAX), "1.7976931348623157E308");
+        assert_eq!(java_double(f64::NEG_INFINITY), "-Infinity");
+        assert_eq!(java_float(16_777_216.0), "1.6777216E7");
+        assert_eq!(java_float(9.223_372e18), "9.223372E18");
+    }
+}
