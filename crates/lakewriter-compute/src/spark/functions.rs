@@ -85,7 +85,10 @@ const SAME_AS_SPARK: &[&str] = &[
 /// The functions lakewriter adds to the dialect.
 pub(crate) fn own() -> Vec<Arc<ScalarUDF>> {
     let operators = OperatorFunction::all().into_iter().map(|f| Arc::new(ScalarUDF::new_from_impl(f)));
-    operators.chain([Arc::new(ScalarUDF::new_from_impl(TypeOf::default()))]).collect()
+    operators
+        .chain([Arc::new(ScalarUDF::new_from_impl(TypeOf::default()))])
+        .chain(super::datetime::functions())
+        .collect()
 }
 
 /// The names of the functions the dialect runs: `datafusion-spark`'s, lakewriter's own and

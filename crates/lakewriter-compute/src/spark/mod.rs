@@ -10,6 +10,7 @@
 mod arith;
 mod cast;
 mod coerce;
+mod datetime;
 mod functions;
 mod syntax;
 mod types;

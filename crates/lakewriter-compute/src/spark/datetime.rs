@@ -1,0 +1,271 @@
+//! Spark's date and time functions that read a value's fields, in the session time zone (UTC):
+//! `date_format` with Java `DateTimeFormatter` patterns, and the fields (`year`, `month`, `day`,
+//! `dayofmonth`, `dayofweek`, `dayofyear`, `quarter`, `weekofyear`, `hour`, `minute`, `second`),
+//! on the proleptic Gregorian calendar Spark 3 and later use.
+
+use std::sync::Arc;
+
+use chrono::{Datelike, NaiveDate, NaiveDateTime, Timelike};
+use datafusion::arrow::array::{Array, ArrayRef, AsArray, Int32Array, StringArray};
+use datafusion::arrow::datatypes::{DataType, Date32Type, TimeUnit, TimestampMicrosecondType};
+use datafusion::common::{Result, ScalarValue, exec_err};
+use datafusion::logical_expr::{ColumnarValue, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature, Volatility};
+
+/// The functions of this module.
+pub(crate) fn functions() -> Vec<Arc<ScalarUDF>> {
+    let fields = [
+        "year",
+        "month",
+        "day",
+        "dayofmonth",
+        "dayofweek",
+        "dayofyear",
+        "quarter",
+        "weekofyear",
+        "hour",
+        "minute",
+        "second",
+    ];
+    let mut all: Vec<Arc<ScalarUDF>> =
+        fields.into_iter().map(|name| Arc::new(ScalarUDF::new_from_impl(Field::new(name)))).collect();
+    all.push(Arc::new(ScalarUDF::new_from_impl(DateFormat::default())));
+    all
+}
+
+/// The values of a date or timestamp column as wall-clock times in the session time zone.
+fn times(array: &ArrayRef) -> Result<Vec<Option<NaiveDateTime>>> {
+    Ok(match array.data_type() {
+        DataType::Date32 => array
+            .as_primitive::<Date32Type>()
+            .iter()
+            .map(|d| {
+                d.and_then(|d| NaiveDate::from_num_days_from_ce_opt(d + 719_163))
+                    .map(|d| d.and_time(chrono::NaiveTime::MIN))
+            })
+            .collect(),
+        DataType::Timestamp(TimeUnit::Microsecond, _) => array
+            .as_primitive::<TimestampMicrosecondType>()
+            .iter()
+            .map(|m| m.and_then(chrono::DateTime::from_timestamp_micros).map(|t| t.naive_utc()))
+            .collect(),
+        other => return exec_err!("a date or a timestamp, not {other}"),
+    })
+}
+
+/// A field of a date or timestamp.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+struct Field {
+    name: &'static str,
+    signature: Signature,
+}
+
+impl Field {
+    fn new(name: &'static str) -> Self {
+        Self { name, signature: Signature::any(1, Volatility::Immutable) }
+    }
+
+    fn of(&self, t: &NaiveDateTime) -> i32 {
+        let small = |v: u32| i32::try_from(v).unwrap_or(i32::MAX);
+        match self.name {
+            "year" => t.year(),
+            "month" => small(t.month()),
+            "day" | "dayofmonth" => small(t.day()),
+            // Spark's dayofweek: 1 for Sunday to 7 for Saturday.
+            "dayofweek" => small(t.weekday().num_days_from_sunday()) + 1,
+            "dayofyear" => small(t.ordinal()),
+            "quarter" => small((t.month() - 1) / 3 + 1),
+            "weekofyear" => small(t.iso_week().week()),
+            "hour" => small(t.hour()),
+            "minute" => small(t.minute()),
+            _ => small(t.second()),
+        }
+    }
+}
+
+impl ScalarUDFImpl for Field {
+    fn name(&self) -> &str {
+        self.name
+    }
+
+    fn signature(&self) -> &Signature {
+        &self.signature
+    }
+
+    fn return_type(&self, _args: &[DataType]) -> Result<DataType> {
+        Ok(DataType::Int32)
+    }
+
+    fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
+        let input = args.args[0].to_array(args.number_rows)?;
+        let values: Int32Array = times(&input)?.iter().map(|t| t.as_ref().map(|t| self.of(t))).collect();
+        Ok(ColumnarValue::Array(Arc::new(values)))
+    }
+}
+
+/// `date_format(value, pattern)`: the value written with a Java `DateTimeFormatter` pattern.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+struct DateFormat {
+    signature: Signature,
+}
+
+impl Default for DateFormat {
+    fn default() -> Self {
+        Self { signature: Signature::any(2, Volatility::Immutable) }
+    }
+}
+
+impl ScalarUDFImpl for DateFormat {
+    fn name(&self) -> &'static str {
+        "date_format"
+    }
+
+    fn signature(&self) -> &Signature {
+        &self.signature
+    }
+
+    fn return_type(&self, _args: &[DataType]) -> Result<DataType> {
+        Ok(DataType::Utf8)
+    }
+
+    fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
+        let pattern = match &args.args[1] {
+            ColumnarValue::Scalar(
+                ScalarValue::Utf8(Some(p)) | ScalarValue::Utf8View(Some(p)) | ScalarValue::LargeUtf8(Some(p)),
+            ) => p.clone(),
+            _ => return exec_err!("date_format's pattern must be a constant string"),
+        };
+        let pattern = Pattern::parse(&pattern)?;
+        let input = args.args[0].to_array(args.number_rows)?;
+        let zoned = matches!(input.data_type(), DataType::Timestamp(_, Some(_)));
+        let values: StringArray = times(&input)?.iter().map(|t| t.as_ref().map(|t| pattern.format(t, zoned))).collect();
+        Ok(ColumnarValue::Array(Arc::new(values)))
+    }
+}
+
+/// A parsed `DateTimeFormatter` pattern: runs of one letter, and literal text.
+#[derive(Debug)]
+struct Pattern(Vec<Part>);
+
+#[derive(Debug)]
+enum Part {
+    Letter(char, usize),
+    Text(String),
+}
+
+impl Pattern {
+    fn parse(pattern: &str) -> Result<Self> {
+        let chars: Vec<char> = pattern.chars().collect();
+        let mut parts = Vec::new();
+        let mut i = 0;
+        while i < chars.len() {
+            let c = chars[i];
+            if c == '\'' {
+                // 'text', where '' is a quote.
+                let mut text = String::new();
+                i += 1;
+                while i < chars.len() {
+                    if chars[i] == '\'' {
+                        if chars.get(i + 1) == Some(&'\'') {
+                            text.push('\'');
+                            i += 2;
+                            continue;
+                        }
+                        break;
+                    }
+                    text.push(chars[i]);
+                    i += 1;
+                }
+                i += 1;
+                parts.push(Part::Text(if text.is_empty() { "'".to_owned() } else { text }));
+                continue;
+            }
+            if c.is_ascii_alphabetic() {
+                if !"GyMdDEaHhmsSQXZ".contains(c) {
+                    return exec_err!("the pattern letter `{c}` has no Spark-exact implementation here");
+                }
+                let run = chars[i..].iter().take_while(|&&x| x == c).count();
+                parts.push(Part::Letter(c, run));
+                i += run;
+                continue;
+            }
+            parts.push(Part::Text(c.to_string()));
+            i += 1;
+        }
+        Ok(Self(parts))
+    }
+
+    fn format(&self, t: &NaiveDateTime, zoned: bool) -> String {
+        let mut out = String::new();
+        for part in &self.0 {
+            match part {
+                Part::Text(text) => out.push_str(text),
+                Part::Letter(c, n) => out.push_str(&letter(*c, *n, t, zoned)),
+            }
+        }
+        out
+    }
+}
+
+fn padded(value: impl std::fmt::Display, width: usize) -> String {
+    format!("{value:0>width$}")
+}
+
+const MONTHS: [&str; 12] = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+];
+const DAYS: [&str; 7] = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"];
+
+fn letter(c: char, n: usize, t: &NaiveDateTime, zoned: bool) -> String {
+    let month = MONTHS[t.month0() as usize];
+    let day = DAYS[t.weekday().num_days_from_monday() as usize];
+    match c {
+        'G' => if n <= 3 { "AD" } else { "Anno Domini" }.to_owned(),
+        'y' if n == 2 => padded(t.year().rem_euclid(100), 2),
+        'y' if t.year() > 9999 && n >= 4 => format!("+{}", t.year()),
+        'y' => padded(t.year(), n),
+        'M' if n >= 4 => month.to_owned(),
+        'M' if n == 3 => month[..3].to_owned(),
+        'M' => padded(t.month(), n),
+        'd' => padded(t.day(), n),
+        'D' => padded(t.ordinal(), n),
+        'E' if n >= 4 => day.to_owned(),
+        'E' => day[..3].to_owned(),
+        'a' => if t.hour() < 12 { "AM" } else { "PM" }.to_owned(),
+        'H' => padded(t.hour(), n),
+        'h' => padded(if t.hour().is_multiple_of(12) { 12 } else { t.hour() % 12 }, n),
+        'm' => padded(t.minute(), n),
+        's' => padded(t.second(), n),
+        'S' => padded(t.nanosecond() / 1000, 6).chars().chain(std::iter::repeat('0')).take(n).collect(),
+        'Q' => padded((t.month() - 1) / 3 + 1, n),
+        // The session time zone is UTC: `X` writes it `Z`, `Z` as `+0000`.
+        'X' => if zoned { "Z" } else { "" }.to_owned(),
+        _ => "+0000".to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Pattern;
+
+    #[test]
+    fn java_patterns_write_as_spark_writes_them() {
+        let t = chrono::NaiveDate::from_ymd_opt(2026, 3, 8).unwrap().and_hms_micro_opt(7, 15, 30, 123_456).unwrap();
+        let formatted = |p: &str| Pattern::parse(p).expect("a pattern").format(&t, true);
+        assert_eq!(formatted("yyyy-MM-dd HH:mm:ss"), "2026-03-08 07:15:30");
+        assert_eq!(formatted("EEE, MMM d, yyyy"), "Sun, Mar 8, 2026");
+        assert_eq!(formatted("HH:mm:ss.SSS"), "07:15:30.123");
+        assert_eq!(formatted("hh:mm a 'Q'Q D"), "07:15 AM Q1 67");
+        assert_eq!(formatted("EEEE MMMM yy"), "Sunday March 26");
+    }
+}
