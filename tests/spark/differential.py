@@ -34,6 +34,7 @@ import collections
 import datetime as dt
 import decimal
 import json
+import logging
 import math
 import os
 import pathlib
@@ -204,7 +205,9 @@ def spark_session(ansi):
     spark = (SparkSession.builder.master("local[1]").appName("lakewriter-differential")
              .config("spark.ui.enabled", "false").config("spark.sql.session.timeZone", "UTC")
              .config("spark.sql.shuffle.partitions", "1").config("spark.driver.memory", "1g").getOrCreate())
-    spark.sparkContext.setLogLevel("ERROR")
+    # A case's failure is its answer, not news: Spark's own logs of it stay quiet.
+    spark.sparkContext.setLogLevel("OFF")
+    logging.getLogger("SQLQueryContextLogger").disabled = True
     spark.conf.set("spark.sql.ansi.enabled", str(ansi).lower())
     spark.sql("CREATE DATABASE IF NOT EXISTS raw")
     for folder in sorted(RAW.iterdir()):

@@ -205,6 +205,11 @@ impl SparkArithmetic {
                 }
                 continue;
             }
+            // Java's remainder never overflows (`MIN % -1` is 0).
+            if self.op == Op::Remainder {
+                out.push(Some(x.wrapping(self.op, y)));
+                continue;
+            }
             out.push(match (x.checked(self.op, y), self.mode) {
                 (Some(v), _) => Some(v),
                 (None, Mode::Ansi) => return Err(self.overflow(&self.output)),

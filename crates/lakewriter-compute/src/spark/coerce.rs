@@ -28,11 +28,12 @@ use datafusion::logical_expr::expr::ScalarFunction;
 use datafusion::logical_expr::expr_rewriter::NamePreserver;
 use datafusion::logical_expr::utils::merge_schema;
 use datafusion::logical_expr::{
-    BinaryExpr, Cast, Expr, ExprSchemable, LogicalPlan, Operator, ScalarUDF, ScalarUDFImpl, TryCast,
+    Aggregate, BinaryExpr, Cast, Distinct, Expr, ExprSchemable, LogicalPlan, Operator, ScalarUDF, ScalarUDFImpl,
+    TryCast,
 };
 
 use super::arith::{Mode, Op, SparkArithmetic};
-use super::functions::OperatorFunction;
+use super::functions::{NormalizeFloating, OperatorFunction};
 
 /// The largest precision of a decimal, as Spark's `DecimalType.MAX_PRECISION`.
 const MAX_PRECISION: u8 = 38;
@@ -54,12 +55,94 @@ fn node(node: LogicalPlan, mode: Mode) -> Result<Transformed<LogicalPlan>> {
     if let LogicalPlan::TableScan(scan) = &node {
         schema.merge(&DFSchema::try_from_qualified_schema(scan.table_name.clone(), &scan.source.schema())?);
     }
+    let node = keys_normalized(node, &schema)?;
     let names = NamePreserver::new(&node);
     let rewritten = node.map_expressions(|e| {
         let name = names.save(&e);
         Ok(e.transform_up(|e| rewrite(e, &schema, mode))?.update_data(|e| name.restore(e)))
     })?;
     if rewritten.transformed { rewritten.map_data(LogicalPlan::recompute_schema) } else { Ok(rewritten) }
+}
+
+/// `node` with its floating-point grouping and join keys normalized, as Spark's
+/// `NormalizeFloatingNumbers` does: every NaN one NaN, -0.0 as 0.0, so that they group and match
+/// as equal (a group's key is the normalized value; a join's output keeps the values it read).
+fn keys_normalized(node: LogicalPlan, schema: &DFSchema) -> Result<LogicalPlan> {
+    Ok(match node {
+        LogicalPlan::Aggregate(aggregate) => {
+            let group = aggregate.group_expr.into_iter().map(|e| normalized(e, schema)).collect();
+            LogicalPlan::Aggregate(Aggregate::try_new(aggregate.input, group, aggregate.aggr_expr)?)
+        }
+        // `SELECT DISTINCT` groups by every column (as DataFusion's optimizer plans it anyway).
+        LogicalPlan::Distinct(Distinct::All(input)) if has_floats(input.schema()) => {
+            let columns = input.schema().columns().into_iter().map(Expr::Column);
+            let group = columns.map(|e| normalized(e, input.schema())).collect();
+            LogicalPlan::Aggregate(Aggregate::try_new(input, group, Vec::new())?)
+        }
+        LogicalPlan::Join(mut join) => {
+            join.on = join
+                .on
+                .into_iter()
+                .map(|(left, right)| (normalized(left, schema), normalized(right, schema)))
+                .collect();
+            LogicalPlan::Join(join)
+        }
+        other => other,
+    })
+}
+
+/// `operands` compared with each other: where one is a floating-point number and another a
+/// decimal, each of those as a `DOUBLE` (`findWiderTypeForDecimal`); and whether that changed them.
+fn as_doubles(operands: Vec<Expr>, schema: &DFSchema) -> Result<(Vec<Expr>, bool)> {
+    let types = operands.iter().map(|e| e.get_type(schema)).collect::<Result<Vec<_>>>()?;
+    let floating = types.iter().any(|t| matches!(t, DataType::Float32 | DataType::Float64));
+    let decimal = types.iter().any(|t| matches!(t, DataType::Decimal128(..)));
+    if !(floating && decimal) {
+        return Ok((operands, false));
+    }
+    let doubles = operands
+        .into_iter()
+        .zip(types)
+        .map(|(e, t)| match t {
+            DataType::Float32 | DataType::Decimal128(..) => cast(e, &DataType::Float64, schema),
+            _ => Ok(e),
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok((doubles, true))
+}
+
+/// `operands` compared with each other (`IN`, `BETWEEN`): as [`as_doubles`], then each
+/// floating-point one normalized (see [`comparison`]).
+fn compared(operands: Vec<Expr>, schema: &DFSchema) -> Result<(Vec<Expr>, bool)> {
+    let (operands, cast) = as_doubles(operands, schema)?;
+    let floating = operands.iter().any(|e| e.get_type(schema).is_ok_and(|t| is_floating(&t)));
+    if !floating {
+        return Ok((operands, cast));
+    }
+    let normalized = operands.into_iter().map(|e| normalize_call(e, schema)).collect();
+    Ok((normalized, true))
+}
+
+fn has_floats(schema: &DFSchema) -> bool {
+    schema.fields().iter().any(|f| matches!(f.data_type(), DataType::Float32 | DataType::Float64))
+}
+
+/// `expr`, keeping its name, with its value normalized where it is a floating-point number.
+fn normalized(expr: Expr, schema: &DFSchema) -> Expr {
+    if matches!(expr, Expr::GroupingSet(_)) {
+        return expr;
+    }
+    let name = NamePreserver::new_for_projection().save(&expr);
+    name.restore(normalize_call(expr, schema))
+}
+
+/// `expr` normalized where it is a floating-point number: every NaN one NaN, -0.0 as 0.0.
+fn normalize_call(expr: Expr, schema: &DFSchema) -> Expr {
+    if !matches!(expr.get_type(schema), Ok(DataType::Float32 | DataType::Float64)) {
+        return expr;
+    }
+    let udf = Arc::new(ScalarUDF::new_from_impl(NormalizeFloating::default()));
+    Expr::ScalarFunction(ScalarFunction::new_udf(udf, vec![expr]))
 }
 
 /// A number type as Spark's arithmetic sees it.
@@ -186,6 +269,37 @@ fn call(op: Op, mode: Mode, output: DataType, shown: String, left: Expr, right: 
 fn rewrite(expr: Expr, schema: &DFSchema, mode: Mode) -> Result<Transformed<Expr>> {
     match expr {
         Expr::BinaryExpr(binary) => binary_expr(binary, schema, mode),
+        // `-x` of an integer: `0 - x`, so that `-(-128)` as a TINYINT overflows as in Spark.
+        Expr::Negative(operand) if is_integral(&operand.get_type(schema)?) => {
+            let t = operand.get_type(schema)?;
+            let zero = Expr::Literal(ScalarValue::new_zero(&t)?, None);
+            let shown = format!("-{}", operand.human_display());
+            Ok(Transformed::yes(self::call(Op::Subtract, mode, t, shown, zero, *operand)))
+        }
+        // `IN` and `BETWEEN` compare as `=` and `<=` do: a floating-point operand with a decimal
+        // one as `DOUBLE`s.
+        Expr::InList(mut in_list) => {
+            let mut operands = std::mem::take(&mut in_list.list);
+            operands.push(*in_list.expr);
+            let (mut operands, changed) = compared(operands, schema)?;
+            in_list.expr = Box::new(operands.pop().expect("the tested operand"));
+            in_list.list = operands;
+            Ok(Transformed::new_transformed(Expr::InList(in_list), changed))
+        }
+        Expr::Between(between) => {
+            let operands = vec![*between.expr, *between.low, *between.high];
+            let (operands, changed) = compared(operands, schema)?;
+            let [expr, low, high]: [Expr; 3] = operands.try_into().expect("three operands");
+            let between =
+                datafusion::logical_expr::Between::new(Box::new(expr), between.negated, Box::new(low), Box::new(high));
+            Ok(Transformed::new_transformed(Expr::Between(between), changed))
+        }
+        // A window's partitions are grouped by normalized keys too.
+        Expr::WindowFunction(mut window) => {
+            let keys = std::mem::take(&mut window.params.partition_by);
+            window.params.partition_by = keys.into_iter().map(|key| normalized(key, schema).unalias()).collect();
+            Ok(Transformed::yes(Expr::WindowFunction(window)))
+        }
         Expr::Cast(cast) => {
             let to = cast.field.data_type().clone();
             spark_cast(Expr::Cast(cast), to, schema, mode)
@@ -229,14 +343,21 @@ fn spark_cast(cast: Expr, to: DataType, schema: &DFSchema, mode: Mode) -> Result
 
 fn binary_expr(binary: BinaryExpr, schema: &DFSchema, mode: Mode) -> Result<Transformed<Expr>> {
     let (lt, rt) = (binary.left.get_type(schema)?, binary.right.get_type(schema)?);
+    if is_comparison(binary.op) {
+        return comparison(binary, (&lt, &rt), schema);
+    }
     let (Some(l), Some(r)) = (operand(&lt, &rt), operand(&rt, &lt)) else {
         return Ok(Transformed::no(Expr::BinaryExpr(binary)));
     };
-    if let Some(op) = arithmetic_op(binary.op) {
-        return arithmetic(op, binary, (l, r), schema, mode);
+    match arithmetic_op(binary.op) {
+        Some(op) => arithmetic(op, binary, (l, r), schema, mode),
+        None => Ok(Transformed::no(Expr::BinaryExpr(binary))),
     }
-    if matches!(
-        binary.op,
+}
+
+fn is_comparison(op: Operator) -> bool {
+    matches!(
+        op,
         Operator::Eq
             | Operator::NotEq
             | Operator::Lt
@@ -245,16 +366,37 @@ fn binary_expr(binary: BinaryExpr, schema: &DFSchema, mode: Mode) -> Result<Tran
             | Operator::GtEq
             | Operator::IsDistinctFrom
             | Operator::IsNotDistinctFrom
-    ) {
-        let floating = |n| matches!(n, Numeric::Float | Numeric::Double);
-        let decimal = |n| matches!(n, Numeric::Decimal(..));
-        if (floating(l) && decimal(r)) || (decimal(l) && floating(r)) {
-            let BinaryExpr { left, op, right } = binary;
-            let (left, right) = (cast(*left, &DataType::Float64, schema)?, cast(*right, &DataType::Float64, schema)?);
-            return Ok(Transformed::yes(Expr::BinaryExpr(BinaryExpr::new(Box::new(left), op, Box::new(right)))));
+    )
+}
+
+/// A comparison as Spark's: a date against a timestamp as timestamps (in microseconds); a
+/// floating-point number against a decimal as `DOUBLE`s (`findWiderTypeForDecimal`); and
+/// floating-point numbers normalized, so that NaN equals NaN and is the greatest value, and -0.0
+/// equals 0.0 (Spark's `SQLOrderingUtil`).
+fn comparison(binary: BinaryExpr, (lt, rt): (&DataType, &DataType), schema: &DFSchema) -> Result<Transformed<Expr>> {
+    let BinaryExpr { left, op, right } = binary;
+    let (left, right) = match (lt, rt) {
+        (DataType::Date32, DataType::Timestamp(..)) => (cast(*left, rt, schema)?, *right),
+        (DataType::Timestamp(..), DataType::Date32) => (*left, cast(*right, lt, schema)?),
+        (lt, rt) if !(is_floating(lt) || is_floating(rt)) => {
+            return Ok(Transformed::no(Expr::BinaryExpr(BinaryExpr::new(left, op, right))));
         }
-    }
-    Ok(Transformed::no(Expr::BinaryExpr(binary)))
+        _ => {
+            let (mut operands, _) = as_doubles(vec![*left, *right], schema)?;
+            let right = normalize_call(operands.pop().expect("two operands"), schema);
+            let left = normalize_call(operands.pop().expect("two operands"), schema);
+            (left, right)
+        }
+    };
+    Ok(Transformed::yes(Expr::BinaryExpr(BinaryExpr::new(Box::new(left), op, Box::new(right)))))
+}
+
+fn is_integral(t: &DataType) -> bool {
+    matches!(t, DataType::Int8 | DataType::Int16 | DataType::Int32 | DataType::Int64)
+}
+
+fn is_floating(t: &DataType) -> bool {
+    matches!(t, DataType::Float32 | DataType::Float64)
 }
 
 /// An operand's number type; a NULL takes the other operand's.
@@ -298,6 +440,11 @@ fn arithmetic(
         | (_, _, Double)
         | (_, Decimal(..), Float)
         | (_, Float, Decimal(..)) => (DataType::Float64, DataType::Float64),
+        // An integer with a FLOAT: a DOUBLE in ANSI mode (`AnsiTypeCoercion` widens without loss),
+        // a FLOAT otherwise.
+        (_, Float, Integral(_)) | (_, Integral(_), Float) if mode != Mode::Legacy => {
+            (DataType::Float64, DataType::Float64)
+        }
         (_, Float, Float | Integral(_)) | (_, Integral(_), Float) => (DataType::Float32, DataType::Float32),
         (_, Integral(wl), Integral(wr)) => {
             let wider = integral_type(wl.max(wr));

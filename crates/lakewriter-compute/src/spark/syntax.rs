@@ -80,7 +80,8 @@ fn unwrap_int(expr: &mut Expr) {
     }
 }
 
-fn fix(expr: &mut Expr) {
+/// A number literal typed as Spark types it (see the module's doc); whether `expr` was one.
+fn number(expr: &mut Expr) -> bool {
     if let Expr::Value(ValueWithSpan { value: Value::Number(text, _), .. }) = expr
         && text.contains(['e', 'E'])
     {
@@ -88,7 +89,7 @@ fn fix(expr: &mut Expr) {
         let double = DataType::Double(ExactNumberInfo::None);
         *expr =
             Expr::Cast { kind: CastKind::Cast, expr: Box::new(literal), data_type: double, array: false, format: None };
-        return;
+        return true;
     }
     if let Expr::Value(ValueWithSpan { value: Value::Number(text, false), .. }) = expr
         && text.parse::<i32>().is_ok()
@@ -101,6 +102,31 @@ fn fix(expr: &mut Expr) {
             array: false,
             format: None,
         };
+        return true;
+    }
+    // An integer beyond a BIGINT is a DECIMAL of its digits (Spark's `BigDecimal` literal).
+    if let Expr::Value(ValueWithSpan { value: Value::Number(text, false), .. }) = expr
+        && !text.contains(['.', 'e', 'E'])
+        && text.parse::<i64>().is_err()
+        && text.len() <= 38
+    {
+        let literal = Expr::Value(Value::SingleQuotedString(text.clone()).into());
+        let digits = u64::try_from(text.len()).unwrap_or(38);
+        let decimal = DataType::Decimal(ExactNumberInfo::PrecisionAndScale(digits, 0));
+        *expr = Expr::Cast {
+            kind: CastKind::Cast,
+            expr: Box::new(literal),
+            data_type: decimal,
+            array: false,
+            format: None,
+        };
+        return true;
+    }
+    false
+}
+
+fn fix(expr: &mut Expr) {
+    if number(expr) {
         return;
     }
     // A negative number is one literal (`-2147483648` is an `INT`), as Spark's parser reads it.
