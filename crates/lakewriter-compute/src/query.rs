@@ -167,6 +167,11 @@ impl Prepared {
         };
         // The files this planning lists are the ones the plan reads when it runs.
         let (state, bound) = df.into_parts();
+        // DataFusion's analyzer (its type coercion) now that `$dt` is a typed value: the plan's
+        // schema is then the one its rows have. Before it a CASE is typed by its first branch,
+        // and a table made from that schema would not hold the rows (an `integer` column of
+        // `Int64` values).
+        let bound = state.analyzer().execute_and_check(bound, state.config_options(), |_, _| {}).map_err(plan_err)?;
         let plan = crate::raw::pinned_scans(bound).map_err(plan_err)?;
         let plan = crate::engine::distributed(plan, &state);
         let df = DataFrame::new(state, plan.clone());

@@ -93,26 +93,7 @@ fn created(code_nullable: bool) -> Vec<(String, String, bool)> {
 
 /// The columns of the table in `dir` as its latest metadata in the log says: `(name, nullable)`.
 fn logged(dir: &Path) -> Vec<(String, bool)> {
-    let log = dir.join("_delta_log");
-    let mut commits: Vec<_> = std::fs::read_dir(&log)
-        .expect("the log")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "json"))
-        .collect();
-    commits.sort();
-    let schema = commits
-        .iter()
-        .rev()
-        .find_map(|commit| {
-            let text = std::fs::read_to_string(commit).expect("commit");
-            text.lines().find_map(|line| {
-                let action: serde_json::Value = serde_json::from_str(line).expect("action");
-                action["metaData"]["schemaString"].as_str().map(str::to_owned)
-            })
-        })
-        .expect("metadata");
-    let schema: serde_json::Value = serde_json::from_str(&schema).expect("schema");
-    let fields = schema["fields"].as_array().expect("fields");
+    let fields = crate::support::logged_fields(dir);
     fields.iter().map(|f| (f["name"].as_str().expect("name").to_owned(), f["nullable"] == true)).collect()
 }
 

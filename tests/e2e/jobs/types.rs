@@ -83,6 +83,16 @@ const COLUMNS: &[(&str, &str)] = &[
     ("map_of_lists", "map(['ids'], [make_array(order_id, customer_id)])"),
     ("list_of_ts", "make_array(CAST(created_at AS TIMESTAMP), to_timestamp(CAST(created_at AS VARCHAR)))"),
     ("list_of_ts_plus2", "make_array(arrow_cast(created_at, 'Timestamp(Millisecond, Some(\"+02:00\"))'))"),
+    // Branches of two types: the column is the type both are coerced to (a BIGINT holding values
+    // beyond an INT; a DECIMAL wide enough for the DOUBLE), never the first branch's.
+    (
+        "case_int_bigint",
+        "CASE WHEN order_id % 2 = 0 THEN arrow_cast(customer_id, 'Int32') ELSE order_id + 10000000000 END",
+    ),
+    (
+        "case_dec_double",
+        "CASE WHEN order_id % 2 = 0 THEN CAST(amount AS DECIMAL(10, 2)) ELSE CAST(amount AS DOUBLE) END",
+    ),
 ];
 
 /// The key of the keyed modes: two orders per key, so that a batch has duplicate keys and the
@@ -189,6 +199,7 @@ fn run_run_rerun(mode: &str) -> [Report; 3] {
     let (first_rows, table_rows) = if KEYED.contains(&mode) { (k1, k1.max(k2)) } else { (n1, n1 + n2) };
     let first = run(&lake, mode, Some(DAY1));
     assert_eq!((first.committed, first.rows_written), (true, Some(first_rows)), "{first:?}");
+    assert_files_hold_logged_types(&lake, mode);
     let second = run(&lake, mode, Some(DAY2));
     let before = lake.digest(&table(mode), None);
     assert_eq!(before.rows, table_rows);
@@ -254,6 +265,7 @@ fn rebuild_writes_every_type_and_reruns_unchanged() {
     let lake = lake_with("rebuild", matrix_sql);
     let first = run(&lake, "rebuild", None);
     assert_eq!(first.rows_written, Some(orders(DAY1) + orders(DAY2)), "a row an order of every day: {first:?}");
+    assert_files_hold_logged_types(&lake, "rebuild");
     let before = lake.digest(&table("rebuild"), None);
     let rerun = run(&lake, "rebuild", None);
     assert_eq!(rerun.table_version, Some(before.version + 1));
@@ -261,13 +273,74 @@ fn rebuild_writes_every_type_and_reruns_unchanged() {
     assert_eq!((after.digest, after.rows), (before.digest, before.rows));
 }
 
+/// The Arrow type a Parquet file holds for a numeric Delta type (`None`: not numeric).
+fn numeric_arrow_type(delta: &str) -> Option<String> {
+    let simple = match delta {
+        "byte" => "Int8",
+        "short" => "Int16",
+        "integer" => "Int32",
+        "long" => "Int64",
+        "float" => "Float32",
+        "double" => "Float64",
+        _ => {
+            let (p, s) = delta.strip_prefix("decimal(")?.strip_suffix(')')?.split_once(',')?;
+            return Some(format!("Decimal128({p}, {s})"));
+        }
+    };
+    Some(simple.to_owned())
+}
+
+/// Every data file of `types.MODE` holds each numeric column as the type its Delta schema names:
+/// a reader other than lakewriter's (delta-rs Python, Spark) reads the files by that schema, and
+/// fails on a column the log calls `integer` whose file holds `Int64` values.
+#[track_caller]
+fn assert_files_hold_logged_types(lake: &Lake, mode: &str) {
+    let dir = lake.root().join("types").join(mode);
+    let schema = logged_schema(&dir);
+    let mut files = Vec::new();
+    parquet_files(&dir, &mut files);
+    assert!(!files.is_empty(), "{mode}: no data files in {}", dir.display());
+    for file in files {
+        let reader = std::fs::File::open(&file).expect("a data file");
+        let builder = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(reader).expect("Parquet");
+        let held = builder.schema();
+        for (name, delta) in &schema {
+            let (Some(expected), Ok(field)) = (numeric_arrow_type(delta), held.field_with_name(name)) else { continue };
+            assert_eq!(
+                format!("{}", field.data_type()),
+                expected,
+                "{mode}: column {name} is `{delta}` in the log, but {} holds another type",
+                file.display()
+            );
+        }
+    }
+}
+
+/// The columns of the table in `dir` as its last schema in the log names them: `(name, type)`
+/// for the columns of a primitive type.
+fn logged_schema(dir: &std::path::Path) -> Vec<(String, String)> {
+    let fields = crate::support::logged_fields(dir);
+    fields.iter().filter_map(|f| Some((f["name"].as_str()?.to_owned(), f["type"].as_str()?.to_owned()))).collect()
+}
+
+fn parquet_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+    for entry in std::fs::read_dir(dir).expect("a table folder") {
+        let path = entry.expect("entry").path();
+        if path.is_dir() && !path.ends_with("_delta_log") {
+            parquet_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "parquet") {
+            out.push(path);
+        }
+    }
+}
+
 /// How each column's stored value is compared with the result's: both sides cast to this type.
 /// Structs and maps are left to the digests.
 fn comparable_as(name: &str) -> Option<&'static str> {
     Some(match name {
-        "i8" | "i16" | "i32" | "i64" => "Int64",
+        "i8" | "i16" | "i32" | "i64" | "case_int_bigint" => "Int64",
         "u8" | "u16" | "u32" | "u64" => "Decimal128(20, 0)",
-        "f32" | "f64" => "Float64",
+        "f32" | "f64" | "case_dec_double" => "Float64",
         n if n.starts_with("dec") => "Decimal128(38, 10)",
         "utf8" | "large_utf8" | "utf8_view" | "dict_utf8" => "Utf8",
         "bin" | "large_bin" | "bin_view" | "fixed_bin" => "Binary",

@@ -133,6 +133,29 @@ impl Lake {
     }
 }
 
+/// The fields of the last schema the Delta log of the table in `dir` records (its JSON commits;
+/// the tests' tables have no checkpoint that drops one).
+pub fn logged_fields(dir: &Path) -> Vec<serde_json::Value> {
+    let mut commits: Vec<_> = std::fs::read_dir(dir.join("_delta_log"))
+        .expect("the log")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    commits.sort();
+    let schema = commits
+        .iter()
+        .rev()
+        .find_map(|commit| {
+            std::fs::read_to_string(commit).expect("commit").lines().find_map(|line| {
+                let action: serde_json::Value = serde_json::from_str(line).expect("action");
+                action["metaData"]["schemaString"].as_str().map(str::to_owned)
+            })
+        })
+        .expect("a schema in the log");
+    let schema: serde_json::Value = serde_json::from_str(&schema).expect("schema JSON");
+    schema["fields"].as_array().expect("fields").clone()
+}
+
 /// One raw customer change: (customer_id, email, tier, updated_at as seconds, op).
 pub type Change<'a> = (Option<i64>, &'a str, &'a str, Option<i64>, &'a str);
 

@@ -28,13 +28,14 @@ use super::arith::{Mode, spark_type_name};
 pub(crate) fn handles(from: &DataType, to: &DataType) -> bool {
     let float = matches!(from, DataType::Float32 | DataType::Float64);
     let timestamp = |t: &DataType| matches!(t, DataType::Timestamp(TimeUnit::Microsecond, _));
-    match to {
+    let ours = match to {
         DataType::Utf8 | DataType::Utf8View | DataType::LargeUtf8 => float || timestamp(from),
         DataType::Decimal128(..) => float,
         DataType::Int64 | DataType::Int32 | DataType::Float64 => timestamp(from),
         DataType::Timestamp(TimeUnit::Microsecond, Some(_)) => matches!(from, DataType::Int32 | DataType::Int64),
         _ => false,
-    }
+    };
+    ours || super::numcast::handles(from, to) || super::textcast::handles(from, to)
 }
 
 /// Spark's cast of one value to `output`, in `mode` ([`Mode::Try`] for `try_cast`).
@@ -54,13 +55,17 @@ impl SparkCast {
     /// A value the output cannot hold: an error in ANSI mode, else NULL.
     fn unfit(&self, value: &dyn std::fmt::Display, from: &DataType) -> Result<Option<()>> {
         match self.mode {
-            Mode::Ansi => Err(DataFusionError::Execution(format!(
-                "[CAST_OVERFLOW] the value {value} of the type {} cannot be cast to {} due to an overflow; use try_cast to tolerate it and return NULL instead, or `ansi = false`",
-                spark_type_name(from),
-                spark_type_name(&self.output)
-            ))),
+            Mode::Ansi => Err(self.overflow(value, from)),
             Mode::Legacy | Mode::Try => Ok(None),
         }
+    }
+
+    fn overflow(&self, value: &dyn std::fmt::Display, from: &DataType) -> DataFusionError {
+        DataFusionError::Execution(format!(
+            "[CAST_OVERFLOW] the value {value} of the type {} cannot be cast to {} due to an overflow; use try_cast to tolerate it and return NULL instead, or `ansi = false`",
+            spark_type_name(from),
+            spark_type_name(&self.output)
+        ))
     }
 }
 
@@ -80,6 +85,13 @@ impl ScalarUDFImpl for SparkCast {
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
         let input = args.args[0].to_array(args.number_rows)?;
         let from = input.data_type().clone();
+        if super::numcast::handles(&from, &self.output) {
+            let out = super::numcast::cast(&input, &self.output, self.mode, |v| self.overflow(v, &from))?;
+            return Ok(ColumnarValue::Array(out));
+        }
+        if super::textcast::handles(&from, &self.output) {
+            return Ok(ColumnarValue::Array(super::textcast::cast(&input, &self.output, self.mode)?));
+        }
         let out: ArrayRef = match (&from, &self.output) {
             (DataType::Float64, DataType::Utf8) => Arc::new(
                 input.as_primitive::<Float64Type>().iter().map(|v| v.map(java_double)).collect::<StringArray>(),
@@ -226,7 +238,7 @@ fn naive_text(time: &NaiveDateTime) -> String {
 
 /// Java's `Double.toString`: the shortest digits that tell the value, in plain notation from
 /// 10^-3 up to 10^7 (with at least one fractional digit), else as `d.dddE±n`.
-fn java_double(d: f64) -> String {
+pub(crate) fn java_double(d: f64) -> String {
     // The least subnormal, which Java's algorithm writes with two digits.
     if d.abs().to_bits() == 1 {
         return format!("{}4.9E-324", if d < 0.0 { "-" } else { "" });

@@ -16,8 +16,9 @@
 //!   the narrowest decimal that holds it (`DecimalType.fromLiteral`); the result type of
 //!   `+ - * / %` as Spark computes it (`resultDecimalType`), adjusted to 38 digits by
 //!   `DecimalType.adjustPrecisionScale`; the value rounded half up to its scale.
-//! - **A `DOUBLE` or `FLOAT` compared with a `DECIMAL`** compares as `DOUBLE`s
-//!   (`findWiderTypeForDecimal`).
+//! - **Equality and common types** (comparisons, NaN and -0.0, `CASE`'s and `COALESCE`'s types):
+//!   [`super::equality`].
+//! - **Casts** where Spark's differ from DataFusion's: [`super::cast`].
 
 use std::sync::Arc;
 
@@ -28,12 +29,14 @@ use datafusion::logical_expr::expr::ScalarFunction;
 use datafusion::logical_expr::expr_rewriter::NamePreserver;
 use datafusion::logical_expr::utils::merge_schema;
 use datafusion::logical_expr::{
-    Aggregate, BinaryExpr, Cast, Distinct, Expr, ExprSchemable, LogicalPlan, Operator, ScalarUDF, ScalarUDFImpl,
-    TryCast,
+    BinaryExpr, Cast, Expr, ExprSchemable, LogicalPlan, Operator, ScalarUDF, ScalarUDFImpl, TryCast,
 };
 
 use super::arith::{Mode, Op, SparkArithmetic};
-use super::functions::{NormalizeFloating, OperatorFunction};
+use super::equality::{
+    as_doubles, case_expr, compared, comparison, is_comparison, keys_normalized, normalized, nullif,
+};
+use super::functions::OperatorFunction;
 
 /// The largest precision of a decimal, as Spark's `DecimalType.MAX_PRECISION`.
 const MAX_PRECISION: u8 = 38;
@@ -62,87 +65,6 @@ fn node(node: LogicalPlan, mode: Mode) -> Result<Transformed<LogicalPlan>> {
         Ok(e.transform_up(|e| rewrite(e, &schema, mode))?.update_data(|e| name.restore(e)))
     })?;
     if rewritten.transformed { rewritten.map_data(LogicalPlan::recompute_schema) } else { Ok(rewritten) }
-}
-
-/// `node` with its floating-point grouping and join keys normalized, as Spark's
-/// `NormalizeFloatingNumbers` does: every NaN one NaN, -0.0 as 0.0, so that they group and match
-/// as equal (a group's key is the normalized value; a join's output keeps the values it read).
-fn keys_normalized(node: LogicalPlan, schema: &DFSchema) -> Result<LogicalPlan> {
-    Ok(match node {
-        LogicalPlan::Aggregate(aggregate) => {
-            let group = aggregate.group_expr.into_iter().map(|e| normalized(e, schema)).collect();
-            LogicalPlan::Aggregate(Aggregate::try_new(aggregate.input, group, aggregate.aggr_expr)?)
-        }
-        // `SELECT DISTINCT` groups by every column (as DataFusion's optimizer plans it anyway).
-        LogicalPlan::Distinct(Distinct::All(input)) if has_floats(input.schema()) => {
-            let columns = input.schema().columns().into_iter().map(Expr::Column);
-            let group = columns.map(|e| normalized(e, input.schema())).collect();
-            LogicalPlan::Aggregate(Aggregate::try_new(input, group, Vec::new())?)
-        }
-        LogicalPlan::Join(mut join) => {
-            join.on = join
-                .on
-                .into_iter()
-                .map(|(left, right)| (normalized(left, schema), normalized(right, schema)))
-                .collect();
-            LogicalPlan::Join(join)
-        }
-        other => other,
-    })
-}
-
-/// `operands` compared with each other: where one is a floating-point number and another a
-/// decimal, each of those as a `DOUBLE` (`findWiderTypeForDecimal`); and whether that changed them.
-fn as_doubles(operands: Vec<Expr>, schema: &DFSchema) -> Result<(Vec<Expr>, bool)> {
-    let types = operands.iter().map(|e| e.get_type(schema)).collect::<Result<Vec<_>>>()?;
-    let floating = types.iter().any(|t| matches!(t, DataType::Float32 | DataType::Float64));
-    let decimal = types.iter().any(|t| matches!(t, DataType::Decimal128(..)));
-    if !(floating && decimal) {
-        return Ok((operands, false));
-    }
-    let doubles = operands
-        .into_iter()
-        .zip(types)
-        .map(|(e, t)| match t {
-            DataType::Float32 | DataType::Decimal128(..) => cast(e, &DataType::Float64, schema),
-            _ => Ok(e),
-        })
-        .collect::<Result<Vec<_>>>()?;
-    Ok((doubles, true))
-}
-
-/// `operands` compared with each other (`IN`, `BETWEEN`): as [`as_doubles`], then each
-/// floating-point one normalized (see [`comparison`]).
-fn compared(operands: Vec<Expr>, schema: &DFSchema) -> Result<(Vec<Expr>, bool)> {
-    let (operands, cast) = as_doubles(operands, schema)?;
-    let floating = operands.iter().any(|e| e.get_type(schema).is_ok_and(|t| is_floating(&t)));
-    if !floating {
-        return Ok((operands, cast));
-    }
-    let normalized = operands.into_iter().map(|e| normalize_call(e, schema)).collect();
-    Ok((normalized, true))
-}
-
-fn has_floats(schema: &DFSchema) -> bool {
-    schema.fields().iter().any(|f| matches!(f.data_type(), DataType::Float32 | DataType::Float64))
-}
-
-/// `expr`, keeping its name, with its value normalized where it is a floating-point number.
-fn normalized(expr: Expr, schema: &DFSchema) -> Expr {
-    if matches!(expr, Expr::GroupingSet(_)) {
-        return expr;
-    }
-    let name = NamePreserver::new_for_projection().save(&expr);
-    name.restore(normalize_call(expr, schema))
-}
-
-/// `expr` normalized where it is a floating-point number: every NaN one NaN, -0.0 as 0.0.
-fn normalize_call(expr: Expr, schema: &DFSchema) -> Expr {
-    if !matches!(expr.get_type(schema), Ok(DataType::Float32 | DataType::Float64)) {
-        return expr;
-    }
-    let udf = Arc::new(ScalarUDF::new_from_impl(NormalizeFloating::default()));
-    Expr::ScalarFunction(ScalarFunction::new_udf(udf, vec![expr]))
 }
 
 /// A number type as Spark's arithmetic sees it.
@@ -254,7 +176,7 @@ fn arithmetic_op(op: Operator) -> Option<Op> {
     })
 }
 
-fn cast(expr: Expr, to: &DataType, schema: &DFSchema) -> Result<Expr> {
+pub(super) fn cast(expr: Expr, to: &DataType, schema: &DFSchema) -> Result<Expr> {
     if expr.get_type(schema)? == *to {
         return Ok(expr);
     }
@@ -300,6 +222,16 @@ fn rewrite(expr: Expr, schema: &DFSchema, mode: Mode) -> Result<Transformed<Expr
             window.params.partition_by = keys.into_iter().map(|key| normalized(key, schema).unalias()).collect();
             Ok(Transformed::yes(Expr::WindowFunction(window)))
         }
+        Expr::Case(case) => case_expr(case, schema),
+        // COALESCE's, GREATEST's and LEAST's operands have one type, as a CASE's results do.
+        Expr::ScalarFunction(mut call)
+            if matches!(call.name(), "coalesce" | "greatest" | "least" | "nvl" | "ifnull") =>
+        {
+            let (args, changed) = as_doubles(std::mem::take(&mut call.args), schema)?;
+            call.args = args;
+            Ok(Transformed::new_transformed(Expr::ScalarFunction(call), changed))
+        }
+        Expr::ScalarFunction(call) if call.name() == "nullif" && call.args.len() == 2 => Ok(nullif(call, schema)),
         Expr::Cast(cast) => {
             let to = cast.field.data_type().clone();
             spark_cast(Expr::Cast(cast), to, schema, mode)
@@ -326,7 +258,10 @@ fn spark_cast(cast: Expr, to: DataType, schema: &DFSchema, mode: Mode) -> Result
         return Ok(Transformed::no(cast));
     };
     let from = expr.get_type(schema)?;
-    if !super::cast::handles(&from, &to) {
+    // A constant that fits (an `INT` literal's marker, see `super::syntax`) stays DataFusion's.
+    let fitting_literal = super::numcast::handles(&from, &to)
+        && matches!(expr.as_ref(), Expr::Literal(v, _) if v.cast_to(&to).is_ok_and(|c| !c.is_null()));
+    if fitting_literal || !super::cast::handles(&from, &to) {
         // Without ANSI mode, text that does not read as the type is NULL (Spark's `Cast` in
         // `EvalMode.LEGACY`), as DataFusion's `TRY_CAST` gives.
         if mode == Mode::Legacy
@@ -355,48 +290,8 @@ fn binary_expr(binary: BinaryExpr, schema: &DFSchema, mode: Mode) -> Result<Tran
     }
 }
 
-fn is_comparison(op: Operator) -> bool {
-    matches!(
-        op,
-        Operator::Eq
-            | Operator::NotEq
-            | Operator::Lt
-            | Operator::LtEq
-            | Operator::Gt
-            | Operator::GtEq
-            | Operator::IsDistinctFrom
-            | Operator::IsNotDistinctFrom
-    )
-}
-
-/// A comparison as Spark's: a date against a timestamp as timestamps (in microseconds); a
-/// floating-point number against a decimal as `DOUBLE`s (`findWiderTypeForDecimal`); and
-/// floating-point numbers normalized, so that NaN equals NaN and is the greatest value, and -0.0
-/// equals 0.0 (Spark's `SQLOrderingUtil`).
-fn comparison(binary: BinaryExpr, (lt, rt): (&DataType, &DataType), schema: &DFSchema) -> Result<Transformed<Expr>> {
-    let BinaryExpr { left, op, right } = binary;
-    let (left, right) = match (lt, rt) {
-        (DataType::Date32, DataType::Timestamp(..)) => (cast(*left, rt, schema)?, *right),
-        (DataType::Timestamp(..), DataType::Date32) => (*left, cast(*right, lt, schema)?),
-        (lt, rt) if !(is_floating(lt) || is_floating(rt)) => {
-            return Ok(Transformed::no(Expr::BinaryExpr(BinaryExpr::new(left, op, right))));
-        }
-        _ => {
-            let (mut operands, _) = as_doubles(vec![*left, *right], schema)?;
-            let right = normalize_call(operands.pop().expect("two operands"), schema);
-            let left = normalize_call(operands.pop().expect("two operands"), schema);
-            (left, right)
-        }
-    };
-    Ok(Transformed::yes(Expr::BinaryExpr(BinaryExpr::new(Box::new(left), op, Box::new(right)))))
-}
-
 fn is_integral(t: &DataType) -> bool {
     matches!(t, DataType::Int8 | DataType::Int16 | DataType::Int32 | DataType::Int64)
-}
-
-fn is_floating(t: &DataType) -> bool {
-    matches!(t, DataType::Float32 | DataType::Float64)
 }
 
 /// An operand's number type; a NULL takes the other operand's.

@@ -95,7 +95,8 @@ pub(crate) fn own() -> Vec<Arc<ScalarUDF>> {
 /// [`SAME_AS_SPARK`].
 static ALLOWED: LazyLock<HashSet<String>> = LazyLock::new(|| {
     let mut names: HashSet<String> = SAME_AS_SPARK.iter().map(|n| (*n).to_owned()).collect();
-    for udf in datafusion_spark::all_default_scalar_functions().into_iter().chain(own()) {
+    let own = own().into_iter().chain(super::round::functions(Mode::Ansi));
+    for udf in datafusion_spark::all_default_scalar_functions().into_iter().chain(own) {
         names.insert(udf.name().to_owned());
         names.extend(udf.aliases().iter().cloned());
     }

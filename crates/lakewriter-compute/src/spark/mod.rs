@@ -11,8 +11,13 @@ mod arith;
 mod cast;
 mod coerce;
 mod datetime;
+mod decimal;
+mod equality;
 mod functions;
+mod numcast;
+mod round;
 mod syntax;
+mod textcast;
 mod types;
 
 use std::sync::Arc;
@@ -61,7 +66,9 @@ pub(crate) fn state(state: SessionState, semantics: Semantics) -> SessionState {
         .with_config(config)
         .with_spark_features()
         .with_type_planner(Arc::new(types::SparkTypes));
-    builder.scalar_functions().get_or_insert_with(Vec::new).extend(functions::own());
+    let functions = builder.scalar_functions().get_or_insert_with(Vec::new);
+    functions.extend(functions::own());
+    functions.extend(round::functions(mode));
     builder.build()
 }
 

@@ -154,6 +154,13 @@ fn fix(expr: &mut Expr) {
             }
         }
     }
+    // `round`'s and `bround`'s scale stays a number: their result type is read from it.
+    if let Expr::Function(Function { name, args: FunctionArguments::List(list), .. }) = expr
+        && ["round", "bround"].iter().any(|f| name.to_string().eq_ignore_ascii_case(f))
+        && let Some(FunctionArg::Unnamed(FunctionArgExpr::Expr(scale))) = list.args.get_mut(1)
+    {
+        unwrap_int(scale);
+    }
     if matches!(expr, Expr::BinaryOp { op: BinaryOperator::MyIntegerDivide, .. }) {
         let taken = std::mem::replace(expr, Expr::Value(Value::Null.into()));
         *expr = as_function(reassociate(taken));

@@ -1,0 +1,190 @@
+//! Spark's equality and common types, applied by [`super::coerce`]: floating-point numbers
+//! compare, group and join as Spark's `NormalizeFloatingNumbers` and `SQLOrderingUtil` make them
+//! (every NaN one NaN, equal to itself and the greatest value; -0.0 equal to 0.0), in `=` and the
+//! other comparisons, `IN`, `BETWEEN`, `CASE x WHEN`, `nullif`, `GROUP BY`, `DISTINCT`, join keys
+//! and window partitions; a `DOUBLE` or `FLOAT` with a `DECIMAL` is a `DOUBLE`
+//! (`findWiderTypeForDecimal`, `findWiderCommonType`) where they are compared and where they are
+//! the results of one `CASE` or the operands of `COALESCE`, `GREATEST` and `LEAST`; a date
+//! compared with a timestamp is a timestamp.
+
+use std::sync::Arc;
+
+use datafusion::arrow::datatypes::DataType;
+use datafusion::common::tree_node::Transformed;
+use datafusion::common::{DFSchema, Result, ScalarValue};
+use datafusion::logical_expr::expr::{Case, ScalarFunction};
+use datafusion::logical_expr::expr_rewriter::NamePreserver;
+use datafusion::logical_expr::{
+    Aggregate, BinaryExpr, Distinct, Expr, ExprSchemable, LogicalPlan, Operator, ScalarUDF,
+};
+
+use super::coerce::cast;
+use super::functions::NormalizeFloating;
+
+/// `node` with its floating-point grouping and join keys normalized, as Spark's
+/// `NormalizeFloatingNumbers` does: every NaN one NaN, -0.0 as 0.0, so that they group and match
+/// as equal (a group's key is the normalized value; a join's output keeps the values it read).
+pub(super) fn keys_normalized(node: LogicalPlan, schema: &DFSchema) -> Result<LogicalPlan> {
+    Ok(match node {
+        LogicalPlan::Aggregate(aggregate) => {
+            let group = aggregate.group_expr.into_iter().map(|e| normalized(e, schema)).collect();
+            LogicalPlan::Aggregate(Aggregate::try_new(aggregate.input, group, aggregate.aggr_expr)?)
+        }
+        // `SELECT DISTINCT` groups by every column (as DataFusion's optimizer plans it anyway).
+        LogicalPlan::Distinct(Distinct::All(input)) if has_floats(input.schema()) => {
+            let columns = input.schema().columns().into_iter().map(Expr::Column);
+            let group = columns.map(|e| normalized(e, input.schema())).collect();
+            LogicalPlan::Aggregate(Aggregate::try_new(input, group, Vec::new())?)
+        }
+        LogicalPlan::Join(mut join) => {
+            join.on = join
+                .on
+                .into_iter()
+                .map(|(left, right)| (normalized(left, schema), normalized(right, schema)))
+                .collect();
+            LogicalPlan::Join(join)
+        }
+        other => other,
+    })
+}
+
+/// `operands` compared with each other: where one is a floating-point number and another a
+/// decimal, each of those as a `DOUBLE` (`findWiderTypeForDecimal`); and whether that changed them.
+pub(super) fn as_doubles(operands: Vec<Expr>, schema: &DFSchema) -> Result<(Vec<Expr>, bool)> {
+    let types = operands.iter().map(|e| e.get_type(schema)).collect::<Result<Vec<_>>>()?;
+    let floating = types.iter().any(|t| matches!(t, DataType::Float32 | DataType::Float64));
+    let decimal = types.iter().any(|t| matches!(t, DataType::Decimal128(..)));
+    if !(floating && decimal) {
+        return Ok((operands, false));
+    }
+    let doubles = operands
+        .into_iter()
+        .zip(types)
+        .map(|(e, t)| match t {
+            DataType::Float32 | DataType::Decimal128(..) => cast(e, &DataType::Float64, schema),
+            _ => Ok(e),
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok((doubles, true))
+}
+
+/// `operands` compared with each other (`IN`, `BETWEEN`): as [`as_doubles`], then each
+/// floating-point one normalized (see [`comparison`]).
+pub(super) fn compared(operands: Vec<Expr>, schema: &DFSchema) -> Result<(Vec<Expr>, bool)> {
+    let (operands, cast) = as_doubles(operands, schema)?;
+    let floating = operands.iter().any(|e| e.get_type(schema).is_ok_and(|t| is_floating(&t)));
+    if !floating {
+        return Ok((operands, cast));
+    }
+    let normalized = operands.into_iter().map(|e| normalize_call(e, schema)).collect();
+    Ok((normalized, true))
+}
+
+fn has_floats(schema: &DFSchema) -> bool {
+    schema.fields().iter().any(|f| matches!(f.data_type(), DataType::Float32 | DataType::Float64))
+}
+
+/// `expr`, keeping its name, with its value normalized where it is a floating-point number.
+pub(super) fn normalized(expr: Expr, schema: &DFSchema) -> Expr {
+    if matches!(expr, Expr::GroupingSet(_)) {
+        return expr;
+    }
+    let name = NamePreserver::new_for_projection().save(&expr);
+    name.restore(normalize_call(expr, schema))
+}
+
+/// `expr` normalized where it is a floating-point number: every NaN one NaN, -0.0 as 0.0.
+pub(super) fn normalize_call(expr: Expr, schema: &DFSchema) -> Expr {
+    if !matches!(expr.get_type(schema), Ok(DataType::Float32 | DataType::Float64)) {
+        return expr;
+    }
+    let udf = Arc::new(ScalarUDF::new_from_impl(NormalizeFloating::default()));
+    Expr::ScalarFunction(ScalarFunction::new_udf(udf, vec![expr]))
+}
+
+/// A CASE (an IF): `CASE x WHEN v …` compares as `=` does (NaN is NaN, -0.0 is 0.0); its
+/// results have one type, a floating-point one with a decimal one all `DOUBLE`s
+/// (`findWiderCommonType`).
+pub(super) fn case_expr(mut case: Case, schema: &DFSchema) -> Result<Transformed<Expr>> {
+    let mut floating = false;
+    if let Some(base) = case.expr.take() {
+        floating = is_floating(&base.get_type(schema)?);
+        case.expr = Some(Box::new(if floating { normalize_call(*base, schema) } else { *base }));
+        if floating {
+            for (when, _) in &mut case.when_then_expr {
+                let value = std::mem::replace(when.as_mut(), Expr::Literal(ScalarValue::Null, None));
+                **when = normalize_call(value, schema);
+            }
+        }
+    }
+    let mut results: Vec<Expr> = case.when_then_expr.iter().map(|(_, then)| then.as_ref().clone()).collect();
+    results.extend(case.else_expr.as_deref().cloned());
+    let (mut results, changed) = as_doubles(results, schema)?;
+    if changed {
+        if case.else_expr.is_some() {
+            case.else_expr = results.pop().map(Box::new);
+        }
+        for ((_, then), result) in case.when_then_expr.iter_mut().zip(results) {
+            **then = result;
+        }
+    }
+    Ok(Transformed::new_transformed(Expr::Case(case), changed || floating))
+}
+
+/// `nullif(a, b)` is `CASE WHEN a = b THEN NULL ELSE a END`, `=` as Spark compares.
+pub(super) fn nullif(call: ScalarFunction, schema: &DFSchema) -> Transformed<Expr> {
+    let floating = call.args.iter().any(|a| a.get_type(schema).is_ok_and(|t| is_floating(&t)));
+    if !floating {
+        return Transformed::no(Expr::ScalarFunction(call));
+    }
+    let [a, b]: [Expr; 2] = call.args.try_into().expect("two operands");
+    let equal =
+        BinaryExpr::new(Box::new(normalize_call(a.clone(), schema)), Operator::Eq, Box::new(normalize_call(b, schema)));
+    let null = Box::new(Expr::Literal(ScalarValue::Null, None));
+    let case = Case::new(None, vec![(Box::new(Expr::BinaryExpr(equal)), null)], Some(Box::new(a)));
+    Transformed::yes(Expr::Case(case))
+}
+
+pub(super) fn is_comparison(op: Operator) -> bool {
+    matches!(
+        op,
+        Operator::Eq
+            | Operator::NotEq
+            | Operator::Lt
+            | Operator::LtEq
+            | Operator::Gt
+            | Operator::GtEq
+            | Operator::IsDistinctFrom
+            | Operator::IsNotDistinctFrom
+    )
+}
+
+/// A comparison as Spark's: a date against a timestamp as timestamps (in microseconds); a
+/// floating-point number against a decimal as `DOUBLE`s (`findWiderTypeForDecimal`); and
+/// floating-point numbers normalized, so that NaN equals NaN and is the greatest value, and -0.0
+/// equals 0.0 (Spark's `SQLOrderingUtil`).
+pub(super) fn comparison(
+    binary: BinaryExpr,
+    (lt, rt): (&DataType, &DataType),
+    schema: &DFSchema,
+) -> Result<Transformed<Expr>> {
+    let BinaryExpr { left, op, right } = binary;
+    let (left, right) = match (lt, rt) {
+        (DataType::Date32, DataType::Timestamp(..)) => (cast(*left, rt, schema)?, *right),
+        (DataType::Timestamp(..), DataType::Date32) => (*left, cast(*right, lt, schema)?),
+        (lt, rt) if !(is_floating(lt) || is_floating(rt)) => {
+            return Ok(Transformed::no(Expr::BinaryExpr(BinaryExpr::new(left, op, right))));
+        }
+        _ => {
+            let (mut operands, _) = as_doubles(vec![*left, *right], schema)?;
+            let right = normalize_call(operands.pop().expect("two operands"), schema);
+            let left = normalize_call(operands.pop().expect("two operands"), schema);
+            (left, right)
+        }
+    };
+    Ok(Transformed::yes(Expr::BinaryExpr(BinaryExpr::new(Box::new(left), op, Box::new(right)))))
+}
+
+fn is_floating(t: &DataType) -> bool {
+    matches!(t, DataType::Float32 | DataType::Float64)
+}
