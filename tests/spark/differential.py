@@ -22,8 +22,11 @@ A result is the column's Spark type and its values, or an error. Compared:
   decimals by value at the type's scale; timestamps in microseconds; dates in days.
 - an error in Spark must be an error in lakewriter (nothing committed), and the reverse.
 A lakewriter error saying that a function "has no Spark-exact implementation" is `refused`.
+lakewriter's refusal to write a date or timestamp outside the years 0001 to 9999, where Spark's
+result holds one, is `unstorable`: a Delta table does not store it (Spark writes it, and
+delta-rs cannot read the table back).
 
-`check` prints a summary per category (cases, identical, refused, different) as a Markdown table
+`check` prints a summary per category (cases, identical, refused, unstorable, different) as a Markdown table
 and exits 1 where the cases that differ are not exactly those known-different.txt lists (the
 cases left to make identical: the list only shrinks).
 """
@@ -53,6 +56,9 @@ ANSWERS = HERE / "answers.jsonl"
 # and is not listed fails the check, and so does one listed that no longer differs.
 KNOWN = HERE / "known-different.txt"
 REFUSED = "has no Spark-exact implementation"
+# A date or timestamp outside the years 0001 to 9999 that a result holds: lakewriter refuses to
+# write it (Delta does not store it), where Spark computes it.
+OUTSIDE_DELTA = "Delta stores ("
 MODES = (True, False)
 
 
@@ -392,10 +398,25 @@ def rows(result):
     return sorted(json.dumps(list(row)) for row in zip(*[c["values"] for c in result]))
 
 
+def beyond_delta(spark):
+    """Whether Spark's result holds a date or timestamp outside the years 0001 to 9999, which a
+    Delta table does not store (lakewriter refuses to write it, naming the column)."""
+    low, high = -719162, 2932896  # 0001-01-01 and 9999-12-31 in days since 1970-01-01
+    for column in spark.get("result", []):
+        scale = 86_400_000_000 if column["type"].startswith("timestamp") else 1
+        if column["type"] not in ("date", "timestamp", "timestamp_ntz"):
+            continue
+        if any(v is not None and not low * scale <= v < (high + 1) * scale for v in column["values"]):
+            return True
+    return False
+
+
 def verdict(case, spark, ours):
-    """`identical`, `refused` or `different: why`."""
+    """`identical`, `refused`, `unstorable` or `different: why`."""
     if "error" in ours and REFUSED in ours["error"]:
         return "refused"
+    if "error" in ours and OUTSIDE_DELTA in ours["error"] and beyond_delta(spark):
+        return "unstorable"
     if "error" in spark or "error" in ours:
         if "error" in spark and "error" in ours:
             return "identical"
@@ -444,6 +465,8 @@ def check(args):
         elif any(o == "refused" for o in outcomes):
             counts["refused"] += 1
             refused.append(case.id)
+        elif any(o == "unstorable" for o in outcomes):
+            counts["unstorable"] += 1
         else:
             counts["identical"] += 1
     for line in different:
@@ -457,12 +480,13 @@ def check(args):
         KNOWN.write_text("".join(f"{case}\n" for case in sorted(now)))
         known = now
     total = collections.Counter()
-    print("| category | cases | identical | refused | different |")
-    print("|---|---:|---:|---:|---:|")
+    columns = ("cases", "identical", "refused", "unstorable", "different")
+    print(f"| category | {' | '.join(columns)} |")
+    print("|---|" + "---:|" * len(columns))
     for category, counts in summary.items():
         total.update(counts)
-        print(f"| {category} | {counts['cases']} | {counts['identical']} | {counts['refused']} | {counts['different']} |")
-    print(f"| **all** | **{total['cases']}** | **{total['identical']}** | **{total['refused']}** | **{total['different']}** |")
+        print(f"| {category} | {' | '.join(str(counts[c]) for c in columns)} |")
+    print(f"| **all** | {' | '.join(f'**{total[c]}**' for c in columns)} |")
     new, fixed = sorted(now - known), sorted(known - now)
     if new:
         print(f"\n{len(new)} cases differ that {KNOWN.name} does not list: {' '.join(new)}")

@@ -223,15 +223,6 @@ fn rewrite(expr: Expr, schema: &DFSchema, mode: Mode) -> Result<Transformed<Expr
             Ok(Transformed::yes(Expr::WindowFunction(window)))
         }
         Expr::Case(case) => case_expr(case, schema),
-        // COALESCE's, GREATEST's and LEAST's operands have one type, as a CASE's results do.
-        Expr::ScalarFunction(mut call)
-            if matches!(call.name(), "coalesce" | "greatest" | "least" | "nvl" | "ifnull") =>
-        {
-            let (args, changed) = as_doubles(std::mem::take(&mut call.args), schema)?;
-            call.args = args;
-            Ok(Transformed::new_transformed(Expr::ScalarFunction(call), changed))
-        }
-        Expr::ScalarFunction(call) if call.name() == "nullif" && call.args.len() == 2 => Ok(nullif(call, schema)),
         Expr::Cast(cast) => {
             let to = cast.field.data_type().clone();
             spark_cast(Expr::Cast(cast), to, schema, mode)
@@ -240,14 +231,7 @@ fn rewrite(expr: Expr, schema: &DFSchema, mode: Mode) -> Result<Transformed<Expr
             let to = cast.field.data_type().clone();
             spark_cast(Expr::TryCast(cast), to, schema, Mode::Try)
         }
-        Expr::ScalarFunction(call) if call.func.inner().downcast_ref::<OperatorFunction>().is_some() => {
-            let function = call.func.inner().downcast_ref::<OperatorFunction>().expect("matched").clone();
-            let [left, right]: [Expr; 2] = call.args.try_into().map_err(|_| {
-                datafusion::error::DataFusionError::Plan(format!("`{}` takes two operands", function.name()))
-            })?;
-            let binary = BinaryExpr::new(Box::new(left), binary_op(function.op), Box::new(right));
-            Ok(Transformed::yes(binary_expr(binary, schema, function.mode.unwrap_or(mode))?.data))
-        }
+        Expr::ScalarFunction(call) => function_call(call, schema, mode),
         other => Ok(Transformed::no(other)),
     }
 }
@@ -274,6 +258,32 @@ fn spark_cast(cast: Expr, to: DataType, schema: &DFSchema, mode: Mode) -> Result
     }
     let udf = ScalarUDF::new_from_impl(super::cast::SparkCast::new(to, mode));
     Ok(Transformed::yes(Expr::ScalarFunction(ScalarFunction::new_udf(Arc::new(udf), vec![expr.as_ref().clone()]))))
+}
+
+/// A function call as Spark's analyzer types it.
+fn function_call(mut call: ScalarFunction, schema: &DFSchema, mode: Mode) -> Result<Transformed<Expr>> {
+    // `div` and the `try_` functions: their operator.
+    if let Some(function) = call.func.inner().downcast_ref::<OperatorFunction>().cloned() {
+        let [left, right]: [Expr; 2] = call.args.try_into().map_err(|_| {
+            datafusion::error::DataFusionError::Plan(format!("`{}` takes two operands", function.name()))
+        })?;
+        let binary = BinaryExpr::new(Box::new(left), binary_op(function.op), Box::new(right));
+        return Ok(Transformed::yes(binary_expr(binary, schema, function.mode.unwrap_or(mode))?.data));
+    }
+    match call.name() {
+        // COALESCE's, GREATEST's and LEAST's operands have one type, as a CASE's results do.
+        "coalesce" | "greatest" | "least" | "nvl" | "ifnull" => {
+            let (args, changed) = as_doubles(std::mem::take(&mut call.args), schema)?;
+            call.args = args;
+            Ok(Transformed::new_transformed(Expr::ScalarFunction(call), changed))
+        }
+        "nullif" if call.args.len() == 2 => Ok(nullif(call, schema)),
+        // `EXTRACT(field FROM x)`, which DataFusion's planner makes its own `date_part`: Spark's.
+        "date_part" if call.func.inner().downcast_ref::<super::datetime::DatePart>().is_none() => {
+            Ok(Transformed::yes(Expr::ScalarFunction(ScalarFunction::new_udf(super::datetime::date_part(), call.args))))
+        }
+        _ => Ok(Transformed::no(Expr::ScalarFunction(call))),
+    }
 }
 
 fn binary_expr(binary: BinaryExpr, schema: &DFSchema, mode: Mode) -> Result<Transformed<Expr>> {

@@ -6,7 +6,8 @@
 use std::sync::Arc;
 
 use chrono::{Datelike, NaiveDate, NaiveDateTime, Timelike};
-use datafusion::arrow::array::{Array, ArrayRef, AsArray, Int32Array, StringArray};
+use datafusion::arrow::array::{Array, ArrayRef, AsArray, Decimal128Array, Int32Array, StringArray};
+use datafusion::arrow::datatypes as arrow_schema;
 use datafusion::arrow::datatypes::{DataType, Date32Type, TimeUnit, TimestampMicrosecondType};
 use datafusion::common::{Result, ScalarValue, exec_err};
 use datafusion::logical_expr::{ColumnarValue, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature, Volatility};
@@ -29,7 +30,93 @@ pub(crate) fn functions() -> Vec<Arc<ScalarUDF>> {
     let mut all: Vec<Arc<ScalarUDF>> =
         fields.into_iter().map(|name| Arc::new(ScalarUDF::new_from_impl(Field::new(name)))).collect();
     all.push(Arc::new(ScalarUDF::new_from_impl(DateFormat::default())));
+    all.push(date_part());
     all
+}
+
+/// Spark's `date_part`, which `EXTRACT` is planned as too (see `super::coerce`).
+pub(crate) fn date_part() -> Arc<ScalarUDF> {
+    Arc::new(ScalarUDF::new_from_impl(DatePart { signature: Signature::any(2, Volatility::Immutable) }))
+}
+
+/// `date_part(field, value)` and `EXTRACT(field FROM value)`: the [`Field`] Spark's name (or one
+/// of its synonyms) says; `SECOND` with its fraction, a `decimal(8,6)`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) struct DatePart {
+    signature: Signature,
+}
+
+/// The field `name` (Spark's `DatePart.parseExtractField`) as a [`Field`]'s name.
+fn extract_field(name: &str) -> Option<&'static str> {
+    Some(match name.to_ascii_uppercase().as_str() {
+        "YEAR" | "Y" | "YEARS" | "YR" | "YRS" => "year",
+        "YEAROFWEEK" => "yearofweek",
+        "QUARTER" | "QTR" => "quarter",
+        "MONTH" | "MON" | "MONS" | "MONTHS" => "month",
+        "WEEK" | "W" | "WEEKS" => "weekofyear",
+        "DAY" | "D" | "DAYS" => "day",
+        "DAYOFWEEK" | "DOW" => "dayofweek",
+        "DAYOFWEEK_ISO" | "DOW_ISO" => "dayofweek_iso",
+        "DOY" => "dayofyear",
+        "HOUR" | "H" | "HOURS" | "HR" | "HRS" => "hour",
+        "MINUTE" | "M" | "MIN" | "MINS" | "MINUTES" => "minute",
+        "SECOND" | "S" | "SEC" | "SECONDS" | "SECS" => "second_fraction",
+        _ => return None,
+    })
+}
+
+fn part_of(value: Option<&ScalarValue>) -> Result<&'static str> {
+    if let Some(ScalarValue::Utf8(Some(f)) | ScalarValue::Utf8View(Some(f)) | ScalarValue::LargeUtf8(Some(f))) = value {
+        extract_field(f).map_or_else(|| exec_err!("`{f}` is not a field Spark extracts"), Ok)
+    } else {
+        exec_err!("date_part's field must be a constant string")
+    }
+}
+
+impl ScalarUDFImpl for DatePart {
+    fn name(&self) -> &'static str {
+        "date_part"
+    }
+
+    fn aliases(&self) -> &[String] {
+        &[]
+    }
+
+    fn signature(&self) -> &Signature {
+        &self.signature
+    }
+
+    fn return_type(&self, _args: &[DataType]) -> Result<DataType> {
+        datafusion::common::internal_err!("return_field_from_args is used")
+    }
+
+    fn return_field_from_args(
+        &self,
+        args: datafusion::logical_expr::ReturnFieldArgs,
+    ) -> Result<arrow_schema::FieldRef> {
+        let field = part_of(args.scalar_arguments.first().copied().flatten())?;
+        let output = if field == "second_fraction" { DataType::Decimal128(8, 6) } else { DataType::Int32 };
+        Ok(Arc::new(arrow_schema::Field::new(self.name(), output, true)))
+    }
+
+    fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
+        let constant = match &args.args[0] {
+            ColumnarValue::Scalar(value) => Some(value),
+            ColumnarValue::Array(_) => None,
+        };
+        let field = part_of(constant)?;
+        let input = args.args[1].to_array(args.number_rows)?;
+        let times = times(&input)?;
+        let out: ArrayRef = if field == "second_fraction" {
+            let micros = |t: &NaiveDateTime| i128::from(t.second()) * 1_000_000 + i128::from(t.nanosecond() / 1000);
+            let values: Decimal128Array = times.iter().map(|t| t.as_ref().map(micros)).collect();
+            Arc::new(values.with_precision_and_scale(8, 6)?)
+        } else {
+            let field = Field::new(field);
+            Arc::new(times.iter().map(|t| t.as_ref().map(|t| field.of(t))).collect::<Int32Array>())
+        };
+        Ok(ColumnarValue::Array(out))
+    }
 }
 
 /// The values of a date or timestamp column as wall-clock times in the session time zone.
@@ -75,6 +162,8 @@ impl Field {
             "dayofyear" => small(t.ordinal()),
             "quarter" => small((t.month() - 1) / 3 + 1),
             "weekofyear" => small(t.iso_week().week()),
+            "yearofweek" => t.iso_week().year(),
+            "dayofweek_iso" => small(t.weekday().number_from_monday()),
             "hour" => small(t.hour()),
             "minute" => small(t.minute()),
             _ => small(t.second()),

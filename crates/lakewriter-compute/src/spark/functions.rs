@@ -74,7 +74,6 @@ const SAME_AS_SPARK: &[&str] = &[
     "exp",
     "power",
     "pow",
-    "date_part",
     "datediff",
     "date_diff",
     "last_day",
@@ -88,6 +87,8 @@ pub(crate) fn own() -> Vec<Arc<ScalarUDF>> {
     operators
         .chain([Arc::new(ScalarUDF::new_from_impl(TypeOf::default()))])
         .chain(super::datetime::functions())
+        .chain(super::trunc::functions())
+        .chain(super::zones::functions())
         .collect()
 }
 

@@ -18,7 +18,9 @@ mod numcast;
 mod round;
 mod syntax;
 mod textcast;
+mod trunc;
 mod types;
+mod zones;
 
 use std::sync::Arc;
 

@@ -7,11 +7,9 @@
 //! Text that does not read as the type fails the query in ANSI mode (`CAST_INVALID_INPUT`) and is
 //! NULL in the other modes and in `try_cast`.
 
-use std::str::FromStr;
 use std::sync::Arc;
 
-use chrono::{NaiveDate, NaiveDateTime, NaiveTime, TimeZone};
-use datafusion::arrow::array::timezone::Tz;
+use chrono::{NaiveDate, NaiveDateTime, NaiveTime};
 use datafusion::arrow::array::{
     Array, ArrayRef, AsArray, Date32Array, Int64Array, StringArray, TimestampMicrosecondArray,
 };
@@ -147,23 +145,19 @@ fn timestamp(s: &str, zoned: bool) -> Option<i64> {
     let number = |i: usize| parts.get(i).map_or(Some(0), |p| p.parse::<u32>().ok());
     let time = NaiveTime::from_hms_micro_opt(number(0)?, number(1)?, number(2)?, micros)?;
     let local = NaiveDateTime::new(date, time);
-    let zone = zone.trim_start();
-    let zone = match zone {
-        "" | "Z" => "+00:00".to_owned(),
-        z => ["UTC", "GMT", "UT"].iter().find_map(|p| z.strip_prefix(p)).map_or_else(
-            || z.to_owned(),
-            |offset| if offset.is_empty() { "+00:00".to_owned() } else { offset.to_owned() },
-        ),
+    let zone = match zone.trim_start() {
+        "" | "Z" => "UTC",
+        z => z,
     };
-    let zone = Tz::from_str(&normalized_offset(&zone)).ok()?;
+    let zone = super::zones::zone(zone)?;
     if !zoned {
         return Some(local.and_utc().timestamp_micros());
     }
-    Some(zone.from_local_datetime(&local).earliest()?.timestamp_micros())
+    Some(super::zones::instant(zone, &local)?.timestamp_micros())
 }
 
 /// `±h`, `±hh`, `±hhmm` and `±h:mm` as `±hh:mm`; anything else as it is.
-fn normalized_offset(zone: &str) -> String {
+pub(crate) fn normalized_offset(zone: &str) -> String {
     let Some(sign) = zone.chars().next().filter(|c| *c == '+' || *c == '-') else { return zone.to_owned() };
     let body = &zone[1..];
     let (hours, minutes) = match body.split_once(':') {
