@@ -172,6 +172,7 @@ impl Prepared {
         // and a table made from that schema would not hold the rows (an `integer` column of
         // `Int64` values).
         let bound = state.analyzer().execute_and_check(bound, state.config_options(), |_, _| {}).map_err(plan_err)?;
+        let bound = crate::spark::typed(&state, bound).map_err(plan_err)?;
         let plan = crate::raw::pinned_scans(bound).map_err(plan_err)?;
         let plan = crate::engine::distributed(plan, &state);
         let df = DataFrame::new(state, plan.clone());

@@ -30,11 +30,12 @@ use datafusion::logical_expr::expr_rewriter::NamePreserver;
 use datafusion::logical_expr::utils::merge_schema;
 use datafusion::logical_expr::{
     BinaryExpr, Cast, Expr, ExprSchemable, LogicalPlan, Operator, ScalarUDF, ScalarUDFImpl, TryCast,
+    WindowFunctionDefinition,
 };
 
 use super::arith::{Mode, Op, SparkArithmetic};
 use super::equality::{
-    as_doubles, case_expr, compared, comparison, is_comparison, keys_normalized, normalized, nullif,
+    case_expr, compared, comparison, is_comparison, keys_normalized, normalized, nullif, one_type, sort_normalized,
 };
 use super::functions::OperatorFunction;
 
@@ -58,13 +59,14 @@ fn node(node: LogicalPlan, mode: Mode) -> Result<Transformed<LogicalPlan>> {
     if let LogicalPlan::TableScan(scan) = &node {
         schema.merge(&DFSchema::try_from_qualified_schema(scan.table_name.clone(), &scan.source.schema())?);
     }
-    let node = keys_normalized(node, &schema)?;
+    let node = super::windows::ranks_as_ints(keys_normalized(node, &schema)?)?;
     let names = NamePreserver::new(&node);
     let rewritten = node.map_expressions(|e| {
         let name = names.save(&e);
         Ok(e.transform_up(|e| rewrite(e, &schema, mode))?.update_data(|e| name.restore(e)))
     })?;
-    if rewritten.transformed { rewritten.map_data(LogicalPlan::recompute_schema) } else { Ok(rewritten) }
+    // A node's schema follows its inputs' too (an aggregate below it now of Spark's type).
+    rewritten.map_data(LogicalPlan::recompute_schema)
 }
 
 /// A number type as Spark's arithmetic sees it.
@@ -145,7 +147,7 @@ fn adjusted(precision: i32, scale: i32) -> (u8, i8) {
 }
 
 /// The result type of `op` over decimals `(p1, s1)` and `(p2, s2)` (`DecimalPrecision`).
-fn decimal_result(op: Op, (p1, s1): (u8, i8), (p2, s2): (u8, i8)) -> (u8, i8) {
+pub(super) fn decimal_result(op: Op, (p1, s1): (u8, i8), (p2, s2): (u8, i8)) -> (u8, i8) {
     let (p1, s1, p2, s2) = (i32::from(p1), i32::from(s1), i32::from(p2), i32::from(s2));
     match op {
         Op::Add | Op::Subtract => {
@@ -220,7 +222,26 @@ fn rewrite(expr: Expr, schema: &DFSchema, mode: Mode) -> Result<Transformed<Expr
         Expr::WindowFunction(mut window) => {
             let keys = std::mem::take(&mut window.params.partition_by);
             window.params.partition_by = keys.into_iter().map(|key| normalized(key, schema).unalias()).collect();
+            let order = std::mem::take(&mut window.params.order_by);
+            window.params.order_by = order.into_iter().map(|s| sort_normalized(s, schema)).collect();
+            if let WindowFunctionDefinition::AggregateUDF(udaf) = &window.fun
+                && let Some(arg) = window.params.args.first()
+                && let Some(spark) = super::aggregates::spark(udaf.name(), &arg.get_type(schema)?, mode)
+            {
+                window.fun = WindowFunctionDefinition::AggregateUDF(spark);
+            }
             Ok(Transformed::yes(Expr::WindowFunction(window)))
+        }
+        // `SUM` and `AVG` as Spark computes them.
+        Expr::AggregateFunction(mut call) => {
+            let input = call.params.args.first().map(|a| a.get_type(schema)).transpose()?;
+            match input.and_then(|t| super::aggregates::spark(call.func.name(), &t, mode)) {
+                Some(spark) => {
+                    call.func = spark;
+                    Ok(Transformed::yes(Expr::AggregateFunction(call)))
+                }
+                None => Ok(Transformed::no(Expr::AggregateFunction(call))),
+            }
         }
         Expr::Case(case) => case_expr(case, schema),
         Expr::Cast(cast) => {
@@ -273,7 +294,7 @@ fn function_call(mut call: ScalarFunction, schema: &DFSchema, mode: Mode) -> Res
     match call.name() {
         // COALESCE's, GREATEST's and LEAST's operands have one type, as a CASE's results do.
         "coalesce" | "greatest" | "least" | "nvl" | "ifnull" => {
-            let (args, changed) = as_doubles(std::mem::take(&mut call.args), schema)?;
+            let (args, changed) = one_type(std::mem::take(&mut call.args), schema)?;
             call.args = args;
             Ok(Transformed::new_transformed(Expr::ScalarFunction(call), changed))
         }

@@ -10,12 +10,12 @@
 use std::sync::Arc;
 
 use datafusion::arrow::datatypes::DataType;
-use datafusion::common::tree_node::Transformed;
+use datafusion::common::tree_node::{Transformed, TreeNode};
 use datafusion::common::{DFSchema, Result, ScalarValue};
 use datafusion::logical_expr::expr::{Case, ScalarFunction};
 use datafusion::logical_expr::expr_rewriter::NamePreserver;
 use datafusion::logical_expr::{
-    Aggregate, BinaryExpr, Distinct, Expr, ExprSchemable, LogicalPlan, Operator, ScalarUDF,
+    Aggregate, BinaryExpr, Distinct, Expr, ExprSchemable, LogicalPlan, Operator, ScalarUDF, SortExpr,
 };
 
 use super::coerce::cast;
@@ -28,7 +28,14 @@ pub(super) fn keys_normalized(node: LogicalPlan, schema: &DFSchema) -> Result<Lo
     Ok(match node {
         LogicalPlan::Aggregate(aggregate) => {
             let group = aggregate.group_expr.into_iter().map(|e| normalized(e, schema)).collect();
-            LogicalPlan::Aggregate(Aggregate::try_new(aggregate.input, group, aggregate.aggr_expr)?)
+            let aggregates: Result<Vec<Expr>> =
+                aggregate.aggr_expr.into_iter().map(|e| compared_arguments(e, schema)).collect();
+            LogicalPlan::Aggregate(Aggregate::try_new(aggregate.input, group, aggregates?)?)
+        }
+        // An order puts NaN last (the greatest value) and -0.0 with 0.0.
+        LogicalPlan::Sort(mut sort) => {
+            sort.expr = sort.expr.into_iter().map(|s| sort_normalized(s, schema)).collect();
+            LogicalPlan::Sort(sort)
         }
         // `SELECT DISTINCT` groups by every column (as DataFusion's optimizer plans it anyway).
         LogicalPlan::Distinct(Distinct::All(input)) if has_floats(input.schema()) => {
@@ -46,6 +53,26 @@ pub(super) fn keys_normalized(node: LogicalPlan, schema: &DFSchema) -> Result<Lo
         }
         other => other,
     })
+}
+
+/// An order by `sort`'s key, normalized where it is a floating-point number.
+pub(super) fn sort_normalized(sort: SortExpr, schema: &DFSchema) -> SortExpr {
+    SortExpr { expr: normalize_call(sort.expr, schema), ..sort }
+}
+
+/// An aggregate whose answer compares its arguments' values — `MIN`, `MAX`, and any `DISTINCT`
+/// one (`COUNT(DISTINCT d)`) — with its floating-point arguments normalized, keeping its name.
+fn compared_arguments(aggregate: Expr, schema: &DFSchema) -> Result<Expr> {
+    let name = NamePreserver::new_for_projection().save(&aggregate);
+    let rewritten = aggregate.transform_up(|e| match e {
+        Expr::AggregateFunction(mut call) if call.params.distinct || matches!(call.func.name(), "min" | "max") => {
+            let args = std::mem::take(&mut call.params.args);
+            call.params.args = args.into_iter().map(|a| normalize_call(a, schema)).collect();
+            Ok(Transformed::yes(Expr::AggregateFunction(call)))
+        }
+        other => Ok(Transformed::no(other)),
+    })?;
+    Ok(if rewritten.transformed { name.restore(rewritten.data) } else { rewritten.data })
 }
 
 /// `operands` compared with each other: where one is a floating-point number and another a
@@ -66,6 +93,33 @@ pub(super) fn as_doubles(operands: Vec<Expr>, schema: &DFSchema) -> Result<(Vec<
         })
         .collect::<Result<Vec<_>>>()?;
     Ok((doubles, true))
+}
+
+/// The results of one `CASE`, or the operands of `COALESCE`, `GREATEST` or `LEAST`, of one type
+/// (`findWiderCommonType`): with a floating-point one and a decimal one, `DOUBLE`s ([`as_doubles`]);
+/// with decimals and integers, the decimal wide enough for each (`DecimalPrecision.
+/// widerDecimalType`, an integer being a `DECIMAL(3|5|10|20, 0)` by its type).
+pub(super) fn one_type(operands: Vec<Expr>, schema: &DFSchema) -> Result<(Vec<Expr>, bool)> {
+    let (operands, doubles) = as_doubles(operands, schema)?;
+    let types = operands.iter().map(|e| e.get_type(schema)).collect::<Result<Vec<_>>>()?;
+    let decimal = |t: &DataType| match t {
+        DataType::Decimal128(p, s) => Some((i32::from(*p), i32::from(*s))),
+        DataType::Int8 => Some((3, 0)),
+        DataType::Int16 => Some((5, 0)),
+        DataType::Int32 => Some((10, 0)),
+        DataType::Int64 => Some((20, 0)),
+        _ => None,
+    };
+    let numbers: Option<Vec<(i32, i32)>> = types.iter().filter(|t| **t != DataType::Null).map(decimal).collect();
+    let some_decimal = types.iter().any(|t| matches!(t, DataType::Decimal128(..)));
+    let Some(numbers) = numbers.filter(|_| some_decimal && !doubles) else { return Ok((operands, doubles)) };
+    let scale = numbers.iter().map(|(_, s)| *s).max().unwrap_or(0);
+    let range = numbers.iter().map(|(p, s)| p - s).max().unwrap_or(0);
+    let wider =
+        DataType::Decimal128(u8::try_from((range + scale).min(38)).unwrap_or(38), i8::try_from(scale).unwrap_or(0));
+    let changed = types.iter().any(|t| *t != wider && *t != DataType::Null);
+    let operands = operands.into_iter().map(|e| cast(e, &wider, schema)).collect::<Result<Vec<_>>>()?;
+    Ok((operands, changed))
 }
 
 /// `operands` compared with each other (`IN`, `BETWEEN`): as [`as_doubles`], then each
@@ -119,7 +173,7 @@ pub(super) fn case_expr(mut case: Case, schema: &DFSchema) -> Result<Transformed
     }
     let mut results: Vec<Expr> = case.when_then_expr.iter().map(|(_, then)| then.as_ref().clone()).collect();
     results.extend(case.else_expr.as_deref().cloned());
-    let (mut results, changed) = as_doubles(results, schema)?;
+    let (mut results, changed) = one_type(results, schema)?;
     if changed {
         if case.else_expr.is_some() {
             case.else_expr = results.pop().map(Box::new);

@@ -261,6 +261,33 @@ impl ScalarUDFImpl for NormalizeFloating {
     }
 }
 
+/// `plan` with each `typeof(x)` replaced by the name of `x`'s type, as Spark's analyzer folds it:
+/// `x` is never computed (`typeof(tmax + tmax)` is `tinyint`, even where the sum overflows).
+/// Applied once DataFusion's analyzer has typed the plan, so that the name is the type the value
+/// has.
+pub(crate) fn typeof_folded(plan: LogicalPlan) -> Result<LogicalPlan> {
+    use datafusion::common::tree_node::Transformed;
+    use datafusion::logical_expr::ExprSchemable;
+    use datafusion::logical_expr::expr_rewriter::NamePreserver;
+    let folded = plan.transform_up_with_subqueries(|node| {
+        let schema = datafusion::logical_expr::utils::merge_schema(&node.inputs());
+        let names = NamePreserver::new(&node);
+        let rewritten = node.map_expressions(|e| {
+            let name = names.save(&e);
+            let folded = e.transform_up(|e| match e {
+                Expr::ScalarFunction(call) if call.func.inner().downcast_ref::<TypeOf>().is_some() => {
+                    let name = spark_type_name(&call.args[0].get_type(&schema)?);
+                    Ok(Transformed::yes(Expr::Literal(ScalarValue::Utf8(Some(name)), None)))
+                }
+                other => Ok(Transformed::no(other)),
+            })?;
+            Ok(folded.update_data(|e| name.restore(e)))
+        })?;
+        if rewritten.transformed { rewritten.map_data(LogicalPlan::recompute_schema) } else { Ok(rewritten) }
+    })?;
+    Ok(folded.data)
+}
+
 /// Spark's `typeof(x)`: the name Spark gives the type of its argument (`decimal(6,6)`, `bigint`).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct TypeOf {

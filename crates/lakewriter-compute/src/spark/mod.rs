@@ -7,6 +7,7 @@
 //! its arithmetic in [`arith`]). Both run where a plan is made ([`crate::query`],
 //! [`crate::statement`]), so that a plan carries its semantics whatever session later runs it.
 
+mod aggregates;
 mod arith;
 mod cast;
 mod coerce;
@@ -20,6 +21,7 @@ mod syntax;
 mod textcast;
 mod trunc;
 mod types;
+mod windows;
 mod zones;
 
 use std::sync::Arc;
@@ -62,6 +64,8 @@ pub(crate) fn state(state: SessionState, semantics: Semantics) -> SessionState {
     // A number with a fraction is an exact decimal, as Spark's literal.
     options.sql_parser.parse_float_as_decimal = true;
     options.execution.enable_ansi_mode = semantics.ansi;
+    // NULL is the least value: first in an ascending order, last in a descending one.
+    "nulls_min".clone_into(&mut options.sql_parser.default_null_ordering);
     let mode = if semantics.ansi { Mode::Ansi } else { Mode::Legacy };
     config.set_extension(Arc::new(Spark { mode }));
     let mut builder = SessionStateBuilder::new_from_existing(state)
@@ -129,6 +133,12 @@ pub(crate) fn analyzed(state: &SessionState, plan: LogicalPlan) -> Result<Logica
         }
         None => Ok(plan),
     }
+}
+
+/// `plan`, once DataFusion's analyzer has typed it, finished as `state`'s dialect computes it:
+/// in Spark's, `typeof` folded to its argument's type (see [`functions::typeof_folded`]).
+pub(crate) fn typed(state: &SessionState, plan: LogicalPlan) -> Result<LogicalPlan> {
+    if is_spark(state) { functions::typeof_folded(plan) } else { Ok(plan) }
 }
 
 /// `expr`, over the columns of `schema`, with the semantics of `state`'s dialect.
