@@ -2,8 +2,8 @@
 //! aggregate`) where DataFusion's answer differs: the `SUM` of integers is a `BIGINT` that, in
 //! ANSI mode, fails on overflow (`ARITHMETIC_OVERFLOW`) and otherwise wraps around; the `SUM` of a
 //! `DECIMAL(p, s)` is a `DECIMAL(p + 10, s)` that fails (ANSI) or is NULL where it overflows; the
-//! `AVG` of a `DECIMAL(p, s)` is a `DECIMAL(p + 4, s + 4)`, the sum divided by the count as
-//! Spark's `Divide` computes it (`DecimalPrecision`, half up) and then rounded half up. Any other
+//! `AVG` of a `DECIMAL(p, s)` is a `DECIMAL(p + 4, s + 4)`, the exact quotient of the sum and
+//! the count rounded half up. Any other
 //! `AVG` is DataFusion's (a `DOUBLE`, as Spark's).
 
 use std::sync::Arc;
@@ -242,25 +242,16 @@ impl Accumulator for Running {
         };
         let sum = if self.overflowed { None } else { Some(self.sum) };
         let sum = self.fitted(sum, sum_precision, sum_scale)?;
-        let (Kind::Avg { .. }, ScalarValue::Decimal128(Some(sum), ..)) = (self.aggregate.kind, &sum) else {
-            return Ok(sum);
-        };
-        // The sum divided by the count (a `DECIMAL(20, 0)`) as Spark's `Divide` types and rounds it,
-        // then rounded to the average's scale.
-        let (div_precision, div_scale) = super::coerce::decimal_result(Op::Divide, (sum_precision, sum_scale), (20, 0));
+        let Kind::Avg { .. } = self.aggregate.kind else { return Ok(sum) };
+        let ScalarValue::Decimal128(Some(sum), ..) = sum else { return Ok(null) };
+        // The exact quotient of the sum and the count, rounded half up to the average's scale.
         let quotient = super::decimal::exact(
             Op::Divide,
-            Scaled(BigInt::from(*sum), sum_scale),
+            Scaled(BigInt::from(sum), sum_scale),
             Scaled(BigInt::from(self.count), 0),
         );
-        let quotient = quotient.rescale(div_scale);
-        let quotient = i128::try_from(quotient.0.clone()).ok();
-        let ScalarValue::Decimal128(Some(quotient), ..) = self.fitted(quotient, div_precision, div_scale)? else {
-            return Ok(null);
-        };
         let DataType::Decimal128(precision, scale) = self.output else { unreachable!("a decimal average") };
-        let average = Scaled(BigInt::from(quotient), div_scale).rescale(scale);
-        self.fitted(i128::try_from(average.0).ok(), precision, scale)
+        self.fitted(i128::try_from(quotient.rescale(scale).0).ok(), precision, scale)
     }
 
     fn size(&self) -> usize {

@@ -16,7 +16,7 @@ use datafusion::arrow::array::{
     TimestampMicrosecondArray,
 };
 use datafusion::arrow::datatypes::{
-    DataType, Float32Type, Float64Type, Int32Type, Int64Type, TimeUnit, TimestampMicrosecondType,
+    DataType, Decimal128Type, Float32Type, Float64Type, Int32Type, Int64Type, TimeUnit, TimestampMicrosecondType,
 };
 use datafusion::common::{DataFusionError, Result, exec_err};
 use datafusion::logical_expr::{ColumnarValue, ScalarFunctionArgs, ScalarUDFImpl, Signature, Volatility};
@@ -29,8 +29,10 @@ pub(crate) fn handles(from: &DataType, to: &DataType) -> bool {
     let float = matches!(from, DataType::Float32 | DataType::Float64);
     let timestamp = |t: &DataType| matches!(t, DataType::Timestamp(TimeUnit::Microsecond, _));
     let ours = match to {
-        DataType::Utf8 | DataType::Utf8View | DataType::LargeUtf8 => float || timestamp(from),
-        DataType::Decimal128(..) => float,
+        DataType::Utf8 | DataType::Utf8View | DataType::LargeUtf8 => {
+            float || timestamp(from) || matches!(from, DataType::Decimal128(..))
+        }
+        DataType::Decimal128(..) => float || timestamp(from),
         DataType::Int64 | DataType::Int32 | DataType::Float64 => timestamp(from),
         DataType::Timestamp(TimeUnit::Microsecond, Some(_)) => matches!(from, DataType::Int32 | DataType::Int64),
         _ => false,
@@ -106,13 +108,25 @@ impl ScalarUDFImpl for SparkCast {
                     .map(|v| v.map(timestamp_text))
                     .collect::<StringArray>(),
             ),
-            (DataType::Float64 | DataType::Float32, DataType::Decimal128(p, s)) => self.decimals_of(&input, *p, *s)?,
+            (DataType::Float64 | DataType::Float32, DataType::Decimal128(..)) => self.decimals_of(&input)?,
+            // A timestamp's seconds, exactly: its microseconds as a decimal of scale 6.
+            (DataType::Timestamp(..), DataType::Decimal128(..)) => {
+                let micros = input.as_primitive::<TimestampMicrosecondType>().iter().map(|m| m.map(i128::from));
+                let seconds: ArrayRef = Arc::new(micros.collect::<Decimal128Array>().with_precision_and_scale(38, 6)?);
+                super::numcast::cast(&seconds, &self.output, self.mode, |v| self.overflow(v, &from))?
+            }
+            // Java's `BigDecimal.toString` without ANSI mode (`1E-18`), its plain text in it.
+            (DataType::Decimal128(_, scale), DataType::Utf8) => {
+                let plain = self.mode != Mode::Legacy;
+                let text = |v: i128| if plain { decimal_text(v, *scale) } else { java_decimal(v, *scale) };
+                Arc::new(input.as_primitive::<Decimal128Type>().iter().map(|v| v.map(text)).collect::<StringArray>())
+            }
             (DataType::Timestamp(_, _), DataType::Int64 | DataType::Int32 | DataType::Float64) => {
                 self.seconds_of_timestamps(&input)?
             }
             (DataType::Int32 | DataType::Int64, DataType::Timestamp(_, _)) => self.timestamps_of_seconds(&input)?,
             (
-                DataType::Float64 | DataType::Float32 | DataType::Timestamp(..),
+                DataType::Float64 | DataType::Float32 | DataType::Timestamp(..) | DataType::Decimal128(..),
                 DataType::Utf8View | DataType::LargeUtf8,
             ) => {
                 let text = Self::new(DataType::Utf8, self.mode)
@@ -126,7 +140,9 @@ impl ScalarUDFImpl for SparkCast {
 }
 
 impl SparkCast {
-    fn decimals_of(&self, input: &ArrayRef, precision: u8, scale: i8) -> Result<ArrayRef> {
+    /// Floating-point numbers as the decimal `self.output` is, from their Java text, rounded half up.
+    pub(crate) fn decimals_of(&self, input: &ArrayRef) -> Result<ArrayRef> {
+        let DataType::Decimal128(precision, scale) = self.output else { unreachable!("a decimal output") };
         let from = input.data_type().clone();
         let doubles: Vec<Option<(f64, String)>> = match &from {
             DataType::Float32 => {
@@ -236,6 +252,33 @@ fn naive_text(time: &NaiveDateTime) -> String {
     format!("{base}.{}", digits.trim_end_matches('0'))
 }
 
+/// A decimal's plain text: its digits with `scale` of them after the point.
+fn decimal_text(unscaled: i128, scale: i8) -> String {
+    let digits = unscaled.unsigned_abs().to_string();
+    let sign = if unscaled < 0 { "-" } else { "" };
+    let Ok(scale) = usize::try_from(scale) else { return format!("{sign}{digits}") };
+    if scale == 0 {
+        return format!("{sign}{digits}");
+    }
+    let padded = format!("{digits:0>width$}", width = scale + 1);
+    let (int, fraction) = padded.split_at(padded.len() - scale);
+    format!("{sign}{int}.{fraction}")
+}
+
+/// Java's `BigDecimal.toString`: the plain text where the exponent of its first digit is -6 or
+/// more, else `d.dddE±n`.
+fn java_decimal(unscaled: i128, scale: i8) -> String {
+    let digits = unscaled.unsigned_abs().to_string();
+    let exponent = i64::try_from(digits.len()).unwrap_or(0) - 1 - i64::from(scale);
+    if scale <= 0 || exponent >= -6 {
+        return decimal_text(unscaled, scale);
+    }
+    let sign = if unscaled < 0 { "-" } else { "" };
+    let (first, rest) = digits.split_at(1);
+    let rest = if rest.is_empty() { String::new() } else { format!(".{rest}") };
+    format!("{sign}{first}{rest}E{exponent}")
+}
+
 /// Java's `Double.toString`: the shortest digits that tell the value, in plain notation from
 /// 10^-3 up to 10^7 (with at least one fractional digit), else as `d.dddE±n`.
 pub(crate) fn java_double(d: f64) -> String {
@@ -286,6 +329,16 @@ fn java_text(value: f64, scientific: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::{java_double, java_float};
+
+    #[test]
+    fn decimals_are_written_as_java_writes_them() {
+        assert_eq!(super::java_decimal(-1, 18), "-1E-18");
+        assert_eq!(super::java_decimal(0, 18), "0E-18");
+        assert_eq!(super::java_decimal(725, 2), "7.25");
+        assert_eq!(super::java_decimal(1_234, 9), "0.000001234");
+        assert_eq!(super::java_decimal(12, 9), "1.2E-8");
+        assert_eq!(super::decimal_text(-5, 3), "-0.005");
+    }
 
     #[test]
     fn doubles_and_floats_are_written_as_java_writes_them() {

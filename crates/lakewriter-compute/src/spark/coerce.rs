@@ -30,13 +30,10 @@ use datafusion::logical_expr::expr_rewriter::NamePreserver;
 use datafusion::logical_expr::utils::merge_schema;
 use datafusion::logical_expr::{
     BinaryExpr, Cast, Expr, ExprSchemable, LogicalPlan, Operator, ScalarUDF, ScalarUDFImpl, TryCast,
-    WindowFunctionDefinition,
 };
 
 use super::arith::{Mode, Op, SparkArithmetic};
-use super::equality::{
-    case_expr, compared, comparison, is_comparison, keys_normalized, normalized, nullif, one_type, sort_normalized,
-};
+use super::equality::{case_expr, compared, comparison, is_comparison, keys_normalized, nullif, one_type};
 use super::functions::OperatorFunction;
 
 /// The largest precision of a decimal, as Spark's `DecimalType.MAX_PRECISION`.
@@ -147,7 +144,7 @@ fn adjusted(precision: i32, scale: i32) -> (u8, i8) {
 }
 
 /// The result type of `op` over decimals `(p1, s1)` and `(p2, s2)` (`DecimalPrecision`).
-pub(super) fn decimal_result(op: Op, (p1, s1): (u8, i8), (p2, s2): (u8, i8)) -> (u8, i8) {
+fn decimal_result(op: Op, (p1, s1): (u8, i8), (p2, s2): (u8, i8)) -> (u8, i8) {
     let (p1, s1, p2, s2) = (i32::from(p1), i32::from(s1), i32::from(p2), i32::from(s2));
     match op {
         Op::Add | Op::Subtract => {
@@ -194,6 +191,9 @@ fn rewrite(expr: Expr, schema: &DFSchema, mode: Mode) -> Result<Transformed<Expr
     match expr {
         Expr::BinaryExpr(binary) => binary_expr(binary, schema, mode),
         // `-x` of an integer: `0 - x`, so that `-(-128)` as a TINYINT overflows as in Spark.
+        Expr::Negative(operand) if matches!(operand.get_type(schema)?, DataType::Decimal128(..)) => {
+            Ok(Transformed::yes(super::decimal::Negate::call(*operand)))
+        }
         Expr::Negative(operand) if is_integral(&operand.get_type(schema)?) => {
             let t = operand.get_type(schema)?;
             let zero = Expr::Literal(ScalarValue::new_zero(&t)?, None);
@@ -218,20 +218,7 @@ fn rewrite(expr: Expr, schema: &DFSchema, mode: Mode) -> Result<Transformed<Expr
                 datafusion::logical_expr::Between::new(Box::new(expr), between.negated, Box::new(low), Box::new(high));
             Ok(Transformed::new_transformed(Expr::Between(between), changed))
         }
-        // A window's partitions are grouped by normalized keys too.
-        Expr::WindowFunction(mut window) => {
-            let keys = std::mem::take(&mut window.params.partition_by);
-            window.params.partition_by = keys.into_iter().map(|key| normalized(key, schema).unalias()).collect();
-            let order = std::mem::take(&mut window.params.order_by);
-            window.params.order_by = order.into_iter().map(|s| sort_normalized(s, schema)).collect();
-            if let WindowFunctionDefinition::AggregateUDF(udaf) = &window.fun
-                && let Some(arg) = window.params.args.first()
-                && let Some(spark) = super::aggregates::spark(udaf.name(), &arg.get_type(schema)?, mode)
-            {
-                window.fun = WindowFunctionDefinition::AggregateUDF(spark);
-            }
-            Ok(Transformed::yes(Expr::WindowFunction(window)))
-        }
+        Expr::WindowFunction(window) => super::windows::window_function(window, schema, mode),
         // `SUM` and `AVG` as Spark computes them.
         Expr::AggregateFunction(mut call) => {
             let input = call.params.args.first().map(|a| a.get_type(schema)).transpose()?;
@@ -299,6 +286,18 @@ fn function_call(mut call: ScalarFunction, schema: &DFSchema, mode: Mode) -> Res
             Ok(Transformed::new_transformed(Expr::ScalarFunction(call), changed))
         }
         "nullif" if call.args.len() == 2 => Ok(nullif(call, schema)),
+        // `pmod(a, n)` of floating-point numbers: `a % n`, plus `n` where that is below zero (so
+        // that -0.0 stays -0.0, as in Spark's `Pmod`).
+        "pmod"
+            if call.args.len() == 2 && call.args.iter().any(|a| a.get_type(schema).is_ok_and(|t| t.is_floating())) =>
+        {
+            let [a, n]: [Expr; 2] = std::mem::take(&mut call.args).try_into().expect("two operands");
+            let remainder = a % n.clone();
+            let below_zero = remainder.clone().lt(Expr::Literal(ScalarValue::Float64(Some(0.0)), None));
+            let case =
+                datafusion::logical_expr::when(below_zero, (remainder.clone() + n.clone()) % n).otherwise(remainder)?;
+            Ok(Transformed::yes(case))
+        }
         // `EXTRACT(field FROM x)`, which DataFusion's planner makes its own `date_part`: Spark's.
         "date_part" if call.func.inner().downcast_ref::<super::datetime::DatePart>().is_none() => {
             Ok(Transformed::yes(Expr::ScalarFunction(ScalarFunction::new_udf(super::datetime::date_part(), call.args))))

@@ -106,3 +106,78 @@ mod tests {
         assert_eq!(exact(Op::Multiply, scaled("0.15"), scaled("1.5")).rescale(2).to_string(), "0.23");
     }
 }
+
+/// Spark's `-x` of a decimal (`UnaryMinus`): Scala's `BigDecimal.unary_-`, which rounds to its
+/// `MathContext.DECIMAL128` — 34 significant digits, half even —, so that a value of more digits
+/// loses its last ones (`-12345678901234567890.123456789012345678` is
+/// `-12345678901234567890.123456789012350000`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) struct Negate {
+    signature: datafusion::logical_expr::Signature,
+}
+
+impl Negate {
+    pub(crate) fn call(operand: datafusion::logical_expr::Expr) -> datafusion::logical_expr::Expr {
+        use datafusion::logical_expr::{ScalarUDF, Signature, Volatility};
+        let udf = ScalarUDF::new_from_impl(Self { signature: Signature::any(1, Volatility::Immutable) });
+        datafusion::logical_expr::Expr::ScalarFunction(datafusion::logical_expr::expr::ScalarFunction::new_udf(
+            std::sync::Arc::new(udf),
+            vec![operand],
+        ))
+    }
+}
+
+impl datafusion::logical_expr::ScalarUDFImpl for Negate {
+    fn name(&self) -> &'static str {
+        "negative"
+    }
+
+    fn signature(&self) -> &datafusion::logical_expr::Signature {
+        &self.signature
+    }
+
+    fn return_type(
+        &self,
+        args: &[datafusion::arrow::datatypes::DataType],
+    ) -> datafusion::common::Result<datafusion::arrow::datatypes::DataType> {
+        Ok(args[0].clone())
+    }
+
+    fn invoke_with_args(
+        &self,
+        args: datafusion::logical_expr::ScalarFunctionArgs,
+    ) -> datafusion::common::Result<datafusion::logical_expr::ColumnarValue> {
+        use datafusion::arrow::array::{Array, AsArray, Decimal128Array};
+        use datafusion::arrow::datatypes::{DataType, Decimal128Type};
+        let input = args.args[0].to_array(args.number_rows)?;
+        let DataType::Decimal128(precision, scale) = *input.data_type() else {
+            return datafusion::common::exec_err!("a decimal to negate, not {}", input.data_type());
+        };
+        let negated: Decimal128Array = input.as_primitive::<Decimal128Type>().iter().map(|v| v.map(negated)).collect();
+        let negated = negated.with_precision_and_scale(precision, scale)?;
+        Ok(datafusion::logical_expr::ColumnarValue::Array(std::sync::Arc::new(negated) as _))
+    }
+}
+
+/// `-v`, rounded half even to 34 significant digits.
+fn negated(v: i128) -> i128 {
+    let digits = u32::try_from(v.unsigned_abs().to_string().len()).unwrap_or(39);
+    if digits <= 34 {
+        return -v;
+    }
+    let unit = 10_i128.pow(digits - 34);
+    let (quotient, rest) = (v / unit, (v % unit).abs());
+    let half = unit / 2;
+    let up = rest > half || (rest == half && quotient % 2 != 0);
+    -((quotient + if up { v.signum() } else { 0 }) * unit)
+}
+
+#[cfg(test)]
+mod negation {
+    #[test]
+    fn a_negated_decimal_keeps_34_digits_as_scala_does() {
+        let v = 12_345_678_901_234_567_890_123_456_789_012_345_678_i128;
+        assert_eq!(super::negated(v), -12_345_678_901_234_567_890_123_456_789_012_350_000_i128);
+        assert_eq!(super::negated(-725), 725);
+    }
+}

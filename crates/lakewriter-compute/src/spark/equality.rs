@@ -15,7 +15,7 @@ use datafusion::common::{DFSchema, Result, ScalarValue};
 use datafusion::logical_expr::expr::{Case, ScalarFunction};
 use datafusion::logical_expr::expr_rewriter::NamePreserver;
 use datafusion::logical_expr::{
-    Aggregate, BinaryExpr, Distinct, Expr, ExprSchemable, LogicalPlan, Operator, ScalarUDF, SortExpr,
+    Aggregate, BinaryExpr, Distinct, Expr, ExprSchemable, LogicalPlan, Operator, ScalarUDF, SortExpr, Union,
 };
 
 use super::coerce::cast;
@@ -32,6 +32,7 @@ pub(super) fn keys_normalized(node: LogicalPlan, schema: &DFSchema) -> Result<Lo
                 aggregate.aggr_expr.into_iter().map(|e| compared_arguments(e, schema)).collect();
             LogicalPlan::Aggregate(Aggregate::try_new(aggregate.input, group, aggregates?)?)
         }
+        LogicalPlan::Union(union) => union_of_one_type(union)?,
         // An order puts NaN last (the greatest value) and -0.0 with 0.0.
         LogicalPlan::Sort(mut sort) => {
             sort.expr = sort.expr.into_iter().map(|s| sort_normalized(s, schema)).collect();
@@ -53,6 +54,69 @@ pub(super) fn keys_normalized(node: LogicalPlan, schema: &DFSchema) -> Result<Lo
         }
         other => other,
     })
+}
+
+/// The type Spark gives a column holding values of each of `types` where DataFusion's differs
+/// (`findWiderCommonType`): a floating-point number and a decimal are `DOUBLE`s, a date and a
+/// timestamp timestamps, decimals and integers the decimal wide enough for each.
+fn wider(types: &[&DataType]) -> Option<DataType> {
+    let any = |f: &dyn Fn(&DataType) -> bool| types.iter().any(|t| f(t));
+    let decimal = |t: &DataType| matches!(t, DataType::Decimal128(..));
+    if any(&|t| matches!(t, DataType::Float32 | DataType::Float64)) && any(&decimal) {
+        return Some(DataType::Float64);
+    }
+    if any(&|t| *t == DataType::Date32) && any(&|t| matches!(t, DataType::Timestamp(..))) {
+        let zoned = any(&|t| matches!(t, DataType::Timestamp(_, Some(_))));
+        let ntz = DataType::Timestamp(datafusion::arrow::datatypes::TimeUnit::Microsecond, None);
+        return Some(if zoned { super::types::timestamp() } else { ntz });
+    }
+    if !any(&decimal) {
+        return None;
+    }
+    let digits = |t: &DataType| match t {
+        DataType::Decimal128(p, s) => Some((i32::from(*p), i32::from(*s))),
+        DataType::Int8 => Some((3, 0)),
+        DataType::Int16 => Some((5, 0)),
+        DataType::Int32 => Some((10, 0)),
+        DataType::Int64 => Some((20, 0)),
+        _ => None,
+    };
+    let numbers: Vec<(i32, i32)> =
+        types.iter().filter(|t| ***t != DataType::Null).map(|t| digits(t)).collect::<Option<_>>()?;
+    let scale = numbers.iter().map(|(_, s)| *s).max().unwrap_or(0);
+    let range = numbers.iter().map(|(p, s)| p - s).max().unwrap_or(0);
+    Some(DataType::Decimal128(u8::try_from((range + scale).min(38)).unwrap_or(38), i8::try_from(scale).unwrap_or(0)))
+}
+
+/// A `UNION` whose columns are of one type each, Spark's [`wider`] one where it has one: each
+/// input whose column is of another type is projected as that type, keeping its names.
+fn union_of_one_type(union: Union) -> Result<LogicalPlan> {
+    let width = union.schema.fields().len();
+    let targets: Vec<Option<DataType>> = (0..width)
+        .map(|i| wider(&union.inputs.iter().map(|input| input.schema().field(i).data_type()).collect::<Vec<_>>()))
+        .collect();
+    if targets.iter().all(Option::is_none) {
+        return Ok(LogicalPlan::Union(union));
+    }
+    let mut inputs = Vec::with_capacity(union.inputs.len());
+    for input in union.inputs {
+        let exprs: Vec<Expr> = input
+            .schema()
+            .iter()
+            .zip(&targets)
+            .map(|((qualifier, field), target)| {
+                let column = Expr::Column(datafusion::common::Column::from((qualifier, field)));
+                match target {
+                    Some(t) if t != field.data_type() => {
+                        Expr::Cast(datafusion::logical_expr::Cast::new(Box::new(column), t.clone())).alias(field.name())
+                    }
+                    _ => column,
+                }
+            })
+            .collect();
+        inputs.push(Arc::new(LogicalPlan::Projection(datafusion::logical_expr::Projection::try_new(exprs, input)?)));
+    }
+    Ok(LogicalPlan::Union(Union::try_new_with_loose_types(inputs)?))
 }
 
 /// An order by `sort`'s key, normalized where it is a floating-point number.
@@ -102,21 +166,8 @@ pub(super) fn as_doubles(operands: Vec<Expr>, schema: &DFSchema) -> Result<(Vec<
 pub(super) fn one_type(operands: Vec<Expr>, schema: &DFSchema) -> Result<(Vec<Expr>, bool)> {
     let (operands, doubles) = as_doubles(operands, schema)?;
     let types = operands.iter().map(|e| e.get_type(schema)).collect::<Result<Vec<_>>>()?;
-    let decimal = |t: &DataType| match t {
-        DataType::Decimal128(p, s) => Some((i32::from(*p), i32::from(*s))),
-        DataType::Int8 => Some((3, 0)),
-        DataType::Int16 => Some((5, 0)),
-        DataType::Int32 => Some((10, 0)),
-        DataType::Int64 => Some((20, 0)),
-        _ => None,
-    };
-    let numbers: Option<Vec<(i32, i32)>> = types.iter().filter(|t| **t != DataType::Null).map(decimal).collect();
-    let some_decimal = types.iter().any(|t| matches!(t, DataType::Decimal128(..)));
-    let Some(numbers) = numbers.filter(|_| some_decimal && !doubles) else { return Ok((operands, doubles)) };
-    let scale = numbers.iter().map(|(_, s)| *s).max().unwrap_or(0);
-    let range = numbers.iter().map(|(p, s)| p - s).max().unwrap_or(0);
-    let wider =
-        DataType::Decimal128(u8::try_from((range + scale).min(38)).unwrap_or(38), i8::try_from(scale).unwrap_or(0));
+    let target = wider(&types.iter().collect::<Vec<_>>()).filter(|_| !doubles);
+    let Some(wider) = target.filter(|t| matches!(t, DataType::Decimal128(..))) else { return Ok((operands, doubles)) };
     let changed = types.iter().any(|t| *t != wider && *t != DataType::Null);
     let operands = operands.into_iter().map(|e| cast(e, &wider, schema)).collect::<Result<Vec<_>>>()?;
     Ok((operands, changed))
@@ -226,6 +277,13 @@ pub(super) fn comparison(
     let (left, right) = match (lt, rt) {
         (DataType::Date32, DataType::Timestamp(..)) => (cast(*left, rt, schema)?, *right),
         (DataType::Timestamp(..), DataType::Date32) => (*left, cast(*right, lt, schema)?),
+        // Decimals whose common type would need more than 38 digits compare as `DOUBLE`s.
+        (DataType::Decimal128(p1, s1), DataType::Decimal128(p2, s2))
+            if i16::from(*p1 - s1.unsigned_abs()).max(i16::from(*p2 - s2.unsigned_abs())) + i16::from(*s1.max(s2))
+                > 38 =>
+        {
+            (cast(*left, &DataType::Float64, schema)?, cast(*right, &DataType::Float64, schema)?)
+        }
         (lt, rt) if !(is_floating(lt) || is_floating(rt)) => {
             return Ok(Transformed::no(Expr::BinaryExpr(BinaryExpr::new(left, op, right))));
         }

@@ -19,9 +19,16 @@ use datafusion::logical_expr::{
 use super::arith::Mode;
 use super::cast::java_double;
 
-/// `round` and `bround`, in `mode` (a `DECIMAL` that overflows its type fails in ANSI mode).
+/// `round`, `bround`, `ceil` and `floor`, in `mode` (a `DECIMAL` that overflows its type fails in
+/// ANSI mode).
 pub(crate) fn functions(mode: Mode) -> Vec<Arc<ScalarUDF>> {
-    [("round", RoundingMode::HalfUp), ("bround", RoundingMode::HalfEven)]
+    let kinds = [
+        ("round", RoundingMode::HalfUp),
+        ("bround", RoundingMode::HalfEven),
+        ("ceil", RoundingMode::Ceiling),
+        ("floor", RoundingMode::Floor),
+    ];
+    kinds
         .into_iter()
         .map(|(name, rounding)| {
             let round = SparkRound { name, rounding, mode, signature: Signature::variadic_any(Volatility::Immutable) };
@@ -86,7 +93,12 @@ impl ScalarUDFImpl for SparkRound {
             return plan_err!("{} takes a number and a scale", self.name);
         }
         let scale = args.scalar_arguments.get(1).map_or(Ok(0), |scale| scale_of(*scale))?;
-        let output = rounded_type(args.arg_fields[0].data_type(), scale)?;
+        let input = args.arg_fields[0].data_type();
+        let output = match self.whole(input, args.arg_fields.len()) {
+            Some(Whole::Long) => DataType::Int64,
+            Some(Whole::Decimal(decimal)) => rounded_type(&decimal, scale)?,
+            None => rounded_type(input, scale)?,
+        };
         Ok(Arc::new(Field::new(self.name, output, true)))
     }
 
@@ -97,6 +109,21 @@ impl ScalarUDFImpl for SparkRound {
             None => 0,
         };
         let input = args.args[0].to_array(args.number_rows)?;
+        match self.whole(input.data_type(), args.args.len()) {
+            Some(Whole::Long) => return Ok(ColumnarValue::Array(self.longs(&input)?)),
+            Some(Whole::Decimal(decimal)) => {
+                let decimals = match input.data_type() {
+                    t if t.is_floating() => {
+                        super::cast::SparkCast::new(decimal.clone(), self.mode).decimals_of(&input)?
+                    }
+                    _ => cast_with_options(&input, &decimal, &CastOptions::default())?,
+                };
+                let DataType::Decimal128(_, s) = decimal else { unreachable!("a decimal") };
+                let out = self.decimals(&decimals, (s, scale), args.return_field.data_type())?;
+                return Ok(ColumnarValue::Array(out));
+            }
+            None => {}
+        }
         let out: ArrayRef = match input.data_type() {
             DataType::Float64 => Arc::new(
                 input
@@ -112,7 +139,7 @@ impl ScalarUDFImpl for SparkRound {
                     .map(|v| v.map(|f| self.float(f, scale)))
                     .collect::<Float32Array>(),
             ),
-            DataType::Decimal128(_, s) => self.decimals(&input, *s, args.return_field.data_type())?,
+            DataType::Decimal128(_, s) => self.decimals(&input, (*s, scale), args.return_field.data_type())?,
             t if t.is_integer() => {
                 let longs = cast_with_options(&input, &DataType::Int64, &CastOptions::default())?;
                 let mut rounded = Vec::with_capacity(longs.len());
@@ -129,7 +156,57 @@ impl ScalarUDFImpl for SparkRound {
     }
 }
 
+/// What `ceil` and `floor` make of a number that is not a decimal.
+enum Whole {
+    /// `ceil(x)` of a floating-point number or an integer: a `BIGINT`.
+    Long,
+    /// `ceil(x, scale)` of one: the number as this decimal first (a `DOUBLE` as Spark's
+    /// `DoubleDecimal`, `decimal(30,15)`; an integer by its type).
+    Decimal(DataType),
+}
+
 impl SparkRound {
+    fn whole(&self, input: &DataType, arguments: usize) -> Option<Whole> {
+        if !matches!(self.rounding, RoundingMode::Ceiling | RoundingMode::Floor) {
+            return None;
+        }
+        let decimal = match input {
+            t if t.is_floating() => DataType::Decimal128(30, 15),
+            DataType::Int8 => DataType::Decimal128(3, 0),
+            DataType::Int16 => DataType::Decimal128(5, 0),
+            DataType::Int32 => DataType::Decimal128(10, 0),
+            t if t.is_integer() => DataType::Decimal128(20, 0),
+            _ => return None,
+        };
+        Some(if arguments == 1 { Whole::Long } else { Whole::Decimal(decimal) })
+    }
+
+    /// `ceil(x)` or `floor(x)` as a `BIGINT`: a floating-point number beyond one (NaN, the
+    /// infinities) fails in ANSI mode and saturates (NaN is 0) without it, as Java's `(long)`.
+    #[allow(clippy::cast_possible_truncation, clippy::cast_precision_loss, reason = "checked, or Java's saturation")]
+    fn longs(&self, input: &ArrayRef) -> Result<ArrayRef> {
+        if input.data_type().is_integer() {
+            return Ok(cast_with_options(input, &DataType::Int64, &CastOptions::default())?);
+        }
+        let doubles = cast_with_options(input, &DataType::Float64, &CastOptions::default())?;
+        let mut out = Vec::with_capacity(doubles.len());
+        for d in doubles.as_primitive::<Float64Type>() {
+            let Some(d) = d else {
+                out.push(None);
+                continue;
+            };
+            let whole = if self.rounding == RoundingMode::Floor { d.floor() } else { d.ceil() };
+            if self.mode == Mode::Ansi && !(whole >= i64::MIN as f64 && whole < i64::MAX as f64) {
+                return Err(DataFusionError::Execution(format!(
+                    "[ARITHMETIC_OVERFLOW] {}({d}) is not a bigint; `ansi = false` saturates it",
+                    self.name
+                )));
+            }
+            out.push(Some(whole as i64));
+        }
+        Ok(Arc::new(Int64Array::from(out)))
+    }
+
     /// `BigDecimal(d).setScale(scale, mode).toDouble`, where Scala's `BigDecimal(d)` is
     /// `Double.toString`'s decimal.
     fn double(&self, d: f64, scale: i64) -> f64 {
@@ -173,7 +250,9 @@ impl SparkRound {
         Ok(narrowed)
     }
 
-    fn decimals(&self, input: &ArrayRef, from_scale: i8, output: &DataType) -> Result<ArrayRef> {
+    /// Decimals of scale `from` rounded to `places` (tens, hundreds … where it is negative), as
+    /// `output`.
+    fn decimals(&self, input: &ArrayRef, (from, places): (i8, i64), output: &DataType) -> Result<ArrayRef> {
         let DataType::Decimal128(precision, scale) = *output else { unreachable!("a decimal's rounding is a decimal") };
         let limit = 10_i128.pow(u32::from(precision));
         let mut out = Vec::with_capacity(input.len());
@@ -182,8 +261,9 @@ impl SparkRound {
                 out.push(None);
                 continue;
             };
-            let rounded =
-                BigDecimal::new(v.into(), i64::from(from_scale)).with_scale_round(i64::from(scale), self.rounding);
+            let rounded = BigDecimal::new(v.into(), i64::from(from))
+                .with_scale_round(places.min(i64::from(scale)), self.rounding)
+                .with_scale(i64::from(scale));
             let (digits, _) = rounded.into_bigint_and_exponent();
             match i128::try_from(digits).ok().filter(|d| d.abs() < limit) {
                 Some(d) => out.push(Some(d)),

@@ -11,10 +11,14 @@
 
 use std::ops::ControlFlow;
 
+use datafusion::sql::sqlparser::dialect::SparkSqlDialect;
+use datafusion::sql::sqlparser::parser::Parser;
+
 use datafusion::sql::sqlparser::ast::{
-    BinaryOperator, CastKind, DataType, ExactNumberInfo, Expr, Function, FunctionArg, FunctionArgExpr,
+    BinaryOperator, CastKind, CeilFloorKind, DataType, ExactNumberInfo, Expr, Function, FunctionArg, FunctionArgExpr,
     FunctionArgumentList, FunctionArguments, GroupByExpr, Ident, LimitClause, ObjectName, OrderBy, OrderByKind, Query,
-    SetExpr, Statement, UnaryOperator, Value, ValueWithSpan, VisitMut, VisitorMut, WindowFrameBound, WindowType,
+    SetExpr, SetOperator, SetQuantifier, Statement, UnaryOperator, Value, ValueWithSpan, VisitMut, VisitorMut,
+    WindowFrameBound, WindowType,
 };
 
 /// `statement` as Spark's grammar reads it (see the module's doc).
@@ -44,6 +48,7 @@ impl VisitorMut for Spark {
     /// The numbers that are positions (`GROUP BY 1`, `ORDER BY 2`) or counts (`LIMIT 10`) stay
     /// numbers.
     fn post_visit_query(&mut self, query: &mut Query) -> ControlFlow<()> {
+        refuse_multiset_operations(query.body.as_mut());
         if let Some(OrderBy { kind: OrderByKind::Expressions(items), .. }) = &mut query.order_by {
             for item in items.iter_mut() {
                 unwrap_int(&mut item.expr);
@@ -69,6 +74,43 @@ impl VisitorMut for Spark {
         }
         ControlFlow::Continue(())
     }
+}
+
+/// `EXCEPT ALL` and `INTERSECT ALL`, which DataFusion computes as a set operation (without each
+/// row's count, where Spark keeps `m - n` and `min(m, n)` of a row), as a call of a function of
+/// their name: planning refuses it as the dialect refuses a function it has no Spark-exact
+/// implementation of.
+fn refuse_multiset_operations(body: &mut SetExpr) {
+    if let SetExpr::SetOperation { op, set_quantifier: SetQuantifier::All, left, right } = body {
+        let name = match op {
+            SetOperator::Except | SetOperator::Minus => "except_all",
+            SetOperator::Intersect => "intersect_all",
+            SetOperator::Union => {
+                refuse_multiset_operations(left);
+                refuse_multiset_operations(right);
+                return;
+            }
+        };
+        let sql = format!("SELECT {name}()");
+        let parsed = Parser::parse_sql(&SparkSqlDialect {}, &sql).expect("a call parses");
+        if let Some(Statement::Query(query)) = parsed.into_iter().next() {
+            *body = *query.body;
+        }
+    }
+}
+
+/// The call `name(args)`.
+fn call(name: &str, args: Vec<FunctionArg>) -> Expr {
+    Expr::Function(Function {
+        name: ObjectName::from(vec![Ident::new(name)]),
+        uses_odbc_syntax: false,
+        parameters: FunctionArguments::None,
+        args: FunctionArguments::List(FunctionArgumentList { duplicate_treatment: None, args, clauses: Vec::new() }),
+        filter: None,
+        null_treatment: None,
+        over: None,
+        within_group: Vec::new(),
+    })
 }
 
 /// An integer literal [`fix`] typed as an `INT`, as the number it was.
@@ -154,9 +196,26 @@ fn fix(expr: &mut Expr) {
             }
         }
     }
+    // `x RLIKE p` (`REGEXP`) is `regexp_like(x, p)`: a match anywhere in `x`, as Java's `find`.
+    if let Expr::RLike { negated, expr: operand, pattern, .. } = expr {
+        let args = [operand.as_ref(), pattern.as_ref()].map(|e| FunctionArg::Unnamed(FunctionArgExpr::Expr(e.clone())));
+        let call = call("regexp_like", args.into());
+        let negated = *negated;
+        *expr = if negated { Expr::UnaryOp { op: UnaryOperator::Not, expr: Box::new(call) } } else { call };
+        return;
+    }
+    // `CEIL(x, scale)` and `FLOOR(x, scale)`: the functions, which take a scale as `round` does.
+    let name = if matches!(expr, Expr::Ceil { .. }) { "ceil" } else { "floor" };
+    if let Expr::Ceil { expr: operand, field: CeilFloorKind::Scale(scale) }
+    | Expr::Floor { expr: operand, field: CeilFloorKind::Scale(scale) } = expr
+    {
+        let args = [operand.as_ref().clone(), Expr::Value(scale.clone())];
+        *expr = call(name, args.into_iter().map(|a| FunctionArg::Unnamed(FunctionArgExpr::Expr(a))).collect());
+        return;
+    }
     // `round`'s and `bround`'s scale stays a number: their result type is read from it.
     if let Expr::Function(Function { name, args: FunctionArguments::List(list), .. }) = expr
-        && ["round", "bround"].iter().any(|f| name.to_string().eq_ignore_ascii_case(f))
+        && ["round", "bround", "ceil", "floor"].iter().any(|f| name.to_string().eq_ignore_ascii_case(f))
         && let Some(FunctionArg::Unnamed(FunctionArgExpr::Expr(scale))) = list.args.get_mut(1)
     {
         unwrap_int(scale);
@@ -173,20 +232,7 @@ fn as_function(expr: Expr) -> Expr {
     match expr {
         Expr::BinaryOp { left, op: BinaryOperator::MyIntegerDivide, right } => {
             let arg = |e: Expr| FunctionArg::Unnamed(FunctionArgExpr::Expr(as_function(e)));
-            Expr::Function(Function {
-                name: ObjectName::from(vec![Ident::new("div")]),
-                uses_odbc_syntax: false,
-                parameters: FunctionArguments::None,
-                args: FunctionArguments::List(FunctionArgumentList {
-                    duplicate_treatment: None,
-                    args: vec![arg(*left), arg(*right)],
-                    clauses: Vec::new(),
-                }),
-                filter: None,
-                null_treatment: None,
-                over: None,
-                within_group: Vec::new(),
-            })
+            call("div", vec![arg(*left), arg(*right)])
         }
         Expr::BinaryOp { left, op, right } => {
             Expr::BinaryOp { left: Box::new(as_function(*left)), op, right: Box::new(as_function(*right)) }

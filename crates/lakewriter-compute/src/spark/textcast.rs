@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use chrono::{NaiveDate, NaiveDateTime, NaiveTime};
 use datafusion::arrow::array::{
-    Array, ArrayRef, AsArray, Date32Array, Int64Array, StringArray, TimestampMicrosecondArray,
+    Array, ArrayRef, AsArray, Date32Array, Decimal128Array, Int64Array, StringArray, TimestampMicrosecondArray,
 };
 use datafusion::arrow::compute::{CastOptions, cast_with_options};
 use datafusion::arrow::datatypes::{DataType, TimeUnit};
@@ -22,13 +22,17 @@ use super::arith::{Mode, spark_type_name};
 /// Whether the cast from `from` to `to` is this module's.
 pub(crate) fn handles(from: &DataType, to: &DataType) -> bool {
     let text = matches!(from, DataType::Utf8 | DataType::Utf8View | DataType::LargeUtf8);
-    text && (to.is_integer() || matches!(to, DataType::Date32 | DataType::Timestamp(TimeUnit::Microsecond, _)))
+    text && (to.is_integer()
+        || matches!(to, DataType::Date32 | DataType::Timestamp(TimeUnit::Microsecond, _) | DataType::Decimal128(..)))
 }
 
 /// `input`, text, cast to `to` in `mode`.
 pub(crate) fn cast(input: &ArrayRef, to: &DataType, mode: Mode) -> Result<ArrayRef> {
     let text = cast_with_options(input, &DataType::Utf8, &CastOptions::default())?;
     let text: &StringArray = text.as_string::<i32>();
+    if let DataType::Decimal128(precision, scale) = to {
+        return decimals(text, (*precision, *scale), mode);
+    }
     let read = |s: &str| -> Option<i64> {
         let s = s.trim_matches(|c: char| c.is_whitespace() || c.is_control());
         match to {
@@ -45,10 +49,7 @@ pub(crate) fn cast(input: &ArrayRef, to: &DataType, mode: Mode) -> Result<ArrayR
         };
         let read = read(s).filter(|&v| fits(v, to));
         if read.is_none() && mode == Mode::Ansi {
-            return Err(DataFusionError::Execution(format!(
-                "[CAST_INVALID_INPUT] the value '{s}' of the type \"STRING\" cannot be cast to \"{}\" because it is malformed; use try_cast to tolerate malformed input and return NULL instead, or `ansi = false`",
-                spark_type_name(to).to_uppercase()
-            )));
+            return Err(invalid(s, to));
         }
         values.push(read);
     }
@@ -61,6 +62,37 @@ pub(crate) fn cast(input: &ArrayRef, to: &DataType, mode: Mode) -> Result<ArrayR
         }
         _ => cast_with_options(&(Arc::new(Int64Array::from(values)) as ArrayRef), to, &CastOptions::default())?,
     })
+}
+
+/// Text as a `DECIMAL(precision, scale)`: Java's `BigDecimal` of the trimmed text (an exponent
+/// allowed, `1e2`), rounded half up.
+fn decimals(text: &StringArray, (precision, scale): (u8, i8), mode: Mode) -> Result<ArrayRef> {
+    let limit = bigdecimal::num_bigint::BigInt::from(10).pow(u32::from(precision));
+    let mut out = Vec::with_capacity(text.len());
+    for value in text {
+        let Some(s) = value else {
+            out.push(None);
+            continue;
+        };
+        let trimmed = s.trim_matches(|c: char| c.is_whitespace() || c.is_control());
+        let read = trimmed.parse::<bigdecimal::BigDecimal>().ok().and_then(|d| {
+            let (digits, _) =
+                d.with_scale_round(i64::from(scale), bigdecimal::RoundingMode::HalfUp).into_bigint_and_exponent();
+            (digits.magnitude() < limit.magnitude()).then(|| i128::try_from(digits).ok()).flatten()
+        });
+        if read.is_none() && mode == Mode::Ansi {
+            return Err(invalid(s, &DataType::Decimal128(precision, scale)));
+        }
+        out.push(read);
+    }
+    Ok(Arc::new(Decimal128Array::from(out).with_precision_and_scale(precision, scale)?))
+}
+
+fn invalid(s: &str, to: &DataType) -> DataFusionError {
+    DataFusionError::Execution(format!(
+        "[CAST_INVALID_INPUT] the value '{s}' of the type \"STRING\" cannot be cast to \"{}\" because it is malformed; use try_cast to tolerate malformed input and return NULL instead, or `ansi = false`",
+        spark_type_name(to).to_uppercase()
+    ))
 }
 
 fn fits(value: i64, to: &DataType) -> bool {

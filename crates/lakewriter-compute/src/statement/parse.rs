@@ -18,14 +18,92 @@ pub(super) fn statements(sql: &str, dialect: &str) -> Result<Vec<Ast>> {
     let dialect: Box<dyn Dialect> = dialect_from_str(dialect)
         .ok_or_else(|| Error::Statement { problem: format!("unknown SQL dialect `{dialect}`") })?;
     let parse_err = |e: &dyn std::fmt::Display| Error::Statement { problem: format!("cannot parse the SQL: {e}") };
-    let mut tokens = Tokenizer::new(dialect.as_ref(), sql).tokenize_with_location().map_err(|e| parse_err(&e))?;
+    let sql = if dialect.is::<SparkSqlDialect>() { spark_escapes(sql) } else { std::borrow::Cow::Borrowed(sql) };
+    let mut tokens = Tokenizer::new(dialect.as_ref(), &sql).tokenize_with_location().map_err(|e| parse_err(&e))?;
     if dialect.is::<SparkSqlDialect>() {
-        tokens = spark_literals(tokens);
+        tokens = spark_extract(spark_literals(tokens));
     }
     Parser::new(dialect.as_ref())
         .with_tokens_with_locations(spark_insert_columns(spark_merge_stars(tokens)))
         .parse_statements()
         .map_err(|e| parse_err(&e))
+}
+
+/// Spark's escapes in string literals (`unescapeSQLString`): `\'`, `\"`, `\\`, `\n`, `\t`,
+/// `\r`, `\b`, `\0`, `\Z` and `\uXXXX` are the characters they name, `\%` and `\_` stay as
+/// written (for `LIKE`), and a backslash before any other character is dropped. The text is
+/// rewritten with each literal in the standard form the tokenizer reads (a quote doubled);
+/// comments and quoted identifiers are left as they are.
+fn spark_escapes(sql: &str) -> std::borrow::Cow<'_, str> {
+    if !sql.contains('\\') {
+        return std::borrow::Cow::Borrowed(sql);
+    }
+    let mut out = String::with_capacity(sql.len());
+    let mut chars = sql.chars().peekable();
+    while let Some(c) = chars.next() {
+        out.push(c);
+        match c {
+            '\'' | '"' => {
+                while let Some(inner) = chars.next() {
+                    match inner {
+                        '\\' => {
+                            let escaped = unescaped(&mut chars);
+                            for e in escaped.chars() {
+                                out.push(e);
+                                if e == c {
+                                    out.push(c);
+                                }
+                            }
+                        }
+                        q if q == c && chars.peek() == Some(&c) => {
+                            out.push(q);
+                            out.push(chars.next().expect("peeked"));
+                        }
+                        q if q == c => {
+                            out.push(q);
+                            break;
+                        }
+                        other => out.push(other),
+                    }
+                }
+            }
+            '`' => out.extend(chars.by_ref().take_while(|&x| x != '`').chain(std::iter::once('`'))),
+            '-' if chars.peek() == Some(&'-') => {
+                out.extend(chars.by_ref().take_while(|&x| x != '\n').chain(std::iter::once('\n')));
+            }
+            '/' if chars.peek() == Some(&'*') => {
+                let mut previous = ' ';
+                for x in chars.by_ref() {
+                    out.push(x);
+                    if previous == '*' && x == '/' {
+                        break;
+                    }
+                    previous = x;
+                }
+            }
+            _ => {}
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// What the escape the next characters of `chars` (those after a backslash) stands for.
+fn unescaped(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) -> String {
+    match chars.next() {
+        Some('0') => "\0".to_owned(),
+        Some('b') => "\u{8}".to_owned(),
+        Some('n') => "\n".to_owned(),
+        Some('r') => "\r".to_owned(),
+        Some('t') => "\t".to_owned(),
+        Some('Z') => "\u{1a}".to_owned(),
+        Some(k @ ('%' | '_')) => format!("\\{k}"),
+        Some('u') => {
+            let hex: String = (0..4).filter_map(|_| chars.next()).collect();
+            u32::from_str_radix(&hex, 16).ok().and_then(char::from_u32).map_or(hex, String::from)
+        }
+        Some(other) => other.to_string(),
+        None => String::new(),
+    }
 }
 
 /// Spark's typed number literals (`10L`, `7S`, `1Y`, `1.5D`, `1.5F`, `1.5BD`: a number and, with
@@ -66,6 +144,34 @@ fn spark_literals(tokens: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
         out.extend(cast.into_iter().map(|token| TokenWithSpan { token, span }));
     }
     out
+}
+
+/// `EXTRACT(field FROM x)` as `date_part('field', x)`, which Spark's `EXTRACT` is: the parser
+/// knows not every field Spark does (`DAYOFWEEK_ISO`, `YEAROFWEEK`).
+fn spark_extract(mut tokens: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
+    let significant: Vec<usize> =
+        (0..tokens.len()).filter(|&i| !matches!(tokens[i].token, Token::Whitespace(_))).collect();
+    let word = |token: &Token, keyword: Option<&str>| match token {
+        Token::Word(w) if w.quote_style.is_none() => keyword.is_none_or(|k| w.value.eq_ignore_ascii_case(k)),
+        _ => false,
+    };
+    let calls: Vec<[usize; 4]> = significant
+        .windows(4)
+        .map(|w| [w[0], w[1], w[2], w[3]])
+        .filter(|&[extract, open, field, from]| {
+            word(&tokens[extract].token, Some("EXTRACT"))
+                && tokens[open].token == Token::LParen
+                && word(&tokens[field].token, None)
+                && word(&tokens[from].token, Some("FROM"))
+        })
+        .collect();
+    for [extract, _, field, from] in calls {
+        let Token::Word(name) = &tokens[field].token else { continue };
+        tokens[field].token = Token::SingleQuotedString(name.value.clone());
+        tokens[extract].token = Token::make_word("date_part", None);
+        tokens[from].token = Token::Comma;
+    }
+    tokens
 }
 
 /// Rewrites Spark's `UPDATE SET *` to an assignment of [`ALL_COLUMNS`] and `INSERT *` to
@@ -187,4 +293,20 @@ pub(super) fn as_written(printed: &str) -> String {
     printed
         .replace(&format!("UPDATE SET {ALL_COLUMNS} = {ALL_COLUMNS}"), "UPDATE SET *")
         .replace("THEN INSERT ROW", "THEN INSERT *")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::spark_escapes;
+
+    #[test]
+    fn spark_escapes_become_the_characters_they_name() {
+        assert_eq!(
+            spark_escapes(r"SELECT 'it\'s', 'a\tb', 'x\%', 'caf\u00e9'"),
+            "SELECT 'it''s', 'a\tb', 'x\\%', 'café'"
+        );
+        // Comments and identifiers keep their backslashes.
+        assert_eq!(spark_escapes("SELECT `a\\b` -- c\\d\n"), "SELECT `a\\b` -- c\\d\n");
+        assert_eq!(spark_escapes(r#"SELECT "say \"hi\"""#), r#"SELECT "say ""hi""""#);
+    }
 }
