@@ -47,5 +47,6 @@ pub use held::{Materialized, spawned};
 pub use keyed::{KeyedCounts, KeyedSource, KeyedSpec};
 pub use lint::{Finding, Rule, Severity, lint};
 pub use query::{
-    PartitionQuery, Prepared, Query, RowDiff, condition, diff, plan_partition, plan_sql, table_references,
+    PartitionQuery, Prepared, Query, RowDiff, condition, diff, plan_partition, plan_sql, refused_functions,
+    table_references,
 };

@@ -137,6 +137,19 @@ pub fn table_references(ctx: &SessionContext, query: &Query) -> Result<Vec<(Opti
     Ok(references.into_iter().map(|r| (r.schema().map(str::to_owned), r.table().to_owned())).collect())
 }
 
+/// The functions `query` calls that its dialect refuses to run — in the `spark` dialect, those it
+/// has no Spark-exact implementation of (see [`crate::spark`]) —, by name, sorted; none in
+/// DataFusion's. Read from the parsed statement, so that every one is named, where planning stops
+/// at the first.
+pub fn refused_functions(ctx: &SessionContext, query: &Query) -> Result<Vec<String>> {
+    let state = query.session(ctx).state();
+    if !crate::spark::is_spark(&state) {
+        return Ok(Vec::new());
+    }
+    let statement = query.statement(&state).map_err(|source| Error::Sql { source: Box::new(source) })?;
+    Ok(crate::spark::refused_calls(&state, &statement))
+}
+
 /// Plans `query` with `$dt` bound to `dt` as a typed `DATE` value (`None`: a run without a date,
 /// in which `$dt` is an error). Only a query is accepted (see [`read_only`]). The plan reads the
 /// raw files this planning listed, however often it is executed ([`crate::raw::pinned_scans`]).

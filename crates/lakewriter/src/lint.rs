@@ -6,11 +6,27 @@ use lakewriter_compute::{Finding, Rule, Severity};
 use crate::{Error, Job, Result, Runner};
 
 impl Runner {
-    /// Checks `job`'s SQL, planned in this runner's catalog with `$dt` unbound, for what would
-    /// make its runs differ (see [`lakewriter_compute::lint`]), and its data checks for a column
+    /// Checks `job`'s SQL for the functions its dialect refuses to run (rule `refused_function`),
+    /// then, planned in this runner's catalog with `$dt` unbound, for what would make its runs
+    /// differ (see [`lakewriter_compute::lint`]), and its data checks for a column
     /// its result does not have or a condition that is not one, and a `not_null` column its result
     /// does not have (rule `check`, an error).
     pub async fn lint(&self, job: &Job) -> Result<Vec<Finding>> {
+        // Each function the job's dialect refuses (rule `refused_function`, an error): planning
+        // would stop at the first.
+        let refused = lakewriter_compute::refused_functions(self.session(), &job.query).unwrap_or_default();
+        if !refused.is_empty() {
+            let finding = |name: String| Finding {
+                severity: Severity::Error,
+                rule: Rule::RefusedFunction,
+                job: job.spec.name.clone(),
+                message: format!(
+                    "`{name}` has no Spark-exact implementation here; `dialect = \"datafusion\"` runs DataFusion's"
+                ),
+                construct: name,
+            };
+            return Ok(refused.into_iter().map(finding).collect());
+        }
         let plan = lakewriter_compute::plan_sql(self.session(), &job.query)
             .await
             .map_err(|source| Error::Lint { job: job.spec.name.clone(), source: Box::new(source) })?;

@@ -145,3 +145,30 @@ fn the_demo_project_lints_clean() {
         format!("error: {file}: no job `no_such_job`; jobs here: customers, daily_orders, weekly_revenue\n")
     );
 }
+
+#[test]
+fn lint_names_every_function_the_spark_dialect_refuses_and_a_run_fails_on_one() {
+    let lake = Lake::new("2026-09-01", "2026-09-01");
+    let sql = "SELECT customer_id, initcap(status) AS s, upper(status) AS u, made_up(amount) AS m, $dt AS dt \
+               FROM raw.orders WHERE dt = $dt";
+    lake.set_project_text(&format!("dialect = \"spark\"\n{}", daily_orders(sql).to_toml()));
+    let refused = |name: &str| {
+        format!(
+            "error: job daily_orders: refused_function: `{name}` has no Spark-exact implementation here; \
+             `dialect = \"datafusion\"` runs DataFusion's"
+        )
+    };
+    let run = lake.cli(&["lint"]);
+    run.assert_code(1);
+    let expected =
+        format!("{}\n{}\nlint: 1 job checked, 2 errors, 0 warnings\n", refused("initcap"), refused("made_up"));
+    assert_eq!(run.stdout, expected);
+    let json = lake.cli(&["--json", "lint"]);
+    assert!(json.stdout.contains(r#""rule":"refused_function""#), "{}", json.stdout);
+
+    let run = lake.cli(&["run", "daily_orders", "--dt", "2026-09-01"]);
+    run.assert_code(1);
+    // Planning stops at the first function it refuses: one that no registry holds, here.
+    assert!(run.stderr.contains("`made_up` has no Spark-exact implementation here"), "{}", run.stderr);
+    assert_eq!(lake.commit_count("analytics/daily_orders"), 0, "nothing committed");
+}

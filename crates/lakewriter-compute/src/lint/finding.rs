@@ -40,6 +40,9 @@ pub enum Rule {
     Test,
     /// An `append_dedup` window a key can recur outside of (its key lacks the window's column).
     DedupWindow,
+    /// A function the job's dialect refuses to run (in the `spark` dialect, one it has no
+    /// Spark-exact implementation of).
+    RefusedFunction,
 }
 
 impl Rule {
@@ -54,6 +57,7 @@ impl Rule {
             Self::Check => "check",
             Self::Test => "test",
             Self::DedupWindow => "dedup_window",
+            Self::RefusedFunction => "refused_function",
         }
     }
 }

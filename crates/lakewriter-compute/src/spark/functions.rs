@@ -161,6 +161,28 @@ pub(crate) fn refused_in(expr: &Expr) -> Result<()> {
 }
 
 /// The error refusing the function `name`.
+/// Whether the dialect refuses the function `name` (lowercase) that a registry holds.
+pub(crate) fn refused_name(name: &str) -> bool {
+    !(ALLOWED.contains(name) || name.starts_with("spark_"))
+}
+
+/// A visitor of a parsed statement calling its closure with each function name it calls,
+/// lowercase (the last part of a qualified name).
+pub(crate) struct Calls<'a>(pub(crate) &'a mut dyn FnMut(String));
+
+impl datafusion::sql::sqlparser::ast::Visitor for Calls<'_> {
+    type Break = ();
+
+    fn pre_visit_expr(&mut self, expr: &datafusion::sql::sqlparser::ast::Expr) -> std::ops::ControlFlow<()> {
+        if let datafusion::sql::sqlparser::ast::Expr::Function(call) = expr
+            && let Some(part) = call.name.0.last()
+        {
+            (self.0)(part.to_string().trim_matches('`').to_lowercase());
+        }
+        std::ops::ControlFlow::Continue(())
+    }
+}
+
 pub(crate) fn refusal(name: &str) -> datafusion::error::DataFusionError {
     datafusion::error::DataFusionError::Plan(format!(
         "`{name}` has no Spark-exact implementation here; `dialect = \"datafusion\"` runs DataFusion's"

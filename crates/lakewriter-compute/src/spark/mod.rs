@@ -141,6 +141,33 @@ pub(crate) fn typed(state: &SessionState, plan: LogicalPlan) -> Result<LogicalPl
     if is_spark(state) { functions::typeof_folded(plan) } else { Ok(plan) }
 }
 
+/// The functions `statement` calls that `state`'s Spark dialect does not run ([`functions`]), or
+/// that no registry of the state holds, by name, sorted and once each.
+pub(crate) fn refused_calls(state: &SessionState, statement: &DFStatement) -> Vec<String> {
+    use datafusion::sql::sqlparser::ast::Visit;
+    let DFStatement::Statement(ast) = statement else { return Vec::new() };
+    let mut names = std::collections::BTreeSet::new();
+    let _ = ast.visit(&mut functions::Calls(&mut |name: String| {
+        // A function is run under its name or any of its aliases, as planning checks it.
+        let runs = |canonical: &str, aliases: &[String]| {
+            !functions::refused_name(canonical) || aliases.iter().any(|a| !functions::refused_name(a))
+        };
+        let run = if let Some(f) = state.scalar_functions().get(&name) {
+            runs(f.name(), f.aliases())
+        } else if let Some(f) = state.aggregate_functions().get(&name) {
+            runs(f.name(), f.aliases())
+        } else if let Some(f) = state.window_functions().get(&name) {
+            runs(f.name(), f.aliases())
+        } else {
+            false
+        };
+        if !run {
+            names.insert(name);
+        }
+    }));
+    names.into_iter().collect()
+}
+
 /// `expr`, over the columns of `schema`, with the semantics of `state`'s dialect.
 pub(crate) fn analyzed_expr(state: &SessionState, expr: Expr, schema: &DFSchema) -> Result<Expr> {
     match mode(state) {
