@@ -280,12 +280,26 @@ fn function_call(mut call: ScalarFunction, schema: &DFSchema, mode: Mode) -> Res
     }
     match call.name() {
         // COALESCE's, GREATEST's and LEAST's operands have one type, as a CASE's results do.
-        "coalesce" | "greatest" | "least" | "nvl" | "ifnull" => {
+        "coalesce" | "greatest" | "least" => {
             let (args, changed) = one_type(std::mem::take(&mut call.args), schema)?;
             call.args = args;
             Ok(Transformed::new_transformed(Expr::ScalarFunction(call), changed))
         }
+        // `nvl(a, b)` and `ifnull(a, b)` are `coalesce(a, b)`.
+        "nvl" | "ifnull" => {
+            let (args, _) = one_type(std::mem::take(&mut call.args), schema)?;
+            Ok(Transformed::yes(datafusion::functions::core::expr_fn::coalesce(args)))
+        }
         "nullif" if call.args.len() == 2 => Ok(nullif(call, schema)),
+        // `isnan(NULL)` is false.
+        "isnan" if call.args.len() == 1 => {
+            let call = Expr::ScalarFunction(call);
+            let or_false = datafusion::functions::core::expr_fn::coalesce(vec![
+                call,
+                Expr::Literal(ScalarValue::Boolean(Some(false)), None),
+            ]);
+            Ok(Transformed::yes(or_false))
+        }
         // `pmod(a, n)` of floating-point numbers: `a % n`, plus `n` where that is below zero (so
         // that -0.0 stays -0.0, as in Spark's `Pmod`).
         "pmod"

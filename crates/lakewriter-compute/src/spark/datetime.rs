@@ -233,7 +233,7 @@ impl ScalarUDFImpl for DateFormat {
 
 /// A parsed `DateTimeFormatter` pattern: runs of one letter, and literal text.
 #[derive(Debug)]
-struct Pattern(Vec<Part>);
+pub(crate) struct Pattern(Vec<Part>);
 
 #[derive(Debug)]
 enum Part {
@@ -242,7 +242,7 @@ enum Part {
 }
 
 impl Pattern {
-    fn parse(pattern: &str) -> Result<Self> {
+    pub(crate) fn parse(pattern: &str) -> Result<Self> {
         let chars: Vec<char> = pattern.chars().collect();
         let mut parts = Vec::new();
         let mut i = 0;
@@ -283,7 +283,7 @@ impl Pattern {
         Ok(Self(parts))
     }
 
-    fn format(&self, t: &NaiveDateTime, zoned: bool) -> String {
+    pub(crate) fn format(&self, t: &NaiveDateTime, zoned: bool) -> String {
         let mut out = String::new();
         for part in &self.0 {
             match part {

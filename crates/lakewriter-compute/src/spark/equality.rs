@@ -124,6 +124,18 @@ pub(super) fn sort_normalized(sort: SortExpr, schema: &DFSchema) -> SortExpr {
     SortExpr { expr: normalize_call(sort.expr, schema), ..sort }
 }
 
+/// `expr` with every NaN the one positive NaN, where it is a floating-point number (so that NaN is
+/// the greatest value in DataFusion's total order, as in Spark's).
+fn nan_normalized(expr: Expr, schema: &DFSchema) -> Expr {
+    let nan = match expr.get_type(schema) {
+        Ok(DataType::Float64) => ScalarValue::Float64(Some(f64::NAN)),
+        Ok(DataType::Float32) => ScalarValue::Float32(Some(f32::NAN)),
+        _ => return expr,
+    };
+    let is_nan = datafusion::functions::math::expr_fn::isnan(expr.clone());
+    datafusion::logical_expr::when(is_nan, Expr::Literal(nan, None)).otherwise(expr.clone()).unwrap_or(expr)
+}
+
 /// An aggregate whose answer compares its arguments' values — `MIN`, `MAX`, and any `DISTINCT`
 /// one (`COUNT(DISTINCT d)`) — with its floating-point arguments normalized, keeping its name.
 fn compared_arguments(aggregate: Expr, schema: &DFSchema) -> Result<Expr> {
@@ -131,7 +143,10 @@ fn compared_arguments(aggregate: Expr, schema: &DFSchema) -> Result<Expr> {
     let rewritten = aggregate.transform_up(|e| match e {
         Expr::AggregateFunction(mut call) if call.params.distinct || matches!(call.func.name(), "min" | "max") => {
             let args = std::mem::take(&mut call.params.args);
-            call.params.args = args.into_iter().map(|a| normalize_call(a, schema)).collect();
+            // `MIN` and `MAX` keep -0.0 (it equals 0.0, the first seen is kept): only NaN is one.
+            let distinct = call.params.distinct;
+            let normalized = |a| if distinct { normalize_call(a, schema) } else { nan_normalized(a, schema) };
+            call.params.args = args.into_iter().map(normalized).collect();
             Ok(Transformed::yes(Expr::AggregateFunction(call)))
         }
         other => Ok(Transformed::no(other)),

@@ -29,10 +29,13 @@ const SAME_AS_SPARK: &[&str] = &[
     "stddev_samp",
     "var_pop",
     "var_samp",
-    // Conditionals.
+    // Conditionals (`nvl` and `ifnull` are planned as `coalesce`, see `super::coerce`).
     "coalesce",
+    "nvl",
+    "ifnull",
     "nullif",
     "nanvl",
+    "isnan",
     // Strings.
     "ascii",
     "bit_length",
@@ -89,6 +92,7 @@ pub(crate) fn own() -> Vec<Arc<ScalarUDF>> {
         .chain(super::datetime::functions())
         .chain(super::trunc::functions())
         .chain(super::zones::functions())
+        .chain(super::math::functions())
         .collect()
 }
 
@@ -104,7 +108,7 @@ const NOT_AS_SPARK: &[&str] = &[
 /// lakewriter's own and [`SAME_AS_SPARK`].
 static ALLOWED: LazyLock<HashSet<String>> = LazyLock::new(|| {
     let mut names: HashSet<String> = SAME_AS_SPARK.iter().map(|n| (*n).to_owned()).collect();
-    let own = own().into_iter().chain(super::round::functions(Mode::Ansi));
+    let own = own().into_iter().chain(super::round::functions(Mode::Ansi)).chain(super::epoch::functions(Mode::Ansi));
     for udf in datafusion_spark::all_default_scalar_functions().into_iter().chain(own) {
         names.insert(udf.name().to_owned());
         names.extend(udf.aliases().iter().cloned());

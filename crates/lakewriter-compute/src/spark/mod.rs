@@ -13,8 +13,10 @@ mod cast;
 mod coerce;
 mod datetime;
 mod decimal;
+mod epoch;
 mod equality;
 mod functions;
+mod math;
 mod numcast;
 mod round;
 mod syntax;
@@ -75,6 +77,7 @@ pub(crate) fn state(state: SessionState, semantics: Semantics) -> SessionState {
     let functions = builder.scalar_functions().get_or_insert_with(Vec::new);
     functions.extend(functions::own());
     functions.extend(round::functions(mode));
+    functions.extend(epoch::functions(mode));
     builder.build()
 }
 
