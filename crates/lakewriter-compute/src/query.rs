@@ -180,10 +180,8 @@ impl Prepared {
         };
         // The files this planning lists are the ones the plan reads when it runs.
         let (state, bound) = df.into_parts();
-        // DataFusion's analyzer (its type coercion) now that `$dt` is a typed value: the plan's
-        // schema is then the one its rows have. Before it a CASE is typed by its first branch,
-        // and a table made from that schema would not hold the rows (an `integer` column of
-        // `Int64` values).
+        // Typed by DataFusion's analyzer once `$dt` is a value, so that the schema is the rows'
+        // (unanalyzed, a CASE has its first branch's type: an `integer` column of `Int64` values).
         let bound = state.analyzer().execute_and_check(bound, state.config_options(), |_, _| {}).map_err(plan_err)?;
         let bound = crate::spark::typed(&state, bound).map_err(plan_err)?;
         let plan = crate::raw::pinned_scans(bound).map_err(plan_err)?;

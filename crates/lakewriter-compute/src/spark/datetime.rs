@@ -119,16 +119,23 @@ impl ScalarUDFImpl for DatePart {
     }
 }
 
+/// `date` as days since 1970-01-01 (a `DATE`'s value).
+pub(crate) fn epoch_days(date: NaiveDate) -> i32 {
+    date.num_days_from_ce() - 719_163
+}
+
+/// The date `days` after 1970-01-01.
+pub(crate) fn from_epoch_days(days: i32) -> Option<NaiveDate> {
+    NaiveDate::from_num_days_from_ce_opt(days.checked_add(719_163)?)
+}
+
 /// The values of a date or timestamp column as wall-clock times in the session time zone.
 fn times(array: &ArrayRef) -> Result<Vec<Option<NaiveDateTime>>> {
     Ok(match array.data_type() {
         DataType::Date32 => array
             .as_primitive::<Date32Type>()
             .iter()
-            .map(|d| {
-                d.and_then(|d| NaiveDate::from_num_days_from_ce_opt(d + 719_163))
-                    .map(|d| d.and_time(chrono::NaiveTime::MIN))
-            })
+            .map(|d| d.and_then(from_epoch_days).map(|d| d.and_time(chrono::NaiveTime::MIN)))
             .collect(),
         DataType::Timestamp(TimeUnit::Microsecond, _) => array
             .as_primitive::<TimestampMicrosecondType>()

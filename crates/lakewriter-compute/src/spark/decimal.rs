@@ -6,7 +6,21 @@ use std::fmt;
 
 use bigdecimal::num_bigint::{BigInt, Sign};
 
+use datafusion::arrow::datatypes::DataType;
+
 use super::arith::Op;
+
+/// The decimal `(precision, scale)` a signed integer type stands for in Spark's decimal rules
+/// (`DecimalType.forType`).
+pub(super) fn of_integer(t: &DataType) -> Option<(u8, i8)> {
+    Some(match t {
+        DataType::Int8 => (3, 0),
+        DataType::Int16 => (5, 0),
+        DataType::Int32 => (10, 0),
+        DataType::Int64 => (20, 0),
+        _ => return None,
+    })
+}
 
 /// An exact decimal: an unscaled integer and its scale.
 #[derive(Debug, Clone)]

@@ -152,7 +152,7 @@ impl Epoch {
                 .ok()
                 .and_then(|y| NaiveDate::from_ymd_opt(y, u32::try_from(m).ok()?, u32::try_from(d).ok()?));
             match date {
-                Some(date) => out.push(Some(epoch_days(date))),
+                Some(date) => out.push(Some(super::datetime::epoch_days(date))),
                 None if self.mode == Mode::Ansi => {
                     return Err(DataFusionError::Execution(format!(
                         "[DATETIME_FIELD_OUT_OF_BOUNDS] make_date({y}, {m}, {d}) is not a date; `ansi = false` makes it NULL"
@@ -163,11 +163,6 @@ impl Epoch {
         }
         Ok(Arc::new(Date32Array::from(out)))
     }
-}
-
-/// `date` as days since 1970-01-01.
-fn epoch_days(date: NaiveDate) -> i32 {
-    chrono::Datelike::num_days_from_ce(&date) - 719_163
 }
 
 fn longs(array: &ArrayRef) -> Result<Int64Array> {
@@ -185,7 +180,7 @@ fn microseconds(array: &ArrayRef) -> Result<Int64Array> {
 mod tests {
     #[test]
     fn dates_count_days_from_the_epoch() {
-        assert_eq!(super::epoch_days(chrono::NaiveDate::from_ymd_opt(2026, 3, 29).unwrap()), 20_541);
-        assert_eq!(super::epoch_days(chrono::NaiveDate::from_ymd_opt(1969, 12, 31).unwrap()), -1);
+        assert_eq!(super::super::datetime::epoch_days(chrono::NaiveDate::from_ymd_opt(2026, 3, 29).unwrap()), 20_541);
+        assert_eq!(super::super::datetime::epoch_days(chrono::NaiveDate::from_ymd_opt(1969, 12, 31).unwrap()), -1);
     }
 }

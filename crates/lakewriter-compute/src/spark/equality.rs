@@ -73,13 +73,12 @@ fn wider(types: &[&DataType]) -> Option<DataType> {
     if !any(&decimal) {
         return None;
     }
-    let digits = |t: &DataType| match t {
-        DataType::Decimal128(p, s) => Some((i32::from(*p), i32::from(*s))),
-        DataType::Int8 => Some((3, 0)),
-        DataType::Int16 => Some((5, 0)),
-        DataType::Int32 => Some((10, 0)),
-        DataType::Int64 => Some((20, 0)),
-        _ => None,
+    let digits = |t: &DataType| {
+        let (p, s) = match t {
+            DataType::Decimal128(p, s) => (*p, *s),
+            other => super::decimal::of_integer(other)?,
+        };
+        Some((i32::from(p), i32::from(s)))
     };
     let numbers: Vec<(i32, i32)> =
         types.iter().filter(|t| ***t != DataType::Null).map(|t| digits(t)).collect::<Option<_>>()?;

@@ -9,6 +9,7 @@
 
 mod aggregates;
 mod arith;
+mod calls;
 mod cast;
 mod coerce;
 mod datetime;

@@ -170,14 +170,11 @@ impl SparkRound {
         if !matches!(self.rounding, RoundingMode::Ceiling | RoundingMode::Floor) {
             return None;
         }
-        let decimal = match input {
-            t if t.is_floating() => DataType::Decimal128(30, 15),
-            DataType::Int8 => DataType::Decimal128(3, 0),
-            DataType::Int16 => DataType::Decimal128(5, 0),
-            DataType::Int32 => DataType::Decimal128(10, 0),
-            t if t.is_integer() => DataType::Decimal128(20, 0),
-            _ => return None,
+        let (precision, scale) = match input {
+            t if t.is_floating() => (30, 15),
+            t => super::decimal::of_integer(t).or_else(|| t.is_integer().then_some((20, 0)))?,
         };
+        let decimal = DataType::Decimal128(precision, scale);
         Some(if arguments == 1 { Whole::Long } else { Whole::Decimal(decimal) })
     }
 

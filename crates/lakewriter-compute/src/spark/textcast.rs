@@ -36,7 +36,7 @@ pub(crate) fn cast(input: &ArrayRef, to: &DataType, mode: Mode) -> Result<ArrayR
     let read = |s: &str| -> Option<i64> {
         let s = s.trim_matches(|c: char| c.is_whitespace() || c.is_control());
         match to {
-            DataType::Date32 => date(s).map(|(d, _)| days(d)),
+            DataType::Date32 => date(s).map(|(d, _)| i64::from(super::datetime::epoch_days(d))),
             DataType::Timestamp(_, zone) => timestamp(s, zone.is_some()),
             _ => integral(s, mode == Mode::Legacy),
         }
@@ -150,10 +150,6 @@ fn date(s: &str) -> Option<(NaiveDate, Option<&str>)> {
     Some((NaiveDate::from_ymd_opt(year, number(1)?, number(2)?)?, rest))
 }
 
-fn days(date: NaiveDate) -> i64 {
-    (date - NaiveDate::from_ymd_opt(1970, 1, 1).expect("the epoch")).num_days()
-}
-
 /// `stringToTimestamp`: microseconds since the epoch (`zoned`: in the text's zone; else the
 /// wall-clock time, a `TIMESTAMP_NTZ`, whatever zone the text names).
 fn timestamp(s: &str, zoned: bool) -> Option<i64> {
@@ -202,7 +198,7 @@ pub(crate) fn normalized_offset(zone: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{date, days, integral, timestamp};
+    use super::{date, integral, timestamp};
 
     #[test]
     fn integers_read_as_spark_reads_them() {
@@ -217,7 +213,7 @@ mod tests {
 
     #[test]
     fn dates_and_timestamps_read_as_spark_reads_them() {
-        let day = |s: &str| date(s).map(|(d, _)| days(d));
+        let day = |s: &str| date(s).map(|(d, _)| i64::from(super::super::datetime::epoch_days(d)));
         assert_eq!(day("2026"), Some(20454));
         assert_eq!(day("2026-3"), Some(20513));
         assert_eq!(day("2026-03-29 anything"), Some(20541));

@@ -14,6 +14,8 @@ use datafusion::arrow::datatypes::{DataType, TimeUnit};
 use datafusion::common::{Result, exec_err};
 use datafusion::logical_expr::{ColumnarValue, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature, Volatility};
 
+use super::datetime::{epoch_days, from_epoch_days};
+
 /// `trunc` and `date_trunc`.
 pub(crate) fn functions() -> Vec<Arc<ScalarUDF>> {
     [Trunc::Date, Trunc::Timestamp]
@@ -137,8 +139,8 @@ impl ScalarUDFImpl for Truncation {
                 let truncated = (0..dates.len()).map(|i| {
                     let unit =
                         unit_at(i).filter(|u| matches!(u, Unit::Year | Unit::Quarter | Unit::Month | Unit::Week))?;
-                    let date = dates.is_valid(i).then(|| day(dates.value(i))).flatten()?;
-                    unit.date(date).map(days)
+                    let date = dates.is_valid(i).then(|| from_epoch_days(dates.value(i))).flatten()?;
+                    unit.date(date).map(epoch_days)
                 });
                 Arc::new(truncated.collect::<Date32Array>())
             }
@@ -165,14 +167,6 @@ impl ScalarUDFImpl for Truncation {
         };
         Ok(ColumnarValue::Array(out))
     }
-}
-
-fn day(days: i32) -> Option<NaiveDate> {
-    NaiveDate::from_num_days_from_ce_opt(days.checked_add(719_163)?)
-}
-
-fn days(date: NaiveDate) -> i32 {
-    date.num_days_from_ce() - 719_163
 }
 
 #[cfg(test)]
