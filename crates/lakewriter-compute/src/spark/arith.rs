@@ -13,34 +13,8 @@ use datafusion::arrow::datatypes::{
 use datafusion::common::{Result, exec_err};
 use datafusion::logical_expr::{ColumnarValue, ScalarFunctionArgs, ScalarUDFImpl, Signature, Volatility};
 
+pub use super::decimal::Op;
 use super::decimal::{Scaled, aligned, exact};
-
-/// An arithmetic operator of Spark's.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-pub enum Op {
-    Add,
-    Subtract,
-    Multiply,
-    /// `/`: fractional division (operands and result DOUBLE or DECIMAL).
-    Divide,
-    /// `div`: integral division (a BIGINT result).
-    IntegralDivide,
-    /// `%`.
-    Remainder,
-}
-
-impl Op {
-    /// Spark's `try_` function of the operator, which its ANSI errors name.
-    fn try_function(self) -> &'static str {
-        match self {
-            Self::Add => "try_add",
-            Self::Subtract => "try_subtract",
-            Self::Multiply => "try_multiply",
-            Self::Divide | Self::IntegralDivide => "try_divide",
-            Self::Remainder => "try_mod",
-        }
-    }
-}
 
 /// What an operator does where its result does not exist: an overflow, a zero divisor.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]

@@ -1,5 +1,5 @@
-//! Function calls and casts as Spark's analyzer types them, for [`super::coerce`]: the operator
-//! functions (`div`, `try_add` …) as their operators, `COALESCE`'s operands of one type, `nvl`,
+//! Function calls and casts as Spark's analyzer types them, for [`super::coerce`]: `COALESCE`'s
+//! operands of one type, `nvl`,
 //! `nullif`, `isnan`, `pmod` of doubles and `EXTRACT` as Spark defines them, and each `CAST` that
 //! Spark computes otherwise than DataFusion as [`super::cast::SparkCast`].
 
@@ -9,23 +9,13 @@ use datafusion::arrow::datatypes::DataType;
 use datafusion::common::tree_node::Transformed;
 use datafusion::common::{DFSchema, Result, ScalarValue};
 use datafusion::logical_expr::expr::ScalarFunction;
-use datafusion::logical_expr::{BinaryExpr, Cast, Expr, ExprSchemable, ScalarUDF, ScalarUDFImpl, TryCast};
+use datafusion::logical_expr::{Cast, Expr, ExprSchemable, ScalarUDF, TryCast};
 
 use super::arith::Mode;
-use super::coerce::{binary_expr, binary_op};
 use super::equality::{nullif, one_type};
-use super::functions::OperatorFunction;
 
 /// A function call as Spark's analyzer types it.
-pub(super) fn function_call(mut call: ScalarFunction, schema: &DFSchema, mode: Mode) -> Result<Transformed<Expr>> {
-    // `div` and the `try_` functions: their operator.
-    if let Some(function) = call.func.inner().downcast_ref::<OperatorFunction>().cloned() {
-        let [left, right]: [Expr; 2] = call.args.try_into().map_err(|_| {
-            datafusion::error::DataFusionError::Plan(format!("`{}` takes two operands", function.name()))
-        })?;
-        let binary = BinaryExpr::new(Box::new(left), binary_op(function.op), Box::new(right));
-        return Ok(Transformed::yes(binary_expr(binary, schema, function.mode.unwrap_or(mode))?.data));
-    }
+pub(super) fn function_call(mut call: ScalarFunction, schema: &DFSchema) -> Result<Transformed<Expr>> {
     match call.name() {
         // COALESCE's, GREATEST's and LEAST's operands have one type, as a CASE's results do.
         "coalesce" | "greatest" | "least" => {

@@ -28,10 +28,13 @@ use datafusion::common::{DFSchema, Result, ScalarValue};
 use datafusion::logical_expr::expr::ScalarFunction;
 use datafusion::logical_expr::expr_rewriter::NamePreserver;
 use datafusion::logical_expr::utils::merge_schema;
-use datafusion::logical_expr::{BinaryExpr, Cast, Expr, ExprSchemable, LogicalPlan, Operator, ScalarUDF};
+use datafusion::logical_expr::{
+    BinaryExpr, Cast, Expr, ExprSchemable, LogicalPlan, Operator, ScalarUDF, ScalarUDFImpl,
+};
 
 use super::arith::{Mode, Op, SparkArithmetic};
-use super::equality::{case_expr, compared, comparison, is_comparison, keys_normalized};
+use super::equality::{case_expr, cast, compared, comparison, is_comparison, keys_normalized};
+use super::functions::OperatorFunction;
 
 /// The largest precision of a decimal, as Spark's `DecimalType.MAX_PRECISION`.
 const MAX_PRECISION: u8 = 38;
@@ -167,13 +170,6 @@ fn arithmetic_op(op: Operator) -> Option<Op> {
     })
 }
 
-pub(super) fn cast(expr: Expr, to: &DataType, schema: &DFSchema) -> Result<Expr> {
-    if expr.get_type(schema)? == *to {
-        return Ok(expr);
-    }
-    Ok(Expr::Cast(Cast::new(Box::new(expr), to.clone())))
-}
-
 fn call(op: Op, mode: Mode, output: DataType, shown: String, left: Expr, right: Expr) -> Expr {
     let udf = ScalarUDF::new_from_impl(SparkArithmetic::new(op, mode, output, shown));
     Expr::ScalarFunction(ScalarFunction::new_udf(Arc::new(udf), vec![left, right]))
@@ -231,12 +227,26 @@ fn rewrite(expr: Expr, schema: &DFSchema, mode: Mode) -> Result<Transformed<Expr
             let to = cast.field.data_type().clone();
             super::calls::spark_cast(Expr::TryCast(cast), to, schema, Mode::Try)
         }
-        Expr::ScalarFunction(call) => super::calls::function_call(call, schema, mode),
+        Expr::ScalarFunction(call) if call.func.inner().downcast_ref::<OperatorFunction>().is_some() => {
+            operator_call(call, schema, mode)
+        }
+        Expr::ScalarFunction(call) => super::calls::function_call(call, schema),
         other => Ok(Transformed::no(other)),
     }
 }
 
-pub(super) fn binary_expr(binary: BinaryExpr, schema: &DFSchema, mode: Mode) -> Result<Transformed<Expr>> {
+/// `div` and the `try_` functions ([`OperatorFunction`]): their operator, in their mode.
+fn operator_call(call: ScalarFunction, schema: &DFSchema, mode: Mode) -> Result<Transformed<Expr>> {
+    let function = call.func.inner().downcast_ref::<OperatorFunction>().expect("an operator function").clone();
+    let [left, right]: [Expr; 2] = call
+        .args
+        .try_into()
+        .map_err(|_| datafusion::error::DataFusionError::Plan(format!("`{}` takes two operands", function.name())))?;
+    let binary = BinaryExpr::new(Box::new(left), binary_op(function.op), Box::new(right));
+    Ok(Transformed::yes(binary_expr(binary, schema, function.mode.unwrap_or(mode))?.data))
+}
+
+fn binary_expr(binary: BinaryExpr, schema: &DFSchema, mode: Mode) -> Result<Transformed<Expr>> {
     let (lt, rt) = (binary.left.get_type(schema)?, binary.right.get_type(schema)?);
     if is_comparison(binary.op) {
         return comparison(binary, (&lt, &rt), schema);
@@ -324,7 +334,7 @@ fn arithmetic(
     Ok(Transformed::yes(call(op, mode, output, shown, left, right)))
 }
 
-pub(super) fn binary_op(op: Op) -> Operator {
+fn binary_op(op: Op) -> Operator {
     match op {
         Op::Add => Operator::Plus,
         Op::Subtract => Operator::Minus,

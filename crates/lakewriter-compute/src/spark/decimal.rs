@@ -8,7 +8,32 @@ use bigdecimal::num_bigint::{BigInt, Sign};
 
 use datafusion::arrow::datatypes::DataType;
 
-use super::arith::Op;
+/// An arithmetic operator of Spark's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub enum Op {
+    Add,
+    Subtract,
+    Multiply,
+    /// `/`: fractional division (operands and result DOUBLE or DECIMAL).
+    Divide,
+    /// `div`: integral division (a BIGINT result).
+    IntegralDivide,
+    /// `%`.
+    Remainder,
+}
+
+impl Op {
+    /// Spark's `try_` function of the operator, which its ANSI errors name.
+    pub(super) fn try_function(self) -> &'static str {
+        match self {
+            Self::Add => "try_add",
+            Self::Subtract => "try_subtract",
+            Self::Multiply => "try_multiply",
+            Self::Divide | Self::IntegralDivide => "try_divide",
+            Self::Remainder => "try_mod",
+        }
+    }
+}
 
 /// The decimal `(precision, scale)` a signed integer type stands for in Spark's decimal rules
 /// (`DecimalType.forType`).

@@ -75,7 +75,7 @@ impl ScalarUDFImpl for Epoch {
         };
         if !arity.contains(&args.len()) {
             // `unix_timestamp(text, pattern)` parses text: not Spark-exact here.
-            return Err(super::functions::refusal(self.name));
+            return Err(super::refused::refusal(self.name));
         }
         let time = matches!(args[0], DataType::Timestamp(..) | DataType::Date32 | DataType::Null);
         let number = args[0].is_integer() || args[0] == DataType::Null;
@@ -86,7 +86,7 @@ impl ScalarUDFImpl for Epoch {
             Kind::Timestamp(_) if number => super::types::timestamp(),
             Kind::MakeDate if args.iter().all(|t| t.is_integer() || *t == DataType::Null) => DataType::Date32,
             // Any other argument (text to parse, a fraction of a second): not Spark-exact here.
-            _ => return Err(super::functions::refusal(self.name)),
+            _ => return Err(super::refused::refusal(self.name)),
         })
     }
 

@@ -18,7 +18,6 @@ use datafusion::logical_expr::{
     Aggregate, BinaryExpr, Distinct, Expr, ExprSchemable, LogicalPlan, Operator, ScalarUDF, SortExpr, Union,
 };
 
-use super::coerce::cast;
 use super::functions::NormalizeFloating;
 
 /// `node` with its floating-point grouping and join keys normalized, as Spark's
@@ -116,6 +115,14 @@ fn union_of_one_type(union: Union) -> Result<LogicalPlan> {
         inputs.push(Arc::new(LogicalPlan::Projection(datafusion::logical_expr::Projection::try_new(exprs, input)?)));
     }
     Ok(LogicalPlan::Union(Union::try_new_with_loose_types(inputs)?))
+}
+
+/// `expr` cast to `to`, where it is of another type.
+pub(super) fn cast(expr: Expr, to: &DataType, schema: &DFSchema) -> Result<Expr> {
+    if expr.get_type(schema)? == *to {
+        return Ok(expr);
+    }
+    Ok(Expr::Cast(datafusion::logical_expr::Cast::new(Box::new(expr), to.clone())))
 }
 
 /// An order by `sort`'s key, normalized where it is a floating-point number.

@@ -160,7 +160,7 @@ pub(crate) fn refused_in(expr: &Expr) -> Result<()> {
     })?;
     match found {
         None => Ok(()),
-        Some(name) => Err(refusal(&name)),
+        Some(name) => Err(super::refused::refusal(&name)),
     }
 }
 
@@ -185,12 +185,6 @@ impl datafusion::sql::sqlparser::ast::Visitor for Calls<'_> {
         }
         std::ops::ControlFlow::Continue(())
     }
-}
-
-pub(crate) fn refusal(name: &str) -> datafusion::error::DataFusionError {
-    datafusion::error::DataFusionError::Plan(format!(
-        "`{name}` has no Spark-exact implementation here; `dialect = \"datafusion\"` runs DataFusion's"
-    ))
 }
 
 /// A function of Spark's that is an arithmetic operator: `div` (`a div b`) and the `try_`

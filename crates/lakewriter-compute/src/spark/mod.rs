@@ -19,6 +19,7 @@ mod equality;
 mod functions;
 mod math;
 mod numcast;
+mod refused;
 mod round;
 mod syntax;
 mod textcast;
@@ -123,7 +124,7 @@ pub(crate) fn planning_error(state: &SessionState, error: DataFusionError) -> Da
     }
     let message = error.strip_backtrace();
     match message.split_once("Invalid function '") {
-        Some((_, rest)) => functions::refusal(rest.split('\'').next().unwrap_or_default()),
+        Some((_, rest)) => refused::refusal(rest.split('\'').next().unwrap_or_default()),
         None => error,
     }
 }

@@ -184,18 +184,6 @@ fn timestamp(s: &str, zoned: bool) -> Option<i64> {
     Some(super::zones::instant(zone, &local)?.timestamp_micros())
 }
 
-/// `±h`, `±hh`, `±hhmm` and `±h:mm` as `±hh:mm`; anything else as it is.
-pub(crate) fn normalized_offset(zone: &str) -> String {
-    let Some(sign) = zone.chars().next().filter(|c| *c == '+' || *c == '-') else { return zone.to_owned() };
-    let body = &zone[1..];
-    let (hours, minutes) = match body.split_once(':') {
-        Some((h, m)) => (h, m),
-        None if body.len() > 2 => body.split_at(body.len() - 2),
-        None => (body, "00"),
-    };
-    format!("{sign}{hours:0>2}:{minutes:0>2}")
-}
-
 #[cfg(test)]
 mod tests {
     use super::{date, integral, timestamp};

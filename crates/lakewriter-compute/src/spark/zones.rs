@@ -38,10 +38,22 @@ pub(crate) fn zone(name: &str) -> Option<Tz> {
     let offset = ["UTC", "GMT", "UT"].iter().find_map(|p| name.strip_prefix(p));
     let name = match offset {
         Some("") => "+00:00".to_owned(),
-        Some(offset) => super::textcast::normalized_offset(offset),
-        None => super::textcast::normalized_offset(name),
+        Some(offset) => normalized_offset(offset),
+        None => normalized_offset(name),
     };
     Tz::from_str(&name).ok()
+}
+
+/// `±h`, `±hh`, `±hhmm` and `±h:mm` as `±hh:mm`; anything else as it is.
+fn normalized_offset(zone: &str) -> String {
+    let Some(sign) = zone.chars().next().filter(|c| *c == '+' || *c == '-') else { return zone.to_owned() };
+    let body = &zone[1..];
+    let (hours, minutes) = match body.split_once(':') {
+        Some((h, m)) => (h, m),
+        None if body.len() > 2 => body.split_at(body.len() - 2),
+        None => (body, "00"),
+    };
+    format!("{sign}{hours:0>2}:{minutes:0>2}")
 }
 
 /// The last year the zone tables hold transitions of; later years follow the rules then in force
