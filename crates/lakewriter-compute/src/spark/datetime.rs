@@ -130,7 +130,7 @@ pub(crate) fn from_epoch_days(days: i32) -> Option<NaiveDate> {
 }
 
 /// The values of a date or timestamp column as wall-clock times in the session time zone.
-fn times(array: &ArrayRef) -> Result<Vec<Option<NaiveDateTime>>> {
+pub(crate) fn times(array: &ArrayRef) -> Result<Vec<Option<NaiveDateTime>>> {
     Ok(match array.data_type() {
         DataType::Date32 => array
             .as_primitive::<Date32Type>()

@@ -66,6 +66,8 @@ const SAME_AS_SPARK: &[&str] = &[
     "replace",
     "reverse",
     "soundex",
+    "starts_with",
+    "ends_with",
     "split_part",
     "substr",
     "substring_index",
@@ -93,6 +95,9 @@ pub(crate) fn own() -> Vec<Arc<ScalarUDF>> {
         .chain(super::trunc::functions())
         .chain(super::zones::functions())
         .chain(super::math::functions())
+        .chain(super::extremes::functions())
+        .chain(super::strings::functions())
+        .chain(super::months::functions())
         .collect()
 }
 
@@ -126,7 +131,19 @@ static ALLOWED: LazyLock<HashSet<String>> = LazyLock::new(|| {
     }
     // The window functions Spark and DataFusion define alike (ranking and offsets).
     names.extend(
-        ["row_number", "rank", "dense_rank", "lag", "lead", "first_value", "last_value", "ntile"].map(String::from),
+        [
+            "row_number",
+            "rank",
+            "dense_rank",
+            "percent_rank",
+            "cume_dist",
+            "lag",
+            "lead",
+            "first_value",
+            "last_value",
+            "ntile",
+        ]
+        .map(String::from),
     );
     names
 });

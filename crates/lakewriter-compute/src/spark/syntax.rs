@@ -7,7 +7,8 @@
 //!   parser's Spark dialect reads everything after it as its divisor; and it is planned as the
 //!   function `div` (Spark's name of the same operator), which [`super::coerce`] types;
 //! - an integer literal that fits in 32 bits is an `INT` (where the planner makes every one a
-//!   `BIGINT`), but where it is a position or a count (`GROUP BY 1`, `LIMIT 10`).
+//!   `BIGINT`), but where it is a position or a count (`GROUP BY 1`, `LIMIT 10`);
+//! - a function Spark defines as another expression is that expression ([`super::replaced`]).
 
 use std::ops::ControlFlow;
 
@@ -29,6 +30,14 @@ pub(crate) fn statement(statement: &mut Statement) {
 /// `expr` (and the expressions in it) as Spark's grammar reads it.
 pub(crate) fn expression(expr: &mut Expr) {
     let _ = expr.visit(&mut Spark);
+}
+
+/// The number literals in `expr` typed as Spark types them (and nothing else of Spark's grammar).
+pub(super) fn literals(expr: &mut Expr) {
+    let _ = datafusion::sql::sqlparser::ast::visit_expressions_mut(expr, |e| {
+        number(e);
+        ControlFlow::<()>::Continue(())
+    });
 }
 
 /// The type an integer literal that fits in 32 bits is cast to: Spark's `INT`, spelled so that no
@@ -168,7 +177,7 @@ fn number(expr: &mut Expr) -> bool {
 }
 
 fn fix(expr: &mut Expr) {
-    if number(expr) {
+    if number(expr) || super::replaced::replace(expr) {
         return;
     }
     // A negative number is one literal (`-2147483648` is an `INT`), as Spark's parser reads it.
