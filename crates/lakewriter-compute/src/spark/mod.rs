@@ -72,6 +72,9 @@ pub(crate) fn state(state: SessionState, semantics: Semantics) -> SessionState {
     // A number with a fraction is an exact decimal, as Spark's literal.
     options.sql_parser.parse_float_as_decimal = true;
     options.execution.enable_ansi_mode = semantics.ansi;
+    // The catalogs are `state`'s, shared: building must not put a new, empty default catalog in
+    // place of the one `state`'s tables are in.
+    options.catalog.create_default_catalog_and_schema = false;
     // NULL is the least value: first in an ascending order, last in a descending one.
     "nulls_min".clone_into(&mut options.sql_parser.default_null_ordering);
     let mode = if semantics.ansi { Mode::Ansi } else { Mode::Legacy };
@@ -182,7 +185,12 @@ pub(crate) fn analyzed_expr(state: &SessionState, expr: Expr, schema: &DFSchema)
     match mode(state) {
         Some(mode) => {
             functions::refused_in(&expr)?;
-            coerce::expr(expr, schema, mode)
+            // Spark's rules first, then DataFusion's analyzer's, as a plan gets them: an
+            // expression handed to a Delta write (a DELETE's or MERGE's condition) is never
+            // analyzed after, and delta-rs compares only operands of one type.
+            let expr = coerce::expr(expr, schema, mode)?;
+            let mut rewriter = datafusion::optimizer::analyzer::type_coercion::TypeCoercionRewriter::new(schema);
+            Ok(datafusion::common::tree_node::TreeNode::rewrite(expr, &mut rewriter)?.data)
         }
         None => Ok(expr),
     }

@@ -79,3 +79,29 @@ fn every_refused_function_is_named_and_none_in_datafusions_dialect() {
     let datafusion = Query::text(sql, Semantics { dialect: Dialect::DataFusion, ansi: true });
     assert!(crate::refused_functions(&SessionContext::new(), &datafusion).expect("parses").is_empty());
 }
+
+#[tokio::test]
+async fn a_spark_session_keeps_the_tables_of_the_session_it_is_made_from() {
+    let base = SessionContext::new();
+    base.sql("CREATE TABLE t AS SELECT 1 AS x").await.expect("created").collect().await.expect("ran");
+    let spark = super::session(&base, Semantics { dialect: Dialect::Spark, ansi: true });
+    assert!(spark.table("t").await.is_ok(), "the spark session sees t");
+    assert!(base.table("t").await.is_ok(), "the base session still holds t");
+}
+
+#[test]
+fn a_condition_comparing_a_bigint_with_an_int_literal_is_of_one_type() {
+    use datafusion::arrow::datatypes::{Field, Schema};
+    use datafusion::logical_expr::{BinaryExpr, Expr, ExprSchemable};
+    let schema = datafusion::common::DFSchema::try_from(Schema::new(vec![Field::new("k", DataType::Int64, false)]))
+        .expect("schema");
+    let semantics = Semantics { dialect: Dialect::Spark, ansi: true };
+    let ast = datafusion::sql::sqlparser::parser::Parser::new(&datafusion::sql::sqlparser::dialect::SparkSqlDialect {})
+        .try_with_sql("k = 1")
+        .and_then(|mut p| p.parse_expr())
+        .expect("parses");
+    let expr = crate::statement::expression(&SessionContext::new(), semantics, &ast, &schema, None).expect("planned");
+    let Expr::BinaryExpr(BinaryExpr { left, right, .. }) = expr else { panic!("a comparison: {expr}") };
+    let types = [left.get_type(&schema).expect("typed"), right.get_type(&schema).expect("typed")];
+    assert_eq!(types, [DataType::Int64, DataType::Int64]);
+}

@@ -5,6 +5,7 @@
 //! naming the construct.
 
 mod classify;
+mod intervals;
 mod parse;
 
 use std::ops::ControlFlow;
@@ -245,16 +246,18 @@ pub fn parser_dialect(dialect: lakewriter_core::Dialect) -> &'static str {
 /// Reads `sql` — one statement, or several separated by `;` — into statements, in order, in
 /// `semantics`' dialect.
 pub fn parse(sql: &str, semantics: Semantics) -> Result<Vec<Parsed>> {
-    let mut statements = parse::statements(sql, parser_dialect(semantics.dialect))?;
-    if semantics.dialect == lakewriter_core::Dialect::Spark {
-        statements.iter_mut().for_each(crate::spark::spark_syntax);
-    }
+    let statements = parse::statements(sql, parser_dialect(semantics.dialect))?;
     if statements.is_empty() {
         return Err(Error::Statement { problem: "no SQL statement".to_owned() });
     }
     statements
         .into_iter()
-        .map(|ast| {
+        .map(|mut ast| {
+            // The text as written, before Spark's grammar types its literals.
+            let text = parse::as_written(&ast.to_string());
+            if semantics.dialect == lakewriter_core::Dialect::Spark {
+                crate::spark::spark_syntax(&mut ast);
+            }
             let mut uses_dt = false;
             let _ = visit_expressions(&ast, |e| {
                 if let AstExpr::Value(v) = e
@@ -264,7 +267,6 @@ pub fn parse(sql: &str, semantics: Semantics) -> Result<Vec<Parsed>> {
                 }
                 ControlFlow::<()>::Continue(())
             });
-            let text = parse::as_written(&ast.to_string());
             Ok(Parsed { statement: classify::statement(ast, semantics)?, text, uses_dt })
         })
         .collect()

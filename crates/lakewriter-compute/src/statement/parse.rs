@@ -3,7 +3,7 @@
 //! `PARTITION` clause.
 
 use datafusion::sql::sqlparser::ast::Statement as Ast;
-use datafusion::sql::sqlparser::dialect::{Dialect, SparkSqlDialect, dialect_from_str};
+use datafusion::sql::sqlparser::dialect::{Dialect, GenericDialect, SparkSqlDialect, dialect_from_str};
 use datafusion::sql::sqlparser::keywords::Keyword;
 use datafusion::sql::sqlparser::parser::Parser;
 use datafusion::sql::sqlparser::tokenizer::{Token, TokenWithSpan, Tokenizer, Whitespace, Word};
@@ -21,12 +21,42 @@ pub(super) fn statements(sql: &str, dialect: &str) -> Result<Vec<Ast>> {
     let sql = if dialect.is::<SparkSqlDialect>() { spark_escapes(sql) } else { std::borrow::Cow::Borrowed(sql) };
     let mut tokens = Tokenizer::new(dialect.as_ref(), &sql).tokenize_with_location().map_err(|e| parse_err(&e))?;
     if dialect.is::<SparkSqlDialect>() {
-        tokens = spark_extract(spark_literals(tokens));
+        tokens = super::intervals::spark_intervals(spark_extract(spark_literals(tokens)));
     }
-    Parser::new(dialect.as_ref())
-        .with_tokens_with_locations(spark_insert_columns(spark_merge_stars(tokens)))
-        .parse_statements()
-        .map_err(|e| parse_err(&e))
+    let tokens = spark_insert_columns(spark_merge_stars(tokens));
+    if !dialect.is::<SparkSqlDialect>() {
+        return Parser::new(dialect.as_ref())
+            .with_tokens_with_locations(tokens)
+            .parse_statements()
+            .map_err(|e| parse_err(&e));
+    }
+    // The parser reads `INSERT ROW` (what `INSERT *` is rewritten to) in its generic dialect only:
+    // a MERGE is parsed in that one, every other statement in Spark's.
+    let mut parsed = Vec::new();
+    for statement in split_statements(tokens) {
+        let merge = statement.iter().find(|t| !matches!(t.token, Token::Whitespace(_)));
+        let merge = merge.is_some_and(|t| matches!(&t.token, Token::Word(w) if w.keyword == Keyword::MERGE));
+        let dialect: &dyn Dialect = if merge { &GenericDialect {} } else { dialect.as_ref() };
+        parsed.extend(
+            Parser::new(dialect).with_tokens_with_locations(statement).parse_statements().map_err(|e| parse_err(&e))?,
+        );
+    }
+    Ok(parsed)
+}
+
+/// `tokens` split into statements at each `;` (strings and comments are single tokens, so only a
+/// separator is one).
+fn split_statements(tokens: Vec<TokenWithSpan>) -> Vec<Vec<TokenWithSpan>> {
+    let mut statements = vec![Vec::new()];
+    for token in tokens {
+        let separator = token.token == Token::SemiColon;
+        statements.last_mut().expect("one statement at least").push(token);
+        if separator {
+            statements.push(Vec::new());
+        }
+    }
+    statements.retain(|s| s.iter().any(|t| !matches!(t.token, Token::Whitespace(_) | Token::SemiColon | Token::EOF)));
+    statements
 }
 
 /// Spark's escapes in string literals (`unescapeSQLString`): `\'`, `\"`, `\\`, `\n`, `\t`,

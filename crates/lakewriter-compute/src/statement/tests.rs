@@ -176,3 +176,28 @@ fn what_lakewriter_does_not_run_is_named() {
         assert!(message.contains(expected), "{sql}: {message}");
     }
 }
+
+#[test]
+fn in_sparks_dialect_a_merges_stars_parse_and_each_statement_keeps_its_text_as_written() {
+    let spark = lakewriter_core::Semantics { dialect: lakewriter_core::Dialect::Spark, ansi: true };
+    let parsed = parse(
+        "DELETE FROM a.t WHERE k = 1;\n\
+         MERGE INTO a.t USING a.s ON t.k = s.k WHEN MATCHED AND s.v > 2 THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *;\n\
+         SELECT d - INTERVAL '6 days' FROM a.t",
+        spark,
+    )
+    .expect("parses");
+    let texts: Vec<&str> = parsed.iter().map(|p| p.text.as_str()).collect();
+    assert_eq!(
+        texts,
+        [
+            "DELETE FROM a.t WHERE k = 1",
+            "MERGE INTO a.t USING a.s ON t.k = s.k WHEN MATCHED AND s.v > 2 THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *",
+            "SELECT d - INTERVAL '6' DAY FROM a.t",
+        ]
+    );
+    let Statement::Write(Write::Merge(merge)) = &parsed[1].statement else { panic!("a merge") };
+    let clauses: Vec<String> = merge.clauses.iter().map(described).collect();
+    // The literal is Spark's INT, as planning reads it.
+    assert_eq!(clauses, ["Matched Some(\"s.v > CAST(2 AS Int32)\") UpdateAll", "NotMatched None InsertAll"]);
+}
