@@ -161,10 +161,11 @@ mod tests {
     }
 
     /// Lints `sql` as job `j` written with `write`, in a project declaring `raw.orders` unique
-    /// by `order_id`.
+    /// by `order_id`, in DataFusion's dialect (whose clock functions the rules are written for;
+    /// the `spark` dialect refuses them at planning).
     async fn lint_with(sql: &str, job_keys: &str) -> Vec<Finding> {
         let text = format!(
-            "root = \"lake\"\n[sources.\"raw.orders\"]\nunique = [\"order_id\"]\n[jobs.j]\ntarget = \"a.t\"\nsql = '''{sql}'''\n{job_keys}\n"
+            "root = \"lake\"\ndialect = \"datafusion\"\n[sources.\"raw.orders\"]\nunique = [\"order_id\"]\n[jobs.j]\ntarget = \"a.t\"\nsql = '''{sql}'''\n{job_keys}\n"
         );
         let project = Project::parse(&text, &PathBuf::from("p.toml")).unwrap();
         let plan = crate::plan_sql(&session(), &crate::Query::text(sql, project.jobs["j"].semantics)).await.unwrap();

@@ -121,9 +121,12 @@ impl lakewriter_compute::engine::Engine for Ballista {
                 .replace_children(leaves, ReplaceChildrenOptions::new(ChildrenPropertiesMode::Recompute));
             alone.is_ok_and(|alone| PhysicalPlanNode::try_from_physical_plan(alone, &self.codec).is_err())
         };
-        encoded.err().map(|_| match first(plan, &unsent) {
-            Some(name) => format!("its plan reads {name}, which cannot be sent to the engine"),
-            None => "its plan cannot be sent to the engine".to_owned(),
+        encoded.err().map(|error| {
+            let why = error.strip_backtrace();
+            match first(plan, &unsent) {
+                Some(name) => format!("its plan reads {name}, which cannot be sent to the engine: {why}"),
+                None => format!("its plan cannot be sent to the engine: {why}"),
+            }
         })
     }
 

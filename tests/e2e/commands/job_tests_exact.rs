@@ -4,7 +4,7 @@
 //! exactly is an error, not a rounded input.
 
 use crate::support::job_test::{JobTest, TestResult, test_results};
-use crate::support::{Lake, daily_orders};
+use crate::support::{Job, Lake, Project, daily_orders};
 
 const DAY: &str = "2026-09-30";
 
@@ -28,7 +28,7 @@ const QUANTITIES: &[&str] =
 #[test]
 fn an_expected_value_the_column_cannot_hold_fails_instead_of_being_cast_to_it() {
     let lake = Lake::empty(&[]);
-    // BIGINT / BIGINT is a BIGINT: 5 / 2 = 2, a wrong average.
+    // In DataFusion's dialect, BIGINT / BIGINT is a BIGINT: 5 / 2 = 2, a wrong average.
     let sql = "SELECT customer_id, SUM(qty) / COUNT(*) AS avg_qty, $dt AS dt FROM raw.orders WHERE dt = $dt \
                GROUP BY customer_id";
     let expecting = |avg: &str| {
@@ -36,7 +36,8 @@ fn an_expected_value_the_column_cannot_hold_fails_instead_of_being_cast_to_it() 
             .given("raw.orders", QUANTITIES)
             .expect(&[&format!("{{ customer_id = 1, avg_qty = {avg}, dt = 2026-09-30 }}")])
     };
-    let project = daily_orders(sql)
+    let project = Project::new()
+        .job(Job::new("daily_orders", "analytics.daily_orders").sql(sql).datafusion())
         .test("half", expecting("2.5"))
         .test("nearly_three", expecting("2.999"))
         .test("what_it_writes", expecting("2"));

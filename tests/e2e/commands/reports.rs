@@ -245,7 +245,7 @@ fn verify_shows_the_rows_that_differ_and_says_when_floats_alone_differ() {
     let job = |score: &str| {
         let sql = format!("SELECT order_id, {score} AS score, $dt AS dt FROM raw.orders WHERE dt = $dt");
         crate::support::Project::new()
-            .job(Job::new("daily_orders", "analytics.daily_orders").sql(sql).allow_nondeterministic())
+            .job(Job::new("daily_orders", "analytics.daily_orders").sql(sql).allow_nondeterministic().datafusion())
     };
     // The first five orders by id: the examples, first in the order of the columns.
     let orders = lakewriter_datagen::orders_for(crate::support::day(DT));

@@ -521,8 +521,8 @@ fn dt_binds_as_a_date_in_queries_partition_values_and_predicates() {
     }
     let table = uri(&local_root(&lake), "analytics/per_day");
     assert_eq!(rows(&lake, &table), sorted([daily_rows(fifth, |_| true), daily_rows(sixth, |_| true)].concat()));
-    let types = sql_json(&lake, "SELECT DISTINCT arrow_typeof(dt) AS t FROM analytics.per_day", &[]);
-    assert_eq!(query_rows(&types, 1), [json!({"t": "Date32"})], "the partition column is a DATE");
+    let types = sql_json(&lake, "SELECT DISTINCT typeof(dt) AS t FROM analytics.per_day", &[]);
+    assert_eq!(query_rows(&types, 1), [json!({"t": "date"})], "the partition column is a DATE");
 
     let before = content(&lake, "analytics.per_day", Some(fifth));
     let delete = "DELETE FROM analytics.per_day WHERE dt = $dt AND orders = 1";

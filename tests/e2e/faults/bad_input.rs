@@ -159,13 +159,20 @@ fn a_division_by_zero_at_run_time_fails_the_partition_and_writes_nothing() {
     let lake = Lake::new("2026-09-01", "2026-09-02");
     lake.cli(&["run", "daily_orders", "--dt", "2026-09-01"]).assert_code(0);
     let before = lake.digest("analytics.daily_orders", None);
-    let divides = edited(DAILY_ORDERS_SQL, "COUNT(*) AS orders", "COUNT(*) / (COUNT(*) - COUNT(*)) AS orders");
+    // Spark's integral division (`/` is fractional), ANSI: a division by zero fails.
+    let divides = edited(DAILY_ORDERS_SQL, "COUNT(*) AS orders", "COUNT(*) div (COUNT(*) - COUNT(*)) AS orders");
     lake.set_project(&daily_orders(&divides));
     let run = lake.cli(&["run", "daily_orders", "--dt", "2026-09-02"]);
     run.assert_code(1);
     let error = "error: daily_orders dt=2026-09-02: analytics.daily_orders: writing dt=2026-09-02 failed; nothing \
-                 was committed: Arrow error: Divide by zero error\n";
-    assert!(run.stderr.ends_with(error), "{}", run.stderr);
+                 was committed: Execution error: [DIVIDE_BY_ZERO] division by zero in `count(*) DIV ";
+    assert!(run.stderr.contains(error), "{}", run.stderr);
+    assert!(
+        run.stderr
+            .ends_with("use 'try_divide' to tolerate a zero divisor and return NULL instead, or `ansi = false`\n"),
+        "{}",
+        run.stderr
+    );
     assert_eq!(lake.digest("analytics.daily_orders", None), before, "nothing written");
     let mut figures = Figures::new("bad input: SQL failing at run time", "faults::bad_input::a_division_by_zero");
     figures.trial("division by zero", "clear error, exit 1, nothing committed");

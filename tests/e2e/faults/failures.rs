@@ -40,7 +40,8 @@ fn a_runtime_sql_error_fails_every_mode_and_the_fixed_job_writes_what_it_would_h
     let lake = written(&Mode::ALL);
     // Fails on the first row, while the result is computed: planning succeeds.
     let failing = Columns { customer_id: "CAST(CASE WHEN customer_id >= 0 THEN 'x' ELSE '1' END AS BIGINT)", ..GOOD };
-    lake.set_project(&project(&Mode::ALL, failing));
+    // DataFusion's dialect, whose cast error this is (Spark's is `CAST_INVALID_INPUT`).
+    lake.set_project(&project(&Mode::ALL, failing).all_datafusion());
     let cast = "Cast error: Cannot cast string 'x' to value of Int64 type";
     // delta-rs's write (of a table that is not partitioned by the predicate's column, here) in its
     // words; lakewriter's own write (a partition overwrite, an append and a rebuild of an existing
@@ -145,7 +146,8 @@ fn rows_outside_the_partition_fail_the_modes_that_replace_a_slice() {
 #[test]
 fn a_clock_or_random_function_fails_every_mode_before_it_reads_anything() {
     let lake = written(&Mode::ALL);
-    lake.set_project(&project(&Mode::ALL, Columns { status: "CAST(now() AS VARCHAR)", ..GOOD }));
+    // DataFusion's `now()`, which its dialect plans (the `spark` dialect refuses it).
+    lake.set_project(&project(&Mode::ALL, Columns { status: "CAST(now() AS VARCHAR)", ..GOOD }).all_datafusion());
     let expected = Mode::ALL.map(|mode| {
         let name = mode.as_str();
         let error = format!(

@@ -18,9 +18,10 @@ const SPREAD_DAY: &str = "2026-09-02";
 /// Jobs of every shape the engine computes: from the raw layer, a partition overwrite streamed,
 /// an append and a delete_insert of a day (the files of each written by the executors), one with
 /// checks (held here), a merge (its source computed there) and a rebuild; and a job reading a
-/// job's Delta table (its files read there).
+/// job's Delta table (its files read there). Each in DataFusion's dialect, whose functions the
+/// executors hold (a `spark` job's plan is computed here: see the demo's test below).
 fn project() -> Project {
-    Project::new()
+    let jobs = Project::new()
         .job(
             Job::new("orders_copy", "analytics.orders_copy")
                 .sql("SELECT order_id, customer_id, amount, status, $dt AS dt FROM raw.orders WHERE dt = $dt"),
@@ -48,7 +49,8 @@ fn project() -> Project {
         .job(Job::new("two_days", "analytics.two_days").sql(
             "SELECT customer_id, COUNT(*) AS orders, SUM(amount) AS amount, $dt AS dt FROM analytics.orders_copy \
              WHERE dt BETWEEN $dt - INTERVAL '1 day' AND $dt GROUP BY customer_id",
-        ))
+        ));
+    jobs.all_datafusion()
 }
 
 /// Raw orders for FROM..=TO, SPREAD_DAY's in four files (its file and three copies of it).
@@ -338,7 +340,11 @@ fn the_demo_on_the_engine_writes_the_local_demos_tables() {
     here.run_demo(&[]).assert_code(0);
     let run = there.run_demo(&["--engine", &cluster.url]);
     run.assert_code(0);
-    assert!(!run.stderr.contains("not on the engine"), "every plan ran on the engine: {}", run.stderr);
+    // The demo is in the `spark` dialect, whose own functions the executors do not hold: its
+    // plans are computed here, with Spark's answers, and say so.
+    let computed_here = "computed here, not on the engine: its plan reads";
+    assert!(run.stderr.contains(computed_here), "{}", run.stderr);
+    assert!(run.stderr.contains("is not the one the engine's executors hold under that name"), "{}", run.stderr);
     for table in ["analytics.daily_orders", "core.customers", "analytics.weekly_revenue"] {
         assert_eq!(here.digest(table, None).digest, there.digest(table, None).digest, "{table}");
     }
@@ -348,6 +354,9 @@ fn the_demo_on_the_engine_writes_the_local_demos_tables() {
 fn the_demos_job_tests_pass_on_the_engine() {
     let mut cluster = Cluster::start(2, &[]);
     let lake = Lake::demo();
+    // In DataFusion's dialect, whose functions the executors hold.
+    let text = std::fs::read_to_string(lake.project_file()).expect("the demo's project");
+    lake.set_project_text(&format!("dialect = \"datafusion\"\n{text}"));
     let run = lake.cli(&["--engine", &cluster.url, "test"]);
     run.assert_code(0);
     assert!(!run.stderr.contains("not on the engine"), "every plan ran on the engine: {}", run.stderr);

@@ -97,7 +97,7 @@ fn timestamps_and_nested_dates_outside_the_range_are_refused_naming_the_field() 
         ("ts_utc", format!("arrow_cast({last}, 'Timestamp(Microsecond, Some(\"UTC\"))')")),
         ("st", format!("named_struct('at', {first}, 'd', DATE '9999-12-31')")),
     ] {
-        lake.set_project(&Project::new().job(job(Mode::OverwritePartition, column, &expr)));
+        lake.set_project(&Project::new().job(job(Mode::OverwritePartition, column, &expr).datafusion()));
         run(&lake, Mode::OverwritePartition, DAY1).assert_code(0);
         std::fs::remove_dir_all(lake.root().join("dates")).expect("remove the table");
     }
@@ -132,7 +132,7 @@ fn timestamps_and_nested_dates_outside_the_range_are_refused_naming_the_field() 
         ),
     ];
     for (column, expr, refusal) in cases {
-        lake.set_project(&Project::new().job(job(Mode::OverwritePartition, column, &expr)));
+        lake.set_project(&Project::new().job(job(Mode::OverwritePartition, column, &expr).datafusion()));
         assert_refused(&lake, Mode::OverwritePartition, DAY1, &format!("column `{column}` {refusal}"));
     }
 }

@@ -61,9 +61,12 @@ fn project(cases: &str) -> Project {
             ),
         ),
     ];
-    jobs.into_iter().zip(JOBS).fold(Project::new(), |project, (job, name)| {
+    // Written in DataFusion's dialect (`"Order Id"` a name, `arrow_typeof`): what this checks is
+    // how a table is written, as Spark writes one, whatever the SQL's dialect.
+    let project = jobs.into_iter().zip(JOBS).fold(Project::new(), |project, (job, name)| {
         project.job(if string_partitioned(name) { job.partition_by(STRING_PARTITION) } else { job })
-    })
+    });
+    project.all_datafusion()
 }
 
 const FROM: &str = "2026-09-01";

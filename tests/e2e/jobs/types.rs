@@ -144,7 +144,8 @@ fn job(mode: &str, sql: impl Into<String>) -> Job {
         "rebuild" => Write::Rebuild,
         other => panic!("not a mode's job: {other}"),
     };
-    Job::with_write(mode, &table(mode), write).partition_by("dt").sql(sql)
+    // In DataFusion's dialect: `arrow_cast` and struct literals make every Arrow type.
+    Job::with_write(mode, &table(mode), write).partition_by("dt").sql(sql).datafusion()
 }
 
 /// A lake with two days of raw orders and one job, `mode`, over `sql` (for `$dt`; `rebuild`
@@ -371,7 +372,7 @@ fn check_job() -> Job {
         })
         .collect();
     let sql = format!("WITH e AS (\n{expected}\n)\n{}", selects.join("\nUNION ALL\n"));
-    Job::rebuild("check", "types.check").partition_by("col").sql(sql)
+    Job::rebuild("check", "types.check").partition_by("col").sql(sql).datafusion()
 }
 
 #[test]
@@ -461,7 +462,7 @@ fn unstorable_columns_are_refused_before_a_table_is_created() {
     let lake = Lake::new(DAY1, DAY2);
     let project = UNSTORABLE.iter().fold(Project::new(), |project, (column, expr, _)| {
         let name = format!("new_{column}");
-        project.job(Job::new(&name, &table(&name)).sql(with_column(column, expr)("$dt")))
+        project.job(Job::new(&name, &table(&name)).sql(with_column(column, expr)("$dt")).datafusion())
     });
     lake.set_project(&project);
     for (column, _, refusal) in UNSTORABLE {
@@ -636,7 +637,7 @@ fn assert_stored_exactly(column: &str, expr: &str, comparable: &str) {
          WHERE arrow_cast(w.{column}, '{comparable}') IS DISTINCT FROM arrow_cast(e.{column}, '{comparable}')"
     );
     let overwrite = job("overwrite", with_column(column, expr)("$dt"));
-    lake.set_project(&Project::new().job(overwrite).job(Job::rebuild("check", "types.check").sql(check)));
+    lake.set_project(&Project::new().job(overwrite).job(Job::rebuild("check", "types.check").sql(check).datafusion()));
     let check = run(&lake, "check", None);
     assert_eq!(check.rows_written, Some(0), "stored values of `{column}` differ from the result's");
 }

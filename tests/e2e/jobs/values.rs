@@ -45,7 +45,7 @@ fn static_values(lake: &Lake, root: &str) {
     let refused = [
         (
             "s.d PARTITION (dt = 20260101)",
-            format!("{date}: a long is not assignable to a date, as in Spark: write the date as 'YYYY-MM-DD'"),
+            format!("{date}: an integer is not assignable to a date, as in Spark: write the date as 'YYYY-MM-DD'"),
         ),
         ("s.d PARTITION (dt = '2026-02-30')", format!("{date}: '2026-02-30' is not a date: write it as 'YYYY-MM-DD'")),
         (
@@ -181,7 +181,7 @@ fn an_empty_partition_string_is_written_and_read_as_null_on_s3() {
 /// Amounts 0.00 to 9.99 multiplied by 1.5 and stored as DECIMAL(10,2), rounded HALF_UP as Spark
 /// rounds them (0.15 → 0.23), and 1.005 inserted as 1.01; a job's literals as exact.
 fn exact_decimals(lake: &Lake, root: &str) {
-    assert_eq!(select(lake, "SELECT arrow_typeof(1.005) AS t"), [json!({"t": "Decimal128(4, 3)"})]);
+    assert_eq!(select(lake, "SELECT typeof(1.005) AS t"), [json!({"t": "decimal(4,3)"})]);
     report(
         lake,
         "INSERT OVERWRITE TABLE s.m SELECT CAST(value AS INT) AS id, \

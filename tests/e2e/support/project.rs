@@ -118,6 +118,8 @@ pub struct Job {
     cluster_by: Vec<String>,
     target_file_size: Option<&'static str>,
     checks: Option<Checks>,
+    /// `dialect`, where the job names one.
+    dialect: Option<&'static str>,
 }
 
 impl Job {
@@ -138,6 +140,7 @@ impl Job {
             cluster_by: Vec::new(),
             target_file_size: None,
             checks: None,
+            dialect: None,
         }
     }
 
@@ -174,6 +177,13 @@ impl Job {
     /// A job written as `statement`: no `write` key, and the statement as its `sql`.
     pub fn statement(name: &str, target: &str, statement: &str) -> Self {
         Self::with_write(name, target, Write::Statement).sql(statement)
+    }
+
+    /// `dialect = "datafusion"`: SQL written for Apache DataFusion (its integer `/`, `arrow_cast`,
+    /// `now()`), where the default is Spark's.
+    #[must_use]
+    pub fn datafusion(self) -> Self {
+        Self { dialect: Some("datafusion"), ..self }
     }
 
     /// `not_null = COLUMNS`: the columns the table's schema declares NOT NULL.
@@ -265,6 +275,8 @@ impl Job {
 /// project is a new value: `project.clone().job(changed)` replaces the job of that name.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Project {
+    /// The top-level `dialect`, where the project names one.
+    dialect: Option<&'static str>,
     root: String,
     storage: BTreeMap<String, String>,
     jobs: BTreeMap<String, Job>,
@@ -282,7 +294,7 @@ impl Project {
     /// `root = "lake"` and nothing else.
     pub fn new() -> Self {
         let (storage, jobs, sources, tests) = (BTreeMap::new(), BTreeMap::new(), BTreeMap::new(), BTreeMap::new());
-        Self { root: "lake".to_owned(), storage, jobs, sources, tests }
+        Self { dialect: None, root: "lake".to_owned(), storage, jobs, sources, tests }
     }
 
     /// `root = ROOT`: a folder relative to the project file, or a URL.
@@ -303,6 +315,13 @@ impl Project {
     pub fn job(mut self, job: Job) -> Self {
         self.jobs.insert(job.name.clone(), job);
         self
+    }
+
+    /// `dialect = "datafusion"` at the top: every job and `lakewriter sql` in DataFusion's SQL
+    /// (see [`Job::datafusion`]).
+    #[must_use]
+    pub fn all_datafusion(self) -> Self {
+        Self { dialect: Some("datafusion"), ..self }
     }
 
     /// `[sources."TABLE"]` with `unique = COLUMNS`.
@@ -364,7 +383,14 @@ impl Project {
     pub fn to_toml(&self) -> String {
         let jobs = self.jobs.values().map(|job| (job.name.as_str(), JobTable::of(job))).collect();
         let sources = self.sources.iter().map(|(table, unique)| (table.as_str(), SourceTable { unique })).collect();
-        let file = ProjectFile { root: &self.root, storage: &self.storage, jobs, sources, tests: &self.tests };
+        let file = ProjectFile {
+            dialect: self.dialect,
+            root: &self.root,
+            storage: &self.storage,
+            jobs,
+            sources,
+            tests: &self.tests,
+        };
         toml::to_string(&file).expect("a project serializes as TOML")
     }
 }
@@ -372,6 +398,8 @@ impl Project {
 /// The file's shape, in the order of its keys.
 #[derive(Serialize)]
 struct ProjectFile<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    dialect: Option<&'static str>,
     root: &'a str,
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     storage: &'a BTreeMap<String, String>,
@@ -422,6 +450,8 @@ struct JobTable<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     target_file_size: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    dialect: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     sql: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     sql_file: Option<&'a str>,
@@ -450,6 +480,7 @@ impl<'a> JobTable<'a> {
             target_file_size: job.target_file_size,
             sql: None,
             sql_file: None,
+            dialect: job.dialect,
             checks: job.checks.as_ref(),
         };
         match &job.write {

@@ -177,6 +177,14 @@ fn call(op: Op, mode: Mode, output: DataType, shown: String, left: Expr, right: 
 
 fn rewrite(expr: Expr, schema: &DFSchema, mode: Mode) -> Result<Transformed<Expr>> {
     match expr {
+        // `$dt` is a DATE wherever it stands, where the SQL planner takes a placeholder for the
+        // type of the other operand (an INTERVAL, in `$dt - INTERVAL '1' DAY`).
+        Expr::Placeholder(mut p)
+            if p.id == "$dt" && p.field.as_ref().is_none_or(|f| f.data_type() != &DataType::Date32) =>
+        {
+            p.field = Some(Arc::new(datafusion::arrow::datatypes::Field::new("$dt", DataType::Date32, true)));
+            Ok(Transformed::yes(Expr::Placeholder(p)))
+        }
         Expr::BinaryExpr(binary) => binary_expr(binary, schema, mode),
         // `-x` of an integer: `0 - x`, so that `-(-128)` as a TINYINT overflows as in Spark.
         Expr::Negative(operand) if matches!(operand.get_type(schema)?, DataType::Decimal128(..)) => {

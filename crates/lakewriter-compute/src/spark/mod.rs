@@ -116,6 +116,12 @@ pub(crate) fn spark_syntax(statement: &mut datafusion::sql::sqlparser::ast::Stat
     syntax::statement(statement);
 }
 
+/// A parsed SQL expression as it was written, before the dialect typed its literals.
+#[must_use]
+pub fn as_written(expr: &datafusion::sql::sqlparser::ast::Expr) -> String {
+    syntax::as_written(expr)
+}
+
 /// A parsed SQL expression as `state`'s dialect reads it.
 pub(crate) fn parsed_expr(state: &SessionState, expr: &mut datafusion::sql::sqlparser::ast::Expr) {
     if is_spark(state) {

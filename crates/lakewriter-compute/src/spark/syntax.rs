@@ -18,8 +18,8 @@ use datafusion::sql::sqlparser::parser::Parser;
 use datafusion::sql::sqlparser::ast::{
     BinaryOperator, CastKind, CeilFloorKind, DataType, ExactNumberInfo, Expr, Function, FunctionArg, FunctionArgExpr,
     FunctionArgumentList, FunctionArguments, GroupByExpr, Ident, LimitClause, ObjectName, OrderBy, OrderByKind, Query,
-    SetExpr, SetOperator, SetQuantifier, Statement, UnaryOperator, Value, ValueWithSpan, VisitMut, VisitorMut,
-    WindowFrameBound, WindowType,
+    SetExpr, SetOperator, SetQuantifier, Statement, TableFactor, TableFunctionArgs, UnaryOperator, Value,
+    ValueWithSpan, VisitMut, VisitorMut, WindowFrameBound, WindowType,
 };
 
 /// `statement` as Spark's grammar reads it (see the module's doc).
@@ -30,6 +30,16 @@ pub(crate) fn statement(statement: &mut Statement) {
 /// `expr` (and the expressions in it) as Spark's grammar reads it.
 pub(crate) fn expression(expr: &mut Expr) {
     let _ = expr.visit(&mut Spark);
+}
+
+/// `expr` as it was written: each integer literal [`fix`] typed as an `INT` the number it was.
+pub(crate) fn as_written(expr: &Expr) -> String {
+    let mut expr = expr.clone();
+    let _ = datafusion::sql::sqlparser::ast::visit_expressions_mut(&mut expr, |e| {
+        unwrap_int(e);
+        ControlFlow::<()>::Continue(())
+    });
+    expr.to_string()
 }
 
 /// The number literals in `expr` typed as Spark types them (and nothing else of Spark's grammar).
@@ -51,6 +61,19 @@ impl VisitorMut for Spark {
 
     fn post_visit_expr(&mut self, expr: &mut Expr) -> ControlFlow<()> {
         fix(expr);
+        ControlFlow::Continue(())
+    }
+
+    /// A table function's arguments (`generate_series(1, 15)`) stay numbers: its own signature
+    /// types them.
+    fn post_visit_table_factor(&mut self, factor: &mut TableFactor) -> ControlFlow<()> {
+        if let TableFactor::Table { args: Some(TableFunctionArgs { args, .. }), .. } = factor {
+            for arg in args {
+                if let FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) = arg {
+                    unwrap_int(e);
+                }
+            }
+        }
         ControlFlow::Continue(())
     }
 

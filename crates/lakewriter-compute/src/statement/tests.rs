@@ -2,14 +2,18 @@ use lakewriter_core::TableRef;
 
 use super::{Insert, MergeAction, MergeClause, MergeSource, PartitionColumn, Statement, Write, parse};
 
+/// DataFusion's dialect, whose literals stay as written (Spark's is tested below).
+const DATAFUSION: lakewriter_core::Semantics =
+    lakewriter_core::Semantics { dialect: lakewriter_core::Dialect::DataFusion, ansi: true };
+
 fn one(sql: &str) -> super::Parsed {
-    let mut parsed = parse(sql, lakewriter_core::Semantics::default()).expect("parses");
+    let mut parsed = parse(sql, DATAFUSION).expect("parses");
     assert_eq!(parsed.len(), 1, "{sql}");
     parsed.remove(0)
 }
 
 fn error(sql: &str) -> String {
-    parse(sql, lakewriter_core::Semantics::default()).expect_err(sql).to_string()
+    parse(sql, DATAFUSION).expect_err(sql).to_string()
 }
 
 fn table(name: &str) -> TableRef {
@@ -133,7 +137,7 @@ fn a_star_in_a_string_or_a_query_is_left_alone() {
 fn several_statements_delete_update_and_explain() {
     let parsed = parse(
         "DELETE FROM analytics.t WHERE dt = $dt; UPDATE analytics.t u SET v = v + 1, w = 'x' WHERE k = 3;\nEXPLAIN SELECT 1;",
-        lakewriter_core::Semantics::default(),
+        DATAFUSION,
     )
     .expect("parses");
     assert_eq!(parsed.len(), 3);

@@ -9,11 +9,11 @@ use serde::Deserialize;
 #[serde(rename_all = "snake_case")]
 pub enum Dialect {
     /// Apache DataFusion's SQL, its functions and its type coercion, as DataFusion defines them.
-    #[default]
     #[serde(rename = "datafusion")]
     DataFusion,
-    /// Spark SQL: Spark's parser rules, its functions (those with a Spark-exact implementation;
-    /// the others are refused at planning) and its analyzer's types and coercions.
+    /// Spark SQL, the default: Spark's parser rules, its functions (those with a Spark-exact
+    /// implementation; the others are refused at planning) and its analyzer's types and coercions.
+    #[default]
     Spark,
 }
 

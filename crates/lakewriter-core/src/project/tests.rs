@@ -126,7 +126,7 @@ sql_file = "jobs/other.sql"
 
     #[test]
     fn the_code_fingerprint_covers_how_sql_is_planned() {
-        let p = parse(GOOD).unwrap();
+        let p = parse(&GOOD.replacen("root = ", "dialect = \"datafusion\"\nroot = ", 1)).unwrap(); // adds nothing
         let job = p.job("daily_orders").unwrap();
         let text = job.fingerprinted("SELECT  1.5\n");
         assert!(text.starts_with("SELECT 1.5\n"), "{text}");
@@ -149,7 +149,11 @@ sql_file = "jobs/other.sql"
         let p = parse(GOOD).unwrap();
         let job = p.job("daily_orders").unwrap();
         assert_eq!(job.semantics, crate::Semantics::default());
-        assert_eq!(p.semantics.dialect, crate::Dialect::DataFusion);
+        assert_eq!(p.semantics.dialect, crate::Dialect::Spark);
+        assert!(job.fingerprinted("SELECT 1").ends_with("|dialect=spark,ansi=true"));
+        let datafusion = parse(&GOOD.replacen("root = ", "dialect = \"datafusion\"\nroot = ", 1)).unwrap();
+        let datafusion = datafusion.job("daily_orders").unwrap().code_fingerprint("SELECT 1");
+        assert_ne!(datafusion, job.code_fingerprint("SELECT 1"));
         let spark = parse(&GOOD.replacen("root = ", "dialect = \"spark\"\nansi = false\nroot = ", 1)).unwrap();
         let spark_job = spark.job("daily_orders").unwrap();
         assert_eq!(spark_job.semantics, crate::Semantics { dialect: crate::Dialect::Spark, ansi: false });
@@ -158,11 +162,12 @@ sql_file = "jobs/other.sql"
         assert_ne!(spark_job.code_fingerprint("SELECT 1"), job.code_fingerprint("SELECT 1"));
         let ansi = parse(&GOOD.replacen("root = ", "dialect = \"spark\"\nroot = ", 1)).unwrap();
         let ansi_job = ansi.job("daily_orders").unwrap();
+        assert_eq!(ansi_job.code_fingerprint("SELECT 1"), job.code_fingerprint("SELECT 1"));
         assert_ne!(ansi_job.code_fingerprint("SELECT 1"), spark_job.code_fingerprint("SELECT 1"));
         // A job's own dialect wins over the project's; DataFusion's keeps the fingerprint it had.
         let own = GOOD.replacen("partition_by = \"dt\"\n", "partition_by = \"dt\"\ndialect = \"datafusion\"\n", 1);
         let own = parse(&own.replacen("root = ", "dialect = \"spark\"\nroot = ", 1)).unwrap();
-        assert_eq!(own.job("daily_orders").unwrap().code_fingerprint("SELECT 1"), job.code_fingerprint("SELECT 1"));
+        assert_eq!(own.job("daily_orders").unwrap().code_fingerprint("SELECT 1"), datafusion);
         let e = err(&GOOD.replacen("root = ", "dialect = \"hive\"\nroot = ", 1));
         assert!(e.contains("unknown variant `hive`, expected `datafusion` or `spark`"), "{e}");
     }
@@ -266,7 +271,7 @@ mod write_modes {
         let plain = dedup(partitioned).unwrap();
         assert_eq!(
             plain.fingerprinted("SELECT 1").lines().nth(1),
-            Some("s.t|Some(\"dt\")|AppendDedup { key: [\"id\"] }")
+            Some("s.t|Some(\"dt\")|AppendDedup { key: [\"id\"] }|dialect=spark,ansi=true")
         );
         let windowed = dedup(&format!("{partitioned}dedup_window = \"7 days\"")).unwrap();
         assert_ne!(windowed.code_fingerprint("SELECT 1"), plain.code_fingerprint("SELECT 1"));

@@ -73,7 +73,8 @@ fn a_statement_job_is_resolved_once_onto_its_mode_and_partition_column() {
     let workspace = workspace.expect("workspace");
     let job = workspace.job("j").expect("job");
     assert_eq!((job.write_mode(), job.partition_by.as_deref()), (WriteMode::OverwritePartition, Some("day")));
-    assert_eq!(job.query.to_string(), "SELECT 1 AS x");
+    // The query as the (default) Spark dialect plans it: the literal is an `INT`.
+    assert_eq!(job.query.to_string(), "SELECT CAST(1 AS Int32) AS x");
     assert_eq!(job.partition(day()).to_string(), "day=2026-09-30");
     // The parsed job is kept as written.
     assert_eq!(workspace.project.jobs["j"].partition_by, None);

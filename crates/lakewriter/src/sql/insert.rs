@@ -219,7 +219,8 @@ impl Runner {
         column_type: Option<&DataType>,
         dt: Option<NaiveDate>,
     ) -> Result<ScalarValue> {
-        let not_constant = || Error::Usage(format!("PARTITION ({column} = {sql}): the value must be a constant"));
+        let shown = lakewriter_compute::spark::as_written(sql);
+        let not_constant = || Error::Usage(format!("PARTITION ({column} = {shown}): the value must be a constant"));
         let expr = self.expression(semantics, sql, &DFSchema::empty(), dt)?;
         let value = self.constant(&expr).ok_or_else(not_constant)?;
         let wanted = match column_type {
@@ -235,7 +236,7 @@ impl Runner {
         };
         value::assigned(&value, &wanted).map_err(|reason| {
             let delta_type = value::a(&lakewriter_delta::schema::delta_type_name(&wanted));
-            Error::Usage(format!("PARTITION ({column} = {sql}): `{column}` is {delta_type} column: {reason}"))
+            Error::Usage(format!("PARTITION ({column} = {shown}): `{column}` is {delta_type} column: {reason}"))
         })
     }
 }
