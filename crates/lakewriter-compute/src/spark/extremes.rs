@@ -86,10 +86,12 @@ impl ScalarUDFImpl for Extreme {
                 other.data_type()
             );
         }
-        // Each operand against each before it: the index of the one kept so far, per row.
+        // Each operand against each before it (`comparators[n][kept]`, `kept < n`): the index of
+        // the one kept so far, per row.
         let comparators: Vec<Vec<DynComparator>> = arrays
             .iter()
-            .map(|a| arrays.iter().map(|b| comparator(a, b)).collect::<Result<_>>())
+            .enumerate()
+            .map(|(n, a)| arrays[..n].iter().map(|b| comparator(a, b)).collect::<Result<_>>())
             .collect::<Result<_>>()?;
         let picks: Vec<(usize, usize)> = (0..args.number_rows)
             .map(|row| {

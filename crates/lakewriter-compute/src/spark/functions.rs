@@ -187,8 +187,13 @@ pub(crate) fn refused_name(name: &str) -> bool {
     !(ALLOWED.contains(name) || name.starts_with("spark_"))
 }
 
-/// A visitor of a parsed statement calling its closure with each function name it calls,
-/// lowercase (the last part of a qualified name).
+/// The name a parsed call calls, lowercase: the last part of a qualified name, unquoted.
+pub(crate) fn called(name: &datafusion::sql::sqlparser::ast::ObjectName) -> Option<String> {
+    name.0.last().map(|part| part.to_string().trim_matches('`').to_lowercase())
+}
+
+/// A visitor of a parsed statement calling its closure with each function name it calls
+/// ([`called`]).
 pub(crate) struct Calls<'a>(pub(crate) &'a mut dyn FnMut(String));
 
 impl datafusion::sql::sqlparser::ast::Visitor for Calls<'_> {
@@ -196,9 +201,9 @@ impl datafusion::sql::sqlparser::ast::Visitor for Calls<'_> {
 
     fn pre_visit_expr(&mut self, expr: &datafusion::sql::sqlparser::ast::Expr) -> std::ops::ControlFlow<()> {
         if let datafusion::sql::sqlparser::ast::Expr::Function(call) = expr
-            && let Some(part) = call.name.0.last()
+            && let Some(name) = called(&call.name)
         {
-            (self.0)(part.to_string().trim_matches('`').to_lowercase());
+            (self.0)(name);
         }
         std::ops::ControlFlow::Continue(())
     }

@@ -128,7 +128,7 @@ fn cbrt(x: f64) -> f64 {
 
 /// A logarithm of Spark's: NULL at or below zero.
 fn logarithm(x: f64, log: impl Fn(f64) -> f64) -> Option<f64> {
-    (x > 0.0 || x.is_nan()).then(|| log(x))
+    if x <= 0.0 { None } else { Some(log(x)) }
 }
 
 impl SparkMath {
@@ -152,8 +152,7 @@ impl SparkMath {
 
     /// `log(base, x)`.
     fn two(base: f64, x: f64) -> Option<f64> {
-        (base > 0.0 || base.is_nan()).then_some(())?;
-        logarithm(x, |x| libm::log(x) / libm::log(base))
+        if base <= 0.0 { None } else { logarithm(x, |x| libm::log(x) / libm::log(base)) }
     }
 }
 

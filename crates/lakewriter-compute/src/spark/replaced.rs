@@ -64,8 +64,7 @@ pub(super) fn replace(expr: &mut Expr) -> bool {
     else {
         return false;
     };
-    let Some(part) = name.0.last() else { return false };
-    let name = part.to_string().trim_matches('`').to_lowercase();
+    let Some(name) = super::functions::called(name) else { return false };
     let args: Option<Vec<Expr>> = list
         .args
         .iter()
