@@ -44,27 +44,26 @@ const REPLACED: &[(&str, usize, &str)] = &[
     ("date_from_unix_date", 1, "date_add(DATE'1970-01-01', _1)"),
 ];
 
-/// The replacements, parsed and read as Spark's grammar reads them, by name and arity.
+/// The replacements as parsed, by name and arity.
 static TEMPLATES: LazyLock<HashMap<(&'static str, usize), Expr>> = LazyLock::new(|| {
     REPLACED
         .iter()
         .map(|&(name, arity, sql)| {
             let mut parser = Parser::new(&SparkSqlDialect {}).try_with_sql(sql).expect("a replacement tokenizes");
-            let mut expr = parser.parse_expr().expect("a replacement parses");
-            super::syntax::literals(&mut expr);
-            ((name, arity), expr)
+            ((name, arity), parser.parse_expr().expect("a replacement parses"))
         })
         .collect()
 });
 
-/// `expr` replaced by Spark's replacement if it is a call of one of [`REPLACED`]'s functions
-/// (plain calls only: not a window or an aggregate's `FILTER`); whether it was.
-pub(super) fn replace(expr: &mut Expr) -> bool {
+/// Spark's replacement of `expr`, if it is a call of one of [`REPLACED`]'s functions (plain
+/// calls only: not a window or an aggregate's `FILTER`): the replacing expression as parsed, and
+/// the call's arguments, which [`filled`] puts in it.
+pub(super) fn replacement(expr: &Expr) -> Option<(Expr, Vec<Expr>)> {
     let Expr::Function(Function { name, args: FunctionArguments::List(list), over: None, filter: None, .. }) = expr
     else {
-        return false;
+        return None;
     };
-    let Some(name) = super::functions::called(name) else { return false };
+    let name = super::functions::called(name)?;
     let args: Option<Vec<Expr>> = list
         .args
         .iter()
@@ -73,12 +72,15 @@ pub(super) fn replace(expr: &mut Expr) -> bool {
             _ => None,
         })
         .collect();
-    let Some(args) = args else { return false };
-    let Some(template) = TEMPLATES.get(&(name.as_str(), args.len())) else { return false };
-    let mut replaced = template.clone();
-    let _ = replaced.visit(&mut Arguments(&args));
-    *expr = Expr::Nested(Box::new(replaced));
-    true
+    let args = args?;
+    let template = TEMPLATES.get(&(name.as_str(), args.len()))?.clone();
+    Some((template, args))
+}
+
+/// `template` with the arguments in place of `_1`, `_2`, ….
+pub(super) fn filled(mut template: Expr, args: &[Expr]) -> Expr {
+    let _ = template.visit(&mut Arguments(args));
+    Expr::Nested(Box::new(template))
 }
 
 /// Puts the arguments in place of `_1`, `_2`, ….

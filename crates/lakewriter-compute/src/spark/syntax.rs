@@ -43,7 +43,7 @@ pub(crate) fn as_written(expr: &Expr) -> String {
 }
 
 /// The number literals in `expr` typed as Spark types them (and nothing else of Spark's grammar).
-pub(super) fn literals(expr: &mut Expr) {
+fn literals(expr: &mut Expr) {
     let _ = datafusion::sql::sqlparser::ast::visit_expressions_mut(expr, |e| {
         number(e);
         ControlFlow::<()>::Continue(())
@@ -200,7 +200,13 @@ fn number(expr: &mut Expr) -> bool {
 }
 
 fn fix(expr: &mut Expr) {
-    if number(expr) || super::replaced::replace(expr) {
+    if number(expr) {
+        return;
+    }
+    // A replacement's own literals typed, then the call's arguments (typed already) put in it.
+    if let Some((mut template, args)) = super::replaced::replacement(expr) {
+        literals(&mut template);
+        *expr = super::replaced::filled(template, &args);
         return;
     }
     // A negative number is one literal (`-2147483648` is an `INT`), as Spark's parser reads it.
