@@ -109,6 +109,22 @@ fn qualified(relation: &str, name: &str) -> Expr {
     Expr::Column(Column::new(Some(TableReference::bare(relation)), name))
 }
 
+/// The key column `name` of `schema` (of the side `relation` of a join, where given) as it is
+/// compared: normalized where it is a floating-point number (see [`crate::floating`]), keeping
+/// its name.
+fn key_of(relation: Option<&str>, name: &str, schema: &Schema) -> Expr {
+    let expr = match relation {
+        Some(relation) => qualified(relation, name),
+        None => column(name),
+    };
+    match schema.field_with_name(name) {
+        Ok(field) if crate::floating::is_floating(field.data_type()) => {
+            crate::floating::key(expr, field.data_type()).alias(name)
+        }
+        _ => expr,
+    }
+}
+
 fn plan_err(source: datafusion::error::DataFusionError) -> Error {
     Error::Keyed { source: Box::new(source) }
 }
@@ -164,12 +180,13 @@ pub async fn prepare(ctx: &SessionContext, plan: LogicalPlan, spec: &KeyedSpec<'
     let (schema, rows) = (all.schema.clone(), all.rows());
     let source = all.dataframe(ctx).map_err(plan_err)?;
     refuse_null_keys(&source, spec).await?;
-    let key_exprs: Vec<Expr> = spec.key.iter().map(|k| column(k)).collect();
+    // A key's floating-point columns normalized: every NaN one key, -0.0 the key 0.0.
+    let key_exprs: Vec<Expr> = spec.key.iter().map(|k| key_of(None, k, &schema)).collect();
     refuse_duplicate_keys(&source, spec, &key_exprs).await?;
 
     // Keep the winner of each key.
     let numbered = row_number()
-        .partition_by(key_exprs)
+        .partition_by(key_exprs.into_iter().map(Expr::unalias).collect())
         .order_by(winner_order(&schema, spec))
         .build()
         .map_err(plan_err)?
@@ -237,7 +254,7 @@ async fn refuse_duplicate_keys(source: &DataFrame, spec: &KeyedSpec<'_>, key_exp
     let duplicated_keys = count_rows(duplicated.clone()).await?;
     if duplicated_keys > 0 && spec.duplicates_are_errors {
         let sorted =
-            duplicated.sort(key_exprs.iter().map(|k| k.clone().sort(true, true)).collect()).map_err(plan_err)?;
+            duplicated.sort(spec.key.iter().map(|k| column(k).sort(true, true)).collect()).map_err(plan_err)?;
         let examples = sorted.limit(0, Some(10)).map_err(plan_err)?.collect().await.map_err(plan_err)?;
         return Err(Error::DuplicateKeys {
             keys: duplicated_keys,
@@ -319,7 +336,12 @@ pub async fn classify(
         t = t.filter(scope.clone()).map_err(plan_err)?;
     }
     let t = t.select(wanted).map_err(plan_err)?.alias("t").map_err(plan_err)?;
-    let mut on: Vec<Expr> = spec.key.iter().map(|k| qualified("s", k).eq(qualified("t", k))).collect();
+    let (s_schema, t_schema) = (s.schema().as_arrow().clone(), t.schema().as_arrow().clone());
+    let mut on: Vec<Expr> = spec
+        .key
+        .iter()
+        .map(|k| key_of(Some("s"), k, &s_schema).unalias().eq(key_of(Some("t"), k, &t_schema).unalias()))
+        .collect();
     on.extend(spec.matches.cloned());
     let joined = s.join_on(t, JoinType::Left, on).map_err(plan_err)?;
     let matched = qualified("t", &spec.key[0]).is_not_null();

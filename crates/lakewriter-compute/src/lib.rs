@@ -12,6 +12,7 @@
 //! - [`statement`]: Spark-style statements (`INSERT OVERWRITE … PARTITION`, `INSERT INTO`,
 //!   `MERGE INTO`, `DELETE`, `UPDATE`) and queries, read and classified; their expressions
 //!   planned with `$dt` bound;
+//! - [`floating`]: floating-point keys normalized as Spark's (every NaN one NaN, -0.0 as 0.0);
 //! - [`keyed`]: validates, deduplicates and classifies the keyed sources of `merge` and
 //!   `append_dedup`;
 //! - [`date_literal`] and [`partition_predicate`]: a logical date as a `DATE` value, and as the
@@ -27,6 +28,7 @@
 pub mod catalog;
 pub mod checks;
 pub mod engine;
+pub mod floating;
 pub mod keyed;
 pub mod lint;
 pub mod query;

@@ -9,16 +9,16 @@
 
 use std::sync::Arc;
 
+use crate::floating::is_floating;
+
 use datafusion::arrow::datatypes::DataType;
 use datafusion::common::tree_node::{Transformed, TreeNode};
 use datafusion::common::{DFSchema, Result, ScalarValue};
 use datafusion::logical_expr::expr::{Case, ScalarFunction};
 use datafusion::logical_expr::expr_rewriter::NamePreserver;
 use datafusion::logical_expr::{
-    Aggregate, BinaryExpr, Distinct, Expr, ExprSchemable, LogicalPlan, Operator, ScalarUDF, SortExpr, Union,
+    Aggregate, BinaryExpr, Distinct, Expr, ExprSchemable, LogicalPlan, Operator, SortExpr, Union,
 };
-
-use super::functions::NormalizeFloating;
 
 /// `node` with its floating-point grouping and join keys normalized, as Spark's
 /// `NormalizeFloatingNumbers` does: every NaN one NaN, -0.0 as 0.0, so that they group and match
@@ -221,11 +221,10 @@ pub(super) fn normalized(expr: Expr, schema: &DFSchema) -> Expr {
 
 /// `expr` normalized where it is a floating-point number: every NaN one NaN, -0.0 as 0.0.
 pub(super) fn normalize_call(expr: Expr, schema: &DFSchema) -> Expr {
-    if !matches!(expr.get_type(schema), Ok(DataType::Float32 | DataType::Float64)) {
-        return expr;
+    match expr.get_type(schema) {
+        Ok(data_type) => crate::floating::key(expr, &data_type),
+        Err(_) => expr,
     }
-    let udf = Arc::new(ScalarUDF::new_from_impl(NormalizeFloating::default()));
-    Expr::ScalarFunction(ScalarFunction::new_udf(udf, vec![expr]))
 }
 
 /// A CASE (an IF): `CASE x WHEN v …` compares as `=` does (NaN is NaN, -0.0 is 0.0); its
@@ -316,8 +315,4 @@ pub(super) fn comparison(
         }
     };
     Ok(Transformed::yes(Expr::BinaryExpr(BinaryExpr::new(Box::new(left), op, Box::new(right)))))
-}
-
-fn is_floating(t: &DataType) -> bool {
-    matches!(t, DataType::Float32 | DataType::Float64)
 }

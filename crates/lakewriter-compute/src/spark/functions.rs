@@ -263,57 +263,6 @@ impl ScalarUDFImpl for OperatorFunction {
     }
 }
 
-/// A floating-point value as Spark's `NormalizeFloatingNumbers` makes a key of it: any NaN the one
-/// NaN, -0.0 as 0.0; any other value as it is.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct NormalizeFloating {
-    signature: Signature,
-}
-
-impl Default for NormalizeFloating {
-    fn default() -> Self {
-        Self { signature: Signature::any(1, Volatility::Immutable) }
-    }
-}
-
-impl ScalarUDFImpl for NormalizeFloating {
-    fn name(&self) -> &'static str {
-        "spark_normalize_floating"
-    }
-
-    fn signature(&self) -> &Signature {
-        &self.signature
-    }
-
-    fn return_type(&self, args: &[DataType]) -> Result<DataType> {
-        Ok(args.first().cloned().unwrap_or(DataType::Float64))
-    }
-
-    fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
-        use datafusion::arrow::array::{AsArray, Float32Array, Float64Array};
-        use datafusion::arrow::datatypes::{Float32Type, Float64Type};
-        let input = args.args[0].to_array(args.number_rows)?;
-        let out: datafusion::arrow::array::ArrayRef = match input.data_type() {
-            DataType::Float64 => Arc::new(
-                input
-                    .as_primitive::<Float64Type>()
-                    .iter()
-                    .map(|v| v.map(|d| if d.is_nan() { f64::NAN } else { d + 0.0 }))
-                    .collect::<Float64Array>(),
-            ),
-            DataType::Float32 => Arc::new(
-                input
-                    .as_primitive::<Float32Type>()
-                    .iter()
-                    .map(|v| v.map(|f| if f.is_nan() { f32::NAN } else { f + 0.0 }))
-                    .collect::<Float32Array>(),
-            ),
-            _ => input,
-        };
-        Ok(ColumnarValue::Array(out))
-    }
-}
-
 /// `plan` with each `typeof(x)` replaced by the name of `x`'s type, as Spark's analyzer folds it:
 /// `x` is never computed (`typeof(tmax + tmax)` is `tinyint`, even where the sum overflows).
 /// Applied once DataFusion's analyzer has typed the plan, so that the name is the type the value

@@ -50,15 +50,15 @@ pub struct MergeSpec<'a> {
     pub target_file_size: Option<u64>,
 }
 
-/// The merge's condition: the key's columns equal, in the scope's rows where it has one, and
-/// what a match must meet besides.
-fn on(spec: &MergeSpec<'_>) -> Expr {
-    let on = spec
-        .key
-        .iter()
-        .map(|k| qualified("t", k).eq(qualified("s", k)))
-        .reduce(Expr::and)
-        .unwrap_or_else(|| lit(false));
+/// The merge's condition: the key's columns equal (floating-point ones normalized, as the
+/// source's keys were deduplicated: see `lakewriter_compute::floating`), in the scope's rows
+/// where it has one, and what a match must meet besides.
+fn on(spec: &MergeSpec<'_>, source: &datafusion::arrow::datatypes::Schema) -> Expr {
+    let side = |relation: &str, k: &str| match source.field_with_name(k) {
+        Ok(field) => lakewriter_compute::floating::key(qualified(relation, k), field.data_type()),
+        Err(_) => qualified(relation, k),
+    };
+    let on = spec.key.iter().map(|k| side("t", k).eq(side("s", k))).reduce(Expr::and).unwrap_or_else(|| lit(false));
     spec.scope.into_iter().chain(spec.matches).cloned().fold(on, Expr::and)
 }
 
@@ -89,7 +89,7 @@ async fn gated(
     let from_source = |columns: &mut dyn Iterator<Item = &String>| -> Vec<(String, Expr)> {
         columns.map(|c| (c.clone(), qualified("s", c))).collect()
     };
-    let replaced = from_source(&mut columns.iter().filter(|c| !spec.key.contains(c)));
+    let replaced = from_source(&mut columns.iter());
     let newer = spec.newer_by.map(|n| qualified("s", n).gt(qualified("t", n)));
     let filled = spec.fill.map(|(condition, columns)| (condition, from_source(&mut columns.iter())));
     let inserted = from_source(&mut columns.iter());
@@ -173,7 +173,7 @@ pub async fn merge(
             }
             return create.with_commit_properties(props).await.map_err(|e| write_error(&target, e));
         }
-        let on = on(&spec);
+        let on = on(&spec, source.schema().as_arrow());
         let err = |e| write_error(&target, e);
         let source = if adds { gated(session, &target, &table, source, &spec, &columns, &on).await? } else { source };
         let mut merge = table
@@ -187,10 +187,7 @@ pub async fn merge(
             merge = merge
                 .when_matched_update(|update| {
                     let newer = qualified("s", newer_by).gt(qualified("t", newer_by));
-                    columns
-                        .iter()
-                        .filter(|c| !spec.key.contains(c))
-                        .fold(update.predicate(newer), |u, c| u.update(column(c), qualified("s", c)))
+                    columns.iter().fold(update.predicate(newer), |u, c| u.update(column(c), qualified("s", c)))
                 })
                 .map_err(err)?;
         }

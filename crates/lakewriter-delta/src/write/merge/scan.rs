@@ -133,7 +133,7 @@ pub(super) async fn merge(
     });
     let updates = spec.newer_by.is_some() || spec.fill.is_some();
     let parameters = json!({
-        "mergePredicate": super::on(spec).to_string(),
+        "mergePredicate": super::on(spec, &plan.shared.source.batch.schema()).to_string(),
         "matchedPredicates": if updates { r#"[{"actionType":"update"}]"# } else { "[]" },
         "notMatchedPredicates": r#"[{"actionType":"insert"}]"#,
         "notMatchedBySourcePredicates": "[]",
@@ -149,6 +149,12 @@ pub(super) async fn merge(
 const MATCHED: u8 = 1;
 const WON: u8 = 2;
 const FILLED: u8 = 4;
+
+/// The key columns `key` of `batch` as they are compared: floating-point ones normalized (every
+/// NaN one key, -0.0 the key 0.0; see `lakewriter_compute::floating`).
+fn key_columns(batch: &RecordBatch, key: &[usize]) -> Vec<ArrayRef> {
+    key.iter().map(|&i| lakewriter_compute::floating::normalized(batch.column(i))).collect()
+}
 
 /// The source, as the table's columns in its [layout](own::layout), one row per key, and its keys.
 struct Source {
@@ -168,7 +174,7 @@ impl Source {
         let key: Vec<usize> = key.iter().map(|k| layout.index_of(k)).collect::<Result<_, _>>()?;
         let converter =
             RowConverter::new(key.iter().map(|&i| SortField::new(layout.field(i).data_type().clone())).collect())?;
-        let keys = converter.convert_columns(&key.iter().map(|&i| batch.column(i).clone()).collect::<Vec<_>>())?;
+        let keys = converter.convert_columns(&key_columns(&batch, &key))?;
         let rows = (0..keys.num_rows())
             .map(|i| {
                 Ok((
@@ -303,8 +309,7 @@ impl Shared {
             Some(scope) => Some(definite(scope.evaluate(batch)?.into_array(rows)?.as_boolean())),
             None => None,
         };
-        let keys = self.key.iter().map(|&i| batch.column(i).clone()).collect::<Vec<_>>();
-        let keys = self.source.converter.convert_columns(&keys)?;
+        let keys = self.source.converter.convert_columns(&key_columns(batch, &self.key))?;
         let found: UInt32Array = (0..rows)
             .map(|i| {
                 let scoped = in_scope.as_ref().is_none_or(|s| s.value(i));
@@ -353,9 +358,10 @@ impl Shared {
         Ok(Looked { batch, source_rows, wins, fills })
     }
 
-    /// `looked`'s rows as written again: where the source replaces a row, every column but the
-    /// key from the source; where it fills one in, the fill's columns.
-    fn rewritten(&self, looked: &Looked, key: &[usize]) -> datafusion::error::Result<RecordBatch> {
+    /// `looked`'s rows as written again: where the source replaces a row, the source's row (its
+    /// key too, which is the row's but for how a floating-point zero or NaN is written); where it
+    /// fills one in, the fill's columns.
+    fn rewritten(&self, looked: &Looked) -> datafusion::error::Result<RecordBatch> {
         use datafusion::arrow::compute::kernels::zip::zip;
         let columns = looked
             .batch
@@ -363,9 +369,6 @@ impl Shared {
             .iter()
             .enumerate()
             .map(|(j, column)| {
-                if key.contains(&j) {
-                    return Ok(column.clone());
-                }
                 let mut value = column.clone();
                 let fills = self.fill.as_ref().is_some_and(|(_, columns)| columns.contains(&j));
                 if fills && looked.fills.true_count() > 0 {
@@ -457,7 +460,7 @@ impl Shared {
             held.push(looked);
             if scan.changed > 0 {
                 for looked in held.drain(..) {
-                    let batch = self.rewritten(&looked, &self.key).map_err(own::failed)?;
+                    let batch = self.rewritten(&looked).map_err(own::failed)?;
                     if self.holds_null(&batch) {
                         scan.nulls = true;
                         return Ok(());
