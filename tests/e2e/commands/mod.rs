@@ -22,4 +22,5 @@ mod reports;
 mod reproduce;
 mod sql;
 mod sql_errors;
+mod sql_values;
 mod state;

@@ -2,6 +2,7 @@
 //! [`Shape`]; text for people and the progress bar are left out.
 
 mod events;
+mod floats;
 
 use std::collections::BTreeMap;
 use std::io::{self, Write};
@@ -170,16 +171,17 @@ impl<W: Write> Output for JsonPrinter<W> {
         self.emit(summary)
     }
 
-    /// Each row as `{"statement":N,"row":{…}}`, the row as Arrow writes it: every column, a NULL
-    /// as `null`, not left out.
     fn report_written(&mut self, written: &ReportWritten) -> io::Result<()> {
         self.emit(written)
     }
 
+    /// Each row as `{"statement":N,"row":{…}}`, the row as Arrow writes it: every column, a NULL
+    /// as `null`, not left out; a NaN or an infinity as a string (see `floats`).
     fn rows(&mut self, number: usize, _schema: &SchemaRef, batches: &[RecordBatch]) -> io::Result<()> {
         let mut rows = Vec::new();
         let mut writer = arrow::json::WriterBuilder::new()
             .with_explicit_nulls(true)
+            .with_encoder_factory(floats::Floats::factory())
             .build::<_, arrow::json::writer::LineDelimited>(&mut rows);
         writer.write_batches(&batches.iter().collect::<Vec<_>>()).map_err(io::Error::other)?;
         writer.finish().map_err(io::Error::other)?;
