@@ -12,6 +12,15 @@ expression case, computed for each row of that table (`SELECT <expr> FROM raw.x`
 Lines `-- spark: …` in a query block are what Spark runs instead of the query (a MERGE, which
 Spark runs only on a table format it has no jar for here, is given as the SELECT it means).
 
+A block `-- write: NAME` ... `-- end` is a write case: a job writing `out.NAME` with a write mode
+(`-- job: KEY = VALUE` lines of its project-file table; none for a job written as a statement),
+its SQL (the block's other lines; `-- before: …`, where given, the SQL of a first run that
+writes the table it then changes), run once more after that to show a rerun changes nothing.
+Spark runs the block's `-- spark: …` statements (each ending with `;`, `$dt` as the day's DATE)
+on its own table `out.NAME` — an `INSERT OVERWRITE` as written, a MERGE as the SELECT it means —
+and its last one's rows are the answer, compared with the table as a multiset of rows, its
+columns taken by name.
+
 Each case runs in both ANSI modes (`spark.sql.ansi.enabled`, lakewriter's `ansi`). lakewriter runs
 each through its real write path: a `rebuild` job per case (cases that succeed in Spark share one
 job per category and mode, one column each) writing a Delta table, read back with delta-rs.
@@ -64,7 +73,10 @@ MODES = (True, False)
 
 # --- the corpus ---------------------------------------------------------------------------------
 
-Case = collections.namedtuple("Case", "id category table expr query spark")
+Case = collections.namedtuple("Case", "id category table expr query spark write", defaults=(None,))
+# A write case's job: its project-file lines, its first run's SQL (or None), its name.
+Write = collections.namedtuple("Write", "config before name")
+DAY = "2026-01-01"
 
 
 def corpus():
@@ -72,9 +84,27 @@ def corpus():
     cases = []
     for path in sorted(CORPUS.glob("*.sql")):
         category = path.stem
-        table, n, query = None, 0, None
+        table, n, query, write = None, 0, None, None
         for raw_line in path.read_text().splitlines():
             line = raw_line.strip()
+            if write is not None:
+                if line == "-- end":
+                    name, sql, spark, config, before = write
+                    statements = [t.strip() for t in "\n".join(spark).split(";") if t.strip()]
+                    if not statements:
+                        sys.exit(f"{path}: write {name} has no `-- spark:` statement")
+                    cases.append(Case(f"{category}/{name}", category, None, None, "\n".join(sql).strip(),
+                                      tuple(statements), Write(tuple(config), "\n".join(before) or None, name)))
+                    write = None
+                elif line.startswith("-- spark:"):
+                    write[2].append(line[len("-- spark:"):])
+                elif line.startswith("-- job:"):
+                    write[3].append(line[len("-- job:"):].strip())
+                elif line.startswith("-- before:"):
+                    write[4].append(line[len("-- before:"):].strip())
+                elif not line.startswith("--"):
+                    write[1].append(raw_line)
+                continue
             if query is not None:
                 if line == "-- end":
                     name, sql, spark = query
@@ -92,6 +122,8 @@ def corpus():
                 table = line[len("-- table:"):].strip()
             elif line.startswith("-- query:"):
                 query = (line[len("-- query:"):].strip(), [], [])
+            elif line.startswith("-- write:"):
+                write = (line[len("-- write:"):].strip(), [], [], [], [])
             elif line.startswith("--"):
                 continue
             else:
@@ -99,13 +131,16 @@ def corpus():
                     sys.exit(f"{path}: an expression before any `-- table:` line: {line}")
                 n += 1
                 cases.append(Case(f"{category}/{n:03}", category, table, line, None, None))
-        if query is not None:
-            sys.exit(f"{path}: query {query[0]} has no `-- end`")
+        if query is not None or write is not None:
+            sys.exit(f"{path}: query or write {(query or write)[0]} has no `-- end`")
     return cases
 
 
 def select(case, order=True):
-    """The query a case runs in Spark: an expression's, for each row in id order."""
+    """The query a case runs in Spark: an expression's, for each row in id order; a write's
+    statements."""
+    if case.write is not None:
+        return ";\n".join(spark_statement(t) for t in case.spark)
     if case.query is not None:
         return case.spark or case.query
     return f"SELECT {case.expr} AS v FROM {case.table}" + (" ORDER BY id" if order else "")
@@ -206,9 +241,17 @@ def result_of(table, names):
 # --- Spark --------------------------------------------------------------------------------------
 
 
+# Where Spark's tables of the write cases live: a folder of its own, removed when Python exits.
+WAREHOUSE = None
+
+
 def spark_session(ansi):
+    global WAREHOUSE
     from pyspark.sql import SparkSession
+    if WAREHOUSE is None:
+        WAREHOUSE = tempfile.TemporaryDirectory(prefix="lakewriter-differential-warehouse-")
     spark = (SparkSession.builder.master("local[1]").appName("lakewriter-differential")
+             .config("spark.sql.warehouse.dir", WAREHOUSE.name)
              .config("spark.ui.enabled", "false").config("spark.sql.session.timeZone", "UTC")
              .config("spark.sql.shuffle.partitions", "1").config("spark.driver.memory", "1g").getOrCreate())
     # A case's failure is its answer, not news: Spark's own logs of it stay quiet.
@@ -219,6 +262,21 @@ def spark_session(ansi):
     for folder in sorted(RAW.iterdir()):
         spark.sql(f"CREATE OR REPLACE VIEW raw.{folder.name} AS SELECT * FROM parquet.`{folder}`")
     return spark
+
+
+def spark_statement(text):
+    """A write case's statement as Spark runs it: `$dt` the day, as a DATE."""
+    return text.replace("$dt", f"DATE'{DAY}'")
+
+
+def spark_write(spark, case):
+    """Runs a write case's statements on its own table `out.NAME`: the last one's rows."""
+    spark.sql("CREATE DATABASE IF NOT EXISTS out")
+    spark.sql(f"DROP TABLE IF EXISTS out.{case.write.name}")
+    *before, last = case.spark
+    for statement in before:
+        spark.sql(spark_statement(statement))
+    return spark.sql(spark_statement(last)).toArrow()
 
 
 def error_class(exception):
@@ -236,7 +294,7 @@ def spark_answers(cases):
         spark = spark_session(ansi)
         for case in cases:
             try:
-                table = spark.sql(select(case)).toArrow()
+                table = spark_write(spark, case) if case.write else spark.sql(select(case)).toArrow()
                 names = table.column_names
                 answer = {"columns": names, "result": result_of(table, names)}
             except Exception as e:  # noqa: BLE001 — any Spark failure is the answer
@@ -282,8 +340,10 @@ class Lakewriter:
         shutil.copytree(RAW, self.root / "lake" / "raw")
         self.jobs = {}
 
-    def job(self, name, sql):
-        self.jobs[name] = sql
+    def job(self, name, sql, config=('write = "rebuild"',), target=None):
+        """A job `name` writing `target` (default `out.NAME`) with `sql` and its project-file
+        lines `config`."""
+        self.jobs[name] = (sql, tuple(config), target or f"out.{name}")
 
     def run(self):
         """Runs every job; returns `{job: error or None}`. A job the project cannot load (SQL that
@@ -292,10 +352,10 @@ class Lakewriter:
         outcome, jobs = {}, dict(self.jobs)
         while jobs:
             lines = ['root = "lake"', 'dialect = "spark"', f"ansi = {str(self.ansi).lower()}", ""]
-            for name, sql in jobs.items():
-                lines += [f"[jobs.{name}]", f'target = "out.{name}"', 'write = "rebuild"', f"sql = {toml_string(sql)}", ""]
+            for name, (sql, config, target) in jobs.items():
+                lines += [f"[jobs.{name}]", f"target = {toml_string(target)}", *config, f"sql = {toml_string(sql)}", ""]
             (self.root / "lakewriter.toml").write_text("\n".join(lines))
-            run = subprocess.run([self.binary, "--json", "backfill", "--all", "--from", "2026-01-01", "--to", "2026-01-01",
+            run = subprocess.run([self.binary, "--json", "backfill", "--all", "--from", DAY, "--to", DAY,
                                   "--no-progress", "--parallel", "2"],
                                  cwd=self.root, capture_output=True, text=True, check=False)
             ran = {}
@@ -324,6 +384,34 @@ class Lakewriter:
         return DeltaTable(str(self.root / "lake" / "out" / name)).to_pyarrow_table()
 
 
+def write_results(binary, cases, ansi, work):
+    """lakewriter's result for each write case in one ANSI mode: `{(id, ansi): result}`. Each
+    job runs its `before` SQL where it has one, then its SQL, then its SQL again."""
+    lake = Lakewriter(binary, ansi, pathlib.Path(work) / "writes")
+    outcome = {}
+    for phase in ("before", "run", "rerun"):
+        lake.jobs = {}
+        for case in cases:
+            name = job_name(case)
+            sql = case.write.before if phase == "before" else case.query
+            if sql is not None and outcome.get(name) is None:
+                lake.job(name, sql, case.write.config, f"out.{case.write.name}")
+        outcome.update({name: error and f"{phase}: {error}" for name, error in lake.run().items()})
+    results = {}
+    for case in cases:
+        error = outcome[job_name(case)]
+        if error is not None:
+            results[(case.id, ansi)] = {"error": error}
+            continue
+        try:
+            table = lake.table(case.write.name)
+        except Exception as e:  # noqa: BLE001 — a table delta-rs cannot read is lakewriter's error
+            results[(case.id, ansi)] = {"error": f"delta-rs cannot read the table written: {e}"}
+            continue
+        results[(case.id, ansi)] = {"columns": table.column_names, "result": result_of(table, table.column_names)}
+    return results
+
+
 def job_name(case):
     return "c_" + re.sub(r"[^A-Za-z0-9_]", "_", case.id)
 
@@ -335,7 +423,8 @@ def lakewriter_results(binary, cases, answers, work):
         lake = Lakewriter(binary, ansi, work)
         batched = collections.defaultdict(list)
         single = []
-        for case in cases:
+        results.update(write_results(binary, [c for c in cases if c.write], ansi, work))
+        for case in (c for c in cases if not c.write):
             if case.query is None and "error" not in answers[(case.id, ansi)]:
                 batched[(case.category, case.table)].append(case)
             else:
@@ -423,6 +512,11 @@ def verdict(case, spark, ours):
         if "error" in spark:
             return f"different: Spark fails ({spark['error']}), lakewriter does not"
         return f"different: lakewriter fails ({ours['error'][:300]}), Spark does not"
+    if case.write is not None:
+        if sorted(spark["columns"]) != sorted(ours["columns"]):
+            return f"different: columns {spark['columns']} (Spark) vs {ours['columns']}"
+        ours = {"columns": spark["columns"],
+                "result": [ours["result"][ours["columns"].index(name)] for name in spark["columns"]]}
     s_types = [c["type"] for c in spark["result"]]
     o_types = [c["type"] for c in ours["result"]]
     if s_types != o_types:
