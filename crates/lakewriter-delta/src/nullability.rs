@@ -104,6 +104,32 @@ pub(crate) fn relaxed(column: Expr, field: &Field) -> Expr {
         .alias(field.name())
 }
 
+/// `plan` with each column `predicate` reads nullable where the table's column (in `table`) is
+/// and the plan's is not. delta-rs resolves a replaceWhere's predicate against the plan's columns
+/// and simplifies `c IS NULL` to false over a column the plan holds no NULL in: the table's rows
+/// where `c` is NULL would not be replaced (`c = $dt OR c IS NULL` would keep them).
+pub(crate) fn nullable_where_read(plan: LogicalPlan, table: &Schema, predicate: &Expr) -> DfResult<LogicalPlan> {
+    let read: Vec<String> = predicate.column_refs().into_iter().map(|c| c.name.clone()).collect();
+    let mut changed = false;
+    let columns: Vec<Expr> = plan
+        .schema()
+        .iter()
+        .map(|(qualifier, field)| {
+            let column = Expr::Column(Column::from((qualifier, field)));
+            let nullable_in_table = table.field_with_name(field.name()).is_ok_and(Field::is_nullable);
+            if field.is_nullable() || !nullable_in_table || !read.contains(field.name()) {
+                return column;
+            }
+            changed = true;
+            relaxed(column, field)
+        })
+        .collect();
+    if !changed {
+        return Ok(plan);
+    }
+    LogicalPlanBuilder::from(plan).project(columns)?.build()
+}
+
 /// The NULLs of `plan`'s rows in each of `columns` it has: `(column, rows)` for each column with
 /// any, in the order of `columns`. One aggregate over the rows.
 pub async fn null_counts(

@@ -7,6 +7,7 @@ mod clustered;
 mod column_names;
 mod dates;
 mod dedup_window;
+mod delete_insert_nulls;
 mod float_keys;
 mod lacking;
 mod merge_scan;

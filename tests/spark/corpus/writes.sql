@@ -41,8 +41,8 @@ SELECT id, s, upper(s) AS loud, length(s) AS chars FROM raw.texts WHERE dt = $dt
 
 -- write: delete_insert_day
 -- job: write = "delete_insert"
--- job: predicate = "day = $dt"
--- before: SELECT $dt AS day, 'stale' AS k, CAST(0 AS BIGINT) AS total UNION ALL SELECT $dt, 'b', CAST(1 AS BIGINT)
+-- job: predicate = "day = $dt OR day IS NULL"
+-- before: SELECT CAST(NULL AS DATE) AS day, 'stale' AS k, CAST(0 AS BIGINT) AS total UNION ALL SELECT $dt, 'b', CAST(1 AS BIGINT)
 SELECT $dt AS day, k, SUM(v) AS total FROM raw.sales WHERE dt = $dt GROUP BY k
 -- spark: SELECT $dt AS day, k, SUM(v) AS total FROM raw.sales WHERE dt = $dt GROUP BY k;
 -- end

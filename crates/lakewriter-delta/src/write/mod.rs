@@ -285,6 +285,13 @@ pub async fn replace_where(
         None => {
             attempt(&target, Some(width(&plan)), |table, props| async {
                 let adds = check_schema(&table, plan.schema().as_arrow(), &target)?;
+                let plan = match table.snapshot() {
+                    Ok(snapshot) => {
+                        nullability::nullable_where_read(plan, &snapshot.snapshot().arrow_schema(), &predicate)
+                            .map_err(|source| Error::Plan { table: target.name.to_owned(), source: Box::new(source) })?
+                    }
+                    Err(_) => plan,
+                };
                 evolving(builder(table, session, plan, &target, false)?, adds)
                     .with_save_mode(SaveMode::Overwrite)
                     .with_replace_where(predicate)
