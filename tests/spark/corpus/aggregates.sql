@@ -123,6 +123,20 @@ SELECT k, SUM(v) AS s FROM raw.sales WHERE id > 100 GROUP BY k
 SELECT SUM(lmax) AS s FROM (SELECT lmax FROM raw.extremes UNION ALL SELECT lmax FROM raw.extremes)
 -- end
 
+-- query: sum_bigint_overflow_in_one_group
+SELECT g, SUM(lmax) AS s, SUM(lmin) AS low, COUNT(*) AS n
+FROM (SELECT 1 AS g, lmax, lmin FROM raw.extremes UNION ALL SELECT 1, lmax, lmin FROM raw.extremes
+      UNION ALL SELECT 2, lmax, lmin FROM raw.extremes)
+GROUP BY g
+-- end
+
+-- query: sum_and_avg_decimal_overflow_in_one_group
+SELECT g, SUM(zmax) AS s, AVG(zmax) AS a, SUM(qmax) AS q
+FROM (SELECT 1 AS g, zmax, qmax FROM raw.extremes UNION ALL SELECT 1, zmax, qmax FROM raw.extremes
+      UNION ALL SELECT 2, zmax, qmax FROM raw.extremes)
+GROUP BY g
+-- end
+
 -- query: try_sum_bigint_overflow
 SELECT try_sum(lmax) AS s, try_avg(lmax) AS a FROM (SELECT lmax FROM raw.extremes UNION ALL SELECT lmax FROM raw.extremes)
 -- end

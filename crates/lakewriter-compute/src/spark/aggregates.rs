@@ -9,12 +9,12 @@
 use std::sync::Arc;
 
 use bigdecimal::num_bigint::BigInt;
-use datafusion::arrow::array::{Array, ArrayRef, AsArray, BooleanArray};
+use datafusion::arrow::array::{Array, ArrayRef, AsArray, BooleanArray, Decimal128Array, Int64Array, PrimitiveArray};
 use datafusion::arrow::compute::{CastOptions, cast_with_options};
-use datafusion::arrow::datatypes::{DataType, Decimal128Type, Field, FieldRef, Int64Type};
+use datafusion::arrow::datatypes::{ArrowPrimitiveType, DataType, Decimal128Type, Field, FieldRef, Int64Type};
 use datafusion::common::{DataFusionError, Result, ScalarValue};
 use datafusion::logical_expr::function::{AccumulatorArgs, StateFieldsArgs};
-use datafusion::logical_expr::{Accumulator, AggregateUDF, AggregateUDFImpl, Signature, Volatility};
+use datafusion::logical_expr::{Accumulator, AggregateUDF, AggregateUDFImpl, GroupsAccumulator, Signature, Volatility};
 
 use super::arith::{Mode, Op};
 use super::decimal::Scaled;
@@ -46,11 +46,22 @@ enum Kind {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-struct SparkAggregate {
+pub(super) struct SparkAggregate {
     kind: Kind,
     mode: Mode,
     signature: Signature,
 }
+
+/// 10 to the power of 0 to 38: the bound of each decimal precision's unscaled values.
+const POWERS_OF_TEN: [i128; 39] = {
+    let mut powers = [1_i128; 39];
+    let mut i = 1;
+    while i < 39 {
+        powers[i] = powers[i - 1] * 10;
+        i += 1;
+    }
+    powers
+};
 
 fn bounded(precision: u8) -> u8 {
     precision.min(38)
@@ -91,10 +102,16 @@ impl AggregateUDFImpl for SparkAggregate {
         Ok(Box::new(Running {
             aggregate: self.clone(),
             output: args.return_field.data_type().clone(),
-            sum: 0,
-            count: 0,
-            overflowed: false,
+            total: Total::default(),
         }))
+    }
+
+    fn groups_accumulator_supported(&self, _args: AccumulatorArgs) -> bool {
+        true
+    }
+
+    fn create_groups_accumulator(&self, args: AccumulatorArgs) -> Result<Box<dyn GroupsAccumulator>> {
+        Ok(Box::new(super::aggregate_groups::Totals::new(self.clone(), args.return_field.data_type().clone())))
     }
 
     fn state_fields(&self, args: StateFieldsArgs) -> Result<Vec<FieldRef>> {
@@ -107,7 +124,7 @@ impl AggregateUDFImpl for SparkAggregate {
 }
 
 /// The values of `batch` as unscaled integers (a decimal's) or integers.
-fn unscaled(batch: &ArrayRef) -> Result<Vec<Option<i128>>> {
+pub(super) fn unscaled(batch: &ArrayRef) -> Result<Vec<Option<i128>>> {
     if let DataType::Decimal128(..) = batch.data_type() {
         return Ok(batch.as_primitive::<Decimal128Type>().iter().collect());
     }
@@ -115,40 +132,39 @@ fn unscaled(batch: &ArrayRef) -> Result<Vec<Option<i128>>> {
     Ok(longs.as_primitive::<Int64Type>().iter().map(|v| v.map(i128::from)).collect())
 }
 
-/// A running sum: unscaled, in an `i128` (an `i64` for integers), with the rows counted and
-/// whether it overflowed.
-#[derive(Debug)]
-struct Running {
-    aggregate: SparkAggregate,
-    output: DataType,
+/// One group's running sum: unscaled, in an `i128` (an `i64` for integers), with the rows
+/// counted and whether it overflowed.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Total {
     sum: i128,
     count: i64,
     overflowed: bool,
 }
 
-impl Running {
+impl SparkAggregate {
     fn integral(&self) -> bool {
-        matches!(self.aggregate.kind, Kind::Sum { scale: None })
+        matches!(self.kind, Kind::Sum { scale: None })
     }
 
     fn overflow(&self) -> DataFusionError {
         let what = if self.integral() { "long overflow" } else { "decimal overflow" };
         DataFusionError::Execution(format!(
             "[ARITHMETIC_OVERFLOW] {what} in `{}`: the result is outside {}; use 'try_{}' to tolerate overflow and return NULL instead, or `ansi = false`",
-            self.aggregate.name(),
-            super::arith::spark_type_name(&self.aggregate.sum_type()),
-            self.aggregate.name(),
+            self.name(),
+            super::arith::spark_type_name(&self.sum_type()),
+            self.name(),
         ))
     }
 
-    /// Adds (`sign` 1) or takes away (-1) `value`.
-    fn add(&mut self, value: i128, sign: i64, count: i64) -> Result<()> {
-        self.count += sign * count;
+    /// Adds to `total` (`sign` 1) or takes away from it (-1) `value`, the sum of `count` rows.
+    #[inline]
+    pub(super) fn add(&self, total: &mut Total, value: i128, sign: i64, count: i64) -> Result<()> {
+        total.count += sign * count;
         if self.integral() {
             let long = |v: i128| i64::try_from(v).expect("an integral sum and its values are BIGINTs");
-            let (sum, value) = (long(self.sum), long(value));
+            let (sum, value) = (long(total.sum), long(value));
             let next = if sign > 0 { sum.checked_add(value) } else { sum.checked_sub(value) };
-            self.sum = i128::from(match (next, self.aggregate.mode) {
+            total.sum = i128::from(match (next, self.mode) {
                 (Some(next), _) => next,
                 (None, Mode::Ansi) => return Err(self.overflow()),
                 (None, Mode::Legacy) => {
@@ -159,40 +175,128 @@ impl Running {
                     }
                 }
                 (None, Mode::Try) => {
-                    self.overflowed = true;
+                    total.overflowed = true;
                     0
                 }
             });
             return Ok(());
         }
-        match value.checked_mul(i128::from(sign)).and_then(|v| self.sum.checked_add(v)) {
-            Some(next) => self.sum = next,
-            None => self.overflowed = true,
+        match if sign > 0 { total.sum.checked_add(value) } else { total.sum.checked_sub(value) } {
+            Some(next) => total.sum = next,
+            None => total.overflowed = true,
         }
         Ok(())
     }
 
-    /// The values of `batch` (the aggregate's input) as unscaled integers.
-    fn update(&mut self, batch: &ArrayRef, sign: i64) -> Result<()> {
-        let values = unscaled(batch)?;
-        for v in values.into_iter().flatten() {
-            self.add(v, sign, 1)?;
-        }
-        Ok(())
+    /// Merges into `total` a partial total: its `sum` of `count` rows, and whether it
+    /// `overflowed`.
+    #[inline]
+    pub(super) fn merge(&self, total: &mut Total, sum: i128, count: i64, overflowed: bool) -> Result<()> {
+        total.overflowed |= overflowed;
+        self.add(total, sum, 1, count)
     }
 
-    /// The sum as `DECIMAL(precision, scale)`, or the error (ANSI) or NULL where it does not fit.
-    fn fitted(&self, value: Option<i128>, precision: u8, scale: i8) -> Result<ScalarValue> {
-        let limit = 10_i128.pow(u32::from(precision));
+    /// `totals` as the state arrays: the sums, the counts, whether each overflowed.
+    pub(super) fn state_of(&self, totals: &[Total]) -> Result<Vec<ArrayRef>> {
+        let sums: ArrayRef = match self.sum_type() {
+            DataType::Decimal128(p, s) => Arc::new(
+                totals.iter().map(|t| Some(t.sum)).collect::<Decimal128Array>().with_precision_and_scale(p, s)?,
+            ),
+            _ => Arc::new(totals.iter().map(|t| i64::try_from(t.sum).ok()).collect::<Int64Array>()),
+        };
+        let counts: ArrayRef = Arc::new(totals.iter().map(|t| t.count).collect::<Int64Array>());
+        let overflowed: ArrayRef = Arc::new(totals.iter().map(|t| Some(t.overflowed)).collect::<BooleanArray>());
+        Ok(vec![sums, counts, overflowed])
+    }
+
+    /// The sum as `DECIMAL(precision, scale)`, or the error (ANSI) or NULL where it does not fit
+    /// (`None`: it overflowed).
+    fn fitted(&self, value: Option<i128>, precision: u8, scale: i8) -> Result<Option<i128>> {
+        let limit = POWERS_OF_TEN[usize::from(precision.min(38))];
         match value.filter(|v| v.abs() < limit) {
-            Some(v) => Ok(ScalarValue::Decimal128(Some(v), precision, scale)),
-            None if self.aggregate.mode == Mode::Ansi => Err(DataFusionError::Execution(format!(
+            Some(v) => Ok(Some(v)),
+            None if self.mode == Mode::Ansi => Err(DataFusionError::Execution(format!(
                 "[NUMERIC_VALUE_OUT_OF_RANGE] the {} does not fit in decimal({precision},{scale}); use 'try_{}' to tolerate overflow and return NULL instead, or `ansi = false`",
-                self.aggregate.name(),
-                self.aggregate.name(),
+                self.name(),
+                self.name(),
             ))),
-            None => Ok(ScalarValue::Decimal128(None, precision, scale)),
+            None => Ok(None),
         }
+    }
+
+    /// The aggregate's value of `total` (unscaled where it is a decimal), NULL where no row was
+    /// added or the sum overflowed (the error in ANSI mode, for a decimal sum that does not fit).
+    pub(super) fn value(&self, total: &Total, output: &DataType) -> Result<Option<i128>> {
+        if total.count == 0 {
+            return Ok(None);
+        }
+        if self.integral() {
+            return Ok((!total.overflowed).then_some(total.sum));
+        }
+        let DataType::Decimal128(sum_precision, sum_scale) = self.sum_type() else { unreachable!("a decimal sum") };
+        let sum = self.fitted((!total.overflowed).then_some(total.sum), sum_precision, sum_scale)?;
+        let Kind::Avg { .. } = self.kind else { return Ok(sum) };
+        let Some(sum) = sum else { return Ok(None) };
+        // The exact quotient of the sum and the count, rounded half up to the average's scale.
+        let quotient = super::decimal::exact(
+            Op::Divide,
+            Scaled(BigInt::from(sum), sum_scale),
+            Scaled(BigInt::from(total.count), 0),
+        );
+        let DataType::Decimal128(precision, scale) = *output else { unreachable!("a decimal average") };
+        self.fitted(i128::try_from(quotient.rescale(scale).0).ok(), precision, scale)
+    }
+
+    /// The values of `totals` as an array of `output`.
+    pub(super) fn values(&self, totals: &[Total], output: &DataType) -> Result<ArrayRef> {
+        let values = totals.iter().map(|t| self.value(t, output)).collect::<Result<Vec<_>>>()?;
+        Ok(match output {
+            DataType::Decimal128(p, s) => {
+                Arc::new(values.into_iter().collect::<Decimal128Array>().with_precision_and_scale(*p, *s)?)
+            }
+            _ => Arc::new(values.into_iter().map(|v| v.and_then(|v| i64::try_from(v).ok())).collect::<Int64Array>()),
+        })
+    }
+}
+
+/// Calls `merge` with each row of the partial totals `states` (as [`SparkAggregate::state_of`]
+/// writes them): the row, its sum (unscaled), its count, whether it overflowed.
+pub(super) fn each_state(states: &[ArrayRef], merge: impl FnMut(usize, i128, i64, bool) -> Result<()>) -> Result<()> {
+    fn each<T: ArrowPrimitiveType>(
+        sums: &PrimitiveArray<T>,
+        states: &[ArrayRef],
+        widen: impl Fn(T::Native) -> i128,
+        mut merge: impl FnMut(usize, i128, i64, bool) -> Result<()>,
+    ) -> Result<()> {
+        let (counts, overflowed) = (states[1].as_primitive::<Int64Type>().values(), states[2].as_boolean());
+        let values = sums.values();
+        for row in 0..counts.len() {
+            let sum = if sums.is_null(row) { 0 } else { widen(values[row]) };
+            merge(row, sum, counts[row], overflowed.value(row))?;
+        }
+        Ok(())
+    }
+    match states[0].data_type() {
+        DataType::Decimal128(..) => each(states[0].as_primitive::<Decimal128Type>(), states, |v| v, merge),
+        _ => each(states[0].as_primitive::<Int64Type>(), states, i128::from, merge),
+    }
+}
+
+/// The aggregate over the rows of one group (a window's frame, an aggregate without groups).
+#[derive(Debug)]
+struct Running {
+    aggregate: SparkAggregate,
+    output: DataType,
+    total: Total,
+}
+
+impl Running {
+    /// The values of `batch` (the aggregate's input) added (`sign` 1) or taken away (-1).
+    fn update(&mut self, batch: &ArrayRef, sign: i64) -> Result<()> {
+        for v in unscaled(batch)?.into_iter().flatten() {
+            self.aggregate.add(&mut self.total, v, sign, 1)?;
+        }
+        Ok(())
     }
 }
 
@@ -210,48 +314,17 @@ impl Accumulator for Running {
     }
 
     fn merge_batch(&mut self, states: &[ArrayRef]) -> Result<()> {
-        let sums = unscaled(&states[0])?;
-        let counts = states[1].as_primitive::<Int64Type>();
-        let overflowed: &BooleanArray = states[2].as_boolean();
-        for (i, sum) in sums.into_iter().enumerate() {
-            self.overflowed |= overflowed.value(i);
-            self.add(sum.unwrap_or(0), 1, counts.value(i))?;
-        }
-        Ok(())
+        let (aggregate, total) = (&self.aggregate, &mut self.total);
+        each_state(states, |_, sum, count, overflowed| aggregate.merge(total, sum, count, overflowed))
     }
 
     fn state(&mut self) -> Result<Vec<ScalarValue>> {
-        let sum = match self.aggregate.sum_type() {
-            DataType::Decimal128(p, s) => ScalarValue::Decimal128(Some(self.sum), p, s),
-            _ => ScalarValue::Int64(Some(i64::try_from(self.sum).expect("an integral sum is a BIGINT"))),
-        };
-        Ok(vec![sum, ScalarValue::Int64(Some(self.count)), ScalarValue::Boolean(Some(self.overflowed))])
+        let arrays = self.aggregate.state_of(std::slice::from_ref(&self.total))?;
+        arrays.iter().map(|a| ScalarValue::try_from_array(a, 0)).collect()
     }
 
     fn evaluate(&mut self) -> Result<ScalarValue> {
-        let null = ScalarValue::try_from(&self.output)?;
-        if self.count == 0 {
-            return Ok(null);
-        }
-        if self.integral() {
-            let sum = i64::try_from(self.sum).expect("an integral sum is a BIGINT");
-            return Ok(if self.overflowed { null } else { ScalarValue::Int64(Some(sum)) });
-        }
-        let DataType::Decimal128(sum_precision, sum_scale) = self.aggregate.sum_type() else {
-            unreachable!("a decimal sum")
-        };
-        let sum = if self.overflowed { None } else { Some(self.sum) };
-        let sum = self.fitted(sum, sum_precision, sum_scale)?;
-        let Kind::Avg { .. } = self.aggregate.kind else { return Ok(sum) };
-        let ScalarValue::Decimal128(Some(sum), ..) = sum else { return Ok(null) };
-        // The exact quotient of the sum and the count, rounded half up to the average's scale.
-        let quotient = super::decimal::exact(
-            Op::Divide,
-            Scaled(BigInt::from(sum), sum_scale),
-            Scaled(BigInt::from(self.count), 0),
-        );
-        let DataType::Decimal128(precision, scale) = self.output else { unreachable!("a decimal average") };
-        self.fitted(i128::try_from(quotient.rescale(scale).0).ok(), precision, scale)
+        ScalarValue::try_from_array(&self.aggregate.values(std::slice::from_ref(&self.total), &self.output)?, 0)
     }
 
     fn size(&self) -> usize {
