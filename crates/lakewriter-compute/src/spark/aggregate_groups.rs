@@ -1,47 +1,25 @@
-//! Spark's `SUM` and `AVG` (see `aggregates`) over many groups at once: one [`Total`] per group,
-//! each batch's values added group by group, as DataFusion's own `SUM` does — a grouped aggregate
-//! over half a million groups a day costs what DataFusion's does, not an accumulator per group.
+//! Spark's `AVG` of decimals (see `aggregates`) over many groups at once: one [`Total`] per
+//! group, each batch's values added group by group — a grouped average over half a million
+//! groups costs what DataFusion's does, not an accumulator per group.
 
-use datafusion::arrow::array::{Array, ArrayRef, AsArray, BooleanArray, PrimitiveArray};
-use datafusion::arrow::compute::cast;
-use datafusion::arrow::datatypes::{ArrowPrimitiveType, DataType, Decimal128Type, Int64Type};
+use datafusion::arrow::array::{Array, ArrayRef, AsArray, BooleanArray};
+use datafusion::arrow::datatypes::{DataType, Decimal128Type};
 use datafusion::common::Result;
 use datafusion::logical_expr::{EmitTo, GroupsAccumulator};
 
-use super::aggregates::{SparkAggregate, Total, each_state, unscaled};
+use super::aggregates::{SparkAverage, Total, each_state};
 
 /// The totals of every group.
 #[derive(Debug)]
 pub(super) struct Totals {
-    aggregate: SparkAggregate,
+    aggregate: SparkAverage,
     output: DataType,
     totals: Vec<Total>,
 }
 
 impl Totals {
-    pub(super) fn new(aggregate: SparkAggregate, output: DataType) -> Self {
+    pub(super) fn new(aggregate: SparkAverage, output: DataType) -> Self {
         Self { aggregate, output, totals: Vec::new() }
-    }
-}
-
-impl Totals {
-    /// Adds each value of `array` (each as `widen` makes it an unscaled `i128`) to its group's
-    /// total, but NULLs and the rows the FILTER leaves out.
-    fn add_all<T: ArrowPrimitiveType>(
-        &mut self,
-        array: &PrimitiveArray<T>,
-        group_indices: &[usize],
-        opt_filter: Option<&BooleanArray>,
-        widen: impl Fn(T::Native) -> i128,
-    ) -> Result<()> {
-        let values = array.values();
-        for (row, &group) in group_indices.iter().enumerate() {
-            if array.is_null(row) || !kept(opt_filter, row) {
-                continue;
-            }
-            self.aggregate.add(&mut self.totals[group], widen(values[row]), 1, 1)?;
-        }
-        Ok(())
     }
 }
 
@@ -59,31 +37,30 @@ impl GroupsAccumulator for Totals {
         total_num_groups: usize,
     ) -> Result<()> {
         self.totals.resize(total_num_groups, Total::default());
-        let values = &values[0];
-        if let DataType::Decimal128(..) = values.data_type() {
-            return self.add_all(values.as_primitive::<Decimal128Type>(), group_indices, opt_filter, |v| v);
+        let values = values[0].as_primitive::<Decimal128Type>();
+        for (row, &group) in group_indices.iter().enumerate() {
+            if values.is_valid(row) && kept(opt_filter, row) {
+                self.totals[group].add(values.value(row), 1, 1);
+            }
         }
-        let longs = cast(values, &DataType::Int64)?;
-        self.add_all(longs.as_primitive::<Int64Type>(), group_indices, opt_filter, i128::from)
+        Ok(())
     }
 
     fn merge_batch(&mut self, values: &[ArrayRef], group_indices: &[usize], total_num_groups: usize) -> Result<()> {
         self.totals.resize(total_num_groups, Total::default());
-        let (aggregate, totals) = (&self.aggregate, &mut self.totals);
-        each_state(values, |row, sum, count, overflowed| {
-            aggregate.merge(&mut totals[group_indices[row]], sum, count, overflowed)
-        })
+        let totals = &mut self.totals;
+        each_state(values, |row, sum, count, overflowed| totals[group_indices[row]].merge(sum, count, overflowed));
+        Ok(())
     }
 
     /// Each row's value as a group's state of its own.
     fn convert_to_state(&self, values: &[ArrayRef], opt_filter: Option<&BooleanArray>) -> Result<Vec<ArrayRef>> {
-        let mut totals = Vec::with_capacity(values[0].len());
-        for (row, value) in unscaled(&values[0])?.into_iter().enumerate() {
-            let mut total = Total::default();
-            if let Some(value) = value.filter(|_| kept(opt_filter, row)) {
-                self.aggregate.add(&mut total, value, 1, 1)?;
+        let values = values[0].as_primitive::<Decimal128Type>();
+        let mut totals = vec![Total::default(); values.len()];
+        for (row, total) in totals.iter_mut().enumerate() {
+            if values.is_valid(row) && kept(opt_filter, row) {
+                total.add(values.value(row), 1, 1);
             }
-            totals.push(total);
         }
         self.aggregate.state_of(&totals)
     }

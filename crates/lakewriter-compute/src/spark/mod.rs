@@ -26,6 +26,7 @@ mod refused;
 mod replaced;
 mod round;
 mod strings;
+mod sums;
 mod syntax;
 mod textcast;
 mod trunc;
