@@ -336,11 +336,11 @@ pub async fn classify(
         t = t.filter(scope.clone()).map_err(plan_err)?;
     }
     let t = t.select(wanted).map_err(plan_err)?.alias("t").map_err(plan_err)?;
-    let (s_schema, t_schema) = (s.schema().as_arrow().clone(), t.schema().as_arrow().clone());
+    let (s_schema, t_schema) = (s.schema().as_arrow(), t.schema().as_arrow());
     let mut on: Vec<Expr> = spec
         .key
         .iter()
-        .map(|k| key_of(Some("s"), k, &s_schema).unalias().eq(key_of(Some("t"), k, &t_schema).unalias()))
+        .map(|k| key_of(Some("s"), k, s_schema).unalias().eq(key_of(Some("t"), k, t_schema).unalias()))
         .collect();
     on.extend(spec.matches.cloned());
     let joined = s.join_on(t, JoinType::Left, on).map_err(plan_err)?;

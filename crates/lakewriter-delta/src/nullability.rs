@@ -64,27 +64,31 @@ pub fn required(table: Option<&Schema>, declared: &[String]) -> Vec<String> {
 /// the `not_null` columns (the job's declaration) are guarded: NOT NULL in the plan's schema, so
 /// in a table it creates, and a NULL there fails the write, naming the column.
 pub(crate) fn as_written(plan: LogicalPlan, not_null: &[String], creates: bool) -> DfResult<LogicalPlan> {
+    reprojected(plan, |column, field| {
+        let name = field.name();
+        if not_null.contains(name) {
+            return field.is_nullable().then(|| guard(name.clone()).call(vec![column]).alias(name));
+        }
+        creates.then(|| relaxed(column.clone(), field)).filter(|relaxed| *relaxed != column)
+    })
+}
+
+/// `plan` with each column as `each` makes it of the column and its field (`None`: as it is);
+/// `plan` itself where no column changes.
+fn reprojected(plan: LogicalPlan, mut each: impl FnMut(Expr, &Field) -> Option<Expr>) -> DfResult<LogicalPlan> {
     let mut changed = false;
     let columns: Vec<Expr> = plan
         .schema()
         .iter()
         .map(|(qualifier, field)| {
             let column = Expr::Column(Column::from((qualifier, field)));
-            let name = field.name();
-            if not_null.contains(name) {
-                if !field.is_nullable() {
-                    return column;
+            match each(column.clone(), field) {
+                Some(expr) => {
+                    changed = true;
+                    expr
                 }
-                changed = true;
-                return guard(name.clone()).call(vec![column]).alias(name);
+                None => column,
             }
-            if !creates || (field.is_nullable() && nullable_type(field.data_type()) == *field.data_type()) {
-                return column;
-            }
-            changed = true;
-            ScalarUDF::new_from_impl(Nullable { signature: Signature::any(1, Volatility::Immutable) })
-                .call(vec![column])
-                .alias(name)
         })
         .collect();
     if !changed {
@@ -110,24 +114,10 @@ pub(crate) fn relaxed(column: Expr, field: &Field) -> Expr {
 /// where `c` is NULL would not be replaced (`c = $dt OR c IS NULL` would keep them).
 pub(crate) fn nullable_where_read(plan: LogicalPlan, table: &Schema, predicate: &Expr) -> DfResult<LogicalPlan> {
     let read: Vec<String> = predicate.column_refs().into_iter().map(|c| c.name.clone()).collect();
-    let mut changed = false;
-    let columns: Vec<Expr> = plan
-        .schema()
-        .iter()
-        .map(|(qualifier, field)| {
-            let column = Expr::Column(Column::from((qualifier, field)));
-            let nullable_in_table = table.field_with_name(field.name()).is_ok_and(Field::is_nullable);
-            if field.is_nullable() || !nullable_in_table || !read.contains(field.name()) {
-                return column;
-            }
-            changed = true;
-            relaxed(column, field)
-        })
-        .collect();
-    if !changed {
-        return Ok(plan);
-    }
-    LogicalPlanBuilder::from(plan).project(columns)?.build()
+    reprojected(plan, |column, field| {
+        let nullable_in_table = table.field_with_name(field.name()).is_ok_and(Field::is_nullable);
+        (!field.is_nullable() && nullable_in_table && read.contains(field.name())).then(|| relaxed(column, field))
+    })
 }
 
 /// The NULLs of `plan`'s rows in each of `columns` it has: `(column, rows)` for each column with
