@@ -21,6 +21,9 @@ on its own table `out.NAME` — an `INSERT OVERWRITE` as written, a MERGE as the
 and its last one's rows are the answer, compared with the table as a multiset of rows, its
 columns taken by name.
 
+A line `-- time_zone: ZONE` sets the session time zone of the cases after it in its file
+(`spark.sql.session.timeZone`, lakewriter's `time_zone`; UTC where none is set).
+
 Each case runs in both ANSI modes (`spark.sql.ansi.enabled`, lakewriter's `ansi`). lakewriter runs
 each through its real write path: a `rebuild` job per case (cases that succeed in Spark share one
 job per category and mode, one column each) writing a Delta table, read back with delta-rs.
@@ -73,7 +76,7 @@ MODES = (True, False)
 
 # --- the corpus ---------------------------------------------------------------------------------
 
-Case = collections.namedtuple("Case", "id category table expr query spark write", defaults=(None,))
+Case = collections.namedtuple("Case", "id category table expr query spark write zone", defaults=(None, "UTC"))
 # A write case's job: its project-file lines, its first run's SQL (or None), its name.
 Write = collections.namedtuple("Write", "config before name")
 DAY = "2026-01-01"
@@ -84,7 +87,7 @@ def corpus():
     cases = []
     for path in sorted(CORPUS.glob("*.sql")):
         category = path.stem
-        table, n, query, write = None, 0, None, None
+        table, n, query, write, zone = None, 0, None, None, "UTC"
         for raw_line in path.read_text().splitlines():
             line = raw_line.strip()
             if write is not None:
@@ -94,7 +97,7 @@ def corpus():
                     if not statements:
                         sys.exit(f"{path}: write {name} has no `-- spark:` statement")
                     cases.append(Case(f"{category}/{name}", category, None, None, "\n".join(sql).strip(),
-                                      tuple(statements), Write(tuple(config), "\n".join(before) or None, name)))
+                                      tuple(statements), Write(tuple(config), "\n".join(before) or None, name), zone))
                     write = None
                 elif line.startswith("-- spark:"):
                     write[2].append(line[len("-- spark:"):])
@@ -109,7 +112,7 @@ def corpus():
                 if line == "-- end":
                     name, sql, spark = query
                     cases.append(Case(f"{category}/{name}", category, None, None, "\n".join(sql).strip(),
-                                      "\n".join(spark).strip() or None))
+                                      "\n".join(spark).strip() or None, None, zone))
                     query = None
                 elif line.startswith("-- spark:"):
                     query[2].append(line[len("-- spark:"):])
@@ -120,6 +123,8 @@ def corpus():
                 continue
             if line.startswith("-- table:"):
                 table = line[len("-- table:"):].strip()
+            elif line.startswith("-- time_zone:"):
+                zone = line[len("-- time_zone:"):].strip()
             elif line.startswith("-- query:"):
                 query = (line[len("-- query:"):].strip(), [], [])
             elif line.startswith("-- write:"):
@@ -130,7 +135,7 @@ def corpus():
                 if table is None:
                     sys.exit(f"{path}: an expression before any `-- table:` line: {line}")
                 n += 1
-                cases.append(Case(f"{category}/{n:03}", category, table, line, None, None))
+                cases.append(Case(f"{category}/{n:03}", category, table, line, None, None, None, zone))
         if query is not None or write is not None:
             sys.exit(f"{path}: query or write {(query or write)[0]} has no `-- end`")
     return cases
@@ -293,6 +298,7 @@ def spark_answers(cases):
     for ansi in MODES:
         spark = spark_session(ansi)
         for case in cases:
+            spark.conf.set("spark.sql.session.timeZone", case.zone)
             try:
                 table = spark_write(spark, case) if case.write else spark.sql(select(case)).toArrow()
                 names = table.column_names
@@ -332,11 +338,12 @@ def toml_string(text):
 
 
 class Lakewriter:
-    """One lakehouse per ANSI mode: the fixtures' raw layer and a project of rebuild jobs."""
+    """One lakehouse per ANSI mode and session time zone: the fixtures' raw layer and a project of
+    rebuild jobs."""
 
-    def __init__(self, binary, ansi, work):
-        self.binary, self.ansi = binary, ansi
-        self.root = pathlib.Path(work) / ("ansi" if ansi else "legacy")
+    def __init__(self, binary, ansi, work, zone="UTC"):
+        self.binary, self.ansi, self.zone = binary, ansi, zone
+        self.root = pathlib.Path(work) / zone.replace("/", "_") / ("ansi" if ansi else "legacy")
         shutil.copytree(RAW, self.root / "lake" / "raw")
         self.jobs = {}
 
@@ -351,7 +358,8 @@ class Lakewriter:
         error, and the others run again."""
         outcome, jobs = {}, dict(self.jobs)
         while jobs:
-            lines = ['root = "lake"', 'dialect = "spark"', f"ansi = {str(self.ansi).lower()}", ""]
+            lines = ['root = "lake"', 'dialect = "spark"', f"ansi = {str(self.ansi).lower()}",
+                     f"time_zone = {toml_string(self.zone)}", ""]
             for name, (sql, config, target) in jobs.items():
                 lines += [f"[jobs.{name}]", f"target = {toml_string(target)}", *config, f"sql = {toml_string(sql)}", ""]
             (self.root / "lakewriter.toml").write_text("\n".join(lines))
@@ -384,10 +392,10 @@ class Lakewriter:
         return DeltaTable(str(self.root / "lake" / "out" / name)).to_pyarrow_table()
 
 
-def write_results(binary, cases, ansi, work):
+def write_results(binary, cases, ansi, work, zone):
     """lakewriter's result for each write case in one ANSI mode: `{(id, ansi): result}`. Each
     job runs its `before` SQL where it has one, then its SQL, then its SQL again."""
-    lake = Lakewriter(binary, ansi, pathlib.Path(work) / "writes")
+    lake = Lakewriter(binary, ansi, pathlib.Path(work) / "writes", zone)
     outcome = {}
     for phase in ("before", "run", "rerun"):
         lake.jobs = {}
@@ -419,11 +427,19 @@ def job_name(case):
 def lakewriter_results(binary, cases, answers, work):
     """lakewriter's result for each case in each mode: `{(id, ansi): result}`."""
     results = {}
+    for zone in sorted({case.zone for case in cases}):
+        results.update(results_in_zone(binary, [c for c in cases if c.zone == zone], answers, work, zone))
+    return results
+
+
+def results_in_zone(binary, cases, answers, work, zone):
+    """lakewriter's result for each case of one session time zone in each mode."""
+    results = {}
     for ansi in MODES:
-        lake = Lakewriter(binary, ansi, work)
+        lake = Lakewriter(binary, ansi, work, zone)
         batched = collections.defaultdict(list)
         single = []
-        results.update(write_results(binary, [c for c in cases if c.write], ansi, work))
+        results.update(write_results(binary, [c for c in cases if c.write], ansi, work, zone))
         for case in (c for c in cases if not c.write):
             if case.query is None and "error" not in answers[(case.id, ansi)]:
                 batched[(case.category, case.table)].append(case)
@@ -452,7 +468,7 @@ def lakewriter_results(binary, cases, answers, work):
             for i, case in enumerate(group):
                 results[(case.id, ansi)] = {"columns": ["v"], "result": result_of(table, [f"c{i}"])}
         if retry:
-            again = Lakewriter(binary, ansi, pathlib.Path(work) / "retry")
+            again = Lakewriter(binary, ansi, pathlib.Path(work) / "retry", zone)
             for case in retry:
                 again.job(job_name(case), f"SELECT id, {case.expr} AS v FROM {case.table}")
             outcome.update(again.run())

@@ -109,6 +109,29 @@ def times():
     return schema, rows
 
 
+def zoned():
+    """Instants whose Parquet files name another zone than UTC (pyarrow keeps a column's zone in
+    the file's Arrow schema; Parquet stores the instant in UTC): around midnight UTC of the
+    fixtures' day and of the DST days in Europe and the US."""
+    stamps = [
+        dt.datetime(2025, 12, 31, 23, 30, 0),
+        dt.datetime(2026, 1, 1, 0, 30, 0),
+        dt.datetime(2026, 1, 1, 23, 30, 0),
+        dt.datetime(2026, 1, 2, 4, 59, 59),
+        dt.datetime(2026, 3, 8, 6, 30, 0),
+        dt.datetime(2026, 3, 8, 7, 30, 0),
+        dt.datetime(2026, 3, 28, 23, 30, 0),
+        dt.datetime(2026, 3, 29, 1, 30, 0),
+        dt.datetime(2026, 10, 25, 0, 30, 0),
+        dt.datetime(1969, 12, 31, 23, 59, 59, 999999),
+        None,
+    ]
+    rows = [(n, *([None if s is None else s.replace(tzinfo=UTC)] * 3)) for n, s in enumerate(stamps, start=1)]
+    schema = pa.schema([("id", pa.int32()), ("paris", pa.timestamp("us", tz="Europe/Paris")),
+                        ("ny", pa.timestamp("us", tz="America/New_York")), ("utc", pa.timestamp("us", tz="UTC"))])
+    return schema, rows
+
+
 def sales():
     """Rows to aggregate and window over: a key with NULLs, amounts of each type, days."""
     rows = []
@@ -122,7 +145,8 @@ def sales():
     return schema, rows
 
 
-TABLES = {"numbers": numbers, "floats": floats, "extremes": extremes, "texts": texts, "times": times, "sales": sales}
+TABLES = {"numbers": numbers, "floats": floats, "extremes": extremes, "texts": texts, "times": times, "sales": sales,
+          "zoned": zoned}
 
 
 def write():

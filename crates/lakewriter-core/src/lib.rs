@@ -26,8 +26,8 @@ pub use partition::PartitionKey;
 pub use phase::Phase;
 pub use project::{
     Check, CheckKind, CheckOutcome, CheckSeverity, CheckValue, Checks, DedupWindow, Dialect, JobSpec, OnDuplicateKeys,
-    OnMissingInput, OnSchemaChange, Project, Semantics, SourceSpec, SqlSource, TestSpec, WriteMode, WriteSpec,
-    root_url,
+    OnMissingInput, OnSchemaChange, Project, Semantics, SourceSpec, SqlSource, TestSpec, TimeZone, WriteMode,
+    WriteSpec, root_url,
 };
 pub use table_ref::TableRef;
 pub use unit::{InputFile, PartitionRun, input_fingerprint};

@@ -11,18 +11,21 @@ fn run_with_project(lake: &Lake, body: &str) -> (i32, String) {
     (run.code, run.stderr)
 }
 
+/// toml's report of a mistake in `file` at `(row, column)`: the line, a caret under each of the
+/// mistake's `width` characters, then what is wrong.
+fn toml_error(file: &str, (row, column): (usize, usize), line: &str, width: usize, what: &str) -> String {
+    let gutter = " ".repeat(row.to_string().len());
+    let marks = format!("{}{}", " ".repeat(column - 1), "^".repeat(width));
+    format!(
+        "error: {file}: TOML parse error at line {row}, column {column}\n{gutter} |\n{row} | {line}\n\
+         {gutter} | {marks}\n{what}\n"
+    )
+}
+
 /// Each kind of project-file mistake: its kind, the file's text after its root, and the exact
 /// stderr for the file at `file`.
 fn project_file_mistakes(file: &str) -> Vec<(&'static str, String, String)> {
-    // toml's report: the line, a caret under each character of the mistake, then what is wrong.
-    let toml_error = |row: usize, column: usize, line: &str, width: usize, what: &str| {
-        let gutter = " ".repeat(row.to_string().len());
-        let marks = format!("{}{}", " ".repeat(column - 1), "^".repeat(width));
-        format!(
-            "error: {file}: TOML parse error at line {row}, column {column}\n{gutter} |\n{row} | {line}\n\
-             {gutter} | {marks}\n{what}\n"
-        )
-    };
+    let toml_error = |row, column, line, width, what| toml_error(file, (row, column), line, width, what);
     let job = "[jobs.daily_orders]\ntarget = \"a.b\"\nwrite = \"overwrite_partition\"\npartition_by = \"dt\"\n\
                sql = \"SELECT 1 AS x, $dt AS dt\"\n";
     let cases: Vec<(&'static str, String, String)> = vec![
@@ -34,13 +37,24 @@ fn project_file_mistakes(file: &str) -> Vec<(&'static str, String, String)> {
                 1,
                 "colour = \"red\"",
                 6,
-                "unknown field `colour`, expected one of `root`, `dialect`, `ansi`, `storage`, `engine`, `jobs`, `sources`, `tests`",
+                "unknown field `colour`, expected one of `root`, `dialect`, `ansi`, `time_zone`, `storage`, `engine`, `jobs`, `sources`, `tests`",
             ),
         ),
         (
             "duplicate job",
             format!("{job}[jobs.daily_orders]\ntarget = \"a.c\"\n"),
             toml_error(7, 7, "[jobs.daily_orders]", 12, "duplicate key"),
+        ),
+        (
+            "unknown time zone",
+            "time_zone = \"Europe/Pariss\"".into(),
+            toml_error(
+                2,
+                13,
+                "time_zone = \"Europe/Pariss\"",
+                15,
+                "`time_zone`: `Europe/Pariss` is not a time zone; write an IANA zone name, such as `UTC` or `Europe/Paris`",
+            ),
         ),
         (
             "wrong type in [storage]",

@@ -162,3 +162,28 @@ DATE'1582-10-04' + 1
 DATE'1582-10-15' - 1
 datediff(DATE'1582-10-15', DATE'1582-10-04')
 dayofweek(DATE'1582-10-04')
+
+-- table: raw.zoned
+-- timestamps whose Parquet files name another zone (Europe/Paris, America/New_York): the same
+-- instants as a UTC column, read in the session time zone
+paris
+CAST(paris AS DATE)
+CAST(ny AS DATE)
+to_date(paris)
+CAST(paris AS STRING)
+CAST(ny AS STRING)
+CAST(paris AS TIMESTAMP_NTZ)
+paris = ny
+paris = utc
+paris >= DATE'2026-01-01'
+ny < DATE'2026-03-29'
+CAST(paris AS DATE) = DATE'2026-01-01'
+date_trunc('DAY', paris)
+date_trunc('HOUR', ny)
+hour(paris)
+dayofmonth(ny)
+date_format(paris, 'yyyy-MM-dd HH:mm')
+unix_timestamp(ny)
+datediff(paris, DATE'2026-01-01')
+unix_seconds(paris)
+unix_millis(ny)

@@ -131,3 +131,10 @@ WHEN NOT MATCHED THEN INSERT *
 SELECT k, SUM(v) AS total, MAX(d) AS top, COUNT(DISTINCT day) AS days, AVG(amount) AS mean FROM raw.sales GROUP BY k
 -- spark: SELECT k, SUM(v) AS total, MAX(d) AS top, COUNT(DISTINCT day) AS days, AVG(amount) AS mean FROM raw.sales GROUP BY k;
 -- end
+
+-- write: overwrite_day_zoned
+-- job: write = "overwrite_partition"
+-- job: partition_by = "dt"
+SELECT id, paris, ny, CAST(paris AS DATE) AS dt FROM raw.zoned WHERE CAST(paris AS DATE) = $dt
+-- spark: SELECT id, paris, ny, CAST(paris AS DATE) AS dt FROM raw.zoned WHERE CAST(paris AS DATE) = $dt;
+-- end

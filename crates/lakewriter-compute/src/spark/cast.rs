@@ -1,7 +1,8 @@
 //! Spark's `CAST` where DataFusion's gives another value (`Cast` in
 //! `org.apache.spark.sql.catalyst.expressions`): a `DOUBLE` or `FLOAT` as text as Java's
 //! `Double.toString` and `Float.toString` write it (`1.0E10`, `1.0E-7`, `Infinity`); a timestamp
-//! as text `yyyy-MM-dd HH:mm:ss[.ffffff]` in the session time zone; a floating-point number into a
+//! as text `yyyy-MM-dd HH:mm:ss[.ffffff]` in the session time zone, and as its wall-clock time
+//! there (a `TIMESTAMP_NTZ`), a date or wall-clock time as the instant it is there; a floating-point number into a
 //! `DECIMAL` from its decimal text, rounded half up; a timestamp as a number of seconds and a
 //! number of seconds as a timestamp. Where the value does not fit, ANSI mode fails the query and
 //! the other modes give NULL.
@@ -10,7 +11,7 @@ use std::sync::Arc;
 
 use bigdecimal::BigDecimal;
 use bigdecimal::num_bigint::BigInt;
-use chrono::{DateTime, NaiveDateTime};
+use chrono::NaiveDateTime;
 use datafusion::arrow::array::{
     Array, ArrayRef, AsArray, Decimal128Array, Float64Array, Int32Array, Int64Array, StringArray,
     TimestampMicrosecondArray,
@@ -34,7 +35,13 @@ pub(crate) fn handles(from: &DataType, to: &DataType) -> bool {
         }
         DataType::Decimal128(..) => float || timestamp(from),
         DataType::Int64 | DataType::Int32 | DataType::Float64 => timestamp(from),
-        DataType::Timestamp(TimeUnit::Microsecond, Some(_)) => matches!(from, DataType::Int32 | DataType::Int64),
+        // Numbers of seconds; dates and wall-clock times, in the zone (DataFusion's cast has no
+        // time for a wall-clock time a daylight-saving change skips).
+        DataType::Timestamp(TimeUnit::Microsecond, Some(_)) => {
+            matches!(from, DataType::Int32 | DataType::Int64 | DataType::Date32 | DataType::Timestamp(_, None))
+        }
+        // A timestamp's wall-clock time in its zone (DataFusion's cast keeps its UTC time).
+        DataType::Timestamp(TimeUnit::Microsecond, None) => matches!(from, DataType::Timestamp(_, Some(_))),
         _ => false,
     };
     ours || super::numcast::handles(from, to) || super::textcast::handles(from, to)
@@ -62,6 +69,31 @@ impl SparkCast {
         }
     }
 
+    /// `input`, of dates or timestamps, cast to text (a timestamp's wall-clock time in its zone),
+    /// to a `TIMESTAMP_NTZ` (the same) or to a `TIMESTAMP` (a date's midnight or a wall-clock time
+    /// in the output's zone).
+    fn times(&self, input: &ArrayRef) -> Result<ArrayRef> {
+        let zone = super::types::zone_of(input.data_type())?;
+        let local = |micros: i64| super::zones::local(micros, zone).map(|(t, _)| t);
+        Ok(match &self.output {
+            DataType::Utf8 => {
+                let text = |micros: i64| local(micros).map_or(micros.to_string(), |t| naive_text(&t));
+                let micros = input.as_primitive::<TimestampMicrosecondType>();
+                Arc::new(micros.iter().map(|v| v.map(text)).collect::<StringArray>())
+            }
+            DataType::Timestamp(_, None) => {
+                let wall = |micros: i64| local(micros).map(|t| t.and_utc().timestamp_micros());
+                let micros = input.as_primitive::<TimestampMicrosecondType>();
+                Arc::new(micros.iter().map(|v| v.and_then(wall)).collect::<TimestampMicrosecondArray>())
+            }
+            output => {
+                let session = super::types::zone_of(output)?.expect("a zoned output");
+                let instants = TimestampMicrosecondArray::from(super::zones::instants(input, session)?);
+                Arc::new(instants.with_data_type(output.clone()))
+            }
+        })
+    }
+
     fn overflow(&self, value: &dyn std::fmt::Display, from: &DataType) -> DataFusionError {
         DataFusionError::Execution(format!(
             "[CAST_OVERFLOW] the value {value} of the type {} cannot be cast to {} due to an overflow; use try_cast to tolerate it and return NULL instead, or `ansi = false`",
@@ -85,7 +117,14 @@ impl ScalarUDFImpl for SparkCast {
     }
 
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
-        let input = args.args[0].to_array(args.number_rows)?;
+        let mut input = args.args[0].to_array(args.number_rows)?;
+        // A timestamp in microseconds, as Spark holds one.
+        if let DataType::Timestamp(unit, zone) = input.data_type()
+            && *unit != TimeUnit::Microsecond
+        {
+            input =
+                datafusion::arrow::compute::cast(&input, &DataType::Timestamp(TimeUnit::Microsecond, zone.clone()))?;
+        }
         let from = input.data_type().clone();
         if super::numcast::handles(&from, &self.output) {
             let out = super::numcast::cast(&input, &self.output, self.mode, |v| self.overflow(v, &from))?;
@@ -101,13 +140,11 @@ impl ScalarUDFImpl for SparkCast {
             (DataType::Float32, DataType::Utf8) => {
                 Arc::new(input.as_primitive::<Float32Type>().iter().map(|v| v.map(java_float)).collect::<StringArray>())
             }
-            (DataType::Timestamp(_, _), DataType::Utf8) => Arc::new(
-                input
-                    .as_primitive::<TimestampMicrosecondType>()
-                    .iter()
-                    .map(|v| v.map(timestamp_text))
-                    .collect::<StringArray>(),
-            ),
+            (DataType::Timestamp(..), DataType::Utf8)
+            | (DataType::Timestamp(_, Some(_)), DataType::Timestamp(_, None))
+            | (DataType::Date32 | DataType::Timestamp(_, None), DataType::Timestamp(_, Some(_))) => {
+                self.times(&input)?
+            }
             (DataType::Float64 | DataType::Float32, DataType::Decimal128(..)) => self.decimals_of(&input)?,
             // A timestamp's seconds, exactly: its microseconds as a decimal of scale 6.
             (DataType::Timestamp(..), DataType::Decimal128(..)) => {
@@ -234,14 +271,7 @@ impl SparkCast {
     }
 }
 
-/// A timestamp (microseconds since the epoch, in the session time zone, UTC) as Spark's text.
-fn timestamp_text(micros: i64) -> String {
-    let Some(time) = DateTime::from_timestamp_micros(micros).map(|t| t.naive_utc()) else {
-        return micros.to_string();
-    };
-    naive_text(&time)
-}
-
+/// A wall-clock time as Spark's text: `yyyy-MM-dd HH:mm:ss`, and its fraction without trailing zeros.
 fn naive_text(time: &NaiveDateTime) -> String {
     let base = time.format("%Y-%m-%d %H:%M:%S").to_string();
     let fraction = time.and_utc().timestamp_subsec_micros();

@@ -19,6 +19,8 @@
 //! - **Equality and common types** (comparisons, NaN and -0.0, `CASE`'s and `COALESCE`'s types):
 //!   [`super::equality`].
 //! - **Casts** where Spark's differ from DataFusion's: [`super::cast`].
+//! - **Timestamps** of a scan in the session time zone, whatever zone the file names
+//!   ([`super::types::in_session_zone`]).
 
 use std::sync::Arc;
 
@@ -41,9 +43,10 @@ const MAX_PRECISION: u8 = 38;
 /// The least scale a precision-losing adjustment keeps (`DecimalType.MINIMUM_ADJUSTED_SCALE`).
 const MINIMUM_ADJUSTED_SCALE: i8 = 6;
 
-/// `plan` with Spark's types and operators (see the module's doc), in `mode`.
-pub(crate) fn plan(plan: LogicalPlan, mode: Mode) -> Result<LogicalPlan> {
-    Ok(plan.transform_up_with_subqueries(|node| self::node(node, mode))?.data)
+/// `plan` with Spark's types and operators (see the module's doc), in `mode` and the session
+/// time zone `zone`.
+pub(crate) fn plan(plan: LogicalPlan, mode: Mode, zone: &str) -> Result<LogicalPlan> {
+    Ok(plan.transform_up_with_subqueries(|node| self::node(node, mode, zone))?.data)
 }
 
 /// `expr`, over the columns of `schema`, with Spark's types and operators.
@@ -51,7 +54,7 @@ pub(crate) fn expr(expr: Expr, schema: &DFSchema, mode: Mode) -> Result<Expr> {
     Ok(expr.transform_up(|e| rewrite(e, schema, mode))?.data)
 }
 
-fn node(node: LogicalPlan, mode: Mode) -> Result<Transformed<LogicalPlan>> {
+fn node(node: LogicalPlan, mode: Mode, zone: &str) -> Result<Transformed<LogicalPlan>> {
     let mut schema = merge_schema(&node.inputs());
     if let LogicalPlan::TableScan(scan) = &node {
         schema.merge(&DFSchema::try_from_qualified_schema(scan.table_name.clone(), &scan.source.schema())?);
@@ -63,7 +66,7 @@ fn node(node: LogicalPlan, mode: Mode) -> Result<Transformed<LogicalPlan>> {
         Ok(e.transform_up(|e| rewrite(e, &schema, mode))?.update_data(|e| name.restore(e)))
     })?;
     // A node's schema follows its inputs' too (an aggregate below it now of Spark's type).
-    rewritten.map_data(LogicalPlan::recompute_schema)
+    rewritten.map_data(LogicalPlan::recompute_schema)?.transform_data(|plan| super::types::in_session_zone(plan, zone))
 }
 
 /// A number type as Spark's arithmetic sees it.

@@ -1,19 +1,21 @@
-//! Spark's date and time functions that read a value's fields, in the session time zone (UTC):
+//! Spark's date and time functions that read a value's fields, in the session time zone:
 //! `date_format` with Java `DateTimeFormatter` patterns, and the fields (`year`, `month`, `day`,
 //! `dayofmonth`, `dayofweek`, `dayofyear`, `quarter`, `weekofyear`, `hour`, `minute`, `second`),
 //! on the proleptic Gregorian calendar Spark 3 and later use.
 
 use std::sync::Arc;
 
-use chrono::{Datelike, NaiveDate, NaiveDateTime, Timelike};
-use datafusion::arrow::array::{Array, ArrayRef, AsArray, Decimal128Array, Int32Array, StringArray};
+use chrono::{Datelike, Duration, NaiveDateTime, Timelike};
+use datafusion::arrow::array::{
+    Array, ArrayRef, AsArray, Decimal128Array, Int32Array, StringArray, TimestampMicrosecondArray,
+};
 use datafusion::arrow::datatypes as arrow_schema;
 use datafusion::arrow::datatypes::{DataType, Date32Type, TimeUnit, TimestampMicrosecondType};
 use datafusion::common::{Result, ScalarValue, exec_err};
 use datafusion::logical_expr::{ColumnarValue, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature, Volatility};
 
 /// The functions of this module.
-pub(crate) fn functions() -> Vec<Arc<ScalarUDF>> {
+pub(crate) fn functions(session: &'static str) -> Vec<Arc<ScalarUDF>> {
     let fields = [
         "year",
         "month",
@@ -29,7 +31,10 @@ pub(crate) fn functions() -> Vec<Arc<ScalarUDF>> {
     ];
     let mut all: Vec<Arc<ScalarUDF>> =
         fields.into_iter().map(|name| Arc::new(ScalarUDF::new_from_impl(Field::new(name)))).collect();
-    all.push(Arc::new(ScalarUDF::new_from_impl(DateFormat::default())));
+    all.push(Arc::new(ScalarUDF::new_from_impl(DateFormat {
+        session,
+        signature: Signature::any(2, Volatility::Immutable),
+    })));
     all.push(date_part());
     all
 }
@@ -119,29 +124,28 @@ impl ScalarUDFImpl for DatePart {
     }
 }
 
-/// `date` as days since 1970-01-01 (a `DATE`'s value).
-pub(crate) fn epoch_days(date: NaiveDate) -> i32 {
-    date.num_days_from_ce() - 719_163
-}
-
-/// The date `days` after 1970-01-01.
-pub(crate) fn from_epoch_days(days: i32) -> Option<NaiveDate> {
-    NaiveDate::from_num_days_from_ce_opt(days.checked_add(719_163)?)
-}
-
-/// The values of a date or timestamp column as wall-clock times in the session time zone.
+/// The values of a date or timestamp column as wall-clock times: a timestamp's in the zone its
+/// type names (the session time zone's, in a plan of the dialect), a date's midnight.
 pub(crate) fn times(array: &ArrayRef) -> Result<Vec<Option<NaiveDateTime>>> {
+    Ok(times_with_offsets(array)?.into_iter().map(|t| t.map(|(t, _)| t)).collect())
+}
+
+/// [`times`], each with its zone's offset from UTC then (zero where there is no zone).
+fn times_with_offsets(array: &ArrayRef) -> Result<Vec<Option<(NaiveDateTime, Duration)>>> {
     Ok(match array.data_type() {
         DataType::Date32 => array
             .as_primitive::<Date32Type>()
             .iter()
-            .map(|d| d.and_then(from_epoch_days).map(|d| d.and_time(chrono::NaiveTime::MIN)))
+            .map(|d| {
+                d.and_then(super::types::from_epoch_days)
+                    .map(|d| (d.and_time(chrono::NaiveTime::MIN), Duration::zero()))
+            })
             .collect(),
-        DataType::Timestamp(TimeUnit::Microsecond, _) => array
-            .as_primitive::<TimestampMicrosecondType>()
-            .iter()
-            .map(|m| m.and_then(chrono::DateTime::from_timestamp_micros).map(|t| t.naive_utc()))
-            .collect(),
+        DataType::Timestamp(TimeUnit::Microsecond, _) => {
+            let zone = super::types::zone_of(array.data_type())?;
+            let micros = array.as_primitive::<TimestampMicrosecondType>();
+            micros.iter().map(|m| m.and_then(|m| super::zones::local(m, zone))).collect()
+        }
         other => return exec_err!("a date or a timestamp, not {other}"),
     })
 }
@@ -201,13 +205,9 @@ impl ScalarUDFImpl for Field {
 /// `date_format(value, pattern)`: the value written with a Java `DateTimeFormatter` pattern.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 struct DateFormat {
+    /// The session time zone, a date's (its midnight there, as Spark casts it).
+    session: &'static str,
     signature: Signature,
-}
-
-impl Default for DateFormat {
-    fn default() -> Self {
-        Self { signature: Signature::any(2, Volatility::Immutable) }
-    }
 }
 
 impl ScalarUDFImpl for DateFormat {
@@ -232,8 +232,19 @@ impl ScalarUDFImpl for DateFormat {
         };
         let pattern = Pattern::parse(&pattern)?;
         let input = args.args[0].to_array(args.number_rows)?;
+        let input = match input.data_type() {
+            DataType::Date32 => {
+                let session = super::types::timestamp(self.session);
+                let midnights = super::zones::instants(&input, super::types::zone_of(&session)?.expect("a zone"))?;
+                Arc::new(TimestampMicrosecondArray::from(midnights).with_timezone(self.session))
+            }
+            _ => input,
+        };
         let zoned = matches!(input.data_type(), DataType::Timestamp(_, Some(_)));
-        let values: StringArray = times(&input)?.iter().map(|t| t.as_ref().map(|t| pattern.format(t, zoned))).collect();
+        let values: StringArray = times_with_offsets(&input)?
+            .iter()
+            .map(|t| t.as_ref().map(|(t, offset)| pattern.format(t, zoned.then_some(*offset))))
+            .collect();
         Ok(ColumnarValue::Array(Arc::new(values)))
     }
 }
@@ -280,6 +291,12 @@ impl Pattern {
                     return exec_err!("the pattern letter `{c}` has no Spark-exact implementation here");
                 }
                 let run = chars[i..].iter().take_while(|&&x| x == c).count();
+                if matches!(c, 'X' | 'Z') && run > 3 {
+                    return exec_err!(
+                        "the pattern `{}` has no Spark-exact implementation here",
+                        c.to_string().repeat(run)
+                    );
+                }
                 parts.push(Part::Letter(c, run));
                 i += run;
                 continue;
@@ -290,12 +307,14 @@ impl Pattern {
         Ok(Self(parts))
     }
 
-    pub(crate) fn format(&self, t: &NaiveDateTime, zoned: bool) -> String {
+    /// `t` as the pattern writes it; `offset`: its zone's offset from UTC then, `None` for a
+    /// wall-clock time of no zone.
+    pub(crate) fn format(&self, t: &NaiveDateTime, offset: Option<Duration>) -> String {
         let mut out = String::new();
         for part in &self.0 {
             match part {
                 Part::Text(text) => out.push_str(text),
-                Part::Letter(c, n) => out.push_str(&letter(*c, *n, t, zoned)),
+                Part::Letter(c, n) => out.push_str(&letter(*c, *n, t, offset)),
             }
         }
         out
@@ -322,7 +341,20 @@ const MONTHS: [&str; 12] = [
 ];
 const DAYS: [&str; 7] = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"];
 
-fn letter(c: char, n: usize, t: &NaiveDateTime, zoned: bool) -> String {
+/// An offset from UTC as `X` (`n` 1: `+01`, `+0530`; 2: `+0100`; 3: `+01:00`) and `Z`
+/// (`+0100`) write it.
+fn offset_text(offset: Duration, n: usize) -> String {
+    let seconds = offset.num_seconds();
+    let sign = if seconds < 0 { '-' } else { '+' };
+    let (hours, minutes) = (seconds.abs() / 3600, seconds.abs() % 3600 / 60);
+    match n {
+        1 if minutes == 0 => format!("{sign}{hours:02}"),
+        3 => format!("{sign}{hours:02}:{minutes:02}"),
+        _ => format!("{sign}{hours:02}{minutes:02}"),
+    }
+}
+
+fn letter(c: char, n: usize, t: &NaiveDateTime, offset: Option<Duration>) -> String {
     let month = MONTHS[t.month0() as usize];
     let day = DAYS[t.weekday().num_days_from_monday() as usize];
     match c {
@@ -344,24 +376,15 @@ fn letter(c: char, n: usize, t: &NaiveDateTime, zoned: bool) -> String {
         's' => padded(t.second(), n),
         'S' => padded(t.nanosecond() / 1000, 6).chars().chain(std::iter::repeat('0')).take(n).collect(),
         'Q' => padded((t.month() - 1) / 3 + 1, n),
-        // The session time zone is UTC: `X` writes it `Z`, `Z` as `+0000`.
-        'X' => if zoned { "Z" } else { "" }.to_owned(),
-        _ => "+0000".to_owned(),
+        // `X` writes a zero offset `Z`, and nothing for a time of no zone; `Z` writes `+0000`.
+        'X' => match offset {
+            Some(offset) if offset.is_zero() => "Z".to_owned(),
+            Some(offset) => offset_text(offset, n),
+            None => String::new(),
+        },
+        _ => offset_text(offset.unwrap_or_default(), 2),
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::Pattern;
-
-    #[test]
-    fn java_patterns_write_as_spark_writes_them() {
-        let t = chrono::NaiveDate::from_ymd_opt(2026, 3, 8).unwrap().and_hms_micro_opt(7, 15, 30, 123_456).unwrap();
-        let formatted = |p: &str| Pattern::parse(p).expect("a pattern").format(&t, true);
-        assert_eq!(formatted("yyyy-MM-dd HH:mm:ss"), "2026-03-08 07:15:30");
-        assert_eq!(formatted("EEE, MMM d, yyyy"), "Sun, Mar 8, 2026");
-        assert_eq!(formatted("HH:mm:ss.SSS"), "07:15:30.123");
-        assert_eq!(formatted("hh:mm a 'Q'Q D"), "07:15 AM Q1 67");
-        assert_eq!(formatted("EEEE MMMM yy"), "Sunday March 26");
-    }
-}
+mod tests;

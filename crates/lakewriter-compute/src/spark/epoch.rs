@@ -1,5 +1,5 @@
-//! Spark's functions between dates and times and numbers of seconds, in the session time zone
-//! (UTC): `unix_timestamp(t)`, `unix_seconds`, `unix_millis` and `unix_date` (rounded down),
+//! Spark's functions between dates and times and numbers of seconds, in the session time zone: `unix_timestamp(t)` (rounded toward zero, as Spark's `ToTimestamp` divides),
+//! `unix_seconds`, `unix_millis` and `unix_date` (rounded down),
 //! `from_unixtime(s[, pattern])` (Java `DateTimeFormatter` patterns, `yyyy-MM-dd HH:mm:ss` without
 //! one), `timestamp_seconds`, `timestamp_millis` and `timestamp_micros` of an integer, and
 //! `make_date(y, m, d)`, which fails on a day that does not exist in ANSI mode and is NULL
@@ -7,21 +7,21 @@
 
 use std::sync::Arc;
 
-use chrono::{DateTime, NaiveDate};
+use chrono::NaiveDate;
 use datafusion::arrow::array::{
     Array, ArrayRef, AsArray, Date32Array, Int64Array, StringArray, TimestampMicrosecondArray,
 };
 use datafusion::arrow::compute::{CastOptions, cast_with_options};
-use datafusion::arrow::datatypes::{DataType, Int64Type, TimeUnit};
+use datafusion::arrow::datatypes::{DataType, Int64Type};
 use datafusion::common::{DataFusionError, Result, ScalarValue, exec_err};
 use datafusion::logical_expr::{ColumnarValue, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature, Volatility};
 
 use super::arith::Mode;
 
-/// The functions of this module, in `mode`.
-pub(crate) fn functions(mode: Mode) -> Vec<Arc<ScalarUDF>> {
+/// The functions of this module, in `mode` and the session time zone `session`.
+pub(crate) fn functions(mode: Mode, session: &'static str) -> Vec<Arc<ScalarUDF>> {
     [
-        ("unix_timestamp", Kind::Seconds),
+        ("unix_timestamp", Kind::TruncatedSeconds),
         ("unix_seconds", Kind::Seconds),
         ("unix_millis", Kind::Millis),
         ("unix_date", Kind::Days),
@@ -34,13 +34,16 @@ pub(crate) fn functions(mode: Mode) -> Vec<Arc<ScalarUDF>> {
     .into_iter()
     .map(|(name, kind)| {
         let signature = Signature::variadic_any(Volatility::Immutable);
-        Arc::new(ScalarUDF::new_from_impl(Epoch { name, kind, mode, signature }))
+        Arc::new(ScalarUDF::new_from_impl(Epoch { name, kind, mode, session, signature }))
     })
     .collect()
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 enum Kind {
+    /// Whole seconds, rounded toward zero.
+    TruncatedSeconds,
+    /// Whole seconds, rounded down.
     Seconds,
     Millis,
     Days,
@@ -55,6 +58,7 @@ struct Epoch {
     name: &'static str,
     kind: Kind,
     mode: Mode,
+    session: &'static str,
     signature: Signature,
 }
 
@@ -80,10 +84,10 @@ impl ScalarUDFImpl for Epoch {
         let time = matches!(args[0], DataType::Timestamp(..) | DataType::Date32 | DataType::Null);
         let number = args[0].is_integer() || args[0] == DataType::Null;
         Ok(match self.kind {
-            Kind::Seconds | Kind::Millis if time => DataType::Int64,
+            Kind::TruncatedSeconds | Kind::Seconds | Kind::Millis if time => DataType::Int64,
             Kind::Days if matches!(args[0], DataType::Date32 | DataType::Null) => DataType::Int32,
             Kind::FromSeconds if number => DataType::Utf8,
-            Kind::Timestamp(_) if number => super::types::timestamp(),
+            Kind::Timestamp(_) if number => super::types::timestamp(self.session),
             Kind::MakeDate if args.iter().all(|t| t.is_integer() || *t == DataType::Null) => DataType::Date32,
             // Any other argument (text to parse, a fraction of a second): not Spark-exact here.
             _ => return Err(super::refused::refusal(self.name)),
@@ -93,11 +97,16 @@ impl ScalarUDFImpl for Epoch {
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
         let rows = args.number_rows;
         let first = args.args[0].to_array(rows)?;
+        let session = super::types::zone_of(&super::types::timestamp(self.session))?.expect("a zone");
+        let microseconds = |array: &ArrayRef| super::zones::instants(array, session);
         let out: ArrayRef = match self.kind {
+            Kind::TruncatedSeconds => {
+                Arc::new(microseconds(&first)?.into_iter().map(|m| m.map(|m| m / 1_000_000)).collect::<Int64Array>())
+            }
             Kind::Seconds | Kind::Millis => {
                 let micros = microseconds(&first)?;
                 let unit = if self.kind == Kind::Seconds { 1_000_000 } else { 1_000 };
-                Arc::new(micros.iter().map(|m| m.map(|m| m.div_euclid(unit))).collect::<Int64Array>())
+                Arc::new(micros.into_iter().map(|m| m.map(|m| m.div_euclid(unit))).collect::<Int64Array>())
             }
             Kind::Days => cast_with_options(&first, &DataType::Int32, &CastOptions::default())?,
             Kind::FromSeconds => {
@@ -111,8 +120,8 @@ impl ScalarUDFImpl for Epoch {
                 let pattern = super::datetime::Pattern::parse(&pattern)?;
                 let seconds = longs(&first)?;
                 let text = |s: i64| {
-                    let time = s.checked_mul(1_000_000).and_then(DateTime::from_timestamp_micros)?;
-                    Some(pattern.format(&time.naive_utc(), true))
+                    let (time, offset) = super::zones::local(s.checked_mul(1_000_000)?, Some(session))?;
+                    Some(pattern.format(&time, Some(offset)))
                 };
                 Arc::new(seconds.iter().map(|s| s.and_then(text)).collect::<StringArray>())
             }
@@ -129,8 +138,7 @@ impl ScalarUDFImpl for Epoch {
                         other => other.flatten(),
                     });
                 }
-                let DataType::Timestamp(_, zone) = super::types::timestamp() else { unreachable!("a timestamp") };
-                Arc::new(TimestampMicrosecondArray::from(out).with_timezone_opt(zone))
+                Arc::new(TimestampMicrosecondArray::from(out).with_timezone(self.session))
             }
             Kind::MakeDate => self.make_date(&args.args, rows)?,
         };
@@ -152,7 +160,7 @@ impl Epoch {
                 .ok()
                 .and_then(|y| NaiveDate::from_ymd_opt(y, u32::try_from(m).ok()?, u32::try_from(d).ok()?));
             match date {
-                Some(date) => out.push(Some(super::datetime::epoch_days(date))),
+                Some(date) => out.push(Some(super::types::epoch_days(date))),
                 None if self.mode == Mode::Ansi => {
                     return Err(DataFusionError::Execution(format!(
                         "[DATETIME_FIELD_OUT_OF_BOUNDS] make_date({y}, {m}, {d}) is not a date; `ansi = false` makes it NULL"
@@ -169,18 +177,11 @@ fn longs(array: &ArrayRef) -> Result<Int64Array> {
     Ok(cast_with_options(array, &DataType::Int64, &CastOptions::default())?.as_primitive::<Int64Type>().clone())
 }
 
-/// A date (at midnight in the session time zone) or timestamp as microseconds since the epoch.
-fn microseconds(array: &ArrayRef) -> Result<Int64Array> {
-    let micros = DataType::Timestamp(TimeUnit::Microsecond, None);
-    let times = cast_with_options(array, &micros, &CastOptions::default())?;
-    Ok(cast_with_options(&times, &DataType::Int64, &CastOptions::default())?.as_primitive::<Int64Type>().clone())
-}
-
 #[cfg(test)]
 mod tests {
     #[test]
     fn dates_count_days_from_the_epoch() {
-        assert_eq!(super::super::datetime::epoch_days(chrono::NaiveDate::from_ymd_opt(2026, 3, 29).unwrap()), 20_541);
-        assert_eq!(super::super::datetime::epoch_days(chrono::NaiveDate::from_ymd_opt(1969, 12, 31).unwrap()), -1);
+        assert_eq!(super::super::types::epoch_days(chrono::NaiveDate::from_ymd_opt(2026, 3, 29).unwrap()), 20_541);
+        assert_eq!(super::super::types::epoch_days(chrono::NaiveDate::from_ymd_opt(1969, 12, 31).unwrap()), -1);
     }
 }

@@ -65,9 +65,12 @@ fn wider(types: &[&DataType]) -> Option<DataType> {
         return Some(DataType::Float64);
     }
     if any(&|t| *t == DataType::Date32) && any(&|t| matches!(t, DataType::Timestamp(..))) {
-        let zoned = any(&|t| matches!(t, DataType::Timestamp(_, Some(_))));
-        let ntz = DataType::Timestamp(datafusion::arrow::datatypes::TimeUnit::Microsecond, None);
-        return Some(if zoned { super::types::timestamp() } else { ntz });
+        // A `TIMESTAMP` in its zone (the session time zone, in a plan of the dialect).
+        let zone = types.iter().find_map(|t| match t {
+            DataType::Timestamp(_, Some(zone)) => Some(Arc::clone(zone)),
+            _ => None,
+        });
+        return Some(DataType::Timestamp(datafusion::arrow::datatypes::TimeUnit::Microsecond, zone));
     }
     if !any(&decimal) {
         return None;

@@ -86,18 +86,18 @@ const SAME_AS_SPARK: &[&str] = &[
     "unix_micros",
 ];
 
-/// The functions lakewriter adds to the dialect.
-pub(crate) fn own() -> Vec<Arc<ScalarUDF>> {
+/// The functions lakewriter adds to the dialect, in the session time zone `zone`.
+pub(crate) fn own(zone: &'static str) -> Vec<Arc<ScalarUDF>> {
     let operators = OperatorFunction::all().into_iter().map(|f| Arc::new(ScalarUDF::new_from_impl(f)));
     operators
         .chain([Arc::new(ScalarUDF::new_from_impl(TypeOf::default()))])
-        .chain(super::datetime::functions())
-        .chain(super::trunc::functions())
-        .chain(super::zones::functions())
+        .chain(super::datetime::functions(zone))
+        .chain(super::trunc::functions(zone))
+        .chain(super::zones::functions(zone))
         .chain(super::math::functions())
         .chain(super::extremes::functions())
         .chain(super::strings::functions())
-        .chain(super::months::functions())
+        .chain(super::months::functions(zone))
         .collect()
 }
 
@@ -113,7 +113,10 @@ const NOT_AS_SPARK: &[&str] = &[
 /// lakewriter's own and [`SAME_AS_SPARK`].
 static ALLOWED: LazyLock<HashSet<String>> = LazyLock::new(|| {
     let mut names: HashSet<String> = SAME_AS_SPARK.iter().map(|n| (*n).to_owned()).collect();
-    let own = own().into_iter().chain(super::round::functions(Mode::Ansi)).chain(super::epoch::functions(Mode::Ansi));
+    let own = own("UTC")
+        .into_iter()
+        .chain(super::round::functions(Mode::Ansi))
+        .chain(super::epoch::functions(Mode::Ansi, "UTC"));
     for udf in datafusion_spark::all_default_scalar_functions().into_iter().chain(own) {
         names.insert(udf.name().to_owned());
         names.extend(udf.aliases().iter().cloned());

@@ -51,6 +51,8 @@ pub use arith::{Mode, Op, SparkArithmetic};
 #[derive(Debug, Clone, Copy)]
 struct Spark {
     mode: Mode,
+    /// The session time zone, an IANA name (see [`types`]).
+    zone: &'static str,
 }
 
 /// A session that plans SQL in `semantics`' dialect, sharing `base`'s catalog, object stores and
@@ -80,21 +82,29 @@ pub(crate) fn state(state: SessionState, semantics: Semantics) -> SessionState {
     // NULL is the least value: first in an ascending order, last in a descending one.
     "nulls_min".clone_into(&mut options.sql_parser.default_null_ordering);
     let mode = if semantics.ansi { Mode::Ansi } else { Mode::Legacy };
-    config.set_extension(Arc::new(Spark { mode }));
+    let zone = semantics.time_zone.name();
+    // DataFusion's own functions of time (those the dialect runs) in the same zone.
+    options.execution.time_zone = Some(zone.to_owned());
+    config.set_extension(Arc::new(Spark { mode, zone }));
     let mut builder = SessionStateBuilder::new_from_existing(state)
         .with_config(config)
         .with_spark_features()
-        .with_type_planner(Arc::new(types::SparkTypes));
+        .with_type_planner(Arc::new(types::SparkTypes { zone }));
     let functions = builder.scalar_functions().get_or_insert_with(Vec::new);
-    functions.extend(functions::own());
+    functions.extend(functions::own(zone));
     functions.extend(round::functions(mode));
-    functions.extend(epoch::functions(mode));
+    functions.extend(epoch::functions(mode, zone));
     builder.build()
+}
+
+/// The settings of `state`'s dialect, if it is Spark's.
+fn spark(state: &SessionState) -> Option<Spark> {
+    state.config().get_extension::<Spark>().map(|spark| *spark)
 }
 
 /// The arithmetic mode of `state`'s dialect, if it is Spark's.
 fn mode(state: &SessionState) -> Option<Mode> {
-    state.config().get_extension::<Spark>().map(|spark| spark.mode)
+    spark(state).map(|spark| spark.mode)
 }
 
 /// Whether `state` plans SQL in Spark's dialect.
@@ -146,10 +156,10 @@ pub(crate) fn planning_error(state: &SessionState, error: DataFusionError) -> Da
 
 /// `plan` (as the SQL planner made it) with the semantics of `state`'s dialect.
 pub(crate) fn analyzed(state: &SessionState, plan: LogicalPlan) -> Result<LogicalPlan> {
-    match mode(state) {
-        Some(mode) => {
+    match spark(state) {
+        Some(Spark { mode, zone }) => {
             functions::refused(&plan)?;
-            coerce::plan(plan, mode)
+            coerce::plan(plan, mode, zone)
         }
         None => Ok(plan),
     }

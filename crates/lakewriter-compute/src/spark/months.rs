@@ -6,22 +6,24 @@
 
 use std::sync::Arc;
 
-use chrono::{Datelike, NaiveDateTime, Timelike};
-use datafusion::arrow::array::{Array, AsArray, Float64Array};
+use chrono::{Datelike, NaiveDate, NaiveTime, Timelike};
+use datafusion::arrow::array::{Array, ArrayRef, AsArray, Float64Array};
 use datafusion::arrow::compute::cast;
-use datafusion::arrow::datatypes::DataType;
+use datafusion::arrow::datatypes::{DataType, TimestampMicrosecondType};
 use datafusion::common::{Result, exec_err, plan_err};
 use datafusion::logical_expr::{ColumnarValue, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature, Volatility};
 
-/// `months_between`.
-pub(crate) fn functions() -> Vec<Arc<ScalarUDF>> {
+/// `months_between`, in the session time zone `session`.
+pub(crate) fn functions(session: &'static str) -> Vec<Arc<ScalarUDF>> {
     vec![Arc::new(ScalarUDF::new_from_impl(MonthsBetween {
+        session,
         signature: Signature::user_defined(Volatility::Immutable),
     }))]
 }
 
 #[derive(Debug, PartialEq, Eq, Hash)]
 struct MonthsBetween {
+    session: &'static str,
     signature: Signature,
 }
 
@@ -31,24 +33,50 @@ fn java_round(x: f64) -> f64 {
     if x - floor >= 0.5 { floor + 1.0 } else { floor }
 }
 
-/// The last day of `time`'s month minus its day.
-fn days_to_month_end(time: NaiveDateTime) -> i64 {
-    let (year, month) = if time.month() == 12 { (time.year() + 1, 1) } else { (time.year(), time.month() + 1) };
-    let next = chrono::NaiveDate::from_ymd_opt(year, month, 1).unwrap_or(chrono::NaiveDate::MAX);
-    (next - time.date()).num_days() - 1
+/// The last day of `date`'s month minus its day.
+fn days_to_month_end(date: NaiveDate) -> i64 {
+    let (year, month) = if date.month() == 12 { (date.year() + 1, 1) } else { (date.year(), date.month() + 1) };
+    let next = NaiveDate::from_ymd_opt(year, month, 1).unwrap_or(NaiveDate::MAX);
+    (next - date).num_days() - 1
 }
 
+/// A time as `months_between` reads it: its date, and the seconds since that day began.
+type DayTime = (NaiveDate, i64);
+
 /// `months_between(end, start, round_off)`.
-fn months_between(end: NaiveDateTime, start: NaiveDateTime, round_off: bool) -> f64 {
+fn months_between((end, end_seconds): DayTime, (start, start_seconds): DayTime, round_off: bool) -> f64 {
     // Years 0001–9999: every count below fits in 32 bits.
-    let months = |t: NaiveDateTime| t.year() * 12 + t.month().cast_signed();
+    let months = |d: NaiveDate| d.year() * 12 + d.month().cast_signed();
     let month_diff = f64::from(months(end) - months(start));
     if end.day() == start.day() || (days_to_month_end(end) == 0 && days_to_month_end(start) == 0) {
         return month_diff;
     }
-    let seconds = |t: NaiveDateTime| (t.day() * 86_400 + t.num_seconds_from_midnight()).cast_signed();
-    let diff = month_diff + f64::from(seconds(end) - seconds(start)) / (31.0 * 86_400.0);
+    let seconds = |d: NaiveDate, s: i64| i64::from(d.day()) * 86_400 + s;
+    let seconds = i32::try_from(seconds(end, end_seconds) - seconds(start, start_seconds))
+        .expect("two times of a month's days are less than 2^31 seconds apart");
+    let diff = month_diff + f64::from(seconds) / (31.0 * 86_400.0);
     if round_off { java_round(diff * 1e8) / 1e8 } else { diff }
+}
+
+/// The times of a date or timestamp column as [`DayTime`]s: a timestamp's date in its zone
+/// and the seconds elapsed there since its day began (`DateTimeUtils.monthsBetween` counts
+/// them on the instant: a day a daylight-saving change shortens has fewer); a date's midnight,
+/// a wall-clock time's date and time of day.
+fn day_times(array: &ArrayRef) -> Result<Vec<Option<DayTime>>> {
+    let Some(zone) = super::types::zone_of(array.data_type())? else {
+        let times = super::datetime::times(array)?;
+        return Ok(times
+            .into_iter()
+            .map(|t| t.map(|t| (t.date(), i64::from(t.num_seconds_from_midnight()))))
+            .collect());
+    };
+    let micros = array.as_primitive::<TimestampMicrosecondType>();
+    let day_time = |micros: i64| {
+        let (local, _) = super::zones::local(micros, Some(zone))?;
+        let began = super::zones::instant(zone, &local.date().and_time(NaiveTime::MIN))?.timestamp_micros();
+        Some((local.date(), (micros - began) / 1_000_000))
+    };
+    Ok(micros.iter().map(|m| m.and_then(day_time)).collect())
 }
 
 impl ScalarUDFImpl for MonthsBetween {
@@ -68,7 +96,7 @@ impl ScalarUDFImpl for MonthsBetween {
             .enumerate()
             .map(|(n, t)| match (n, t) {
                 (0 | 1, DataType::Date32 | DataType::Null) => Ok(t.clone()),
-                (0 | 1, DataType::Timestamp(..)) => Ok(super::types::timestamp()),
+                (0 | 1, DataType::Timestamp(..)) => Ok(super::types::timestamp(self.session)),
                 (2, DataType::Boolean | DataType::Null) => Ok(DataType::Boolean),
                 _ => plan_err!("months_between takes two dates or timestamps and a boolean, not {t} at {}", n + 1),
             })
@@ -81,10 +109,10 @@ impl ScalarUDFImpl for MonthsBetween {
 
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
         let arrays = ColumnarValue::values_to_arrays(&args.args)?;
-        let time = |n: usize| -> Result<Vec<Option<NaiveDateTime>>> {
+        let time = |n: usize| -> Result<Vec<Option<DayTime>>> {
             match arrays[n].data_type() {
                 DataType::Null => Ok(vec![None; args.number_rows]),
-                _ => super::datetime::times(&arrays[n]),
+                _ => day_times(&arrays[n]),
             }
         };
         let (end, start) = (time(0)?, time(1)?);
@@ -107,8 +135,9 @@ mod tests {
 
     use super::{java_round, months_between};
 
-    fn at(text: &str) -> NaiveDateTime {
-        NaiveDateTime::parse_from_str(text, "%Y-%m-%d %H:%M:%S").expect("a time")
+    fn at(text: &str) -> (chrono::NaiveDate, i64) {
+        let t = NaiveDateTime::parse_from_str(text, "%Y-%m-%d %H:%M:%S").expect("a time");
+        (t.date(), i64::from(chrono::Timelike::num_seconds_from_midnight(&t)))
     }
 
     #[test]

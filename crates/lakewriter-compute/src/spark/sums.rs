@@ -3,27 +3,26 @@
 //! where the total is outside it (`ARITHMETIC_OVERFLOW`); of a `DECIMAL(p, s)` a
 //! `DECIMAL(p + 10, s)`, which fails (ANSI) or is NULL where the total does not fit.
 //!
-//! The running total is DataFusion's own grouped sum (`PrimitiveGroupsAccumulator`, one value per
-//! group, a batch added in one pass), so a grouped `SUM` costs what DataFusion's does: over an
-//! `i64` that wraps (integers, without ANSI mode), or an `i128` of the unscaled value (decimals,
-//! and integers in ANSI mode) that, once it overflows, holds [`OVERFLOWED`] for good. The checks
-//! are made once, on the totals.
+//! A total is added as DataFusion adds its own, in the native type that wraps around (`i64` for
+//! integers, the `i128` unscaled value for decimals), and counts how often it wrapped (its
+//! carry): the exact total is the total plus the carry times 2^64 (2^128). A total fits where it
+//! never wrapped in all (carry 0) and, for a decimal, is within its precision. So a grouped `SUM`
+//! costs about what DataFusion's does — one total and one carry per group, a batch added in one
+//! pass (over DataFusion's [`NullState`]) — and the checks are made once, on the totals.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
-use datafusion::arrow::array::{ArrayRef, AsArray, BooleanArray, Decimal128Array, Int64Array};
-use datafusion::arrow::compute::cast;
-use datafusion::arrow::datatypes::{DataType, Decimal128Type, Field, FieldRef, Int64Type};
+use datafusion::arrow::array::{Array, ArrayRef, AsArray, BooleanArray, Int64Array, PrimitiveArray};
+use datafusion::arrow::compute::kernels::boolean::not;
+use datafusion::arrow::compute::{cast, nullif, prep_null_mask_filter};
+use datafusion::arrow::datatypes::{ArrowPrimitiveType, DataType, Decimal128Type, Field, FieldRef, Int64Type};
 use datafusion::common::{DataFusionError, Result, ScalarValue};
 use datafusion::logical_expr::function::{AccumulatorArgs, StateFieldsArgs};
 use datafusion::logical_expr::{Accumulator, AggregateUDFImpl, EmitTo, GroupsAccumulator, Signature, Volatility};
-use datafusion_functions_aggregate_common::aggregate::groups_accumulator::prim_op::PrimitiveGroupsAccumulator;
+use datafusion_functions_aggregate_common::aggregate::groups_accumulator::accumulate::NullState;
 
 use super::arith::{Mode, spark_type_name};
-
-/// The `i128` total that overflowed: no sum of values that fit a `DECIMAL(38)` reaches it
-/// without overflowing first.
-const OVERFLOWED: i128 = i128::MIN;
 
 /// 10 to the power of 0 to 38: the bound of each decimal precision's unscaled values.
 pub(super) const POWERS_OF_TEN: [i128; 39] = {
@@ -36,15 +35,45 @@ pub(super) const POWERS_OF_TEN: [i128; 39] = {
     powers
 };
 
-/// `x + y` on `i128` totals, [`OVERFLOWED`] where either is or the sum overflows.
-fn add(x: &mut i128, y: i128) {
-    *x = if *x == OVERFLOWED || y == OVERFLOWED { OVERFLOWED } else { x.checked_add(y).unwrap_or(OVERFLOWED) };
+/// A running total that wraps around: adding or taking away a value gives how it wrapped (up 1,
+/// down -1, else 0).
+trait Total: Copy + Default + Send + Sync + 'static {
+    fn add(&mut self, value: Self) -> i64;
+    fn sub(&mut self, value: Self) -> i64;
 }
 
-/// A total that wraps around as a `long` (held in an `i128`, always within an `i64`).
-fn long(total: i128) -> i64 {
-    i64::try_from(total).expect("a wrapped total and its values are BIGINTs")
+macro_rules! total {
+    ($native:ty) => {
+        impl Total for $native {
+            fn add(&mut self, value: Self) -> i64 {
+                let (total, wrapped) = self.overflowing_add(value);
+                *self = total;
+                match wrapped {
+                    false => 0,
+                    true if value < 0 => -1,
+                    true => 1,
+                }
+            }
+
+            fn sub(&mut self, value: Self) -> i64 {
+                let (total, wrapped) = self.overflowing_sub(value);
+                *self = total;
+                match wrapped {
+                    false => 0,
+                    true if value < 0 => 1,
+                    true => -1,
+                }
+            }
+        }
+    };
 }
+total!(i64);
+total!(i128);
+
+/// The Arrow type of a total: `BIGINT` or `DECIMAL(38, s)`.
+trait Summed: ArrowPrimitiveType<Native: Total> + Send + std::fmt::Debug {}
+impl Summed for Int64Type {}
+impl Summed for Decimal128Type {}
 
 /// `SUM(x)`, `x` an integer or a decimal, in `mode`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -67,20 +96,16 @@ impl SparkSum {
     /// The type of the running total.
     fn total_type(&self) -> DataType {
         match &self.input {
-            _ if self.wraps() => DataType::Int64,
             DataType::Decimal128(_, s) => DataType::Decimal128(38, *s),
-            _ => DataType::Decimal128(38, 0),
+            _ => DataType::Int64,
         }
     }
 
     /// `values` (the aggregate's input) as values of the total's native type: a decimal's
-    /// unscaled values as they are (the grouped sum reads them whatever their precision), an
-    /// integer cast.
+    /// unscaled values as they are (whatever their precision), an integer cast to a `BIGINT`.
     fn as_totals(&self, values: &ArrayRef) -> Result<ArrayRef> {
         match values.data_type() {
-            DataType::Decimal128(..) | DataType::Int64 if values.data_type().is_integer() == self.wraps() => {
-                Ok(Arc::clone(values))
-            }
+            DataType::Decimal128(..) | DataType::Int64 => Ok(Arc::clone(values)),
             _ => Ok(cast(values, &self.total_type())?),
         }
     }
@@ -93,57 +118,46 @@ impl SparkSum {
         }
     }
 
-    /// Whether `total` (not wrapped) fits the sum's type.
-    fn fits(&self, total: i128) -> bool {
-        match self.output() {
-            DataType::Decimal128(p, _) => total != OVERFLOWED && total.abs() < POWERS_OF_TEN[usize::from(p)],
-            _ => i64::try_from(total).is_ok(),
-        }
+    /// The error of a sum that does not fit its type, in ANSI mode.
+    fn overflow(&self) -> DataFusionError {
+        DataFusionError::Execution(match self.output() {
+            DataType::Decimal128(p, s) => format!(
+                "[NUMERIC_VALUE_OUT_OF_RANGE] the sum does not fit in decimal({p},{s}); use 'try_sum' to tolerate overflow and return NULL instead, or `ansi = false`"
+            ),
+            output => format!(
+                "[ARITHMETIC_OVERFLOW] long overflow in `sum`: the result is outside {}; use 'try_sum' to tolerate overflow and return NULL instead, or `ansi = false`",
+                spark_type_name(&output)
+            ),
+        })
     }
 
-    /// The sum of a total (unscaled where it is a decimal), NULL where there was no row; where it
-    /// does not fit the sum's type, the error in ANSI mode, else NULL.
-    fn finished(&self, total: Option<i128>) -> Result<Option<i128>> {
-        let Some(total) = total else { return Ok(None) };
-        if self.wraps() {
-            return Ok(Some(total));
-        }
-        let output = self.output();
-        match (self.fits(total), self.mode) {
-            (true, _) => Ok(Some(total)),
-            (false, Mode::Ansi) => Err(DataFusionError::Execution(match output {
-                DataType::Decimal128(p, s) => format!(
-                    "[NUMERIC_VALUE_OUT_OF_RANGE] the sum does not fit in decimal({p},{s}); use 'try_sum' to tolerate overflow and return NULL instead, or `ansi = false`"
-                ),
-                output => format!(
-                    "[ARITHMETIC_OVERFLOW] long overflow in `sum`: the result is outside {}; use 'try_sum' to tolerate overflow and return NULL instead, or `ansi = false`",
-                    spark_type_name(&output)
-                ),
-            })),
-            (false, _) => Ok(None),
-        }
-    }
-
-    /// `totals` (an array of [`Self::total_type`]) as the sums.
-    fn sums(&self, totals: &ArrayRef) -> Result<ArrayRef> {
+    /// The sums of `totals` (an array of [`Self::total_type`], NULL where a group had no row)
+    /// and their `carries`: a total as it is where it fits the sum's type (or wraps around);
+    /// else the error in ANSI mode, or NULL.
+    fn sums(&self, totals: &ArrayRef, carries: &[i64]) -> Result<ArrayRef> {
         if self.wraps() {
             return Ok(Arc::clone(totals));
         }
-        let decimals = totals.as_primitive::<Decimal128Type>();
-        if decimals.iter().flatten().all(|t| self.fits(t)) {
-            // Every total is its sum: the array as it is, of the sum's type.
-            return Ok(match self.output() {
-                DataType::Decimal128(p, s) => Arc::new(decimals.clone().with_precision_and_scale(p, s)?),
-                _ => Arc::new(decimals.unary::<_, Int64Type>(|t| i64::try_from(t).unwrap_or_default())),
-            });
-        }
-        let totals: Vec<Option<i128>> = decimals.iter().collect();
-        let sums = totals.into_iter().map(|t| self.finished(t)).collect::<Result<Vec<_>>>()?;
+        let fits: Vec<bool> = match self.output() {
+            DataType::Decimal128(p, _) => {
+                let bound = POWERS_OF_TEN[usize::from(p)].unsigned_abs();
+                let totals = totals.as_primitive::<Decimal128Type>().values();
+                carries.iter().zip(totals).map(|(carry, total)| *carry == 0 && total.unsigned_abs() < bound).collect()
+            }
+            _ => carries.iter().map(|carry| *carry == 0).collect(),
+        };
+        let totals = if fits.iter().enumerate().all(|(i, fits)| *fits || totals.is_null(i)) {
+            Arc::clone(totals)
+        } else if self.mode == Mode::Ansi {
+            return Err(self.overflow());
+        } else {
+            nullif(totals, &not(&BooleanArray::from(fits))?)?
+        };
         Ok(match self.output() {
             DataType::Decimal128(p, s) => {
-                Arc::new(sums.into_iter().collect::<Decimal128Array>().with_precision_and_scale(p, s)?)
+                Arc::new(totals.as_primitive::<Decimal128Type>().clone().with_precision_and_scale(p, s)?)
             }
-            _ => Arc::new(sums.into_iter().map(|v| v.and_then(|v| i64::try_from(v).ok())).collect::<Int64Array>()),
+            _ => totals,
         })
     }
 }
@@ -162,11 +176,17 @@ impl AggregateUDFImpl for SparkSum {
     }
 
     fn state_fields(&self, args: StateFieldsArgs) -> Result<Vec<FieldRef>> {
-        Ok(vec![Arc::new(Field::new(format!("{}[sum]", args.name), self.total_type(), true))])
+        Ok(vec![
+            Arc::new(Field::new(format!("{}[sum]", args.name), self.total_type(), true)),
+            Arc::new(Field::new(format!("{}[carry]", args.name), DataType::Int64, true)),
+        ])
     }
 
     fn accumulator(&self, _args: AccumulatorArgs) -> Result<Box<dyn Accumulator>> {
-        Ok(Box::new(Running { sum: self.clone(), total: 0, rows: 0 }))
+        Ok(match self.total_type() {
+            DataType::Int64 => Box::new(Running::<Int64Type>::new(self.clone())),
+            _ => Box::new(Running::<Decimal128Type>::new(self.clone())),
+        })
     }
 
     fn groups_accumulator_supported(&self, _args: AccumulatorArgs) -> bool {
@@ -174,63 +194,50 @@ impl AggregateUDFImpl for SparkSum {
     }
 
     fn create_groups_accumulator(&self, _args: AccumulatorArgs) -> Result<Box<dyn GroupsAccumulator>> {
-        let totals: Box<dyn GroupsAccumulator> = if self.wraps() {
-            Box::new(PrimitiveGroupsAccumulator::<Int64Type, _>::new(&DataType::Int64, |x, y| *x = x.wrapping_add(y)))
-        } else {
-            Box::new(PrimitiveGroupsAccumulator::<Decimal128Type, _>::new(&self.total_type(), add))
-        };
-        Ok(Box::new(Totals { sum: self.clone(), totals }))
+        Ok(match self.total_type() {
+            DataType::Int64 => Box::new(Totals::<Int64Type>::new(self.clone())),
+            _ => Box::new(Totals::<Decimal128Type>::new(self.clone())),
+        })
     }
 }
 
-/// The sum of one group's rows (a window's frame, an aggregate without groups): its total, and
-/// how many rows (or partial totals) it holds, so that a frame left without rows is NULL.
+/// The sum of one group's rows (a window's frame, an aggregate without groups): its total and
+/// carry, and how many rows (or partial totals) it holds, so that a frame left without rows is
+/// NULL.
 #[derive(Debug)]
-struct Running {
+struct Running<T: ArrowPrimitiveType> {
     sum: SparkSum,
-    total: i128,
+    total: T::Native,
+    carry: i64,
     rows: i64,
 }
 
-impl Running {
-    /// Adds (`sign` 1) or takes away (-1) the values of `values`, cast to the total's type.
-    fn update(&mut self, values: &ArrayRef, sign: i64) -> Result<()> {
-        let values = cast(values, &self.sum.total_type())?;
-        let values: Vec<i128> = if self.sum.wraps() {
-            values.as_primitive::<Int64Type>().iter().flatten().map(i128::from).collect()
-        } else {
-            values.as_primitive::<Decimal128Type>().iter().flatten().collect()
-        };
-        for value in values {
-            self.rows += sign;
-            if self.sum.wraps() {
-                let (total, value) = (long(self.total), long(value));
-                self.total = i128::from(if sign > 0 { total.wrapping_add(value) } else { total.wrapping_sub(value) });
-            } else if sign > 0 {
-                add(&mut self.total, value);
-            } else {
-                add(&mut self.total, if value == OVERFLOWED { OVERFLOWED } else { -value });
-            }
+impl<T: Summed> Running<T> {
+    fn new(sum: SparkSum) -> Self {
+        Self { sum, total: T::Native::default(), carry: 0, rows: 0 }
+    }
+
+    /// The total as a scalar of the total's type, NULL where there is no row.
+    fn total(&self) -> Result<ScalarValue> {
+        ScalarValue::new_primitive::<T>((self.rows > 0).then_some(self.total), &self.sum.total_type())
+    }
+}
+
+impl<T: Summed> Accumulator for Running<T> {
+    fn update_batch(&mut self, values: &[ArrayRef]) -> Result<()> {
+        for value in self.sum.as_totals(&values[0])?.as_primitive::<T>().iter().flatten() {
+            self.rows += 1;
+            self.carry += self.total.add(value);
         }
         Ok(())
     }
 
-    fn total(&self) -> ScalarValue {
-        let total = (self.rows > 0).then_some(self.total);
-        match self.sum.total_type() {
-            DataType::Decimal128(p, s) => ScalarValue::Decimal128(total, p, s),
-            _ => ScalarValue::Int64(total.map(long)),
-        }
-    }
-}
-
-impl Accumulator for Running {
-    fn update_batch(&mut self, values: &[ArrayRef]) -> Result<()> {
-        self.update(&values[0], 1)
-    }
-
     fn retract_batch(&mut self, values: &[ArrayRef]) -> Result<()> {
-        self.update(&values[0], -1)
+        for value in self.sum.as_totals(&values[0])?.as_primitive::<T>().iter().flatten() {
+            self.rows -= 1;
+            self.carry += self.total.sub(value);
+        }
+        Ok(())
     }
 
     fn supports_retract_batch(&self) -> bool {
@@ -238,15 +245,22 @@ impl Accumulator for Running {
     }
 
     fn merge_batch(&mut self, states: &[ArrayRef]) -> Result<()> {
-        self.update(&states[0], 1)
+        let carries = states[1].as_primitive::<Int64Type>();
+        for (total, carry) in states[0].as_primitive::<T>().iter().zip(carries.values()) {
+            if let Some(total) = total {
+                self.rows += 1;
+                self.carry += self.total.add(total) + carry;
+            }
+        }
+        Ok(())
     }
 
     fn state(&mut self) -> Result<Vec<ScalarValue>> {
-        Ok(vec![self.total()])
+        Ok(vec![self.total()?, ScalarValue::Int64(Some(self.carry))])
     }
 
     fn evaluate(&mut self) -> Result<ScalarValue> {
-        ScalarValue::try_from_array(&self.sum.sums(&self.total().to_array()?)?, 0)
+        ScalarValue::try_from_array(&self.sum.sums(&self.total()?.to_array()?, &[self.carry])?, 0)
     }
 
     fn size(&self) -> usize {
@@ -254,20 +268,62 @@ impl Accumulator for Running {
     }
 }
 
-/// The totals of every group: DataFusion's grouped sum over the total's type, the sums made
-/// of them as they are emitted.
-struct Totals {
+/// The totals of every group, NULL where a group has seen no value, and the carries of those
+/// that wrapped (few or none: kept apart, so that the others cost nothing more than DataFusion's).
+#[derive(Debug)]
+struct Totals<T: ArrowPrimitiveType> {
     sum: SparkSum,
-    totals: Box<dyn GroupsAccumulator>,
+    totals: Vec<T::Native>,
+    carries: HashMap<usize, i64>,
+    seen: NullState,
 }
 
-impl std::fmt::Debug for Totals {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Totals").field("sum", &self.sum).finish_non_exhaustive()
+impl<T: Summed> Totals<T> {
+    fn new(sum: SparkSum) -> Self {
+        Self { sum, totals: Vec::new(), carries: HashMap::new(), seen: NullState::new() }
+    }
+
+    /// Adds `values` to the totals of their groups.
+    fn add(
+        &mut self,
+        values: &ArrayRef,
+        group_indices: &[usize],
+        opt_filter: Option<&BooleanArray>,
+        total_num_groups: usize,
+    ) {
+        self.totals.resize(total_num_groups, T::Native::default());
+        let (totals, carries) = (&mut self.totals, &mut self.carries);
+        self.seen.accumulate(
+            group_indices,
+            values.as_primitive::<T>(),
+            opt_filter,
+            total_num_groups,
+            |group, value| {
+                let wrapped = totals[group].add(value);
+                if wrapped != 0 {
+                    *carries.entry(group).or_default() += wrapped;
+                }
+            },
+        );
+    }
+
+    /// The totals of the groups `emit_to` names, and their carries, taken out.
+    fn take(&mut self, emit_to: EmitTo) -> (ArrayRef, Vec<i64>) {
+        let totals = emit_to.take_needed(&mut self.totals);
+        let mut carries = vec![0; totals.len()];
+        let rest = std::mem::take(&mut self.carries);
+        for (group, carry) in rest {
+            match group.checked_sub(totals.len()) {
+                None => carries[group] = carry,
+                Some(group) => _ = self.carries.insert(group, carry),
+            }
+        }
+        let totals = PrimitiveArray::<T>::new(totals.into(), self.seen.build(emit_to));
+        (Arc::new(totals.with_data_type(self.sum.total_type())), carries)
     }
 }
 
-impl GroupsAccumulator for Totals {
+impl<T: Summed> GroupsAccumulator for Totals<T> {
     fn update_batch(
         &mut self,
         values: &[ArrayRef],
@@ -276,27 +332,46 @@ impl GroupsAccumulator for Totals {
         total_num_groups: usize,
     ) -> Result<()> {
         let values = self.sum.as_totals(&values[0])?;
-        self.totals.update_batch(&[values], group_indices, opt_filter, total_num_groups)
+        self.add(&values, group_indices, opt_filter, total_num_groups);
+        Ok(())
     }
 
-    fn merge_batch(&mut self, values: &[ArrayRef], group_indices: &[usize], total_num_groups: usize) -> Result<()> {
-        self.totals.merge_batch(values, group_indices, total_num_groups)
+    fn merge_batch(&mut self, states: &[ArrayRef], group_indices: &[usize], total_num_groups: usize) -> Result<()> {
+        self.add(&states[0], group_indices, None, total_num_groups);
+        for (group, carry) in group_indices.iter().zip(states[1].as_primitive::<Int64Type>().values()) {
+            if *carry != 0 {
+                *self.carries.entry(*group).or_default() += carry;
+            }
+        }
+        Ok(())
     }
 
     fn evaluate(&mut self, emit_to: EmitTo) -> Result<ArrayRef> {
-        self.sum.sums(&self.totals.evaluate(emit_to)?)
+        let (totals, carries) = self.take(emit_to);
+        self.sum.sums(&totals, &carries)
     }
 
     fn state(&mut self, emit_to: EmitTo) -> Result<Vec<ArrayRef>> {
-        self.totals.state(emit_to)
+        let (totals, carries) = self.take(emit_to);
+        Ok(vec![totals, Arc::new(Int64Array::from(carries))])
     }
 
+    /// Each row as a state of its own: its value (NULL where it is filtered out), carry 0.
     fn convert_to_state(&self, values: &[ArrayRef], opt_filter: Option<&BooleanArray>) -> Result<Vec<ArrayRef>> {
-        let values = self.sum.as_totals(&values[0])?;
-        self.totals.convert_to_state(&[values], opt_filter)
+        let mut totals = self.sum.as_totals(&values[0])?;
+        if let Some(filter) = opt_filter {
+            totals = nullif(&totals, &not(&prep_null_mask_filter(filter))?)?;
+        }
+        let carries = Int64Array::from(vec![0; totals.len()]);
+        Ok(vec![totals, Arc::new(carries)])
     }
 
     fn size(&self) -> usize {
-        self.totals.size()
+        self.totals.capacity() * size_of::<T::Native>()
+            + self.carries.capacity() * size_of::<(usize, i64)>()
+            + self.seen.size()
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -7,7 +7,7 @@ use crate::Query;
 /// The one row `sql` gives in the `spark` dialect (`ansi` as given), each column as text with
 /// its type, or the planning or running error.
 async fn row(sql: &str, ansi: bool) -> Result<Vec<(String, DataType)>, String> {
-    let semantics = Semantics { dialect: Dialect::Spark, ansi };
+    let semantics = Semantics { dialect: Dialect::Spark, ansi, ..Semantics::default() };
     let query = Query::text(sql, semantics);
     let planned = crate::plan_partition(&SessionContext::new(), &query, None)
         .await
@@ -72,11 +72,11 @@ async fn a_function_without_a_spark_exact_implementation_is_refused_by_name() {
 fn every_refused_function_is_named_and_none_in_datafusions_dialect() {
     let sql = "SELECT regexp_replace(upper('a')), sha1('x'), no_such_function(1), upper('b'), \
                date_format(CAST('2026-01-01' AS DATE), 'yyyy'), count(*) OVER () FROM (SELECT 1 AS one)";
-    let spark = |sql: &str| Query::text(sql, Semantics { dialect: Dialect::Spark, ansi: true });
+    let spark = |sql: &str| Query::text(sql, Semantics { dialect: Dialect::Spark, ..Semantics::default() });
     let refused = |sql: &str| crate::refused_functions(&SessionContext::new(), &spark(sql)).expect("parses");
     assert_eq!(refused(sql), ["no_such_function", "regexp_replace"]);
     assert_eq!(refused("SELECT 1 EXCEPT ALL SELECT 2"), ["except_all"]);
-    let datafusion = Query::text(sql, Semantics { dialect: Dialect::DataFusion, ansi: true });
+    let datafusion = Query::text(sql, Semantics { dialect: Dialect::DataFusion, ..Semantics::default() });
     assert!(crate::refused_functions(&SessionContext::new(), &datafusion).expect("parses").is_empty());
 }
 
@@ -84,7 +84,7 @@ fn every_refused_function_is_named_and_none_in_datafusions_dialect() {
 async fn a_spark_session_keeps_the_tables_of_the_session_it_is_made_from() {
     let base = SessionContext::new();
     base.sql("CREATE TABLE t AS SELECT 1 AS x").await.expect("created").collect().await.expect("ran");
-    let spark = super::session(&base, Semantics { dialect: Dialect::Spark, ansi: true });
+    let spark = super::session(&base, Semantics { dialect: Dialect::Spark, ..Semantics::default() });
     assert!(spark.table("t").await.is_ok(), "the spark session sees t");
     assert!(base.table("t").await.is_ok(), "the base session still holds t");
 }
@@ -95,7 +95,7 @@ fn a_condition_comparing_a_bigint_with_an_int_literal_is_of_one_type() {
     use datafusion::logical_expr::{BinaryExpr, Expr, ExprSchemable};
     let schema = datafusion::common::DFSchema::try_from(Schema::new(vec![Field::new("k", DataType::Int64, false)]))
         .expect("schema");
-    let semantics = Semantics { dialect: Dialect::Spark, ansi: true };
+    let semantics = Semantics { dialect: Dialect::Spark, ..Semantics::default() };
     let ast = datafusion::sql::sqlparser::parser::Parser::new(&datafusion::sql::sqlparser::dialect::SparkSqlDialect {})
         .try_with_sql("k = 1")
         .and_then(|mut p| p.parse_expr())

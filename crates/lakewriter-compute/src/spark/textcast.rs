@@ -10,6 +10,7 @@
 use std::sync::Arc;
 
 use chrono::{NaiveDate, NaiveDateTime, NaiveTime};
+use datafusion::arrow::array::timezone::Tz;
 use datafusion::arrow::array::{
     Array, ArrayRef, AsArray, Date32Array, Decimal128Array, Int64Array, StringArray, TimestampMicrosecondArray,
 };
@@ -33,11 +34,12 @@ pub(crate) fn cast(input: &ArrayRef, to: &DataType, mode: Mode) -> Result<ArrayR
     if let DataType::Decimal128(precision, scale) = to {
         return decimals(text, (*precision, *scale), mode);
     }
+    let session = super::types::zone_of(to)?;
     let read = |s: &str| -> Option<i64> {
         let s = s.trim_matches(|c: char| c.is_whitespace() || c.is_control());
         match to {
-            DataType::Date32 => date(s).map(|(d, _)| i64::from(super::datetime::epoch_days(d))),
-            DataType::Timestamp(_, zone) => timestamp(s, zone.is_some()),
+            DataType::Date32 => date(s).map(|(d, _)| i64::from(super::types::epoch_days(d))),
+            DataType::Timestamp(..) => timestamp(s, session),
             _ => integral(s, mode == Mode::Legacy),
         }
     };
@@ -150,12 +152,17 @@ fn date(s: &str) -> Option<(NaiveDate, Option<&str>)> {
     Some((NaiveDate::from_ymd_opt(year, number(1)?, number(2)?)?, rest))
 }
 
-/// `stringToTimestamp`: microseconds since the epoch (`zoned`: in the text's zone; else the
-/// wall-clock time, a `TIMESTAMP_NTZ`, whatever zone the text names).
-fn timestamp(s: &str, zoned: bool) -> Option<i64> {
+/// `stringToTimestamp`: microseconds since the epoch (`session`: of the instant, in the zone
+/// the text names, else in the session time zone; `None`: of the wall-clock time, a
+/// `TIMESTAMP_NTZ`, whatever zone the text names).
+fn timestamp(s: &str, session: Option<Tz>) -> Option<i64> {
     let (date, rest) = date(s)?;
     let Some(rest) = rest.filter(|r| !r.is_empty()) else {
-        return Some(date.and_time(NaiveTime::MIN).and_utc().timestamp_micros());
+        let midnight = date.and_time(NaiveTime::MIN);
+        return match session {
+            Some(session) => Some(super::zones::instant(session, &midnight)?.timestamp_micros()),
+            None => Some(midnight.and_utc().timestamp_micros()),
+        };
     };
     // The time: digits and `:` and `.`; the zone is what follows.
     let zone_at = rest.find(|c: char| !(c.is_ascii_digit() || c == ':' || c == '.')).unwrap_or(rest.len());
@@ -174,14 +181,14 @@ fn timestamp(s: &str, zoned: bool) -> Option<i64> {
     let time = NaiveTime::from_hms_micro_opt(number(0)?, number(1)?, number(2)?, micros)?;
     let local = NaiveDateTime::new(date, time);
     let zone = match zone.trim_start() {
-        "" | "Z" => "UTC",
-        z => z,
+        "" => session,
+        "Z" => super::zones::zone("UTC"),
+        z => Some(super::zones::zone(z)?),
     };
-    let zone = super::zones::zone(zone)?;
-    if !zoned {
-        return Some(local.and_utc().timestamp_micros());
+    match (session, zone) {
+        (Some(_), Some(zone)) => Some(super::zones::instant(zone, &local)?.timestamp_micros()),
+        _ => Some(local.and_utc().timestamp_micros()),
     }
-    Some(super::zones::instant(zone, &local)?.timestamp_micros())
 }
 
 #[cfg(test)]
@@ -201,7 +208,7 @@ mod tests {
 
     #[test]
     fn dates_and_timestamps_read_as_spark_reads_them() {
-        let day = |s: &str| date(s).map(|(d, _)| i64::from(super::super::datetime::epoch_days(d)));
+        let day = |s: &str| date(s).map(|(d, _)| i64::from(super::super::types::epoch_days(d)));
         assert_eq!(day("2026"), Some(20454));
         assert_eq!(day("2026-3"), Some(20513));
         assert_eq!(day("2026-03-29 anything"), Some(20541));
@@ -209,12 +216,15 @@ mod tests {
         assert_eq!(day("2026-03 x"), None);
         assert_eq!(day("12345"), Some(3_789_391));
         assert_eq!(day("2026-02-30"), None);
-        assert_eq!(timestamp("2026-03-29", true), Some(1_774_742_400_000_000));
-        assert_eq!(timestamp("2026-03-29T01:02:03.5Z", true), Some(1_774_746_123_500_000));
-        assert_eq!(timestamp("2026-03-29 01:02:03+01:00", true), Some(1_774_742_523_000_000));
-        assert_eq!(timestamp("2026-03-29 01:02", true), Some(1_774_746_120_000_000));
-        assert_eq!(timestamp("2026-03-29 1:2:3 Europe/Paris", true), Some(1_774_742_523_000_000));
-        assert_eq!(timestamp("2026-03-29 x", true), None);
-        assert_eq!(timestamp("2026-03-29 01:02:03+01:00", false), Some(1_774_746_123_000_000));
+        let utc = super::super::zones::zone("UTC");
+        assert_eq!(timestamp("2026-03-29", utc), Some(1_774_742_400_000_000));
+        assert_eq!(timestamp("2026-03-29T01:02:03.5Z", utc), Some(1_774_746_123_500_000));
+        assert_eq!(timestamp("2026-03-29 01:02:03+01:00", utc), Some(1_774_742_523_000_000));
+        assert_eq!(timestamp("2026-03-29 01:02", utc), Some(1_774_746_120_000_000));
+        assert_eq!(timestamp("2026-03-29 1:2:3 Europe/Paris", utc), Some(1_774_742_523_000_000));
+        assert_eq!(timestamp("2026-03-29 x", utc), None);
+        assert_eq!(timestamp("2026-03-29 01:02:03+01:00", None), Some(1_774_746_123_000_000));
+        // Without a zone, in the session's: midnight in Paris is 23:00 UTC in winter.
+        assert_eq!(timestamp("2026-01-01", super::super::zones::zone("Europe/Paris")), Some(1_767_222_000_000_000));
     }
 }

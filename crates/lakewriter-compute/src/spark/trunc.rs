@@ -1,28 +1,29 @@
 //! Spark's `trunc(date, unit)` and `date_trunc(unit, timestamp)` (`TruncDate`, `TruncTimestamp`,
 //! `DateTimeUtils.truncDate`/`truncTimestamp`): a date to the first day of its year, quarter,
-//! month or (Monday) week; a timestamp, in the session time zone (UTC), down to its year …
-//! microsecond, as a `TIMESTAMP` (a `TIMESTAMP_NTZ` too). Computed on microseconds and days, so
+//! month or (Monday) week; a timestamp, in the session time zone, down to its year …
+//! microsecond, as a `TIMESTAMP` (a `TIMESTAMP_NTZ` and a date too, as Spark casts them). Computed on microseconds and days, so
 //! that years 1 to 9999 truncate without a nanosecond timestamp's overflow. A unit Spark does not
 //! know gives NULL.
 
 use std::sync::Arc;
 
-use chrono::{DateTime, Datelike, Duration, NaiveDate, NaiveDateTime, NaiveTime, Timelike};
+use chrono::{Datelike, Duration, NaiveDate, NaiveDateTime, NaiveTime, Timelike};
 use datafusion::arrow::array::{Array, ArrayRef, AsArray, Date32Array, StringArray, TimestampMicrosecondArray};
 use datafusion::arrow::compute::{CastOptions, cast_with_options};
 use datafusion::arrow::datatypes::{DataType, TimeUnit};
 use datafusion::common::{Result, exec_err};
 use datafusion::logical_expr::{ColumnarValue, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature, Volatility};
 
-use super::datetime::{epoch_days, from_epoch_days};
+use super::types::{epoch_days, from_epoch_days};
 
-/// `trunc` and `date_trunc`.
-pub(crate) fn functions() -> Vec<Arc<ScalarUDF>> {
+/// `trunc` and `date_trunc`, in the session time zone `session`.
+pub(crate) fn functions(session: &'static str) -> Vec<Arc<ScalarUDF>> {
     [Trunc::Date, Trunc::Timestamp]
         .into_iter()
         .map(|which| {
             Arc::new(ScalarUDF::new_from_impl(Truncation {
                 which,
+                session,
                 signature: Signature::any(2, Volatility::Immutable),
             }))
         })
@@ -40,6 +41,7 @@ enum Trunc {
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 struct Truncation {
     which: Trunc,
+    session: &'static str,
     signature: Signature,
 }
 
@@ -119,7 +121,7 @@ impl ScalarUDFImpl for Truncation {
     fn return_type(&self, _args: &[DataType]) -> Result<DataType> {
         Ok(match self.which {
             Trunc::Date => DataType::Date32,
-            Trunc::Timestamp => super::types::timestamp(),
+            Trunc::Timestamp => super::types::timestamp(self.session),
         })
     }
 
@@ -145,24 +147,40 @@ impl ScalarUDFImpl for Truncation {
                 Arc::new(truncated.collect::<Date32Array>())
             }
             Trunc::Timestamp => {
-                let micros_type = DataType::Timestamp(TimeUnit::Microsecond, None);
+                let session = super::types::timestamp(self.session);
+                let zone = super::types::zone_of(&session)?.expect("a zone");
+                // The argument's wall-clock times (a date's midnight, a `TIMESTAMP`'s in the
+                // session time zone), truncated there: an instant keeps its offset where the
+                // truncated time has it (`ZonedDateTime.truncatedTo`), another is resolved as
+                // Spark casts a wall-clock time.
                 let input = value.to_array(rows)?;
                 let input = match input.data_type() {
+                    DataType::Date32 => cast_with_options(
+                        &input,
+                        &DataType::Timestamp(TimeUnit::Microsecond, None),
+                        &CastOptions::default(),
+                    )?,
                     DataType::Timestamp(TimeUnit::Microsecond, _) => input,
-                    DataType::Date32 | DataType::Timestamp(..) => {
-                        cast_with_options(&input, &micros_type, &CastOptions::default())?
-                    }
+                    DataType::Timestamp(_, from) => cast_with_options(
+                        &input,
+                        &DataType::Timestamp(TimeUnit::Microsecond, from.clone()),
+                        &CastOptions::default(),
+                    )?,
                     other => return exec_err!("date_trunc takes a timestamp, not {other}"),
                 };
+                let from = super::types::zone_of(input.data_type())?;
                 let micros = input.as_primitive::<datafusion::arrow::datatypes::TimestampMicrosecondType>();
                 let truncated = (0..micros.len()).map(|i| {
                     let unit = unit_at(i)?;
-                    let time =
-                        micros.is_valid(i).then(|| DateTime::from_timestamp_micros(micros.value(i))).flatten()?;
-                    unit.time(time.naive_utc()).map(|t| t.and_utc().timestamp_micros())
+                    let (local, offset) = super::zones::local(micros.is_valid(i).then(|| micros.value(i))?, from)?;
+                    let truncated = unit.time(local)?;
+                    let instant = match from {
+                        Some(_) => super::zones::instant_preferring(zone, &truncated, offset),
+                        None => super::zones::instant(zone, &truncated),
+                    };
+                    Some(instant?.timestamp_micros())
                 });
-                let DataType::Timestamp(_, zone) = super::types::timestamp() else { unreachable!("a timestamp") };
-                Arc::new(truncated.collect::<TimestampMicrosecondArray>().with_timezone_opt(zone))
+                Arc::new(truncated.collect::<TimestampMicrosecondArray>().with_timezone(self.session))
             }
         };
         Ok(ColumnarValue::Array(out))

@@ -1,27 +1,29 @@
 //! Spark's `from_utc_timestamp(ts, zone)` and `to_utc_timestamp(ts, zone)`
 //! (`FromUTCTimestamp`, `ToUTCTimestamp`): a timestamp's instant as the wall-clock time of
-//! `zone`, and a wall-clock time in `zone` as its instant, both shown in the session time zone
-//! (UTC). A wall-clock time a daylight-saving change skips is moved forward by the gap, one it
+//! `zone`, and a wall-clock time in `zone` as its instant, both shown in the session time zone.
+//! Also the wall-clock times of instants in a zone, and the instants of dates and wall-clock
+//! times in the session time zone, for the other functions of time. A wall-clock time a daylight-saving change skips is moved forward by the gap, one it
 //! repeats is the earlier of the two (`java.time.ZonedDateTime.ofLocal`). Computed on
 //! microseconds with the IANA rules for years 1 to 9999.
 
 use std::str::FromStr;
 use std::sync::Arc;
 
-use chrono::{DateTime, Datelike, Duration, LocalResult, NaiveDate, NaiveDateTime, Offset, TimeZone};
+use chrono::{DateTime, Datelike, Duration, LocalResult, NaiveDate, NaiveDateTime, NaiveTime, Offset, TimeZone};
 use datafusion::arrow::array::timezone::Tz;
 use datafusion::arrow::array::{Array, ArrayRef, AsArray, StringArray, TimestampMicrosecondArray};
 use datafusion::arrow::compute::{CastOptions, cast_with_options};
-use datafusion::arrow::datatypes::{DataType, TimeUnit, TimestampMicrosecondType};
+use datafusion::arrow::datatypes::{DataType, Date32Type, TimeUnit, TimestampMicrosecondType};
 use datafusion::common::{DataFusionError, Result};
 use datafusion::logical_expr::{ColumnarValue, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature, Volatility};
 
-/// `from_utc_timestamp` and `to_utc_timestamp`.
-pub(crate) fn functions() -> Vec<Arc<ScalarUDF>> {
+/// `from_utc_timestamp` and `to_utc_timestamp`, their results in the session time zone `session`.
+pub(crate) fn functions(session: &'static str) -> Vec<Arc<ScalarUDF>> {
     [true, false]
         .into_iter()
         .map(|from_utc| {
-            Arc::new(ScalarUDF::new_from_impl(Shift { from_utc, signature: Signature::any(2, Volatility::Immutable) }))
+            let signature = Signature::any(2, Volatility::Immutable);
+            Arc::new(ScalarUDF::new_from_impl(Shift { from_utc, session, signature }))
         })
         .collect()
 }
@@ -30,6 +32,7 @@ pub(crate) fn functions() -> Vec<Arc<ScalarUDF>> {
 struct Shift {
     /// `from_utc_timestamp` (else `to_utc_timestamp`).
     from_utc: bool,
+    session: &'static str,
     signature: Signature,
 }
 
@@ -88,6 +91,59 @@ pub(crate) fn instant(zone: Tz, local: &NaiveDateTime) -> Option<DateTime<chrono
     Some((*local - (tabled_local - tabled_instant.naive_utc())).and_utc())
 }
 
+/// The instant the wall-clock time `local` is in `zone`, keeping the offset `preferred` where it
+/// is one of the time's (in an overlap), as Java's `ZonedDateTime.ofLocal` with a preferred
+/// offset (`truncatedTo` keeps the offset of the time it truncates).
+pub(crate) fn instant_preferring(
+    zone: Tz,
+    local: &NaiveDateTime,
+    preferred: Duration,
+) -> Option<DateTime<chrono::Utc>> {
+    let candidate = *local - preferred;
+    if offset_at(zone, &candidate) == preferred {
+        return Some(candidate.and_utc());
+    }
+    instant(zone, local)
+}
+
+/// The wall-clock time of `micros` (microseconds since the epoch) in `zone`, and the zone's
+/// offset then: the time itself, offset zero, where there is no zone (a `TIMESTAMP_NTZ`).
+pub(crate) fn local(micros: i64, zone: Option<Tz>) -> Option<(NaiveDateTime, Duration)> {
+    let utc = DateTime::from_timestamp_micros(micros)?.naive_utc();
+    let offset = zone.map_or(Duration::zero(), |zone| offset_at(zone, &utc));
+    Some((utc + offset, offset))
+}
+
+/// The instants of the values of `array` as Spark casts them to a `TIMESTAMP` in the session
+/// time zone `session`: a date at its midnight there, a `TIMESTAMP_NTZ` at its wall-clock time
+/// there (a time a daylight-saving change skips moves forward by the gap, one it repeats is
+/// the earlier), a `TIMESTAMP` as it is; microseconds since the epoch.
+pub(crate) fn instants(array: &ArrayRef, session: Tz) -> Result<Vec<Option<i64>>> {
+    let in_session = |local: Option<NaiveDateTime>| Some(instant(session, &local?)?.timestamp_micros());
+    Ok(match array.data_type() {
+        DataType::Date32 => array
+            .as_primitive::<Date32Type>()
+            .iter()
+            .map(|d| in_session(d.and_then(super::types::from_epoch_days).map(|d| d.and_time(NaiveTime::MIN))))
+            .collect(),
+        DataType::Timestamp(_, None) => {
+            let micros =
+                cast_with_options(array, &DataType::Timestamp(TimeUnit::Microsecond, None), &CastOptions::default())?;
+            let micros = micros.as_primitive::<TimestampMicrosecondType>();
+            micros
+                .iter()
+                .map(|m| in_session(m.and_then(DateTime::from_timestamp_micros).map(|t| t.naive_utc())))
+                .collect()
+        }
+        DataType::Timestamp(..) => {
+            let micros =
+                cast_with_options(array, &DataType::Timestamp(TimeUnit::Microsecond, None), &CastOptions::default())?;
+            micros.as_primitive::<TimestampMicrosecondType>().iter().collect()
+        }
+        other => return Err(DataFusionError::Execution(format!("a date or a timestamp, not {other}"))),
+    })
+}
+
 fn tabled_instant(zone: Tz, local: &NaiveDateTime) -> Option<DateTime<chrono::Utc>> {
     match zone.from_local_datetime(local) {
         LocalResult::Single(t) | LocalResult::Ambiguous(t, _) => Some(t.with_timezone(&chrono::Utc)),
@@ -110,14 +166,20 @@ impl ScalarUDFImpl for Shift {
     }
 
     fn return_type(&self, _args: &[DataType]) -> Result<DataType> {
-        Ok(super::types::timestamp())
+        Ok(super::types::timestamp(self.session))
     }
 
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
         let rows = args.number_rows;
-        let micros_type = DataType::Timestamp(TimeUnit::Microsecond, None);
-        let times = cast_with_options(&args.args[0].to_array(rows)?, &micros_type, &CastOptions::default())?;
-        let times = times.as_primitive::<TimestampMicrosecondType>();
+        // The argument as a `TIMESTAMP` of the session, as Spark casts it (text read as a
+        // wall-clock time there).
+        let input = args.args[0].to_array(rows)?;
+        let input = match input.data_type() {
+            DataType::Date32 | DataType::Timestamp(..) => input,
+            _ => cast_with_options(&input, &DataType::Timestamp(TimeUnit::Microsecond, None), &CastOptions::default())?,
+        };
+        let session = super::types::zone_of(&super::types::timestamp(self.session))?.expect("a zone");
+        let times = TimestampMicrosecondArray::from(instants(&input, session)?);
         let zones = cast_with_options(&args.args[1].to_array(rows)?, &DataType::Utf8, &CastOptions::default())?;
         let zones: &StringArray = zones.as_string::<i32>();
         let mut out = Vec::with_capacity(rows);
@@ -141,8 +203,7 @@ impl ScalarUDFImpl for Shift {
             };
             out.push(shifted.map(|t| t.and_utc().timestamp_micros()));
         }
-        let DataType::Timestamp(_, session) = super::types::timestamp() else { unreachable!("a timestamp") };
-        let out: ArrayRef = Arc::new(TimestampMicrosecondArray::from(out).with_timezone_opt(session));
+        let out: ArrayRef = Arc::new(TimestampMicrosecondArray::from(out).with_timezone(self.session));
         Ok(ColumnarValue::Array(out))
     }
 }

@@ -3,8 +3,11 @@ use lakewriter_core::TableRef;
 use super::{Insert, MergeAction, MergeClause, MergeSource, PartitionColumn, Statement, Write, parse};
 
 /// DataFusion's dialect, whose literals stay as written (Spark's is tested below).
-const DATAFUSION: lakewriter_core::Semantics =
-    lakewriter_core::Semantics { dialect: lakewriter_core::Dialect::DataFusion, ansi: true };
+const DATAFUSION: lakewriter_core::Semantics = lakewriter_core::Semantics {
+    dialect: lakewriter_core::Dialect::DataFusion,
+    ansi: true,
+    time_zone: lakewriter_core::TimeZone::UTC,
+};
 
 fn one(sql: &str) -> super::Parsed {
     let mut parsed = parse(sql, DATAFUSION).expect("parses");
@@ -183,7 +186,10 @@ fn what_lakewriter_does_not_run_is_named() {
 
 #[test]
 fn in_sparks_dialect_a_merges_stars_parse_and_each_statement_keeps_its_text_as_written() {
-    let spark = lakewriter_core::Semantics { dialect: lakewriter_core::Dialect::Spark, ansi: true };
+    let spark = lakewriter_core::Semantics {
+        dialect: lakewriter_core::Dialect::Spark,
+        ..lakewriter_core::Semantics::default()
+    };
     let parsed = parse(
         "DELETE FROM a.t WHERE k = 1;\n\
          MERGE INTO a.t USING a.s ON t.k = s.k WHEN MATCHED AND s.v > 2 THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *;\n\

@@ -6,7 +6,7 @@
 /// them. `jobs.NAME` stands for a job's table, `sources.NAME` for a source's; `[storage]` takes
 /// object-store options by name and is not listed here.
 pub const KEYS: &[(&str, &[&str])] = &[
-    ("", &["root", "dialect", "ansi", "storage", "engine", "jobs", "sources", "tests"]),
+    ("", &["root", "dialect", "ansi", "time_zone", "storage", "engine", "jobs", "sources", "tests"]),
     ("engine", &["url"]),
     (
         "jobs.NAME",

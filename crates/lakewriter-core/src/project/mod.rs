@@ -20,7 +20,7 @@ use url::Url;
 use crate::{Error, Result, TableRef};
 
 pub use checks::{Check, CheckKind, CheckOutcome, CheckSeverity, CheckValue, Checks};
-pub use dialect::{Dialect, Semantics};
+pub use dialect::{Dialect, Semantics, TimeZone};
 pub use job_test::{Expect, Fixture, Given, Row, TestSpec, Value};
 pub use keys::KEYS;
 

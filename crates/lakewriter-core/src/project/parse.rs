@@ -8,7 +8,7 @@ use serde::Deserialize;
 use super::checks::RawChecks;
 use super::{
     DedupWindow, Dialect, JobSpec, OnDuplicateKeys, OnMissingInput, OnSchemaChange, Project, Semantics, SourceSpec,
-    SqlSource, WriteMode, WriteSpec, is_name,
+    SqlSource, TimeZone, WriteMode, WriteSpec, is_name,
 };
 use crate::{Error, Result, TableRef};
 
@@ -30,6 +30,7 @@ struct RawProject {
     root: String,
     dialect: Option<Dialect>,
     ansi: Option<bool>,
+    time_zone: Option<TimeZone>,
     #[serde(default)]
     storage: BTreeMap<String, String>,
     engine: Option<RawEngine>,
@@ -325,8 +326,11 @@ impl Project {
         }
         let base = file.parent().unwrap_or(Path::new(""));
         let defaults = Semantics::default();
-        let semantics =
-            Semantics { dialect: raw.dialect.unwrap_or(defaults.dialect), ansi: raw.ansi.unwrap_or(defaults.ansi) };
+        let semantics = Semantics {
+            dialect: raw.dialect.unwrap_or(defaults.dialect),
+            ansi: raw.ansi.unwrap_or(defaults.ansi),
+            time_zone: raw.time_zone.unwrap_or(defaults.time_zone),
+        };
         let mut jobs = BTreeMap::new();
         for (name, value) in raw.jobs {
             let job_err = |message: String| config_err(format!("job `{name}`: {message}"));

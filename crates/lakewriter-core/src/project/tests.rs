@@ -156,7 +156,10 @@ sql_file = "jobs/other.sql"
         assert_ne!(datafusion, job.code_fingerprint("SELECT 1"));
         let spark = parse(&GOOD.replacen("root = ", "dialect = \"spark\"\nansi = false\nroot = ", 1)).unwrap();
         let spark_job = spark.job("daily_orders").unwrap();
-        assert_eq!(spark_job.semantics, crate::Semantics { dialect: crate::Dialect::Spark, ansi: false });
+        assert_eq!(
+            spark_job.semantics,
+            crate::Semantics { dialect: crate::Dialect::Spark, ansi: false, ..crate::Semantics::default() }
+        );
         let text = spark_job.fingerprinted("SELECT 1");
         assert!(text.ends_with("|dialect=spark,ansi=false"), "{text}");
         assert_ne!(spark_job.code_fingerprint("SELECT 1"), job.code_fingerprint("SELECT 1"));
@@ -170,6 +173,26 @@ sql_file = "jobs/other.sql"
         assert_eq!(own.job("daily_orders").unwrap().code_fingerprint("SELECT 1"), datafusion);
         let e = err(&GOOD.replacen("root = ", "dialect = \"hive\"\nroot = ", 1));
         assert!(e.contains("unknown variant `hive`, expected `datafusion` or `spark`"), "{e}");
+    }
+
+    #[test]
+    fn the_session_time_zone_is_an_iana_zone_and_a_spark_job_fingerprints_it_where_it_is_not_utc() {
+        let utc = parse(GOOD).unwrap();
+        let utc_job = utc.job("daily_orders").unwrap();
+        assert_eq!(utc_job.semantics.time_zone, crate::TimeZone::UTC);
+        let named_utc = parse(&GOOD.replacen("root = ", "time_zone = \"UTC\"\nroot = ", 1)).unwrap();
+        assert_eq!(
+            named_utc.job("daily_orders").unwrap().code_fingerprint("SELECT 1"),
+            utc_job.code_fingerprint("SELECT 1")
+        );
+        let paris = parse(&GOOD.replacen("root = ", "time_zone = \"Europe/Paris\"\nroot = ", 1)).unwrap();
+        let paris_job = paris.job("daily_orders").unwrap();
+        assert_eq!(paris_job.semantics.time_zone.name(), "Europe/Paris");
+        let text = paris_job.fingerprinted("SELECT 1");
+        assert!(text.ends_with("|dialect=spark,ansi=true,time_zone=Europe/Paris"), "{text}");
+        assert_ne!(paris_job.code_fingerprint("SELECT 1"), utc_job.code_fingerprint("SELECT 1"));
+        let e = err(&GOOD.replacen("root = ", "time_zone = \"Mars/Olympus\"\nroot = ", 1));
+        assert!(e.contains("`time_zone`: `Mars/Olympus` is not a time zone"), "{e}");
     }
 
     #[test]
