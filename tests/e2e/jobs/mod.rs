@@ -25,6 +25,7 @@ mod schema_statements;
 mod spark_semantics;
 mod sql_jobs;
 mod statement_rules;
+mod time_zone;
 mod types;
 mod values;
 mod write_modes;

@@ -78,6 +78,7 @@ pub(super) fn spark_cast(cast: Expr, to: DataType, schema: &DFSchema, mode: Mode
         }
         return Ok(Transformed::no(cast));
     }
-    let udf = ScalarUDF::new_from_impl(super::cast::SparkCast::new(to, mode));
+    let shown = format!("CAST({} AS {})", expr.human_display(), super::arith::spark_type_name(&to).to_uppercase());
+    let udf = ScalarUDF::new_from_impl(super::cast::SparkCast::new(to, mode).shown(shown));
     Ok(Transformed::yes(Expr::ScalarFunction(ScalarFunction::new_udf(Arc::new(udf), vec![expr.as_ref().clone()]))))
 }

@@ -52,13 +52,21 @@ pub(crate) fn handles(from: &DataType, to: &DataType) -> bool {
 pub struct SparkCast {
     pub output: DataType,
     pub mode: Mode,
+    /// The cast as the query wrote it (`CAST(i AS TINYINT)`), for its errors.
+    shown: Option<String>,
     signature: Signature,
 }
 
 impl SparkCast {
     #[must_use]
     pub fn new(output: DataType, mode: Mode) -> Self {
-        Self { output, mode, signature: Signature::any(1, Volatility::Immutable) }
+        Self { output, mode, shown: None, signature: Signature::any(1, Volatility::Immutable) }
+    }
+
+    /// This cast, its errors naming it as `shown`.
+    #[must_use]
+    pub fn shown(self, shown: String) -> Self {
+        Self { shown: Some(shown), ..self }
     }
 
     /// A value the output cannot hold: an error in ANSI mode, else NULL.
@@ -117,6 +125,22 @@ impl ScalarUDFImpl for SparkCast {
     }
 
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
+        // An error names the cast, before its advice (`…due to an overflow in `CAST(i AS
+        // TINYINT)`; use try_cast…`).
+        self.cast(args).map_err(|e| match (&self.shown, e) {
+            (Some(shown), DataFusionError::Execution(message)) => {
+                DataFusionError::Execution(match message.split_once("; ") {
+                    Some((what, advice)) => format!("{what} in `{shown}`; {advice}"),
+                    None => format!("{message} in `{shown}`"),
+                })
+            }
+            (_, e) => e,
+        })
+    }
+}
+
+impl SparkCast {
+    fn cast(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
         let mut input = args.args[0].to_array(args.number_rows)?;
         // A timestamp in microseconds, as Spark holds one.
         if let DataType::Timestamp(unit, zone) = input.data_type()
@@ -174,9 +198,6 @@ impl ScalarUDFImpl for SparkCast {
         };
         Ok(ColumnarValue::Array(out))
     }
-}
-
-impl SparkCast {
     /// Floating-point numbers as the decimal `self.output` is, from their Java text, rounded half up.
     pub(crate) fn decimals_of(&self, input: &ArrayRef) -> Result<ArrayRef> {
         let DataType::Decimal128(precision, scale) = self.output else { unreachable!("a decimal output") };
@@ -357,35 +378,4 @@ fn java_text(value: f64, scientific: &str) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::{java_double, java_float};
-
-    #[test]
-    fn decimals_are_written_as_java_writes_them() {
-        assert_eq!(super::java_decimal(-1, 18), "-1E-18");
-        assert_eq!(super::java_decimal(0, 18), "0E-18");
-        assert_eq!(super::java_decimal(725, 2), "7.25");
-        assert_eq!(super::java_decimal(1_234, 9), "0.000001234");
-        assert_eq!(super::java_decimal(12, 9), "1.2E-8");
-        assert_eq!(super::decimal_text(-5, 3), "-0.005");
-    }
-
-    #[test]
-    fn doubles_and_floats_are_written_as_java_writes_them() {
-        let cases = [(1e10, "1.0E10"), (1e-7, "1.0E-7"), (1e7, "1.0E7"), (0.0001, "1.0E-4"), (1e300, "1.0E300")];
-        for (value, text) in cases {
-            assert_eq!(java_double(value), text);
-        }
-        let cases = [(9_999_999.0, "9999999.0"), (0.001, "0.001"), (1_234_567.0, "1234567.0"), (100.0, "100.0")];
-        for (value, text) in cases {
-            assert_eq!(java_double(value), text);
-        }
-        assert_eq!(java_double(-0.0), "-0.0");
-        assert_eq!(java_double(0.285), "0.285");
-        assert_eq!(java_double(5e-324), "4.9E-324");
-        assert_eq!(java_double(f64::MAX), "1.7976931348623157E308");
-        assert_eq!(java_double(f64::NEG_INFINITY), "-Infinity");
-        assert_eq!(java_float(16_777_216.0), "1.6777216E7");
-        assert_eq!(java_float(9.223_372e18), "9.223372E18");
-    }
-}
+mod tests;

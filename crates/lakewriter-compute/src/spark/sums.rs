@@ -358,7 +358,9 @@ impl<T: Summed> GroupsAccumulator for Totals<T> {
 
     /// Each row as a state of its own: its value (NULL where it is filtered out), carry 0.
     fn convert_to_state(&self, values: &[ArrayRef], opt_filter: Option<&BooleanArray>) -> Result<Vec<ArrayRef>> {
-        let mut totals = self.sum.as_totals(&values[0])?;
+        // Of the state's type (a decimal's precision as the total's).
+        let totals = self.sum.as_totals(&values[0])?;
+        let mut totals: ArrayRef = Arc::new(totals.as_primitive::<T>().clone().with_data_type(self.sum.total_type()));
         if let Some(filter) = opt_filter {
             totals = nullif(&totals, &not(&prep_null_mask_filter(filter))?)?;
         }

@@ -51,6 +51,11 @@ async fn operators_literals_and_div_read_and_compute_as_in_spark() {
 async fn overflow_and_division_by_zero_fail_in_ansi_mode_and_are_null_or_wrap_without() {
     let error = row("SELECT CAST(2147483647 AS INT) + 1", true).await.expect_err("an overflow");
     assert!(error.contains("[ARITHMETIC_OVERFLOW] int overflow in "), "{error}");
+    let error = row("SELECT CAST(x AS TINYINT) FROM (SELECT 300 AS x)", true).await.expect_err("an overflow");
+    assert!(
+        error.contains("[CAST_OVERFLOW] the value 300 of the type int cannot be cast to tinyint due to an overflow in `CAST(x AS TINYINT)`; use try_cast"),
+        "{error}"
+    );
     let error = row("SELECT 1 / 0", true).await.expect_err("a division by zero");
     assert!(error.contains("[DIVIDE_BY_ZERO]"), "{error}");
     let got =

@@ -1,10 +1,12 @@
 use std::sync::Arc;
 
-use datafusion::arrow::array::{Array, ArrayRef, AsArray, BooleanArray, Int64Array};
-use datafusion::arrow::datatypes::{DataType, Int64Type};
+use datafusion::arrow::array::{Array, ArrayRef, AsArray, BooleanArray, Decimal128Array, Int64Array};
+use datafusion::arrow::datatypes::{DataType, Decimal128Type, Int64Type};
 use datafusion::logical_expr::{EmitTo, GroupsAccumulator};
 
 use super::{Mode, SparkSum, Total, Totals};
+use datafusion::logical_expr::AggregateUDFImpl;
+use datafusion::logical_expr::function::StateFieldsArgs;
 
 #[test]
 fn a_total_counts_its_wraps() {
@@ -64,5 +66,24 @@ fn the_first_groups_emitted_leave_the_others_carries() -> datafusion::common::Re
     assert_eq!(first.as_primitive::<Int64Type>().values(), &[1, i64::MAX]);
     let error = totals.evaluate(EmitTo::All).expect_err("group 2 overflowed").to_string();
     assert!(error.contains("ARITHMETIC_OVERFLOW"), "{error}");
+    Ok(())
+}
+
+#[test]
+fn rows_as_states_are_of_the_states_types() -> datafusion::common::Result<()> {
+    let input = DataType::Decimal128(12, 2);
+    let sum = SparkSum::new(input.clone(), Mode::Ansi);
+    let amounts: ArrayRef = Arc::new(Decimal128Array::from(vec![Some(150), None]).with_precision_and_scale(12, 2)?);
+    let states = Totals::<Decimal128Type>::new(sum.clone()).convert_to_state(&[amounts], None)?;
+    let input_field = Arc::new(datafusion::arrow::datatypes::Field::new("amount", input, true));
+    let args = StateFieldsArgs {
+        name: "sum",
+        input_fields: &[input_field],
+        return_field: Arc::new(datafusion::arrow::datatypes::Field::new("sum", DataType::Decimal128(22, 2), true)),
+        ordering_fields: &[],
+        is_distinct: false,
+    };
+    let types: Vec<DataType> = sum.state_fields(args)?.iter().map(|f| f.data_type().clone()).collect();
+    assert_eq!(states.iter().map(|s| s.data_type().clone()).collect::<Vec<_>>(), types);
     Ok(())
 }
