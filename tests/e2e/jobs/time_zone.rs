@@ -7,8 +7,8 @@
 use serde_json::{Value, json};
 
 use crate::support::Lake;
-use crate::support::status::PartitionStatus;
 use crate::support::sql::{query_rows, sql_json};
+use crate::support::status::PartitionStatus;
 
 const DAY: &str = "2026-03-08";
 
