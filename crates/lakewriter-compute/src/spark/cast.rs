@@ -1,11 +1,11 @@
 //! Spark's `CAST` where DataFusion's gives another value (`Cast` in
 //! `org.apache.spark.sql.catalyst.expressions`): a `DOUBLE` or `FLOAT` as text as Java's
-//! `Double.toString` and `Float.toString` write it (`1.0E10`, `1.0E-7`, `Infinity`); a timestamp
-//! as text `yyyy-MM-dd HH:mm:ss[.ffffff]` in the session time zone, and as its wall-clock time
-//! there (a `TIMESTAMP_NTZ`), a date or wall-clock time as the instant it is there; a floating-point number into a
-//! `DECIMAL` from its decimal text, rounded half up; a timestamp as a number of seconds and a
-//! number of seconds as a timestamp. Where the value does not fit, ANSI mode fails the query and
-//! the other modes give NULL.
+//! `Double.toString` and `Float.toString` write it (`1.0E10`, `1.0E-7`, `Infinity`); a timestamp as
+//! text `yyyy-MM-dd HH:mm:ss[.ffffff]` in the session time zone, and as its wall-clock time there
+//! (a `TIMESTAMP_NTZ`), a date or wall-clock time as the instant it is there; a floating-point
+//! number into a `DECIMAL` from its decimal text, rounded half up; a timestamp as a number of
+//! seconds and a number of seconds as a timestamp. Where the value does not fit, ANSI mode fails
+//! the query and the other modes give NULL.
 
 use std::sync::Arc;
 

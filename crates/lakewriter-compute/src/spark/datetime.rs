@@ -234,8 +234,7 @@ impl ScalarUDFImpl for DateFormat {
         let input = args.args[0].to_array(args.number_rows)?;
         let input = match input.data_type() {
             DataType::Date32 => {
-                let session = super::types::timestamp(self.session);
-                let midnights = super::zones::instants(&input, super::types::zone_of(&session)?.expect("a zone"))?;
+                let midnights = super::zones::instants(&input, super::types::zone(self.session)?)?;
                 Arc::new(TimestampMicrosecondArray::from(midnights).with_timezone(self.session))
             }
             _ => input,

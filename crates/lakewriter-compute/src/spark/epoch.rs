@@ -1,9 +1,10 @@
-//! Spark's functions between dates and times and numbers of seconds, in the session time zone: `unix_timestamp(t)` (rounded toward zero, as Spark's `ToTimestamp` divides),
-//! `unix_seconds`, `unix_millis` and `unix_date` (rounded down),
-//! `from_unixtime(s[, pattern])` (Java `DateTimeFormatter` patterns, `yyyy-MM-dd HH:mm:ss` without
-//! one), `timestamp_seconds`, `timestamp_millis` and `timestamp_micros` of an integer, and
-//! `make_date(y, m, d)`, which fails on a day that does not exist in ANSI mode and is NULL
-//! without it. `unix_timestamp` of text is refused: it parses with a pattern.
+//! Spark's functions between dates and times and numbers of seconds, in the session time zone:
+//! `unix_timestamp(t)` (rounded toward zero, as Spark's `ToTimestamp` divides), `unix_seconds`,
+//! `unix_millis` and `unix_date` (rounded down), `from_unixtime(s[, pattern])` (Java
+//! `DateTimeFormatter` patterns, `yyyy-MM-dd HH:mm:ss` without one), `timestamp_seconds`,
+//! `timestamp_millis` and `timestamp_micros` of an integer, and `make_date(y, m, d)`, which fails
+//! on a day that does not exist in ANSI mode and is NULL without it. `unix_timestamp` of text is
+//! refused: it parses with a pattern.
 
 use std::sync::Arc;
 
@@ -97,7 +98,7 @@ impl ScalarUDFImpl for Epoch {
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
         let rows = args.number_rows;
         let first = args.args[0].to_array(rows)?;
-        let session = super::types::zone_of(&super::types::timestamp(self.session))?.expect("a zone");
+        let session = super::types::zone(self.session)?;
         let microseconds = |array: &ArrayRef| super::zones::instants(array, session);
         let out: ArrayRef = match self.kind {
             Kind::TruncatedSeconds => {

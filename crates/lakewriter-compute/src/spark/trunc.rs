@@ -1,9 +1,9 @@
 //! Spark's `trunc(date, unit)` and `date_trunc(unit, timestamp)` (`TruncDate`, `TruncTimestamp`,
-//! `DateTimeUtils.truncDate`/`truncTimestamp`): a date to the first day of its year, quarter,
-//! month or (Monday) week; a timestamp, in the session time zone, down to its year …
-//! microsecond, as a `TIMESTAMP` (a `TIMESTAMP_NTZ` and a date too, as Spark casts them). Computed on microseconds and days, so
-//! that years 1 to 9999 truncate without a nanosecond timestamp's overflow. A unit Spark does not
-//! know gives NULL.
+//! `DateTimeUtils.truncDate`/`truncTimestamp`): a date to the first day of its year, quarter, month
+//! or (Monday) week; a timestamp, in the session time zone, down to its year … microsecond, as a
+//! `TIMESTAMP` (a `TIMESTAMP_NTZ` and a date too, as Spark casts them). Computed on microseconds
+//! and days, so that years 1 to 9999 truncate without a nanosecond timestamp's overflow. A unit
+//! Spark does not know gives NULL.
 
 use std::sync::Arc;
 
@@ -147,8 +147,7 @@ impl ScalarUDFImpl for Truncation {
                 Arc::new(truncated.collect::<Date32Array>())
             }
             Trunc::Timestamp => {
-                let session = super::types::timestamp(self.session);
-                let zone = super::types::zone_of(&session)?.expect("a zone");
+                let zone = super::types::zone(self.session)?;
                 // The argument's wall-clock times (a date's midnight, a `TIMESTAMP`'s in the
                 // session time zone), truncated there: an instant keeps its offset where the
                 // truncated time has it (`ZonedDateTime.truncatedTo`), another is resolved as

@@ -35,12 +35,15 @@ pub(crate) fn timestamp(zone: &str) -> DataType {
     DataType::Timestamp(TimeUnit::Microsecond, Some(Arc::from(zone)))
 }
 
+/// The zone named `name` (the session time zone, or a timestamp type's).
+pub(crate) fn zone(name: &str) -> Result<Tz> {
+    name.parse().map_err(|_| exec_datafusion_err!("`{name}` is not a time zone"))
+}
+
 /// The zone a timestamp type names: `None` for a wall-clock time (`TIMESTAMP_NTZ`).
 pub(crate) fn zone_of(t: &DataType) -> Result<Option<Tz>> {
     match t {
-        DataType::Timestamp(_, Some(zone)) => {
-            Ok(Some(zone.parse().map_err(|_| exec_datafusion_err!("`{zone}` is not a time zone"))?))
-        }
+        DataType::Timestamp(_, Some(name)) => Ok(Some(zone(name)?)),
         _ => Ok(None),
     }
 }

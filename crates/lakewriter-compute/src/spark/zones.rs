@@ -1,10 +1,10 @@
-//! Spark's `from_utc_timestamp(ts, zone)` and `to_utc_timestamp(ts, zone)`
-//! (`FromUTCTimestamp`, `ToUTCTimestamp`): a timestamp's instant as the wall-clock time of
-//! `zone`, and a wall-clock time in `zone` as its instant, both shown in the session time zone.
-//! Also the wall-clock times of instants in a zone, and the instants of dates and wall-clock
-//! times in the session time zone, for the other functions of time. A wall-clock time a daylight-saving change skips is moved forward by the gap, one it
-//! repeats is the earlier of the two (`java.time.ZonedDateTime.ofLocal`). Computed on
-//! microseconds with the IANA rules for years 1 to 9999.
+//! Spark's `from_utc_timestamp(ts, zone)` and `to_utc_timestamp(ts, zone)` (`FromUTCTimestamp`,
+//! `ToUTCTimestamp`): a timestamp's instant as the wall-clock time of `zone`, and a wall-clock time
+//! in `zone` as its instant, both shown in the session time zone. Also the wall-clock times of
+//! instants in a zone, and the instants of dates and wall-clock times in the session time zone, for
+//! the other functions of time. A wall-clock time a daylight-saving change skips is moved forward
+//! by the gap, one it repeats is the earlier of the two (`java.time.ZonedDateTime.ofLocal`).
+//! Computed on microseconds with the IANA rules for years 1 to 9999.
 
 use std::str::FromStr;
 use std::sync::Arc;
@@ -126,19 +126,17 @@ pub(crate) fn instants(array: &ArrayRef, session: Tz) -> Result<Vec<Option<i64>>
             .iter()
             .map(|d| in_session(d.and_then(super::types::from_epoch_days).map(|d| d.and_time(NaiveTime::MIN))))
             .collect(),
-        DataType::Timestamp(_, None) => {
+        DataType::Timestamp(_, zone) => {
             let micros =
                 cast_with_options(array, &DataType::Timestamp(TimeUnit::Microsecond, None), &CastOptions::default())?;
             let micros = micros.as_primitive::<TimestampMicrosecondType>();
-            micros
-                .iter()
-                .map(|m| in_session(m.and_then(DateTime::from_timestamp_micros).map(|t| t.naive_utc())))
-                .collect()
-        }
-        DataType::Timestamp(..) => {
-            let micros =
-                cast_with_options(array, &DataType::Timestamp(TimeUnit::Microsecond, None), &CastOptions::default())?;
-            micros.as_primitive::<TimestampMicrosecondType>().iter().collect()
+            match zone {
+                Some(_) => micros.iter().collect(),
+                None => micros
+                    .iter()
+                    .map(|m| in_session(m.and_then(DateTime::from_timestamp_micros).map(|t| t.naive_utc())))
+                    .collect(),
+            }
         }
         other => return Err(DataFusionError::Execution(format!("a date or a timestamp, not {other}"))),
     })
@@ -178,7 +176,7 @@ impl ScalarUDFImpl for Shift {
             DataType::Date32 | DataType::Timestamp(..) => input,
             _ => cast_with_options(&input, &DataType::Timestamp(TimeUnit::Microsecond, None), &CastOptions::default())?,
         };
-        let session = super::types::zone_of(&super::types::timestamp(self.session))?.expect("a zone");
+        let session = super::types::zone(self.session)?;
         let times = TimestampMicrosecondArray::from(instants(&input, session)?);
         let zones = cast_with_options(&args.args[1].to_array(rows)?, &DataType::Utf8, &CastOptions::default())?;
         let zones: &StringArray = zones.as_string::<i32>();
