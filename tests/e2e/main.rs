@@ -3,7 +3,11 @@
 //! test is about: `commands` (each command of the CLI), `jobs` (the project file, write modes,
 //! statements, checks, values and types), `faults` (bad input, crashes, races, storage faults)
 //! and `interop` (other readers, the protocol, S3, orchestrators); `docs_examples` runs the
-//! console examples of the README and the guide; `support` is what they share.
+//! console examples of the README and the guide; `newcomer` a first hour as the README tells it;
+//! `support` is what they share.
+
+// A test's notes on stderr are its captured output.
+#![allow(clippy::print_stderr)]
 
 mod support;
 
@@ -13,3 +17,4 @@ mod faults;
 mod interop;
 mod jobs;
 mod matrix;
+mod newcomer;

@@ -12,17 +12,20 @@ use object_store::{ObjectStore as _, PutMode};
 /// The project file `lakewriter init` writes, `data/init/lakewriter.toml`.
 pub const INIT_TOML: &str = include_str!("../../../data/init/lakewriter.toml");
 
-/// The day of the raw orders `lakewriter init` writes.
+/// The days of the raw orders `lakewriter init` writes.
 #[must_use]
-pub fn init_day() -> NaiveDate {
-    NaiveDate::from_ymd_opt(2026, 1, 1).unwrap_or_default()
+pub fn init_days() -> DateRange {
+    let first = NaiveDate::from_ymd_opt(2026, 1, 1).unwrap_or_default();
+    DateRange::new(first, first + chrono::Days::new(6)).expect("a week")
 }
 
-/// Writes `lakewriter init`'s raw layer: one day of sample orders, `raw/orders/dt=2026-01-01/`.
+/// Writes `lakewriter init`'s raw layer: a week of sample orders, `raw/orders/dt=2026-01-01/` to
+/// `dt=2026-01-07/`, so that a range, a rerun and a code change's stale days can be tried at once.
 pub async fn write_init_raw(workspace: &Workspace) -> Result<RawFiles> {
-    let day = init_day();
-    let path = format!("raw/orders/dt={day}/part-00000.parquet");
-    put_new(workspace, [(path, lakewriter_datagen::orders_for(day))]).await
+    let files = init_days()
+        .days()
+        .map(|day| (format!("raw/orders/dt={day}/part-00000.parquet"), lakewriter_datagen::orders_for(day)));
+    put_new(workspace, files).await
 }
 
 /// The sample project file, `data/demo/lakewriter.toml`.

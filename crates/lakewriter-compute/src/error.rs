@@ -25,8 +25,14 @@ pub enum Error {
     #[error("cannot register schema {schema}")]
     Register { schema: String, source: Box<DataFusionError> },
 
-    #[error("the job's SQL is invalid")]
-    Sql { source: Box<DataFusionError> },
+    /// `at`: where the error is ([`crate::located`]), where known.
+    #[error("the job's SQL is invalid{}", at_text(at.as_deref()))]
+    Sql { source: Box<DataFusionError>, at: Option<String> },
+
+    /// A table the SQL names that is not in the lakehouse; `nearest`: the tables of names close
+    /// to it, of the `tables` there are.
+    #[error("table `{table}` not found{}{}", at_text(at.as_deref()), nearest_text(nearest, *tables))]
+    TableNotFound { table: String, at: Option<String>, nearest: Vec<String>, tables: usize },
 
     /// A table the SQL names failed to open (the catalog opens each on first use).
     #[error("cannot open a table the job's SQL reads")]
@@ -86,3 +92,18 @@ impl Error {
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// ` (at sql/daily_orders.sql:3:6)`, or nothing.
+fn at_text(at: Option<&str>) -> String {
+    at.map(|at| format!(" (at {at})")).unwrap_or_default()
+}
+
+/// What a table not found is near: `; did you mean raw.orders?`, or how to see the tables there are.
+fn nearest_text(nearest: &[String], tables: usize) -> String {
+    match nearest {
+        [] if tables == 0 => "; the lakehouse has no table yet".to_owned(),
+        [] => format!("; the lakehouse has {tables} table(s): `lakewriter sql -e \"SHOW TABLES\"` lists them"),
+        [one] => format!("; did you mean {one}?"),
+        [first @ .., last] => format!("; did you mean {} or {last}?", first.join(", ")),
+    }
+}

@@ -17,6 +17,7 @@ use datafusion::sql::parser::Statement as DFStatement;
 use datafusion::sql::sqlparser::ast;
 use lakewriter_core::{InputFile, Semantics};
 
+use crate::located::Origin;
 use crate::{Error, Result, column, date_literal};
 
 /// A job's SQL planned for one date.
@@ -48,6 +49,8 @@ pub struct Query {
     source: Source,
     /// The dialect it is read and computed in.
     pub semantics: Semantics,
+    /// Where its text is written, for its errors ([`Query::written_at`]).
+    origin: Option<Box<Origin>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -63,13 +66,39 @@ impl Query {
     /// SQL text in `semantics`' dialect.
     #[must_use]
     pub fn text(sql: impl Into<String>, semantics: Semantics) -> Self {
-        Self { source: Source::Text(sql.into()), semantics }
+        Self { source: Source::Text(sql.into()), semantics, origin: None }
     }
 
     /// A statement the parser read in `semantics`' dialect.
     #[must_use]
     pub fn parsed(statement: ast::Statement, semantics: Semantics) -> Self {
-        Self { source: Source::Parsed(Box::new(statement)), semantics }
+        Self { source: Source::Parsed(Box::new(statement)), semantics, origin: None }
+    }
+
+    /// This query, its text written at `origin`: its errors name the file, line and column.
+    #[must_use]
+    pub fn written_at(self, origin: Origin) -> Self {
+        Self { origin: Some(Box::new(origin)), ..self }
+    }
+
+    /// `source`, an error reading or planning it in `state`, with where it is in its text.
+    fn error(&self, state: &SessionState, source: datafusion::error::DataFusionError) -> Error {
+        use datafusion::error::DataFusionError;
+        match source {
+            // A table the SQL names that failed to open (the catalog reports that as an external
+            // error) is that table's error.
+            DataFusionError::External(table) => Error::Table { source: table },
+            DataFusionError::Context(_, inner) if matches!(*inner, DataFusionError::External(_)) => {
+                self.error(state, *inner)
+            }
+            other => {
+                let text = match &self.source {
+                    Source::Text(sql) => Some(sql.as_str()),
+                    Source::Parsed(_) => None,
+                };
+                crate::located::sql_error(state, text, self.origin.as_deref(), other)
+            }
+        }
     }
 
     /// The session that plans it: `ctx`'s, in the query's dialect.
@@ -101,11 +130,12 @@ impl Query {
     /// it is planned) in its dialect, as a data frame of the session `ctx`.
     async fn dataframe(&self, ctx: &SessionContext) -> Result<DataFrame> {
         let state = self.session(ctx).state();
-        let statement = self.statement(&state).map_err(sql_error)?;
+        let err = |e| self.error(&state, e);
+        let statement = self.statement(&state).map_err(err)?;
         let planned = state.statement_to_plan(statement).await;
-        let plan = planned.map_err(|e| sql_error(crate::spark::planning_error(&state, e)))?;
-        let plan = crate::spark::analyzed(&state, plan).map_err(sql_error)?;
-        read_only().verify_plan(&plan).map_err(sql_error)?;
+        let plan = planned.map_err(|e| err(crate::spark::planning_error(&state, e)))?;
+        let plan = crate::spark::analyzed(&state, plan).map_err(err)?;
+        read_only().verify_plan(&plan).map_err(err)?;
         Ok(DataFrame::new(state, plan))
     }
 }
@@ -131,7 +161,7 @@ pub async fn plan_sql(ctx: &SessionContext, query: &Query) -> Result<LogicalPlan
 /// name without a schema has `None`.
 pub fn table_references(ctx: &SessionContext, query: &Query) -> Result<Vec<(Option<String>, String)>> {
     let state = query.session(ctx).state();
-    let err = |source| Error::Sql { source: Box::new(source) };
+    let err = |source| query.error(&state, source);
     let statement = query.statement(&state).map_err(err)?;
     let references = state.resolve_table_references(&statement).map_err(err)?;
     Ok(references.into_iter().map(|r| (r.schema().map(str::to_owned), r.table().to_owned())).collect())
@@ -146,7 +176,7 @@ pub fn refused_functions(ctx: &SessionContext, query: &Query) -> Result<Vec<Stri
     if !crate::spark::is_spark(&state) {
         return Ok(Vec::new());
     }
-    let statement = query.statement(&state).map_err(|source| Error::Sql { source: Box::new(source) })?;
+    let statement = query.statement(&state).map_err(|source| query.error(&state, source))?;
     Ok(crate::spark::refused_calls(&state, &statement))
 }
 
@@ -197,17 +227,6 @@ impl Prepared {
         files.dedup();
         let no_input = if dt.is_some() { crate::raw::without_files(&plan) } else { Vec::new() };
         Ok(PartitionQuery { plan, files, no_input })
-    }
-}
-
-/// An error planning a job's SQL: a table the SQL names that failed to open (the catalog reports
-/// that as an external error) is that table's error; any other is the SQL's.
-fn sql_error(source: datafusion::error::DataFusionError) -> Error {
-    use datafusion::error::DataFusionError;
-    match source {
-        DataFusionError::External(table) => Error::Table { source: table },
-        DataFusionError::Context(_, inner) if matches!(*inner, DataFusionError::External(_)) => sql_error(*inner),
-        other => Error::Sql { source: Box::new(other) },
     }
 }
 

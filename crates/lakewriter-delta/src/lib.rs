@@ -94,6 +94,9 @@ pub fn session() -> SessionContext {
         for (key, value) in lakewriter_core::SQL_SETTINGS {
             options.set(key, value).expect("lakewriter's SQL settings are DataFusion settings");
         }
+        // Where in the SQL a planning error is (its diagnostic's span): errors name the line and
+        // column. Spans change no plan.
+        options.sql_parser.collect_spans = true;
     }
     ctx
 }

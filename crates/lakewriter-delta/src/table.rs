@@ -63,11 +63,13 @@ pub(crate) async fn open_existing(location: &Location) -> Result<DeltaTable> {
     open_if_exists(location).await?.ok_or_else(|| Error::NotATable { url: location.url().clone() })
 }
 
-/// A table's columns and partition columns.
+/// A table's columns, partition columns and properties.
 #[derive(Debug, Clone)]
 pub struct Shape {
     pub schema: datafusion::arrow::datatypes::SchemaRef,
     pub partition_columns: Vec<String>,
+    /// The table's properties (its metadata's `configuration`), by key.
+    pub properties: std::collections::BTreeMap<String, String>,
 }
 
 impl LoadedTables {

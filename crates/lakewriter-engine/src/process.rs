@@ -49,6 +49,7 @@ pub async fn scheduler<S: std::hash::BuildHasher>(
     bind: SocketAddr,
     executor_timeout: Duration,
     options: HashMap<String, String, S>,
+    executors_changed: impl Fn(&[String]) + Send + 'static,
 ) -> Result<(), ProcessError> {
     let stores = Arc::new(Stores::new(options.into_iter().collect()));
     let codec = Arc::new(Codec::default());
@@ -73,12 +74,36 @@ pub async fn scheduler<S: std::hash::BuildHasher>(
     };
     let cluster = BallistaCluster::new_from_config(&config).await.map_err(failed("scheduler"))?;
     tracing::info!(%bind, "engine scheduler listening (gRPC)");
+    tokio::spawn(watch_executors(cluster.clone(), executors_changed));
     let served = ballista_scheduler::scheduler_process::start_server(cluster, bind, Arc::new(config));
     tokio::select! {
         served = served => served.map_err(failed("scheduler")),
         () = terminated() => {
             tracing::info!("engine scheduler stopping");
             Ok(())
+        }
+    }
+}
+
+/// Calls `changed` with the executors alive (by id, sorted) each time they change: checked every
+/// second, from the scheduler's heartbeats.
+async fn watch_executors(cluster: BallistaCluster, changed: impl Fn(&[String])) {
+    use ballista_core::serde::protobuf::executor_status::Status;
+    let mut known: Option<Vec<String>> = None;
+    let mut every = tokio::time::interval(Duration::from_secs(1));
+    loop {
+        every.tick().await;
+        let mut alive: Vec<String> = cluster
+            .cluster_state()
+            .executor_heartbeats()
+            .into_values()
+            .filter(|h| matches!(h.status.as_ref().and_then(|s| s.status.as_ref()), Some(Status::Active(_))))
+            .map(|h| h.executor_id)
+            .collect();
+        alive.sort();
+        if known.as_ref() != Some(&alive) {
+            changed(&alive);
+            known = Some(alive);
         }
     }
 }

@@ -98,17 +98,27 @@ pub(crate) fn writes_column(job: &Job, column: &str, schema: &datafusion::common
 }
 
 /// The columns of a result of `schema` that `job`'s run would add to a table of `columns`: none
-/// where its `on_schema_change` adds none, or there is no table. A job written as a statement
-/// adds its INSERT's columns beyond the table's, or the columns its MERGE's clauses set.
+/// where its `on_schema_change` adds none, or there is no table.
 pub(crate) fn new_columns(
     job: &Job,
     columns: &[SchemaColumn],
     schema: &datafusion::common::DFSchema,
 ) -> Vec<SchemaColumn> {
     use lakewriter_core::OnSchemaChange;
-    let adds = !columns.is_empty()
-        && matches!(job.spec.on_schema_change, OnSchemaChange::AppendNewColumns | OnSchemaChange::SyncAllColumns);
-    if !adds {
+    let adds = matches!(job.spec.on_schema_change, OnSchemaChange::AppendNewColumns | OnSchemaChange::SyncAllColumns);
+    if adds { columns_beyond(job, columns, schema) } else { Vec::new() }
+}
+
+/// The columns of a result of `schema` beyond a table of `columns` (none where there is no
+/// table): what a run adds where its `on_schema_change` lets it, and refuses under `fail`. A job
+/// written as a statement adds its INSERT's columns beyond the table's, or the columns its
+/// MERGE's clauses set.
+pub(crate) fn columns_beyond(
+    job: &Job,
+    columns: &[SchemaColumn],
+    schema: &datafusion::common::DFSchema,
+) -> Vec<SchemaColumn> {
+    if columns.is_empty() {
         return Vec::new();
     }
     let names: Vec<&str> = columns.iter().map(|c| c.column.as_str()).collect();

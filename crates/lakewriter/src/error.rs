@@ -9,6 +9,9 @@ pub enum Error {
     #[error("cannot read the project file {}", path.display())]
     ReadProject { path: PathBuf, source: std::io::Error },
 
+    #[error("no lakewriter.toml in {} or any folder above it", folder.display())]
+    NoProject { folder: PathBuf },
+
     #[error(transparent)]
     Config(#[from] lakewriter_core::Error),
 
@@ -131,8 +134,11 @@ impl Error {
     /// error), said without the job wording of a job's planning error.
     pub(crate) fn statement_plan(source: lakewriter_compute::Error) -> Self {
         match source {
-            lakewriter_compute::Error::Sql { source } => Self::statement(lakewriter_compute::Error::Statement {
-                problem: format!("the SQL is invalid: {source}"),
+            lakewriter_compute::Error::Sql { source, at } => Self::statement(lakewriter_compute::Error::Statement {
+                problem: match at {
+                    Some(at) => format!("the SQL is invalid (at {at}): {source}"),
+                    None => format!("the SQL is invalid: {source}"),
+                },
             }),
             other => Self::statement(other),
         }
@@ -171,6 +177,7 @@ impl Error {
         match self {
             Self::Config(_)
             | Self::ReadProject { .. }
+            | Self::NoProject { .. }
             | Self::SqlFile { .. }
             | Self::Usage(_)
             | Self::NothingWritten { .. }
@@ -180,7 +187,9 @@ impl Error {
             Self::Statement(source) => {
                 matches!(
                     **source,
-                    lakewriter_compute::Error::Statement { .. } | lakewriter_compute::Error::Expression { .. }
+                    lakewriter_compute::Error::Statement { .. }
+                        | lakewriter_compute::Error::Expression { .. }
+                        | lakewriter_compute::Error::TableNotFound { .. }
                 )
             }
             Self::ProjectStorage { error: source, .. } | Self::Storage(source) => source.is_config(),
@@ -207,6 +216,11 @@ pub enum RunError {
     #[error(transparent)]
     Write(#[from] lakewriter_delta::Error),
 
+    /// The result's columns differ from its table's under `on_schema_change = "fail"`: the
+    /// mismatch, and what to set or run to let the change in ([`RunError::advised`]).
+    #[error("{mismatch}; {advice}")]
+    Schema { mismatch: lakewriter_delta::Error, advice: String },
+
     /// Blocking checks failed on the result: nothing was committed.
     #[error("{}", failed.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "))]
     Checks { failed: Vec<lakewriter_core::CheckOutcome> },
@@ -220,6 +234,28 @@ impl RunError {
             Error::StatementWrite(write) => Self::Write(*write),
             Error::Statement(compute) => Self::Compute(*compute),
             other => Self::Setup(other),
+        }
+    }
+
+    /// This error, where it is a result whose columns differ from its table's and the job's
+    /// `on_schema_change` is `fail` (the default), with what lets the change in: the setting that
+    /// adds a column, the one that drops a column with `backfill --replace-schema`.
+    #[must_use]
+    pub(crate) fn advised(self, job: &lakewriter_core::JobSpec) -> Self {
+        use lakewriter_core::{OnSchemaChange, WriteMode};
+        // A merge's tombstone column, added or taken out with `delete_when`, is said as such.
+        let tombstone = |differences: &[String]| {
+            differences.iter().all(|d| d.contains(&format!("`{}`", lakewriter_compute::keyed::DELETED)))
+        };
+        match self {
+            Self::Write(mismatch @ lakewriter_delta::Error::SchemaMismatch { .. })
+                if job.on_schema_change == OnSchemaChange::Fail
+                    && job.write.mode() != WriteMode::Rebuild
+                    && !matches!(&mismatch, lakewriter_delta::Error::SchemaMismatch { differences, .. } if tombstone(differences)) =>
+            {
+                Self::Schema { mismatch, advice: schema_advice(&job.name) }
+            }
+            other => other,
         }
     }
 
@@ -259,6 +295,17 @@ fn log_backtrace(error: &(dyn std::error::Error + 'static)) {
     {
         tracing::debug!(error = %lakewriter_core::error_chain(error), %backtrace, "where the error was made");
     }
+}
+
+/// What lets a change of job `job`'s columns in, where its `on_schema_change` is `fail`.
+pub(crate) fn schema_advice(job: &str) -> String {
+    format!(
+        "job `{job}` keeps its table's columns (on_schema_change = \"fail\", the default): set \
+         on_schema_change = \"append_new_columns\" to add a new column (then `lakewriter backfill {job} --from D1 \
+         --to D2 --only stale` fills it in on the days written before), or \"sync_all_columns\" to also drop one \
+         with `lakewriter backfill {job} --from D1 --to D2 --replace-schema` over every day written; to change a \
+         column's type, drop it so and add it back (docs/guide/schema-changes.md)"
+    )
 }
 
 /// `raw.orders has no file`, `raw.orders and raw.customers have no file`.

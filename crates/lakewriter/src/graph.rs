@@ -173,19 +173,44 @@ fn cycle<'a>(upstream: &BTreeMap<&'a str, BTreeSet<&'a str>>, placed: &BTreeSet<
     path
 }
 
+/// A job, its target and the tables its SQL names.
+type JobReads = (String, String, BTreeSet<String>);
+
 impl Runner {
     /// The graph of the project's jobs, from the tables each job's SQL names.
     pub fn graph(&self) -> Result<JobGraph> {
-        let workspace = self.workspace();
-        let mut jobs = Vec::with_capacity(workspace.project.jobs.len());
-        for name in workspace.project.jobs.keys() {
-            let job = workspace.job(name)?;
-            let reads = self
-                .tables_read(&job.query)
-                .map_err(|source| Error::GraphSql { job: name.clone(), source: Box::new(source) })?;
-            jobs.push((name.clone(), job.spec.target.to_string(), reads));
+        let (jobs, mut unread) = self.tables_of_jobs();
+        if let Some((_, error)) = unread.pop_first() {
+            return Err(error);
         }
         JobGraph::new(jobs)
+    }
+
+    /// [`Runner::graph`], where a job whose SQL cannot be read or parsed reads nothing, and why
+    /// (by job): the graph of a project with a broken job (`status`, `report`).
+    pub(crate) fn graph_lenient(&self) -> Result<(JobGraph, BTreeMap<String, Error>)> {
+        let (jobs, unread) = self.tables_of_jobs();
+        Ok((JobGraph::new(jobs)?, unread))
+    }
+
+    /// Each job with its target and the tables it reads; and the jobs whose SQL cannot be read or
+    /// parsed (without the tables they read), and why.
+    fn tables_of_jobs(&self) -> (Vec<JobReads>, BTreeMap<String, Error>) {
+        let workspace = self.workspace();
+        let mut jobs = Vec::with_capacity(workspace.project.jobs.len());
+        let mut unread = BTreeMap::new();
+        for (name, spec) in &workspace.project.jobs {
+            let reads = workspace.job(name).and_then(|job| {
+                self.tables_read(&job.query)
+                    .map_err(|source| Error::GraphSql { job: name.clone(), source: Box::new(source) })
+            });
+            let reads = reads.unwrap_or_else(|error| {
+                unread.insert(name.clone(), error);
+                BTreeSet::new()
+            });
+            jobs.push((name.clone(), spec.target.to_string(), reads));
+        }
+        (jobs, unread)
     }
 
     /// The tables `query` reads, as `schema.table` (a name without a schema as written).

@@ -37,6 +37,37 @@ pub struct Job {
     pub(crate) mode: Arc<dyn Mode>,
 }
 
+/// Where `spec`'s SQL text `sql` is written, for its errors: its `sql_file`; or the project file
+/// `file`, at the line and column its inline text starts at in the job's table (or, not found
+/// there verbatim — a string with escapes —, the job's `sql` key, its lines counted from 1).
+fn origin(spec: &JobSpec, file: &Path, sql: &str) -> lakewriter_compute::Origin {
+    use lakewriter_compute::Origin;
+    let at_start = |file: String| Origin { file, line: 1, column: 1 };
+    // A file below the current folder as the user would name it from there.
+    let shown = |path: &Path| {
+        let cwd = std::env::current_dir().ok();
+        let relative = cwd.as_deref().and_then(|cwd| path.strip_prefix(cwd).ok());
+        relative.unwrap_or(path).display().to_string()
+    };
+    if let SqlSource::File(path) = &spec.sql {
+        return at_start(shown(path));
+    }
+    let text = std::fs::read_to_string(file).unwrap_or_default();
+    let table = text.find(&format!("[jobs.{}]", spec.name)).unwrap_or(0);
+    match text[table..].find(sql).map(|found| table + found) {
+        Some(start) if !sql.is_empty() => {
+            let line = text[..start].matches('\n').count() + 1;
+            let column = text[..start].rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+            Origin {
+                file: shown(file),
+                line: u64::try_from(line).unwrap_or(u64::MAX),
+                column: u64::try_from(column).unwrap_or(u64::MAX),
+            }
+        }
+        _ => at_start(format!("{} jobs.{}.sql", shown(file), spec.name)),
+    }
+}
+
 impl Job {
     /// Resolves `spec` (of the project file `file`), its table under `root`. A check the job's
     /// mode cannot have is a configuration error ([`Error::Config`]) naming `file`.
@@ -65,7 +96,10 @@ impl Job {
             .or_else(|| statement.as_ref().and_then(JobStatement::partition_column).map(str::to_owned));
         Ok(Self {
             location: table_location(root, &spec.target, file)?,
-            query: statement.as_ref().map_or_else(|| Query::text(sql.clone(), spec.semantics), JobStatement::query),
+            query: statement
+                .as_ref()
+                .map_or_else(|| Query::text(sql.clone(), spec.semantics), JobStatement::query)
+                .written_at(origin(spec, file, &sql)),
             code: spec.code_fingerprint(&sql),
             spec: spec.clone(),
             sql,

@@ -58,7 +58,7 @@ pub use lakewriter_delta::maintain::{Layout, PartitionFiles};
 pub use lakewriter_delta::schema::{ColumnChanges, SchemaColumn};
 pub use lineage::{Auth, Lineage, LineageOptions, ParentRun, Transport};
 pub use maintain::{MaintainOptions, MaintainSummary, StepReport, StepStatus};
-pub use overview::{JobOverview, Overview, Overviewed};
+pub use overview::{JobOverview, Overview, Overviewed, Written};
 pub use pipeline::{PipelineObserver, PipelineOutcome, Stage};
 pub use replace_schema::ColumnsDropped;
 pub use report::{Changes, DryRun, EngineUse, Failure, PartitionReport, RunStatus, Summary, VerifyReport};

@@ -54,7 +54,8 @@ impl Runner {
 
     /// Before a run of `job` writes: an error finding fails the run (nothing committed), and
     /// warnings are logged. The findings depend on the job alone, so they are made once per job
-    /// and runner (warnings logged then), not per partition. `bound` is the run's plan, linted
+    /// and runner, not per partition, and each warning is logged once per command (a test's
+    /// scratch runners share it). `bound` is the run's plan, linted
     /// when the SQL cannot be planned with `$dt` unbound (its `$dt` is then a constant, so the
     /// partition column is not checked).
     pub(crate) async fn check_determinism(&self, job: &Job, bound: &LogicalPlan) -> Result<()> {
@@ -69,7 +70,9 @@ impl Runner {
                 .map_or(true, |mut linted| linted.insert(job.spec.name.clone(), findings.clone()).is_none());
             if first {
                 for finding in findings.iter().filter(|f| f.severity == Severity::Warning) {
-                    tracing::warn!("{finding}");
+                    if self.workspace().first_time(&finding.to_string()) {
+                        tracing::warn!("{finding}");
+                    }
                 }
             }
             findings

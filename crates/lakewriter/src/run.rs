@@ -75,7 +75,7 @@ impl Runner {
                 let mut report = PartitionReport::of_run(run);
                 (report.checks, report.dry_run, report.changes, report.io) =
                     (failed.checks, failed.dry_run, failed.changes, failed.io);
-                report.fail(&run.unit, &e);
+                report.fail(&run.unit, &e.advised(&run.job.spec));
                 report
             }
             Ok(report) => {

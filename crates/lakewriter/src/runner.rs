@@ -233,7 +233,12 @@ impl Runner {
     }
 
     /// The partition state `job` recorded in the table at `location`.
-    async fn recorded_at(&self, job: &JobSpec, location: &Location, scope: LogScope) -> Result<Option<JobState>> {
+    pub(crate) async fn recorded_at(
+        &self,
+        job: &JobSpec,
+        location: &Location,
+        scope: LogScope,
+    ) -> Result<Option<JobState>> {
         let started = Instant::now();
         let state = lakewriter_delta::state::read(location, &job.name, scope)
             .await

@@ -23,18 +23,27 @@ use crate::{Freshness, Job, PartitionStatus, Result, Runner, StaleReason, Upstre
 type Planned = [(PartitionStatus, Vec<InputFile>)];
 
 /// The partition states a command has found, of each job by its day (`None`: an undated job's
-/// one partition), upstream staleness included.
+/// one partition), upstream staleness included; and the jobs whose states could not be found.
 #[derive(Debug, Default)]
-pub(crate) struct Found(HashMap<String, HashMap<Option<NaiveDate>, PartitionStatus>>);
+pub(crate) struct Found {
+    states: HashMap<String, HashMap<Option<NaiveDate>, PartitionStatus>>,
+    failed: std::collections::HashSet<String>,
+}
 
 impl Found {
     /// Keeps the states of `job`'s `partitions`.
     pub(crate) fn keep(&mut self, job: &str, partitions: &[PartitionStatus]) {
-        self.0.entry(job.to_owned()).or_default().extend(partitions.iter().map(|p| (p.dt, p.clone())));
+        self.states.entry(job.to_owned()).or_default().extend(partitions.iter().map(|p| (p.dt, p.clone())));
+    }
+
+    /// Keeps that `job`'s states could not be found (its SQL does not plan): the jobs that read
+    /// its table are not told stale by it, nor fail with its error — their own states stand.
+    pub(crate) fn failed(&mut self, job: &str) {
+        self.failed.insert(job.to_owned());
     }
 
     fn get(&self, job: &str, dt: Option<NaiveDate>) -> Option<&PartitionStatus> {
-        self.0.get(job)?.get(&dt)
+        self.states.get(job)?.get(&dt)
     }
 }
 
@@ -56,8 +65,11 @@ impl Runner {
         below: &'a mut Vec<String>,
     ) -> LocalBoxFuture<'a, Result<()>> {
         async move {
-            let upstreams: Vec<&Job> =
-                self.upstream_jobs(job).into_iter().filter(|u| !below.contains(&u.spec.name)).collect();
+            let upstreams: Vec<&Job> = self
+                .upstream_jobs(job)
+                .into_iter()
+                .filter(|u| !below.contains(&u.spec.name) && !found.failed.contains(&u.spec.name))
+                .collect();
             for upstream in upstreams {
                 let read = partitions_read(upstream, planned);
                 if read.is_empty() {

@@ -8,7 +8,7 @@ use lakewriter_storage::Location;
 
 use crate::{Error, Job, Result};
 
-/// The default project file name, looked up in the current folder.
+/// The project file's name, looked up in the current folder and the folders above it.
 pub const PROJECT_FILE: &str = "lakewriter.toml";
 
 /// A project file with its lakehouse root and its jobs resolved.
@@ -24,6 +24,10 @@ pub struct Workspace {
     /// The engine its partitions' queries run on (see [`Workspace::on_engine`]); `None`: this
     /// process.
     engine: Option<Arc<dyn lakewriter_compute::engine::Engine>>,
+    /// The warnings about the project's jobs said so far (lint findings), shared by every copy of
+    /// this workspace (a test's scratch lakehouse, a reproduction's root): each is said once per
+    /// command, however many runners meet it.
+    said: Arc<std::sync::Mutex<std::collections::BTreeSet<String>>>,
 }
 
 impl Workspace {
@@ -60,6 +64,11 @@ impl Workspace {
         Self { engine, ..self }
     }
 
+    /// Whether `warning` is said for the first time in this command (see [`Workspace::said`]).
+    pub(crate) fn first_time(&self, warning: &str) -> bool {
+        self.said.lock().map_or(true, |mut said| said.insert(warning.to_owned()))
+    }
+
     /// The engine its partitions' queries run on, `None` for this process.
     pub(crate) fn engine(&self) -> Option<Arc<dyn lakewriter_compute::engine::Engine>> {
         self.engine.clone()
@@ -84,7 +93,7 @@ impl Workspace {
                 resolved => jobs.insert(name.clone(), resolved.map_err(Arc::new)),
             };
         }
-        Ok(Self { project, root, jobs, engine: None })
+        Ok(Self { project, root, jobs, engine: None, said: Arc::default() })
     }
 
     /// The same project over the lakehouse root `root` (a path relative to the current folder, or
@@ -115,7 +124,7 @@ impl Workspace {
                 (name.clone(), job)
             })
             .collect();
-        Self { project: self.project.clone(), root, jobs, engine: self.engine.clone() }
+        Self { project: self.project.clone(), root, jobs, engine: self.engine.clone(), said: Arc::clone(&self.said) }
     }
 
     /// [`Workspace::with_root`] for a reproduction's root (`reproduce --into`, `audit
@@ -164,9 +173,27 @@ impl Workspace {
     }
 }
 
-/// The project file at `path` (default `./lakewriter.toml`), parsed, and its folder (absolute).
+/// The project file a command reads: `path` where given — a file, or a folder holding
+/// `lakewriter.toml` — else the nearest `lakewriter.toml` in the current folder or the folders
+/// above it, as git and cargo find theirs (`lakewriter.toml` itself where it is in the current
+/// folder, so that messages name it as the user would).
+pub(crate) fn project_file(path: Option<&Path>) -> Result<PathBuf> {
+    if let Some(path) = path {
+        return Ok(if path.is_dir() { path.join(PROJECT_FILE) } else { path.to_path_buf() });
+    }
+    let cwd =
+        std::env::current_dir().map_err(|source| Error::ReadProject { path: PathBuf::from(PROJECT_FILE), source })?;
+    let nearest = cwd.ancestors().map(|folder| folder.join(PROJECT_FILE)).find(|file| file.is_file());
+    match nearest {
+        Some(file) if file.parent() == Some(cwd.as_path()) => Ok(PathBuf::from(PROJECT_FILE)),
+        Some(file) => Ok(file),
+        None => Err(Error::NoProject { folder: cwd }),
+    }
+}
+
+/// The project file at `path` (see [`project_file`]), parsed, and its folder (absolute).
 fn read(path: Option<&Path>) -> Result<(Project, PathBuf)> {
-    let path = path.map_or_else(|| PathBuf::from(PROJECT_FILE), Path::to_path_buf);
+    let path = project_file(path)?;
     let text = std::fs::read_to_string(&path).map_err(|source| Error::ReadProject { path: path.clone(), source })?;
     let absolute = std::path::absolute(&path).map_err(|source| Error::ReadProject { path: path.clone(), source })?;
     let project = Project::parse(&text, &path)?;

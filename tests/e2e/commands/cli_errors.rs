@@ -52,8 +52,12 @@ fn an_unknown_job_or_a_missing_project_is_a_usage_error() {
     run.assert_code(2);
     assert_eq!(
         run.stderr,
-        "error: cannot read the project file lakewriter.toml\n  caused by: No such file or directory (os error 2)\n\
-         hint: pass --project PATH, or run `lakewriter demo` to create a sample project\n"
+        format!(
+            "error: no lakewriter.toml in {} or any folder above it\n\
+             hint: run `lakewriter init DIR` to start a project in DIR (or `lakewriter demo` for a sample one), or \
+             pass --project PATH\n",
+            std::fs::canonicalize(empty.path()).expect("the folder").display()
+        )
     );
 }
 
@@ -66,7 +70,7 @@ fn invalid_sql_fails_the_partition_with_the_cause() {
     let error = run.json().0.remove(0).error.expect("an error");
     assert_eq!(
         error,
-        "daily_orders dt=2026-09-01: the job's SQL is invalid: Schema error: No field named nope.\nValid fields are \
+        "daily_orders dt=2026-09-01: the job's SQL is invalid (at lakewriter.toml:7:15): Schema error: No field named nope.\nValid fields are \
          raw.orders.order_id, raw.orders.customer_id, raw.orders.amount, raw.orders.status, raw.orders.created_at, \
          raw.orders.dt."
     );
@@ -77,8 +81,8 @@ fn invalid_sql_fails_the_partition_with_the_cause() {
     let error = run.json().0.remove(0).error.expect("an error");
     assert_eq!(
         error,
-        "daily_orders dt=2026-09-01: the job's SQL is invalid: Error during planning: DDL not supported: \
-         CreateMemoryTable"
+        "daily_orders dt=2026-09-01: the job's SQL is invalid (at lakewriter.toml): Error during planning: DDL not \
+         supported: CreateMemoryTable"
     );
     assert!(!lake.root().join("analytics").exists(), "nothing was written");
     let mut figures = Figures::new("bad input: SQL that cannot be planned", "commands::cli_errors::invalid_sql");

@@ -1,8 +1,8 @@
 //! Every command's `--json` lines against `schema/events.schema.json`, checked by a validator that
 //! shares no code with lakewriter (Python `jsonschema`, through `scripts/validate-events.py`):
 //! each line of each command matches exactly one kind of line the schema describes, every closing
-//! line carries `schema_version` 4, every command's last line is a closing line, and every kind the
-//! schema describes is printed here.
+//! line carries `schema_version` 4, every command's last line is a closing line (`demo --no-run`,
+//! `demo --late` and `init` too), and every kind the schema describes is printed here.
 
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
@@ -15,7 +15,7 @@ use serde_json::Value;
 use crate::support::{Lake, edited};
 
 /// The kinds of line that the demo and the commands that read a lakehouse print.
-const READING: [&str; 16] = [
+const READING: [&str; 18] = [
     "demo_rerun",
     "digest",
     "graph_job",
@@ -27,6 +27,8 @@ const READING: [&str; 16] = [
     "plan_summary",
     "report_written",
     "run_summary",
+    "status_job",
+    "status_overview",
     "status_partition",
     "status_summary",
     "test_result",
@@ -72,8 +74,11 @@ const FAILING: [&str; 14] = [
 /// The kinds of line that a backfill dropping a column prints.
 const DROPPING: [&str; 4] = ["columns_dropped", "partition_report", "pipeline_summary", "run_summary"];
 
+/// The kinds of line that laying out a project, late data and an overview of the jobs print.
+const SETTING_UP: [&str; 5] = ["demo_laid", "init_written", "late_delivered", "status_job", "status_overview"];
+
 /// The closing lines whose `schema_version` is a field of their one tagged object.
-const TAGGED_CLOSING: [&str; 3] = ["summary", "plan", "pipeline"];
+const TAGGED_CLOSING: [&str; 7] = ["summary", "plan", "pipeline", "overview", "demo", "late", "init"];
 
 fn repo_file(path: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..").join(path)
@@ -185,6 +190,10 @@ fn the_demo_and_the_commands_that_read_print_lines_of_the_schema() {
     assert!(dry[0]["dry_run"].is_object(), "a dry run's report: {}", dry[0]);
     assert_eq!(dry[1]["summary"]["would_change"], 0);
     let status = checked.json(&["status", "daily_orders", "--from", "2026-09-29", "--to", "2026-10-01"], 0, 1);
+    let overview = checked.json(&["status"], 0, 1);
+    let totals = &overview.last().expect("the closing line")["overview"];
+    let partitions: u64 = ["fresh", "stale", "missing"].iter().filter_map(|s| totals[s].as_u64()).sum();
+    assert_eq!((&totals["jobs"], partitions), (&3.into(), 90), "{totals}");
     // The demo's raw layer ends on the 30th: the 1st has no input.
     assert_eq!(
         (&status[2]["state"], &status[2]["no_input"]),
@@ -304,6 +313,34 @@ fn failures(checked: &mut Checked<'_>) {
 }
 
 #[test]
+fn laying_out_a_project_and_the_overview_of_its_jobs_print_lines_of_the_schema() {
+    let lake = Lake::empty(&[]);
+    let mut checked = Checked::new(&lake);
+    let laid = lake.run_demo(&["--json", "--no-run"]);
+    laid.assert_code(0);
+    let laid = checked.lines("lakewriter --json demo --no-run", &laid.stdout, 1);
+    assert_eq!((&laid[0]["demo"]["days"], &laid[0]["demo"]["project_written"]), (&30.into(), &true.into()));
+    let delivered = lake.run_demo(&["--json", "--late", "2026-09-03"]);
+    delivered.assert_code(0);
+    let delivered = checked.lines("lakewriter --json demo --late", &delivered.stdout, 1);
+    assert_eq!(delivered[0]["late"]["delivered"], true, "{}", delivered[0]);
+    let init = checked.json(&["init", "fresh"], 0, 1);
+    assert_eq!((&init[0]["init"]["from"], &init[0]["init"]["to"]), (&"2026-01-01".into(), &"2026-01-07".into()));
+
+    // Nothing written yet: each job a line of its own, none written; then one job backfilled, and
+    // one whose SQL names a table there is not.
+    let overview = checked.json(&["status"], 0, 1);
+    assert_eq!(overview.last().expect("the closing line")["overview"]["not_written"], 3, "{overview:?}");
+    lake.cli(&["backfill", "daily_orders", "--from", "2026-09-01", "--to", "2026-09-02"]).assert_code(0);
+    let project = std::fs::read_to_string(lake.project_file()).expect("the demo's project");
+    lake.set_project_text(&edited(&project, "FROM raw.orders\nWHERE dt = $dt", "FROM raw.order\nWHERE dt = $dt"));
+    let overview = checked.json(&["status"], 1, 1);
+    let broken = overview.iter().find(|l| l["job"] == "daily_orders").expect("daily_orders' line");
+    assert_eq!((&broken["failed"], &broken["written"]), (&2.into(), &true.into()), "{broken}");
+    checked.assert_kinds(&SETTING_UP);
+}
+
+#[test]
 fn a_backfill_that_drops_a_column_prints_lines_of_the_schema() {
     use crate::support::modes::{FAILING, GOOD, WRITTEN, project};
     let mode = crate::support::Mode::OverwritePartition;
@@ -360,7 +397,8 @@ fn every_kind_of_line_of_the_schema_is_printed_by_a_test_here() {
         .iter()
         .map(|kind| kind["$ref"].as_str().and_then(|r| r.strip_prefix("#/$defs/")).expect("a $ref to a $def"))
         .collect();
-    let printed: BTreeSet<&str> = READING.into_iter().chain(WRITING).chain(FAILING).chain(DROPPING).collect();
+    let printed: BTreeSet<&str> =
+        READING.into_iter().chain(WRITING).chain(FAILING).chain(DROPPING).chain(SETTING_UP).collect();
     assert_eq!(kinds, printed);
     assert_eq!(schema["version"], 4);
     assert_eq!(schema["$defs"]["schema_version"]["const"], schema["version"]);

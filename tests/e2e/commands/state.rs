@@ -201,14 +201,17 @@ fn a_failed_run_leaves_the_recorded_state_and_the_data_as_they_were() {
 }
 
 #[test]
-fn status_needs_a_range_before_the_first_write_and_reads_no_table_it_cannot_find() {
+fn status_before_the_first_write_says_so_and_reads_no_table_it_cannot_find() {
     let lake = Lake::new("2026-09-01", "2026-09-01");
     let run = lake.cli(&["status", "daily_orders"]);
-    run.assert_code(2);
+    run.assert_code(0);
     assert_eq!(
-        run.stderr,
-        "error: job `daily_orders` has not written any partition yet: pass --from and --to to see which are missing\n"
+        run.stdout,
+        "daily_orders -> analytics.daily_orders (overwrite_partition), table version none yet\n\
+         daily_orders: no partition written yet; `lakewriter status daily_orders --from D1 --to D2` shows which days \
+         of a range are missing\n"
     );
+    assert_eq!(run.stderr, "");
     assert_eq!(states(&lake, &["--from", "2026-09-01", "--to", "2026-09-01"]), expect(&[("2026-09-01", "missing")]));
     let text = lake.cli(&["status", "daily_orders", "--from", "2026-09-01", "--to", "2026-09-01"]);
     text.assert_code(0);

@@ -102,8 +102,10 @@ fn a_column_of_another_type_fails_every_mode_but_rebuild() {
     lake.set_project(&project(&DATED, Columns { amount: "CAST(amount AS VARCHAR)", ..GOOD }));
     let refused = "the result does not match the table's schema: column `amount` is decimal(12,2) in the table \
                    but string in the result; nothing was committed";
-    let expected =
-        DATED.map(|mode| (mode, format!("{} dt=2026-09-02: failures.{}: {refused}", mode.as_str(), mode.as_str())));
+    let expected = DATED.map(|mode| {
+        let (name, advice) = (mode.as_str(), crate::support::schema_advice(mode.as_str()));
+        (mode, format!("{name} dt=2026-09-02: failures.{name}: {refused}; {advice}"))
+    });
     assert_each_fails(
         &lake,
         FAILING,
@@ -193,8 +195,10 @@ fn a_raw_table_that_does_not_exist_fails_every_mode() {
     lake.set_project(&project(&Mode::ALL, Columns { from: "raw.nothing", ..GOOD }));
     let expected = Mode::ALL.map(|mode| {
         let error = format!(
-            "{}: the job's SQL is invalid: Error during planning: table 'datafusion.raw.nothing' not found",
-            label(mode, FAILING)
+            "{}: table `raw.nothing` not found (at lakewriter.toml:{}); the lakehouse has 7 table(s): `lakewriter \
+             sql -e \"SHOW TABLES\"` lists them",
+            label(mode, FAILING),
+            raw_nothing_at(&lake, mode)
         );
         (mode, error)
     });
@@ -280,4 +284,14 @@ fn a_bad_or_missing_date_is_a_usage_error_in_every_mode() {
     }
     let after: Vec<Digest> = Mode::ALL.iter().map(|&mode| lake.digest(&table(mode), None)).collect();
     assert_eq!(after, before, "no table changed");
+}
+
+/// `LINE:COLUMN` of `raw.nothing` in `mode`'s job of the project file: where its error says it is.
+fn raw_nothing_at(lake: &Lake, mode: Mode) -> String {
+    let text = std::fs::read_to_string(lake.project_file()).expect("the project file");
+    let job = text.find(&format!("[jobs.{}]", mode.as_str())).expect("the job's table");
+    let at = job + text[job..].find("raw.nothing").expect("raw.nothing in the job's SQL");
+    let line = text[..at].matches('\n').count() + 1;
+    let column = at - text[..at].rfind('\n').map_or(0, |i| i + 1) + 1;
+    format!("{line}:{column}")
 }

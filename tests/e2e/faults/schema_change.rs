@@ -38,9 +38,10 @@ fn change_under(mode: Mode, phase: Phase, figures: &mut Figures) -> bool {
     run.assert_code(1);
     let expected = format!(
         "{name} dt={FAILING}: {table}: the result does not match the table's schema: column `note` (string) is missing \
-         from the result; nothing was committed",
+         from the result; nothing was committed; {advice}",
         name = mode.as_str(),
-        table = table(mode)
+        table = table(mode),
+        advice = crate::support::schema_advice(mode.as_str())
     );
     // Stopped as it wrote, its commit conflicted with the new metadata and it ran again (stopped
     // after planning, it may have opened the table before the stop took hold, and so too).

@@ -20,6 +20,7 @@ mod project_file;
 mod raw;
 mod rebuild_cost;
 mod schema_changes;
+mod schema_guidance;
 mod schema_merges;
 mod schema_statements;
 mod spark_semantics;

@@ -435,8 +435,9 @@ fn unstorable(job: &str, day: Option<&str>, column: &str, refusal: &str) -> Stri
 /// The error of a run of `job` for `day` whose result's schema differs from the table's.
 fn schema_differs(job: &str, day: &str, difference: &str) -> String {
     format!(
-        "{}: types.{job}: the result does not match the table's schema: {difference}; nothing was committed",
-        label(job, Some(day))
+        "{}: types.{job}: the result does not match the table's schema: {difference}; nothing was committed; {}",
+        label(job, Some(day)),
+        crate::support::schema_advice(job)
     )
 }
 

@@ -59,3 +59,15 @@ pub fn edited(text: &str, from: &str, to: &str) -> String {
     assert_eq!(text.matches(from).count(), 1, "`{from}` occurs once in:\n{text}");
     text.replacen(from, to, 1)
 }
+
+/// What the refusal of a change of `job`'s columns under `on_schema_change = "fail"` ends with,
+/// after `; `: the settings and the command that let the change in.
+pub fn schema_advice(job: &str) -> String {
+    format!(
+        "job `{job}` keeps its table's columns (on_schema_change = \"fail\", the default): set on_schema_change = \
+         \"append_new_columns\" to add a new column (then `lakewriter backfill {job} --from D1 --to D2 --only stale` \
+         fills it in on the days written before), or \"sync_all_columns\" to also drop one with `lakewriter backfill \
+         {job} --from D1 --to D2 --replace-schema` over every day written; to change a column's type, drop it so and \
+         add it back (docs/guide/schema-changes.md)"
+    )
+}

@@ -19,7 +19,8 @@ pub struct Cli {
 
 #[derive(Debug, Args)]
 pub struct Global {
-    /// The project file [default: ./lakewriter.toml]
+    /// The project file, or its folder [default: the nearest lakewriter.toml in the current
+    /// folder or a folder above it]
     #[arg(long, global = true, env = "LAKEWRITER_PROJECT", value_name = "PATH")]
     pub project: Option<PathBuf>,
 
@@ -135,7 +136,9 @@ pub enum Command {
     Audit(AuditArgs),
     /// Show which partitions of a job are fresh, stale (inputs or code changed since their last
     /// write), missing or without input (a raw dataset has no file for the day), from the state
-    /// each write recorded in the table's own log.
+    /// each write recorded in the table's own log; without a job, a line per job: its range, the
+    /// counts and its last write. Exits 1 where a job's state cannot be told (its SQL does not
+    /// plan).
     Status(StatusArgs),
     /// Show what `backfill` would run over a range, and why, without writing anything.
     Plan(PlanArgs),
@@ -156,12 +159,13 @@ pub enum Command {
     /// stops the rest.
     Sql(SqlArgs),
     /// Write a new project into DIR: a commented lakewriter.toml with a sample job, and a raw
-    /// layer of one day of sample orders that the job reads. Never overwrites a project file.
+    /// layer of a week of sample orders that the job reads. Never overwrites a project file.
     Init(InitArgs),
     /// Print a shell completion script for SHELL on stdout.
     Completions(CompletionsArgs),
-    /// Print the manual page (roff) on stdout.
-    Man,
+    /// Print a manual page (roff) on stdout: lakewriter(1), or with COMMAND its page,
+    /// lakewriter-COMMAND(1), which lakewriter(1) names.
+    Man(ManArgs),
     /// Run the project's job tests ([tests.NAME]) in scratch lakehouses: the given rows in, the
     /// expected rows out; run again, read differently and replayed out of order, the same table.
     /// Exits 1 on a failed check, 2 on a test that cannot be run as written.
@@ -215,9 +219,9 @@ pub struct ExecutorArgs {
     #[arg(long, value_name = "HOST")]
     pub advertise: Option<String>,
     /// The port of its gRPC service (on the --bind host), through which the scheduler hands it
-    /// tasks.
-    #[arg(long, default_value_t = 50052, value_name = "PORT")]
-    pub grpc_port: u16,
+    /// tasks [default: the --bind port + 1]
+    #[arg(long, value_name = "PORT")]
+    pub grpc_port: Option<u16>,
     /// Tasks it runs at once [default: the machine's cores]
     #[arg(long, value_name = "N")]
     pub slots: Option<std::num::NonZeroUsize>,
@@ -382,12 +386,18 @@ pub struct AuditArgs {
 }
 
 #[derive(Debug, Args)]
+pub struct ManArgs {
+    /// The command whose page to print [default: lakewriter(1), the page of them all]
+    pub command: Option<String>,
+}
+
+#[derive(Debug, Args)]
 pub struct StatusArgs {
-    /// The job, as named in the project file.
-    pub job: String,
+    /// The job, as named in the project file [default: a line per job of the project].
+    pub job: Option<String>,
     /// Also read the table's files (opens its snapshot): how many are small, and which
     /// partitions `maintain` would compact.
-    #[arg(long)]
+    #[arg(long, requires = "job")]
     pub maintenance: bool,
     /// First date [default: the first partition the job wrote].
     #[arg(long, value_parser = date, value_name = "DATE", requires = "to")]

@@ -11,7 +11,7 @@ use lakewriter::{Job, PartitionReport, Runner, Workspace, elapsed_ms};
 
 use crate::cli::{DemoArgs, Global};
 use crate::demo;
-use crate::output::{Output, PipelineSummary, Rerun};
+use crate::output::{DemoLaid, LateDelivered, Output, PipelineSummary, Rerun};
 
 pub async fn demo(global: &Global, printer: &mut dyn Output, args: DemoArgs) -> Result<ExitCode> {
     match args.late {
@@ -24,16 +24,16 @@ async fn run_demo(global: &Global, printer: &mut dyn Output, dir: &Path, no_run:
     let (project_file, project_written) = demo::write_project(dir)?;
     let workspace = Workspace::load(Some(&project_file), global.root.as_deref())?;
     let raw = demo::write_raw(&workspace).await?;
-    printer.say(&format!(
-        "lakewriter demo in {}\n  project  {} ({})\n  root     {}\n  raw      {} days of orders and customer changes under raw/ ({} files written, {} kept as they were)",
-        dir.display(),
-        project_file.display(),
-        if project_written { "written" } else { "kept as it was" },
-        workspace.root.url(),
-        demo::days().len(),
-        raw.written,
-        raw.kept,
-    ))?;
+    printer.say(&format!("lakewriter demo in {}", dir.display()))?;
+    let laid = DemoLaid {
+        project: project_file.display().to_string(),
+        project_written,
+        root: workspace.root.url().to_string(),
+        days: demo::days().len(),
+        raw_files_written: raw.written,
+        raw_files_kept: raw.kept,
+    };
+    printer.demo_laid(&laid, no_run)?;
     if no_run {
         return Ok(ExitCode::SUCCESS);
     }
@@ -51,8 +51,14 @@ async fn run_demo(global: &Global, printer: &mut dyn Output, dir: &Path, no_run:
         Some(root) => format!("{} --root {root}", project_file.display()),
         None => project_file.display().to_string(),
     };
+    // `verify` rebuilds a day in a local scratch folder: offered where the lakehouse is local.
+    let verify = if runner.workspace().root.is_local() {
+        format!("\n      lakewriter --project {project} verify customers --dt 2026-09-30")
+    } else {
+        String::new()
+    };
     printer.say(&format!(
-        "\nnext: lakewriter --project {project} run daily_orders --dt 2026-09-30\n      lakewriter --project {project} verify customers --dt 2026-09-30\n      lakewriter --project {project} digest core.customers"
+        "\nnext: lakewriter --project {project} status\n      lakewriter --project {project} run daily_orders --dt 2026-09-30{verify}\n      lakewriter --project {project} digest core.customers"
     ))?;
     Ok(if failed == 0 { ExitCode::SUCCESS } else { ExitCode::from(super::FAILED) })
 }
@@ -60,13 +66,9 @@ async fn run_demo(global: &Global, printer: &mut dyn Output, dir: &Path, no_run:
 /// `demo DIR --late D`: a file of late orders in the demo's raw partition D.
 async fn deliver_late(global: &Global, printer: &mut dyn Output, dir: &Path, day: NaiveDate) -> Result<ExitCode> {
     let workspace = Workspace::load(Some(&dir.join(lakewriter::PROJECT_FILE)), global.root.as_deref())?;
-    let written = demo::write_late(&workspace, day).await?;
-    let file = demo::late_file(day);
-    printer.say(&if written {
-        format!("late orders delivered: {file} (below {})", workspace.root.url())
-    } else {
-        format!("{file} was delivered before; kept as it is")
-    })?;
+    let delivered = demo::write_late(&workspace, day).await?;
+    let late = LateDelivered { file: demo::late_file(day), root: workspace.root.url().to_string(), delivered };
+    printer.late_delivered(&late)?;
     Ok(ExitCode::SUCCESS)
 }
 

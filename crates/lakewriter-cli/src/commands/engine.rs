@@ -9,6 +9,8 @@ use anyhow::Result;
 use lakewriter::{Engine, Workspace};
 
 use crate::cli::{EngineCommand, Global};
+#[cfg(feature = "ballista")]
+use crate::output::stderr;
 
 /// What a build without the `ballista` feature says to an engine other than `local`.
 #[cfg(not(feature = "ballista"))]
@@ -46,50 +48,93 @@ pub(super) async fn engine(_global: &Global, _command: &EngineCommand) -> Result
 pub(super) async fn engine(global: &Global, command: &EngineCommand) -> Result<ExitCode> {
     use lakewriter_engine::process;
     // The project's `[storage]` options, where there is a project file.
-    let default = std::path::Path::new("lakewriter.toml");
-    let options = match global.project.as_deref() {
-        Some(path) => Workspace::load_without_root(Some(path))?.storage_options()?,
-        None if default.exists() => Workspace::load_without_root(None)?.storage_options()?,
-        None => std::collections::HashMap::new(),
+    let options = match Workspace::load_without_root(global.project.as_deref()) {
+        Ok(workspace) => workspace.storage_options()?,
+        Err(lakewriter::Error::NoProject { .. }) => std::collections::HashMap::new(),
+        Err(e) => return Err(e.into()),
     };
     match command {
         EngineCommand::Scheduler(args) => {
-            eprintln!(
+            free(args.bind, "--bind")?;
+            stderr::line(&format!(
                 "lakewriter engine scheduler: gRPC on {}, executors given up after {} s without a heartbeat; \
                  stops on SIGTERM or Ctrl-C",
                 args.bind, args.executor_timeout
-            );
+            ));
             let timeout = std::time::Duration::from_secs(args.executor_timeout);
-            process::scheduler(args.bind, timeout, options).await?;
+            let executors = |alive: &[String]| {
+                let listed = if alive.is_empty() { String::new() } else { format!(": {}", alive.join(", ")) };
+                stderr::line(&format!(
+                    "lakewriter engine scheduler: {} registered{listed}",
+                    plural(alive.len(), "executor")
+                ));
+            };
+            process::scheduler(args.bind, timeout, options, executors).await?;
         }
         EngineCommand::Executor(args) => {
-            let bad = |m: &str| lakewriter::Error::Usage(format!("--scheduler {}: {m}", args.scheduler));
-            let (host, port) = args.scheduler.rsplit_once(':').ok_or_else(|| bad("is HOST:PORT"))?;
-            let port = port.parse().map_err(|_| bad("the port is not a number"))?;
-            let work_dir = match &args.work_dir {
-                Some(dir) => dir.clone(),
-                None => std::env::temp_dir().join(format!("lakewriter-executor-{}", std::process::id())),
-            };
-            std::fs::create_dir_all(&work_dir)?;
-            let slots =
-                args.slots.map_or_else(|| std::thread::available_parallelism().map_or(1, usize::from), usize::from);
-            let settings = process::ExecutorSettings {
-                bind: args.bind,
-                advertise: args.advertise.clone().unwrap_or_else(|| args.bind.ip().to_string()),
-                grpc_port: args.grpc_port,
-                scheduler: (host.to_owned(), port),
-                slots,
-                work_dir,
-                heartbeat: std::time::Duration::from_secs(args.heartbeat),
-                options,
-            };
-            eprintln!(
+            let settings = executor_settings(args, options)?;
+            stderr::line(&format!(
                 "lakewriter engine executor: Arrow Flight on {}, gRPC on port {}, {} task slots, scheduler {}; \
                  stops on SIGTERM or Ctrl-C",
                 settings.bind, settings.grpc_port, settings.slots, args.scheduler
-            );
+            ));
             process::executor(settings).await?;
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// An executor's settings from its arguments: its ports checked free (its gRPC port, unless given,
+/// the one above its --bind port, so that executors given their own --bind on one machine do not
+/// share a default), its work folder made.
+#[cfg(feature = "ballista")]
+fn executor_settings(
+    args: &crate::cli::ExecutorArgs,
+    options: std::collections::HashMap<String, String>,
+) -> Result<lakewriter_engine::process::ExecutorSettings> {
+    let bad = |m: &str| lakewriter::Error::Usage(format!("--scheduler {}: {m}", args.scheduler));
+    let (host, port) = args.scheduler.rsplit_once(':').ok_or_else(|| bad("is HOST:PORT"))?;
+    let port = port.parse().map_err(|_| bad("the port is not a number"))?;
+    let slots = args.slots.map_or_else(|| std::thread::available_parallelism().map_or(1, usize::from), usize::from);
+    let grpc_port = match args.grpc_port {
+        Some(port) => port,
+        None => args.bind.port().checked_add(1).ok_or_else(|| {
+            lakewriter::Error::Usage(format!("--bind {}: no port above it for gRPC; give --grpc-port", args.bind))
+        })?,
+    };
+    free(args.bind, "--bind")?;
+    free(std::net::SocketAddr::new(args.bind.ip(), grpc_port), "--grpc-port")?;
+    let work_dir = match &args.work_dir {
+        Some(dir) => dir.clone(),
+        None => std::env::temp_dir().join(format!("lakewriter-executor-{}", std::process::id())),
+    };
+    std::fs::create_dir_all(&work_dir)?;
+    Ok(lakewriter_engine::process::ExecutorSettings {
+        bind: args.bind,
+        advertise: args.advertise.clone().unwrap_or_else(|| args.bind.ip().to_string()),
+        grpc_port,
+        scheduler: (host.to_owned(), port),
+        slots,
+        work_dir,
+        heartbeat: std::time::Duration::from_secs(args.heartbeat),
+        options,
+    })
+}
+
+/// Refuses (a usage error) an address another process listens on, naming the flag that gave it:
+/// a server that fails to bind later would leave the process running without it.
+#[cfg(feature = "ballista")]
+fn free(address: std::net::SocketAddr, flag: &str) -> Result<()> {
+    match std::net::TcpListener::bind(address) {
+        Ok(_) => Ok(()),
+        Err(e) => Err(lakewriter::Error::Usage(format!(
+            "{flag}: cannot listen on {address}: {e} (is another executor or scheduler there? give another port with {flag})"
+        ))
+        .into()),
+    }
+}
+
+#[cfg(feature = "ballista")]
+fn plural(n: usize, word: &str) -> String {
+    format!("{n} {word}{}", if n == 1 { "" } else { "s" })
 }

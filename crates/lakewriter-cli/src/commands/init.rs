@@ -1,5 +1,5 @@
 //! `lakewriter init [DIR]`: a new project; `completions SHELL` and `man`: the shell completion
-//! script and the manual page, generated from the command-line definition.
+//! script and the manual pages, generated from the command-line definition.
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -10,7 +10,7 @@ use lakewriter::Workspace;
 
 use crate::cli::{Cli, Global};
 use crate::demo;
-use crate::output::Output;
+use crate::output::{InitWritten, Output};
 
 pub async fn init(global: &Global, printer: &mut dyn Output, dir: &Path) -> Result<ExitCode> {
     let project_file = dir.join(lakewriter::PROJECT_FILE);
@@ -25,12 +25,13 @@ pub async fn init(global: &Global, printer: &mut dyn Output, dir: &Path) -> Resu
         .with_context(|| format!("cannot write {}", project_file.display()))?;
     let workspace = Workspace::load(Some(&project_file), global.root.as_deref())?;
     demo::write_init_raw(&workspace).await?;
-    let project = project_file.display();
-    let day = demo::init_day();
-    printer.say(&format!(
-        "project  {project}\nraw      {}raw/orders/dt={day}/ (sample orders)\n\nnext: lakewriter --project {project} lint\n      lakewriter --project {project} test\n      lakewriter --project {project} run daily_orders --dt {day}",
-        workspace.root.url()
-    ))?;
+    let days = demo::init_days();
+    printer.init_written(&InitWritten {
+        project: project_file.display().to_string(),
+        raw: format!("{}raw/orders/", workspace.root.url()),
+        from: days.from(),
+        to: days.to(),
+    })?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -42,9 +43,22 @@ pub fn completions(printer: &mut dyn Output, shell: clap_complete::Shell) -> Res
     Ok(ExitCode::SUCCESS)
 }
 
-pub fn man(printer: &mut dyn Output) -> Result<ExitCode> {
+/// lakewriter(1), or the page of `command`, lakewriter-COMMAND(1), which lakewriter(1) names.
+pub fn man(printer: &mut dyn Output, command: Option<&str>) -> Result<ExitCode> {
+    let mut page_of = Cli::command();
+    // `engine-scheduler`: the page of `lakewriter engine scheduler`, which lakewriter-engine(1) names.
+    for (depth, name) in command.into_iter().flat_map(|c| c.split('-')).enumerate() {
+        let Some(sub) = page_of.find_subcommand(name) else {
+            let names: Vec<&str> = page_of.get_subcommands().map(clap::Command::get_name).collect();
+            bail!(lakewriter::Error::Usage(format!("no command `{name}`; commands: {}", names.join(", "))));
+        };
+        let path = command.unwrap_or_default().split('-').take(depth + 1).collect::<Vec<_>>();
+        // Names for the page: the command ends with the process (clap keeps a name as `&'static str`).
+        let name: &'static str = format!("lakewriter-{}", path.join("-")).leak();
+        page_of = sub.clone().name(name).bin_name(format!("lakewriter {}", path.join(" ")));
+    }
     let mut page = Vec::new();
-    clap_mangen::Man::new(Cli::command()).render(&mut page)?;
+    clap_mangen::Man::new(page_of).render(&mut page)?;
     printer.verbatim(&page)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -85,8 +85,8 @@ fn report_error(error: &anyhow::Error) -> ExitCode {
         return ExitCode::SUCCESS;
     }
     let lib = error.chain().find_map(|e| e.downcast_ref::<lakewriter::Error>());
-    let hint = matches!(lib, Some(lakewriter::Error::ReadProject { .. }))
-        .then_some("pass --project PATH, or run `lakewriter demo` to create a sample project");
+    let hint = matches!(lib, Some(lakewriter::Error::ReadProject { .. } | lakewriter::Error::NoProject { .. }))
+        .then_some("run `lakewriter init DIR` to start a project in DIR (or `lakewriter demo` for a sample one), or pass --project PATH");
     stderr::error_chain(error, hint);
     ExitCode::from(if lib.is_some_and(lakewriter::Error::is_usage) { USAGE } else { FAILED })
 }
@@ -112,7 +112,7 @@ async fn dispatch(cli: Cli) -> Result<ExitCode> {
         Command::Sql(args) => sql::sql(global, printer, args).await,
         Command::Init(args) => init::init(global, printer, &args.dir).await,
         Command::Completions(args) => init::completions(printer, args.shell),
-        Command::Man => init::man(printer),
+        Command::Man(args) => init::man(printer, args.command.as_deref()),
         Command::Maintain(args) => maintain::maintain(global, printer, args).await,
         Command::Engine(command) => engine::engine(global, &command).await,
     }
@@ -172,11 +172,12 @@ fn lineage_options(args: &crate::cli::LineageArgs) -> Result<Option<lakewriter::
     }))
 }
 
-/// Prints the job's run and each failed partition's error on stderr; exit 1 where a partition
-/// failed.
+/// Prints the job's run and each failed partition's error on stderr (unless its line showed it on
+/// the same terminal); exit 1 where a partition failed.
 fn finish(printer: &mut dyn Output, reports: &[PartitionReport], summary: &Summary) -> Result<ExitCode> {
     printer.job_done(reports, summary)?;
-    for error in reports.iter().filter_map(|r| r.error.as_ref()) {
+    let errors = reports.iter().filter_map(|r| r.error.as_ref()).filter(|_| !printer.shows_errors());
+    for error in errors {
         stderr::error(&error.to_string());
     }
     Ok(if summary.failed > 0 { ExitCode::from(FAILED) } else { ExitCode::SUCCESS })

@@ -18,7 +18,7 @@ pub async fn report(global: &Global, printer: &mut dyn Output, args: ReportArgs)
     };
     let started = Instant::now();
     let runner = super::open_runner(global).await?;
-    let overview = runner.overview(range).await?;
+    let overview = runner.overview(range, true).await?;
     tracing::info!(elapsed_ms = elapsed_ms(started), "report: every job's state read");
     let rendering = Instant::now();
     let project = runner.workspace().project.file.display().to_string();

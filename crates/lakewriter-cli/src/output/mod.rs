@@ -20,7 +20,7 @@ use serde::Serialize;
 
 use crate::cli::Global;
 
-pub use fields::{Maintenance, StateCounts};
+pub use fields::{JobOverviewLine, Maintenance, OverviewTotals, StateCounts};
 pub use json::JsonPrinter;
 pub use text::{Style, TextPrinter};
 
@@ -41,6 +41,11 @@ pub trait Output {
     fn partition_done(&mut self, report: &PartitionReport) -> io::Result<()>;
     /// The job's partitions are all done: the bar goes.
     fn finish_progress(&mut self);
+    /// Whether a failed partition's error, on its line of stdout, is before the user's eyes where
+    /// stderr is: both are the same terminal. The `error:` lines on stderr are then left out.
+    fn shows_errors(&self) -> bool {
+        false
+    }
     /// A job's run is done: text, a line per partition (in date order) and the summary; JSON,
     /// the summary line.
     fn job_done(&mut self, reports: &[PartitionReport], summary: &Summary) -> io::Result<()>;
@@ -56,6 +61,13 @@ pub trait Output {
     fn merged(&mut self, reports: &[PartitionReport]) -> io::Result<()>;
     /// The demo's rerun of a day, with the content digests before and after.
     fn rerun(&mut self, rerun: &Rerun<'_>) -> io::Result<()>;
+    /// The demo's project and raw layer, laid out; JSON, where `closing` (`demo --no-run`), the
+    /// closing line.
+    fn demo_laid(&mut self, laid: &DemoLaid, closing: bool) -> io::Result<()>;
+    /// `init`: the project written, and the next steps (text).
+    fn init_written(&mut self, init: &InitWritten) -> io::Result<()>;
+    /// `demo --late D`: the late file delivered.
+    fn late_delivered(&mut self, late: &LateDelivered) -> io::Result<()>;
 
     /// `lakewriter verify`: each application and the verdict.
     fn verdict(&mut self, verdict: &VerifyReport) -> io::Result<()>;
@@ -67,6 +79,8 @@ pub trait Output {
     fn lint_counts(&mut self, counts: &LintCounts) -> io::Result<()>;
     /// `lakewriter status`: each partition's state, the counts, the table's log and files.
     fn status(&mut self, status: &JobStatus, layout: Option<&Layout>) -> io::Result<()>;
+    /// `lakewriter status` without a job: a line per job, then the totals.
+    fn overview(&mut self, jobs: &[JobOverviewLine], totals: &OverviewTotals) -> io::Result<()>;
     /// `lakewriter plan`: what a backfill would do with each partition, and why.
     fn plan(&mut self, status: &JobStatus, planned: &[PlannedPartition], only: Only) -> io::Result<()>;
     /// `lakewriter audit`: one partition's verdict.
@@ -209,6 +223,37 @@ impl TestSummary {
             duration_ms,
         }
     }
+}
+
+/// What `lakewriter demo` laid out: the project file and the raw layer.
+#[derive(Debug, Serialize)]
+pub struct DemoLaid {
+    pub project: String,
+    /// Whether the project file was written (else it was there, and kept).
+    pub project_written: bool,
+    pub root: String,
+    pub days: usize,
+    pub raw_files_written: usize,
+    pub raw_files_kept: usize,
+}
+
+/// What `lakewriter init` wrote: the project file, and a week of sample orders.
+#[derive(Debug, Serialize)]
+pub struct InitWritten {
+    pub project: String,
+    /// The sample orders' dataset folder (a partition folder `dt=…` per day).
+    pub raw: String,
+    /// Their first and last day.
+    pub from: chrono::NaiveDate,
+    pub to: chrono::NaiveDate,
+}
+
+/// What `lakewriter demo --late D` did: the late file, delivered (or there already).
+#[derive(Debug, Serialize)]
+pub struct LateDelivered {
+    pub file: String,
+    pub root: String,
+    pub delivered: bool,
 }
 
 /// A demo rerun: one day run again, with the table's digests before and after.

@@ -26,12 +26,19 @@ pub fn one_line(error: &(dyn Error + 'static)) -> String {
     lakewriter::error_chain(error)
 }
 
+/// `text` and a line break on stderr. A closed stderr (`2>&1 | head -1`) loses the line, never the
+/// command: its exit code stays its own (`eprintln!` would panic).
+pub fn line(text: &str) {
+    use std::io::Write as _;
+    let _ = writeln!(std::io::stderr().lock(), "{text}");
+}
+
 /// `error: …` on stderr (a log line of level ERROR with `--log-format json`).
 pub fn error(text: &str) {
     if json_logs() {
         tracing::error!(target: LOG_TARGET, "{text}");
     } else {
-        eprintln!("error: {text}");
+        line(&format!("error: {text}"));
     }
 }
 
@@ -40,7 +47,7 @@ pub fn note(text: &str) {
     if json_logs() {
         tracing::info!(target: LOG_TARGET, note = true, "{text}");
     } else {
-        eprintln!("note: {text}");
+        line(&format!("note: {text}"));
     }
 }
 
@@ -56,12 +63,12 @@ pub fn error_chain(error: &anyhow::Error, hint: Option<&str>) {
         tracing::error!(target: LOG_TARGET, caused_by = caused_by.as_deref(), hint, "{message}");
         return;
     }
-    eprintln!("error: {message}");
+    line(&format!("error: {message}"));
     for cause in &causes {
-        eprintln!("  caused by: {cause}");
+        line(&format!("  caused by: {cause}"));
     }
     if let Some(hint) = hint {
-        eprintln!("hint: {hint}");
+        line(&format!("hint: {hint}"));
     }
 }
 

@@ -54,6 +54,7 @@ fn overview() -> (Overview, StateCounts) {
         log: Some(LogLength { commits_since_checkpoint: 1, commit_files: 3_001 }),
         partitions,
         adds: Vec::new(),
+        refused: Vec::new(),
         rebuild: None,
     };
     let reads = |tables: &[&str]| tables.iter().map(|t| (*t).to_owned()).collect::<BTreeSet<String>>();
@@ -64,9 +65,17 @@ fn overview() -> (Overview, StateCounts) {
     ])
     .expect("graph");
     let jobs = vec![
-        JobOverview { job: "<a&b>".into(), state: Overviewed::Read { status: Box::new(status), layout: None } },
-        JobOverview { job: "broken".into(), state: Overviewed::Failed(lakewriter::Error::Usage("it <broke>".into())) },
-        JobOverview { job: "later".into(), state: Overviewed::NothingWritten },
+        JobOverview {
+            job: "<a&b>".into(),
+            state: Overviewed::Read { status: Box::new(status), layout: None },
+            written: None,
+        },
+        JobOverview {
+            job: "broken".into(),
+            state: Overviewed::Failed(lakewriter::Error::Usage("it <broke>".into())),
+            written: None,
+        },
+        JobOverview { job: "later".into(), state: Overviewed::NothingWritten, written: None },
     ];
     (Overview { range: Some(range), graph, jobs }, counts)
 }

@@ -9,7 +9,9 @@ use datafusion::sql::sqlparser::ast::{
 use lakewriter_core::{Semantics, TableRef};
 
 use super::parse::ALL_COLUMNS;
-use super::{Insert, Merge, MergeAction, MergeClause, MergeSource, PartitionColumn, SqlExpr, Statement, When, Write};
+use super::{
+    Insert, Merge, MergeAction, MergeClause, MergeSource, PartitionColumn, Show, SqlExpr, Statement, When, Write,
+};
 use crate::{Error, Query, Result};
 
 fn refuse<T>(problem: impl Into<String>) -> Result<T> {
@@ -28,8 +30,21 @@ pub(super) fn statement(ast: Ast, semantics: Semantics) -> Result<Statement> {
         Ast::Merge(merge) => self::merge(merge, semantics).map(|m| Statement::Write(Write::Merge(m))),
         Ast::Delete(delete) => self::delete(delete, semantics),
         Ast::Update(update) => self::update(update, semantics),
+        Ast::ShowTables { show_options, .. } => {
+            unsupported(
+                show_options.starts_with.is_some()
+                    || show_options.limit.is_some()
+                    || show_options.filter_position.is_some(),
+                "SHOW TABLES … LIKE / STARTS WITH / LIMIT",
+            )?;
+            let schema = show_options.show_in.and_then(|show_in| show_in.parent_name).map(|name| {
+                name.0.iter().filter_map(|part| part.as_ident().map(|i| i.value.clone())).collect::<Vec<_>>().join(".")
+            });
+            Ok(Statement::Show(Show::Tables { schema }))
+        }
+        Ast::ExplainTable { table_name, .. } => Ok(Statement::Show(Show::Describe { table: table_ref(&table_name)? })),
         other => refuse(format!(
-            "{} is not supported: lakewriter sql runs SELECT, EXPLAIN, INSERT OVERWRITE, INSERT INTO, MERGE INTO, DELETE and UPDATE",
+            "{} is not supported: lakewriter sql runs SELECT, EXPLAIN, INSERT OVERWRITE, INSERT INTO, MERGE INTO, DELETE, UPDATE, SHOW TABLES and DESCRIBE",
             leading_keywords(&other.to_string())
         )),
     }

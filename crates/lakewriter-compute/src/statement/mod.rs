@@ -40,6 +40,17 @@ pub enum Statement {
     Query(Query),
     /// A statement that writes a Delta table.
     Write(Write),
+    /// `SHOW TABLES`, `DESCRIBE`: what the lakehouse holds, read from its catalog.
+    Show(Show),
+}
+
+/// A statement that shows what the lakehouse holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Show {
+    /// `SHOW TABLES [IN | FROM schema]`: every table (of the schema).
+    Tables { schema: Option<String> },
+    /// `DESCRIBE [TABLE] table` (`DESC`): the table's columns, and a Delta table's properties.
+    Describe { table: TableRef },
 }
 
 /// A statement that writes a Delta table, its [`Write::target`].
@@ -161,7 +172,7 @@ impl Statement {
     #[must_use]
     pub fn target(&self) -> Option<&TableRef> {
         match self {
-            Self::Query(_) => None,
+            Self::Query(_) | Self::Show(_) => None,
             Self::Write(write) => Some(write.target()),
         }
     }
@@ -170,7 +181,7 @@ impl Statement {
     #[must_use]
     pub fn kind(&self) -> StatementKind {
         match self {
-            Self::Query(_) => StatementKind::Query,
+            Self::Query(_) | Self::Show(_) => StatementKind::Query,
             Self::Write(write) => write.kind(),
         }
     }

@@ -23,7 +23,7 @@ pub(super) fn statements(sql: &str, dialect: &str) -> Result<Vec<Ast>> {
     if dialect.is::<SparkSqlDialect>() {
         tokens = super::intervals::spark_intervals(spark_extract(spark_literals(tokens)));
     }
-    let tokens = spark_insert_columns(spark_merge_stars(tokens));
+    let tokens = describe_table(spark_insert_columns(spark_merge_stars(tokens)));
     if !dialect.is::<SparkSqlDialect>() {
         return Parser::new(dialect.as_ref())
             .with_tokens_with_locations(tokens)
@@ -42,6 +42,31 @@ pub(super) fn statements(sql: &str, dialect: &str) -> Result<Vec<Ast>> {
         );
     }
     Ok(parsed)
+}
+
+/// `DESCRIBE [EXTENDED | FORMATTED] TABLE table`, as Spark writes it: the parser reads `TABLE`
+/// there only in the dialects that require it, so it is taken out.
+fn describe_table(tokens: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
+    let mut out = Vec::with_capacity(tokens.len());
+    // The keywords of the statement so far (`NoKeyword` for any other token).
+    let mut seen: Vec<Keyword> = Vec::new();
+    for token in tokens {
+        match &token.token {
+            Token::Whitespace(_) => {}
+            Token::SemiColon => seen.clear(),
+            Token::Word(word) => {
+                let describe = matches!(seen.first(), Some(Keyword::DESC | Keyword::DESCRIBE))
+                    && seen[1..].iter().all(|k| matches!(k, Keyword::EXTENDED | Keyword::FORMATTED));
+                seen.push(word.keyword);
+                if describe && word.keyword == Keyword::TABLE {
+                    continue;
+                }
+            }
+            _ => seen.push(Keyword::NoKeyword),
+        }
+        out.push(token);
+    }
+    out
 }
 
 /// `tokens` split into statements at each `;` (strings and comments are single tokens, so only a

@@ -149,7 +149,11 @@ impl FileList {
             version,
             columns: provided(&schema, &partition_columns),
             guarded: guarded(config, &schema),
-            shape: Shape { schema, partition_columns },
+            shape: Shape {
+                schema,
+                partition_columns,
+                properties: config.metadata().configuration().iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
+            },
             settings,
             unsupported: Arc::new(crate::protocol::unsupported_by(config.protocol())),
             files,

@@ -416,6 +416,7 @@ fn a_replace_where_reads_the_partition_values_the_log_records() {
     let shape = crate::table::Shape {
         schema: std::sync::Arc::new(schema),
         partition_columns: vec!["s".into(), "n".into(), "dt".into()],
+        properties: std::collections::BTreeMap::new(),
     };
     let date = |d: &str| {
         let days = (NaiveDate::parse_from_str(d, "%Y-%m-%d").expect("date") - NaiveDate::default()).num_days();

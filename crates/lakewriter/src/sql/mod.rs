@@ -5,6 +5,7 @@
 mod insert;
 mod job;
 mod merge;
+mod show;
 mod value;
 
 pub(crate) use insert::added_columns;
@@ -155,6 +156,7 @@ impl Runner {
         let dt = options.dt;
         let write = match &parsed.statement {
             Statement::Query(query) => return self.query(query, dt).await,
+            Statement::Show(show) => return self.show(show).await,
             Statement::Write(write) => write,
         };
         let mut written = self.written(write.target(), parsed, dt).await?;

@@ -1,6 +1,7 @@
 //! Freshness and `--only` on partition states made by hand.
 
 use super::*;
+use lakewriter_delta::state::Recorded;
 
 fn recorded(code: &str, inputs: &str) -> Recorded {
     Recorded {

@@ -68,6 +68,24 @@ impl Event for StatusSummary<'_> {
     const SHAPE: Shape = Shape::Closing("summary");
 }
 
+impl Event for crate::output::JobOverviewLine {}
+
+impl Event for crate::output::DemoLaid {
+    const SHAPE: Shape = Shape::Closing("demo");
+}
+
+impl Event for crate::output::InitWritten {
+    const SHAPE: Shape = Shape::Closing("init");
+}
+
+impl Event for crate::output::LateDelivered {
+    const SHAPE: Shape = Shape::Closing("late");
+}
+
+impl Event for crate::output::OverviewTotals {
+    const SHAPE: Shape = Shape::Closing("overview");
+}
+
 impl Event for PlanSummary<'_> {
     const SHAPE: Shape = Shape::Closing("plan");
 }
@@ -157,6 +175,9 @@ pub struct PlanSummary<'a> {
     pub skip: usize,
     /// The columns a run of the job's code now adds to its table (`on_schema_change`).
     pub adds: &'a [lakewriter::SchemaColumn],
+    /// Why every run fails, where the job's result has columns its table lacks and its
+    /// `on_schema_change` is `fail` ([`lakewriter::JobStatus::refusal`]).
+    pub refused: Option<String>,
     /// A `rebuild` job's cost per run.
     pub rebuild: Option<lakewriter::RebuildCost>,
 }

@@ -20,7 +20,10 @@ use self::events::{
     StatementError, StatementLine, StatusSummary, Versioned,
 };
 use super::fields::{Maintenance, StateCounts};
-use super::{LintCounts, Output, PipelineSummary, ReportWritten, Rerun, SqlSummary, stderr};
+use super::{
+    DemoLaid, JobOverviewLine, LateDelivered, LintCounts, Output, OverviewTotals, PipelineSummary, ReportWritten,
+    Rerun, SqlSummary, stderr,
+};
 
 /// JSON Lines on `out`.
 pub struct JsonPrinter<W: Write> {
@@ -101,6 +104,18 @@ impl<W: Write> Output for JsonPrinter<W> {
         })
     }
 
+    fn demo_laid(&mut self, laid: &DemoLaid, closing: bool) -> io::Result<()> {
+        if closing { self.emit(laid) } else { Ok(()) }
+    }
+
+    fn late_delivered(&mut self, late: &LateDelivered) -> io::Result<()> {
+        self.emit(late)
+    }
+
+    fn init_written(&mut self, init: &super::InitWritten) -> io::Result<()> {
+        self.emit(init)
+    }
+
     fn verdict(&mut self, verdict: &VerifyReport) -> io::Result<()> {
         self.emit(verdict)
     }
@@ -133,6 +148,13 @@ impl<W: Write> Output for JsonPrinter<W> {
         })
     }
 
+    fn overview(&mut self, jobs: &[JobOverviewLine], totals: &OverviewTotals) -> io::Result<()> {
+        for job in jobs {
+            self.emit(job)?;
+        }
+        self.emit(totals)
+    }
+
     fn plan(&mut self, status: &JobStatus, planned: &[PlannedPartition], only: Only) -> io::Result<()> {
         for partition in planned {
             self.emit(&JobLine { job: &status.job, line: partition })?;
@@ -144,6 +166,7 @@ impl<W: Write> Output for JsonPrinter<W> {
             run,
             skip: planned.len() - run,
             adds: &status.adds,
+            refused: status.refusal(),
             rebuild: status.rebuild,
         })
     }

@@ -5,13 +5,14 @@ mod audit;
 mod graph;
 mod job_test;
 mod maintain;
+mod overview;
 mod partitions;
 mod sql;
 mod status;
 mod verify;
 
 use std::fmt::Write as _;
-use std::io::{self, Write};
+use std::io::{self, IsTerminal as _, Write};
 use std::time::Duration;
 
 use arrow::array::RecordBatch;
@@ -173,6 +174,44 @@ impl<W: Write> Output for TextPrinter<W> {
 
     fn status(&mut self, status: &JobStatus, layout: Option<&Layout>) -> io::Result<()> {
         self.print_status(status, layout)
+    }
+
+    fn demo_laid(&mut self, laid: &super::DemoLaid, _closing: bool) -> io::Result<()> {
+        self.line(&format!(
+            "  project  {} ({})\n  root     {}\n  raw      {} days of orders and customer changes under raw/ ({} files written, {} kept as they were)",
+            laid.project,
+            if laid.project_written { "written" } else { "kept as it was" },
+            laid.root,
+            laid.days,
+            laid.raw_files_written,
+            laid.raw_files_kept,
+        ))
+    }
+
+    fn init_written(&mut self, init: &super::InitWritten) -> io::Result<()> {
+        let (project, from, to) = (&init.project, init.from, init.to);
+        let dir = std::path::Path::new(project).parent().map(|d| d.display().to_string()).filter(|d| !d.is_empty());
+        let cd = dir.map(|dir| format!("cd {dir}\n      ")).unwrap_or_default();
+        self.line(&format!(
+            "project  {project}\nraw      {} (sample orders, dt={from} to dt={to})\n\nnext: {cd}lakewriter backfill daily_orders --from {from} --to {to}\n      lakewriter status\n      lakewriter test",
+            init.raw
+        ))
+    }
+
+    fn late_delivered(&mut self, late: &super::LateDelivered) -> io::Result<()> {
+        self.line(&if late.delivered {
+            format!("late orders delivered: {} (below {})", late.file, late.root)
+        } else {
+            format!("{} was delivered before; kept as it is", late.file)
+        })
+    }
+
+    fn shows_errors(&self) -> bool {
+        self.style.terminal && io::stderr().is_terminal()
+    }
+
+    fn overview(&mut self, jobs: &[super::JobOverviewLine], totals: &super::OverviewTotals) -> io::Result<()> {
+        self.print_overview(jobs, totals)
     }
 
     fn plan(&mut self, status: &JobStatus, planned: &[PlannedPartition], only: Only) -> io::Result<()> {

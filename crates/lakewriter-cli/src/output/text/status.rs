@@ -18,6 +18,12 @@ impl<W: Write> TextPrinter<W> {
         for text in maintenance_lines(status, layout) {
             self.line(&text)?;
         }
+        if status.partitions.is_empty() {
+            return self.line(&format!(
+                "{}: no partition written yet; `lakewriter status {} --from D1 --to D2` shows which days of a range are missing",
+                status.job, status.job
+            ));
+        }
         if self.style.terminal {
             let text = calendar(&status.partitions, |state, text| self.paint(text, state_colour(state)));
             self.line(&text)?;
@@ -65,6 +71,9 @@ impl<W: Write> TextPrinter<W> {
         }
         if let Some(adds) = adds_line(status) {
             self.line(&adds)?;
+        }
+        if let Some(refusal) = status.refusal() {
+            self.line(&format!("  {refusal}"))?;
         }
         for text in rebuild_lines(status) {
             self.line(&text)?;
