@@ -285,12 +285,9 @@ pub fn parse(sql: &str, semantics: Semantics) -> Result<Vec<Parsed>> {
 
 /// The statements of `sql` in Spark's grammar, as the parser reads them.
 pub(crate) fn parse_spark(sql: &str) -> datafusion::error::Result<Vec<datafusion::sql::sqlparser::ast::Statement>> {
-    let statements = parse::statements(sql, parser_dialect(lakewriter_core::Dialect::Spark)).map_err(|e| {
-        datafusion::error::DataFusionError::SQL(
-            Box::new(datafusion::sql::sqlparser::parser::ParserError::ParserError(e.to_string())),
-            None,
-        )
-    })?;
+    // The parser's message once: `cannot parse the SQL: Expected: …, found: … at Line: L, Column: C`.
+    let statements = parse::statements(sql, parser_dialect(lakewriter_core::Dialect::Spark))
+        .map_err(|e| datafusion::error::DataFusionError::Plan(e.to_string().replacen("sql parser error: ", "", 1)))?;
     Ok(statements)
 }
 

@@ -144,7 +144,13 @@ fn maintenance_lines(status: &JobStatus, layout: Option<&Layout>) -> Vec<String>
         None => format!("{commits}, no checkpoint yet"),
     };
     let mut lines = vec![format!("  log: {since}; {} kept", plural(log.commit_files, "commit file"))];
-    let unknown = status.partitions.iter().filter(|p| p.state != Freshness::Missing && p.version.is_none()).count();
+    // Written (a day without input too, where it was written before its input went), its commit gone.
+    let written = |p: &&lakewriter::PartitionStatus| match p.state {
+        Freshness::Missing => false,
+        Freshness::NoInput => p.written_at.is_some(),
+        Freshness::Fresh | Freshness::Stale => true,
+    };
+    let unknown = status.partitions.iter().filter(written).filter(|p| p.version.is_none()).count();
     if unknown > 0 {
         lines.push(format!(
             "  {}: version, rows and run id unknown: their commit files are no longer kept (log clean-up)",
