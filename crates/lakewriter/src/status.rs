@@ -75,7 +75,7 @@ impl Runner {
                 adds.push(lacks.clone());
             }
         }
-        let refused = self.refused_columns(job, &columns, planned.first().map(|(p, _)| p)).await;
+        let refused = self.refused_columns(job, table_version, &columns, planned.first().map(|(p, _)| p)).await;
         let rebuild = match (job.spec.write.mode(), planned.first()) {
             (WriteMode::Rebuild, Some((_, files))) => Some(self.rebuild_cost(job, files).await?),
             _ => None,
@@ -94,23 +94,43 @@ impl Runner {
         })
     }
 
-    /// The columns a run of `job` for the partition `first` would add to its table of `columns`, where its
-    /// `on_schema_change` is `fail` (the default), which refuses them: every run fails. Empty for
-    /// another policy, a `rebuild` (which replaces the columns), a table not written yet, or SQL
-    /// that does not plan (each partition's planning says why).
+    /// How the result of a run of `job` for the partition `first` differs from its table of
+    /// `columns` (at `version`) — a column added, dropped or of another type —, where its
+    /// `on_schema_change` is `fail` (the default), which refuses any: every run fails, as the
+    /// write's own check says. Empty for another policy, a `rebuild` (which replaces the
+    /// columns), a table not written yet, or SQL that does not plan (each partition's planning
+    /// says why). A job written as a statement: the columns it would add (its columns go to the
+    /// table's by position or by its clauses).
     async fn refused_columns(
         &self,
         job: &Job,
+        version: Option<u64>,
         columns: &[SchemaColumn],
         first: Option<&PartitionStatus>,
-    ) -> Vec<SchemaColumn> {
+    ) -> Vec<String> {
         use lakewriter_core::OnSchemaChange;
+        use lakewriter_delta::schema::Difference;
         let applies = job.spec.on_schema_change == OnSchemaChange::Fail && job.spec.write.mode() != WriteMode::Rebuild;
-        let (true, Some(first)) = (applies && !columns.is_empty(), first) else { return Vec::new() };
-        match self.plan(&job.query, first.dt).await {
-            Ok(query) => crate::columns::columns_beyond(job, columns, query.plan.schema()),
-            Err(_) => Vec::new(),
+        let (true, Some(first), Some(version)) = (applies && !columns.is_empty(), first, version) else {
+            return Vec::new();
+        };
+        let Ok(query) = self.plan(&job.query, first.dt).await else { return Vec::new() };
+        let result = query.plan.schema().as_arrow();
+        if job.statement.is_some() {
+            let beyond = crate::columns::columns_beyond(job, columns, query.plan.schema());
+            return beyond
+                .iter()
+                .map(|c| format!("column `{}` ({}) is not in the table", c.column, c.stored))
+                .collect();
         }
+        let Ok(table) = self.loaded.columns(&job.location, version).await else { return Vec::new() };
+        // A merge's tombstone column is the write's, not the result's.
+        let tombstone = |column: &str| column == lakewriter_compute::keyed::DELETED;
+        lakewriter_delta::schema::column_differences(&table, result)
+            .into_iter()
+            .filter(|d| !matches!(d, Difference::Missing { column, .. } | Difference::Extra { column, .. } if tombstone(column)))
+            .map(|d| d.to_string())
+            .collect()
     }
 
     /// What each run of the `rebuild` job `job` reads (`files`, its plan's inputs now) and

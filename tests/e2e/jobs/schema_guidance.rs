@@ -38,14 +38,29 @@ fn a_changed_column_under_fail_names_on_schema_change_and_replace_schema() {
         assert_eq!(error, mismatch("column `largest` (decimal(12,2)) is not in the table"), "dry run: {dry}");
     }
 
-    // Dropped, and retyped: the run names the same settings.
+    // Dropped, and retyped: `plan` and the run name the same settings.
+    let plan = |lake: &Lake| {
+        let run = lake.cli(&["plan", "daily_orders", "--from", "2026-09-01", "--to", "2026-09-02"]);
+        run.assert_code(0);
+        run.stdout
+    };
     let dropped = edited(DAILY_ORDERS_SQL, "COUNT(*) AS orders, ", "");
     lake.set_project(&daily_orders(&dropped));
+    let refusal = format!(
+        "  every run fails: column `orders` (long) is missing from the result; {}\n",
+        schema_advice("daily_orders")
+    );
+    assert!(plan(&lake).contains(&refusal), "{}", plan(&lake));
     let run = lake.cli(&["--json", "run", "daily_orders", "--dt", "2026-09-02"]);
     run.assert_code(1);
     assert_eq!(run.json().0.remove(0).error, Some(mismatch("column `orders` (long) is missing from the result")));
     let retyped = edited(DAILY_ORDERS_SQL, "COUNT(*) AS orders", "CAST(COUNT(*) AS STRING) AS orders");
     lake.set_project(&daily_orders(&retyped));
+    let planned = plan(&lake);
+    assert!(
+        planned.contains("  every run fails: column `orders` is long in the table but string in the result"),
+        "{planned}"
+    );
     let run = lake.cli(&["--json", "run", "daily_orders", "--dt", "2026-09-02"]);
     run.assert_code(1);
     let error = run.json().0.remove(0).error.expect("the run's error");

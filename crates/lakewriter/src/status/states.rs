@@ -216,24 +216,23 @@ pub struct JobStatus {
     pub partitions: Vec<PartitionStatus>,
     /// The columns a run of the job's code now would add to its table (`on_schema_change`).
     pub adds: Vec<SchemaColumn>,
-    /// The columns the job's result has now that its table lacks, where its `on_schema_change`
-    /// is `fail` (the default): every run fails, naming them.
-    pub refused: Vec<SchemaColumn>,
+    /// How the job's result now differs from its table's columns — a column added, dropped or of
+    /// another type —, where its `on_schema_change` is `fail` (the default): every run fails,
+    /// naming them.
+    pub refused: Vec<String>,
     /// A `rebuild` job's cost per run; `None` for a dated job.
     pub rebuild: Option<RebuildCost>,
 }
 
 impl JobStatus {
-    /// Where the job's result has columns its table lacks under `on_schema_change = "fail"`
-    /// ([`JobStatus::refused`]): that every run fails, why, and what lets the columns in.
+    /// Where the job's result differs from its table's columns under `on_schema_change = "fail"`
+    /// ([`JobStatus::refused`]): that every run fails, why, and what lets the change in.
     #[must_use]
     pub fn refusal(&self) -> Option<String> {
         if self.refused.is_empty() {
             return None;
         }
-        let columns: Vec<String> =
-            self.refused.iter().map(|c| format!("column `{}` ({}) is not in the table", c.column, c.stored)).collect();
-        Some(format!("every run fails: {}; {}", columns.join("; "), crate::error::schema_advice(&self.job)))
+        Some(format!("every run fails: {}; {}", self.refused.join("; "), crate::error::schema_advice(&self.job)))
     }
 
     /// Whether this is the state of the dated `job` asked for without a range (its written one),
