@@ -49,7 +49,7 @@ pub use error::{Error, Result};
 pub use held::{Materialized, spawned};
 pub use keyed::{KeyedCounts, KeyedSource, KeyedSpec};
 pub use lint::{Finding, Rule, Severity, lint};
-pub use located::{Origin, catalog_tables, nearest_tables};
+pub use located::{Origin, catalog_tables, line_and_column, nearest_tables};
 pub use query::{
     PartitionQuery, Prepared, Query, RowDiff, condition, diff, plan_partition, plan_sql, refused_functions,
     table_references,

@@ -1,4 +1,5 @@
-//! Where an error of a query's SQL is: the file its text is written in (a job's `sql_file`, or
+//! A query's SQL error, made one: a table that failed to open is that table's error; any other is
+//! the SQL's, with where it is: the file its text is written in (a job's `sql_file`, or
 //! the project file's key) and the line and column — from DataFusion's diagnostic span, the
 //! parser's `Line: L, Column: C`, or the name the error is about found in the text —; and a table
 //! not found, named as the user writes it (no catalog prefix) with the nearest tables there are.
@@ -35,6 +36,15 @@ pub(crate) fn sql_error(
     origin: Option<&Origin>,
     source: DataFusionError,
 ) -> Error {
+    match source {
+        // A table the SQL names that failed to open (the catalog reports that as an external
+        // error) is that table's error.
+        DataFusionError::External(table) => return Error::Table { source: table },
+        DataFusionError::Context(_, inner) if matches!(*inner, DataFusionError::External(_)) => {
+            return sql_error(state, text, origin, *inner);
+        }
+        _ => {}
+    }
     let missing = table_not_found(&source, state);
     let position = span(&source)
         .or_else(|| parser_position(&source.to_string()))
@@ -52,6 +62,24 @@ pub(crate) fn sql_error(
             Error::TableNotFound { table, at, nearest, tables: tables.len() }
         }
         None => Error::Sql { source: Box::new(source), at },
+    }
+}
+
+/// A raw input that cannot be read ([`Error::RawFile`], [`Error::RawFolder`]) is the error
+/// itself, not a planning error that wraps it.
+pub(crate) fn unwrap_input_error(
+    error: datafusion::error::DataFusionError,
+) -> std::result::Result<Error, datafusion::error::DataFusionError> {
+    match error {
+        DataFusionError::External(inner) => match inner.downcast::<Error>() {
+            Ok(ours) if ours.is_unreadable_input() => Ok(*ours),
+            Ok(ours) => Err(DataFusionError::External(ours)),
+            Err(other) => Err(DataFusionError::External(other)),
+        },
+        DataFusionError::Context(context, inner) => {
+            unwrap_input_error(*inner).map_err(|e| DataFusionError::Context(context, Box::new(e)))
+        }
+        other => Err(other),
     }
 }
 
@@ -81,13 +109,19 @@ fn position_of(text: &str, name: &str) -> Option<(u64, u64)> {
         let before = lower[..start].chars().next_back().is_none_or(|c| !is_word(c));
         let after = lower[end..].chars().next().is_none_or(|c| !is_word(c));
         if before && after && text.is_char_boundary(start) {
-            let line = text[..start].matches('\n').count() + 1;
-            let column = text[..start].rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-            return Some((u64::try_from(line).ok()?, u64::try_from(column).ok()?));
+            return Some(line_and_column(text, start));
         }
         from = end;
     }
     None
+}
+
+/// The line and column (from 1, in characters) of the byte `offset` of `text`.
+pub fn line_and_column(text: &str, offset: usize) -> (u64, u64) {
+    let before = &text[..offset];
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (u64::try_from(line).unwrap_or(u64::MAX), u64::try_from(column).unwrap_or(u64::MAX))
 }
 
 /// The table of a `table '…' not found` planning error, as the user names it: the default

@@ -83,22 +83,11 @@ impl Query {
 
     /// `source`, an error reading or planning it in `state`, with where it is in its text.
     fn error(&self, state: &SessionState, source: datafusion::error::DataFusionError) -> Error {
-        use datafusion::error::DataFusionError;
-        match source {
-            // A table the SQL names that failed to open (the catalog reports that as an external
-            // error) is that table's error.
-            DataFusionError::External(table) => Error::Table { source: table },
-            DataFusionError::Context(_, inner) if matches!(*inner, DataFusionError::External(_)) => {
-                self.error(state, *inner)
-            }
-            other => {
-                let text = match &self.source {
-                    Source::Text(sql) => Some(sql.as_str()),
-                    Source::Parsed(_) => None,
-                };
-                crate::located::sql_error(state, text, self.origin.as_deref(), other)
-            }
-        }
+        let text = match &self.source {
+            Source::Text(sql) => Some(sql.as_str()),
+            Source::Parsed(_) => None,
+        };
+        crate::located::sql_error(state, text, self.origin.as_deref(), source)
     }
 
     /// The session that plans it: `ctx`'s, in the query's dialect.
@@ -217,7 +206,7 @@ impl Prepared {
         let plan = crate::raw::pinned_scans(bound).map_err(plan_err)?;
         let plan = crate::engine::distributed(plan, &state);
         let df = DataFrame::new(state, plan.clone());
-        let physical = df.create_physical_plan().await.map_err(|e| match unwrap_input_error(e) {
+        let physical = df.create_physical_plan().await.map_err(|e| match crate::located::unwrap_input_error(e) {
             Ok(input) => input,
             Err(other) => plan_err(other),
         })?;
@@ -227,25 +216,6 @@ impl Prepared {
         files.dedup();
         let no_input = if dt.is_some() { crate::raw::without_files(&plan) } else { Vec::new() };
         Ok(PartitionQuery { plan, files, no_input })
-    }
-}
-
-/// A raw input that cannot be read ([`Error::RawFile`], [`Error::RawFolder`]) is the error
-/// itself, not a planning error that wraps it.
-fn unwrap_input_error(
-    error: datafusion::error::DataFusionError,
-) -> std::result::Result<Error, datafusion::error::DataFusionError> {
-    use datafusion::error::DataFusionError;
-    match error {
-        DataFusionError::External(inner) => match inner.downcast::<Error>() {
-            Ok(ours) if ours.is_unreadable_input() => Ok(*ours),
-            Ok(ours) => Err(DataFusionError::External(ours)),
-            Err(other) => Err(DataFusionError::External(other)),
-        },
-        DataFusionError::Context(context, inner) => {
-            unwrap_input_error(*inner).map_err(|e| DataFusionError::Context(context, Box::new(e)))
-        }
-        other => Err(other),
     }
 }
 

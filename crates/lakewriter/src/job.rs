@@ -56,13 +56,8 @@ fn origin(spec: &JobSpec, file: &Path, sql: &str) -> lakewriter_compute::Origin 
     let table = text.find(&format!("[jobs.{}]", spec.name)).unwrap_or(0);
     match text[table..].find(sql).map(|found| table + found) {
         Some(start) if !sql.is_empty() => {
-            let line = text[..start].matches('\n').count() + 1;
-            let column = text[..start].rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-            Origin {
-                file: shown(file),
-                line: u64::try_from(line).unwrap_or(u64::MAX),
-                column: u64::try_from(column).unwrap_or(u64::MAX),
-            }
+            let (line, column) = lakewriter_compute::line_and_column(&text, start);
+            Origin { file: shown(file), line, column }
         }
         _ => at_start(format!("{} jobs.{}.sql", shown(file), spec.name)),
     }

@@ -3,6 +3,8 @@
 
 #[cfg(feature = "ballista")]
 mod engine;
+#[cfg(feature = "ballista")]
+mod engine_ports;
 mod orchestrators;
 mod protocol;
 mod readers;
