@@ -4,6 +4,7 @@
     python differential.py record                 # Spark's answers -> answers.jsonl (needs pyspark)
     python differential.py check LAKEWRITER       # lakewriter's results against answers.jsonl
     python differential.py check LAKEWRITER --live   # against Spark, run now (needs pyspark)
+    python differential.py confirm                # Spark asked again: are answers.jsonl its answers?
 
 The corpus (corpus/*.sql): each file is a category. A line `-- table: raw.x` names the table
 the expressions after it read; every other non-empty line that is not a comment is one
@@ -291,21 +292,58 @@ def error_class(exception):
     return found.group(1) if found else text.splitlines()[0][:200]
 
 
-def spark_answers(cases):
-    """Spark's answer to each case in each mode: `{(id, ansi): result}`."""
+# How many expression cases of one table Spark answers with one query (a column each).
+BATCH = 40
+
+
+def spark_answer(spark, case):
+    """Spark's answer to one case, in the session's mode."""
+    spark.conf.set("spark.sql.session.timeZone", case.zone)
+    try:
+        table = spark_write(spark, case) if case.write else spark.sql(select(case)).toArrow()
+        names = table.column_names
+        return {"columns": names, "result": result_of(table, names)}
+    except Exception as e:  # noqa: BLE001 — any Spark failure is the answer
+        return {"error": error_class(e)}
+
+
+def spark_batch(spark, group):
+    """Spark's answers to expression cases of one table and zone, `{id: answer}`: asked as one
+    query, a column each; where that query fails, each half of them asked again the same way, down
+    to a case on its own, whose error is its answer."""
+    if len(group) == 1:
+        return {group[0].id: spark_answer(spark, group[0])}
+    import pyarrow as pa
+    spark.conf.set("spark.sql.session.timeZone", group[0].zone)
+    columns = ", ".join(f"{case.expr} AS c{i}" for i, case in enumerate(group))
+    try:
+        table = spark.sql(f"SELECT {columns} FROM {group[0].table} ORDER BY id").toArrow()
+    except Exception:  # noqa: BLE001 — a case's error: the halves tell which
+        half = len(group) // 2
+        return {**spark_batch(spark, group[:half]), **spark_batch(spark, group[half:])}
+    return {case.id: {"columns": ["v"], "result": result_of(pa.table({"v": table.column(i)}), ["v"])}
+            for i, case in enumerate(group)}
+
+
+def spark_answers(cases, expected=None):
+    """Spark's answer to each case in each mode: `{(id, ansi): result}`. Expression cases of one
+    table and zone are asked together, up to BATCH in one query (a column's values do not depend
+    on the others': the answers are those of each case asked alone); the rest one by one, as are
+    the cases whose `expected` answer (`{(id, ansi): answer}`, where given) is an error."""
     answers = {}
     spark = None
     for ansi in MODES:
         spark = spark_session(ansi)
+        groups = collections.defaultdict(list)
         for case in cases:
-            spark.conf.set("spark.sql.session.timeZone", case.zone)
-            try:
-                table = spark_write(spark, case) if case.write else spark.sql(select(case)).toArrow()
-                names = table.column_names
-                answer = {"columns": names, "result": result_of(table, names)}
-            except Exception as e:  # noqa: BLE001 — any Spark failure is the answer
-                answer = {"error": error_class(e)}
-            answers[(case.id, ansi)] = answer
+            if case.write is None and case.query is None and "error" not in (expected or {}).get((case.id, ansi), {}):
+                groups[(case.table, case.zone)].append(case)
+            else:
+                answers[(case.id, ansi)] = spark_answer(spark, case)
+        for group in groups.values():
+            for i in range(0, len(group), BATCH):
+                answered = spark_batch(spark, group[i:i + BATCH])
+                answers.update({(id_, ansi): answer for id_, answer in answered.items()})
     if spark is not None:
         spark.stop()
     return answers
@@ -320,6 +358,25 @@ def record(_args):
                 line = {"id": case.id, "ansi": ansi, "sql": select(case), **answers[(case.id, ansi)]}
                 out.write(json.dumps(line, ensure_ascii=False, sort_keys=True) + "\n")
     print(f"recorded {len(cases)} cases in both ANSI modes into {ANSWERS}")
+
+
+def confirm(_args):
+    """Asks Spark every case again and compares its answers with the recorded ones (the e2e test
+    `interop::spark` holds lakewriter to those): exits 1 naming each case whose answer is not the
+    one recorded, or that has none."""
+    cases = corpus()
+    was = recorded()
+    live = spark_answers(cases, was)
+    changed = []
+    for case in cases:
+        for ansi in MODES:
+            now = {"sql": select(case), **live[(case.id, ansi)]}
+            if was.get((case.id, ansi)) != now:
+                changed.append(f"{case.id} (ansi={str(ansi).lower()}): recorded {was.get((case.id, ansi))}, now {now}")
+    for line in changed:
+        print(line[:1000])
+    print(f"{len(cases)} cases in both ANSI modes: {len(changed)} answers are not the ones recorded in {ANSWERS.name}")
+    sys.exit(1 if changed else 0)
 
 
 def recorded():
@@ -609,6 +666,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("record").set_defaults(run=record)
+    sub.add_parser("confirm", help="ask Spark again: are the recorded answers its answers?").set_defaults(run=confirm)
     c = sub.add_parser("check")
     c.add_argument("lakewriter")
     c.add_argument("--live", action="store_true", help="ask Spark now instead of the recorded answers")

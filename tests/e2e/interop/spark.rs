@@ -4,8 +4,9 @@
 //! `tests/spark/differential.py record` regenerates), in both ANSI modes. The cases that differ
 //! must be exactly those `tests/spark/known-different.txt` lists (the work left, a list that only
 //! shrinks): a new difference fails, and so does a listed case that no longer differs.
-//! `scripts/test` also runs the corpus against Spark itself (`--live`). docs/guide/sql.md holds
-//! the summary table this prints (`LAKEWRITER_BLESS=1` rewrites it).
+//! `scripts/test` also asks Spark itself every case again (`differential.py confirm`): its answers
+//! must be the recorded ones. docs/guide/sql.md holds the summary table this prints
+//! (`LAKEWRITER_BLESS=1` rewrites it).
 
 use std::path::PathBuf;
 use std::process::Command;
