@@ -349,13 +349,19 @@ def spark_answers(cases, expected=None):
     return answers
 
 
+def as_recorded(case, answer):
+    """An answer as answers.jsonl records it (without its id and mode, which key it): the query
+    Spark ran, then the answer."""
+    return {"sql": select(case), **answer}
+
+
 def record(_args):
     cases = corpus()
     answers = spark_answers(cases)
     with ANSWERS.open("w") as out:
         for case in cases:
             for ansi in MODES:
-                line = {"id": case.id, "ansi": ansi, "sql": select(case), **answers[(case.id, ansi)]}
+                line = {"id": case.id, "ansi": ansi, **as_recorded(case, answers[(case.id, ansi)])}
                 out.write(json.dumps(line, ensure_ascii=False, sort_keys=True) + "\n")
     print(f"recorded {len(cases)} cases in both ANSI modes into {ANSWERS}")
 
@@ -370,7 +376,7 @@ def confirm(_args):
     changed = []
     for case in cases:
         for ansi in MODES:
-            now = {"sql": select(case), **live[(case.id, ansi)]}
+            now = as_recorded(case, live[(case.id, ansi)])
             if was.get((case.id, ansi)) != now:
                 changed.append(f"{case.id} (ansi={str(ansi).lower()}): recorded {was.get((case.id, ansi))}, now {now}")
     for line in changed:
