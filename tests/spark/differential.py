@@ -149,7 +149,13 @@ def select(case, order=True):
         return ";\n".join(spark_statement(t) for t in case.spark)
     if case.query is not None:
         return case.spark or case.query
-    return f"SELECT {case.expr} AS v FROM {case.table}" + (" ORDER BY id" if order else "")
+    return expressions_query(case.table, f"{case.expr} AS v", order)
+
+
+def expressions_query(table, columns, order=True):
+    """The query of expression cases over `table`: the select list `columns`, for each row in id
+    order."""
+    return f"SELECT {columns} FROM {table}" + (" ORDER BY id" if order else "")
 
 
 # --- typed values ------------------------------------------------------------------------------
@@ -317,7 +323,7 @@ def spark_batch(spark, group):
     spark.conf.set("spark.sql.session.timeZone", group[0].zone)
     columns = ", ".join(f"{case.expr} AS c{i}" for i, case in enumerate(group))
     try:
-        table = spark.sql(f"SELECT {columns} FROM {group[0].table} ORDER BY id").toArrow()
+        table = spark.sql(expressions_query(group[0].table, columns)).toArrow()
     except Exception:  # noqa: BLE001 — a case's error: the halves tell which
         half = len(group) // 2
         return {**spark_batch(spark, group[:half]), **spark_batch(spark, group[half:])}
