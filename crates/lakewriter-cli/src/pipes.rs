@@ -207,13 +207,19 @@ impl Pipes {
     }
 
     fn send(&self, out: &mut dyn Output, method: &str, params: &Value) -> Result<()> {
-        let line = json!({"__dagster_pipes_version": PROTOCOL_VERSION, "method": method, "params": params}).to_string();
+        // One write of the line with its newline: Dagster tails the file line by line, and a
+        // newline written apart can be read alone, which its reader takes for a broken message
+        // and stops reading (the materialization after it lost).
+        let line =
+            format!("{}\n", json!({"__dagster_pipes_version": PROTOCOL_VERSION, "method": method, "params": params}));
         let written = match &self.messages {
-            Messages::File(path) => {
-                std::fs::OpenOptions::new().create(true).append(true).open(path).and_then(|mut f| writeln!(f, "{line}"))
-            }
-            Messages::Stderr => writeln!(std::io::stderr().lock(), "{line}"),
-            Messages::Stdout => out.verbatim(format!("{line}\n").as_bytes()),
+            Messages::File(path) => std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)
+                .and_then(|mut f| f.write_all(line.as_bytes())),
+            Messages::Stderr => std::io::stderr().lock().write_all(line.as_bytes()),
+            Messages::Stdout => out.verbatim(line.as_bytes()),
         };
         written.context("cannot write a Dagster Pipes message")
     }
