@@ -48,7 +48,7 @@ pub use date::{date_literal, partition_predicate};
 pub use error::{Error, Result};
 pub use held::{Materialized, spawned};
 pub use keyed::{KeyedCounts, KeyedSource, KeyedSpec};
-pub use lint::{Finding, Rule, Severity, lint};
+pub use lint::{Finding, Rule, Scope as LintScope, Severity, lint};
 pub use located::{Origin, catalog_tables, line_and_column, nearest_tables};
 pub use query::{
     PartitionQuery, Prepared, Query, RowDiff, condition, diff, plan_partition, plan_sql, refused_functions,

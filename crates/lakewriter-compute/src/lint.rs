@@ -7,10 +7,14 @@
 //!   does not cover a declared unique key, so ties are broken by file or thread order;
 //! - `unbounded_scan` (warning): a partitioned raw dataset read with no filter on its partition
 //!   column;
-//! - `outside_partition` (warning): an `overwrite_partition` job whose partition column is not
+//! - `outside_partition` (warning): a job whose write replaces the partition of `$dt` (an
+//!   `overwrite_partition`, an `INSERT OVERWRITE … PARTITION`) whose partition column is not
 //!   provably `$dt`;
 //! - `float_aggregate` (warning): a column of the result computed by a `SUM` or `AVG` of floats
 //!   (or a variance, a correlation), whose last bits depend on the order rows are added in.
+//!
+//! Which rules apply depends on what the job's write does, which the caller says ([`Scope`]) from
+//! the mode the job resolves to, however it is written.
 //!
 //! Columns are matched by name (see docs/guide/lint.md, "Limits", for what that misses).
 
@@ -22,17 +26,35 @@ mod rules;
 use std::collections::BTreeMap;
 
 use datafusion::logical_expr::LogicalPlan;
-use lakewriter_core::{JobSpec, SourceSpec, TableRef, WriteSpec};
+use lakewriter_core::{DedupWindow, JobSpec, SourceSpec, TableRef};
 
 pub use finding::{Finding, Rule, Severity};
 use origin::{Origin, origin};
 use rules::{float_aggregates, nondeterministic_calls, unbounded_scans, unordered};
 
+/// What a job's write does, as far as the rules care: said by the write mode the job resolves to,
+/// so that a job written as a statement and its `write = …` twin are checked alike.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Scope<'a> {
+    /// The write reads all history by design (a rebuild): `unbounded_scan` does not apply.
+    pub reads_all_history: bool,
+    /// The partition column whose `$dt` partition the write replaces: `outside_partition`
+    /// checks where its values come from.
+    pub day_partition: Option<&'a str>,
+    /// An `append_dedup`'s key and `dedup_window`: `dedup_window` checks them.
+    pub dedup: Option<(&'a [String], &'a DedupWindow)>,
+}
+
 /// Checks `plan`, the logical plan of `job`'s SQL with `$dt` unbound, against the determinism
-/// rules. `sources` are the unique keys the project declares. With `allow_nondeterministic`,
-/// clock and random functions are not reported at all.
+/// rules that apply to its write (`scope`). `sources` are the unique keys the project declares.
+/// With `allow_nondeterministic`, clock and random functions are not reported at all.
 #[must_use]
-pub fn lint(plan: &LogicalPlan, job: &JobSpec, sources: &BTreeMap<TableRef, SourceSpec>) -> Vec<Finding> {
+pub fn lint(
+    plan: &LogicalPlan,
+    job: &JobSpec,
+    scope: Scope<'_>,
+    sources: &BTreeMap<TableRef, SourceSpec>,
+) -> Vec<Finding> {
     let mut findings = Vec::new();
     let mut add = |severity, rule, construct: String, message: String| {
         let finding = Finding { severity, rule, job: job.name.clone(), construct, message };
@@ -61,7 +83,7 @@ pub fn lint(plan: &LogicalPlan, job: &JobSpec, sources: &BTreeMap<TableRef, Sour
         );
         add(Severity::Warning, Rule::FloatAggregate, aggregate, message);
     }
-    if !matches!(job.write, WriteSpec::Rebuild) {
+    if !scope.reads_all_history {
         for (table, column) in unbounded_scans(plan) {
             let message = format!(
                 "{table} is read with no filter on its partition column `{column}`: the run reads all history and its cost grows every day; add e.g. `WHERE {column} = $dt`"
@@ -69,7 +91,7 @@ pub fn lint(plan: &LogicalPlan, job: &JobSpec, sources: &BTreeMap<TableRef, Sour
             add(Severity::Warning, Rule::UnboundedScan, table, message);
         }
     }
-    if let (WriteSpec::OverwritePartition, Some(column)) = (&job.write, job.partition_by.as_deref()) {
+    if let Some(column) = scope.day_partition {
         let message = match origin(plan, column) {
             Origin::Dt | Origin::Unknown => None,
             Origin::Constant(constant) => Some((
@@ -89,7 +111,7 @@ pub fn lint(plan: &LogicalPlan, job: &JobSpec, sources: &BTreeMap<TableRef, Sour
             add(Severity::Warning, Rule::OutsidePartition, construct, message);
         }
     }
-    if let Some(message) = dedup_window_gap(job) {
+    if let Some(message) = scope.dedup.and_then(|(key, window)| dedup_window_gap(key, window)) {
         add(Severity::Warning, Rule::DedupWindow, "dedup_window".to_owned(), message);
     }
     findings
@@ -99,8 +121,7 @@ pub fn lint(plan: &LogicalPlan, job: &JobSpec, sources: &BTreeMap<TableRef, Sour
 /// same key can then arrive on a later day, and where its earlier row is outside the window it is
 /// not looked for, and the key is appended again. A key that holds that column cannot recur on
 /// another day, so every duplicate is inside the window.
-fn dedup_window_gap(job: &JobSpec) -> Option<String> {
-    let WriteSpec::AppendDedup { key, window: Some(window) } = &job.write else { return None };
+fn dedup_window_gap(key: &[String], window: &DedupWindow) -> Option<String> {
     if key.contains(&window.column) {
         return None;
     }
@@ -168,8 +189,23 @@ mod tests {
             "root = \"lake\"\ndialect = \"datafusion\"\n[sources.\"raw.orders\"]\nunique = [\"order_id\"]\n[jobs.j]\ntarget = \"a.t\"\nsql = '''{sql}'''\n{job_keys}\n"
         );
         let project = Project::parse(&text, &PathBuf::from("p.toml")).unwrap();
-        let plan = crate::plan_sql(&session(), &crate::Query::text(sql, project.jobs["j"].semantics)).await.unwrap();
-        lint(&plan, &project.jobs["j"], &project.sources)
+        let job = &project.jobs["j"];
+        let plan = crate::plan_sql(&session(), &crate::Query::text(sql, job.semantics)).await.unwrap();
+        lint(&plan, job, scope_of(job), &project.sources)
+    }
+
+    /// The scope of a job written with a `write` key, as its mode says it (the modes are the
+    /// runner's; `lakewriter`'s own tests check a statement job lints as its twin).
+    fn scope_of(job: &JobSpec) -> Scope<'_> {
+        use lakewriter_core::WriteSpec;
+        Scope {
+            reads_all_history: matches!(job.write, WriteSpec::Rebuild),
+            day_partition: job.partition_by.as_deref().filter(|_| matches!(job.write, WriteSpec::OverwritePartition)),
+            dedup: match &job.write {
+                WriteSpec::AppendDedup { key, window: Some(window) } => Some((key.as_slice(), window)),
+                _ => None,
+            },
+        }
     }
 
     async fn findings(sql: &str) -> Vec<Finding> {

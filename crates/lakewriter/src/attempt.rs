@@ -8,11 +8,11 @@ use lakewriter_delta::{CheckRecord, CommitMetadata, Committed, Target};
 
 use crate::run::Previous;
 use crate::write::{Attempt, Replaces};
-use crate::{DryRun, Error, PartitionReport, PreparedRun, RunError, RunStatus, Runner};
+use crate::{DryRun, Error, Note, PartitionReport, PreparedRun, RunError, RunStatus, Runner};
 
 impl Runner {
     /// Reads the table's version, plans `run`, checks its plan (determinism, storable types),
-    /// fingerprints its inputs, computes and checks its result (see `crate::result`) and writes
+    /// fingerprints its inputs, computes and checks its result (see `crate::write`) and writes
     /// over that version — in a dry run, compares instead of writing. `previous` is the partition's
     /// recorded state, which tells whether it was fresh; a mode that fills in what the partition
     /// lacked reads it again where it was read at another version than the one it writes over
@@ -40,7 +40,7 @@ impl Runner {
         } else {
             previous.recorded.as_ref()
         };
-        let mut attempt = Attempt::new(self, run, read_version, previous);
+        let mut attempt = Attempt::new(self.lakehouse(), self.dry_run, run, read_version, previous);
         let (query, columns) = self.planned(&attempt).await?;
         attempt.columns = columns;
         report.columns_changed(&attempt.columns, job.spec.on_schema_change);
@@ -68,10 +68,10 @@ impl Runner {
         }
         let computed = mode.compute(&attempt, query.plan).await?;
         let compares = self.dry_run.is_some() || job.spec.checks.compares();
-        let replaced = if compares { self.replaced(&attempt).await? } else { None };
-        let blocked = self.checked(&attempt, &computed, replaced.as_ref(), report).await?;
+        let replaced = if compares { attempt.replaced().await? } else { None };
+        let blocked = attempt.checked(&computed, replaced.as_ref(), report).await?;
         if self.dry_run.is_some() {
-            self.note_others_lacking(&attempt, report).await?;
+            attempt.note_others_lacking(report).await?;
             let dry = mode.preview(&attempt, computed, replaced, report).await?;
             report.previewed(dry, read_version);
             return if blocked.is_empty() { Ok(()) } else { Err(RunError::Checks { failed: blocked }) };
@@ -90,7 +90,7 @@ impl Runner {
     }
 
     /// The partition's plan, checked (determinism, storable types) and laid out as its write
-    /// takes it, with what that does to the table's columns (see `crate::columns`).
+    /// takes it, with what that does to the table's columns (see [`Attempt::columns_laid_out`]).
     async fn planned(
         &self,
         attempt: &Attempt<'_>,
@@ -111,31 +111,9 @@ impl Runner {
         query.plan = lakewriter_delta::schema::storable(query.plan, &table)?;
         query.plan =
             lakewriter_delta::values::empty_partitions_as_null(query.plan, job.partition_by.as_slice(), &table)?;
-        let (plan, columns) = self.columns_laid_out(attempt, query.plan).await?;
+        let (plan, columns) = attempt.columns_laid_out(query.plan).await?;
         query.plan = plan;
         Ok((query, columns))
-    }
-
-    /// The rows of the table at the version `attempt` read that its mode's write replaces: its
-    /// slice, or the whole table. `None` where there is no table yet, and for the modes that
-    /// replace no rows.
-    pub(crate) async fn replaced(
-        &self,
-        attempt: &Attempt<'_>,
-    ) -> Result<Option<datafusion::prelude::DataFrame>, RunError> {
-        let mode = attempt.run.job.mode.as_ref();
-        let (Some(version), replaces) = (attempt.read_version, mode.replaces()) else { return Ok(None) };
-        if replaces == Replaces::Nothing {
-            return Ok(None);
-        }
-        let provider = self.loaded.provider_at(attempt.location, version).await?;
-        let columns = provider.schema();
-        let table = self.session().read_table(provider).map_err(crate::result::diff_err)?;
-        if replaces == Replaces::Table {
-            return Ok(Some(table));
-        }
-        let (filter, _) = mode.slice(attempt, &columns).await?;
-        Ok(Some(table.filter(filter).map_err(crate::result::diff_err)?))
     }
 }
 
@@ -193,7 +171,7 @@ impl PartitionReport {
     pub(crate) fn skipped(&mut self, version: u64) {
         self.status = RunStatus::Skipped;
         self.table_version = Some(version);
-        self.note = Some("already appended; nothing appended. --force appends again and duplicates these rows".into());
+        self.note = Some(Note::AlreadyAppended);
     }
 
     /// A write with no row to change, and no state to record: no new table version.
@@ -201,11 +179,7 @@ impl PartitionReport {
         self.status = RunStatus::Ok;
         self.rows_written = Some(0);
         self.table_version = current;
-        self.note = Some(if fresh {
-            "already fresh: nothing to change, no new table version".into()
-        } else {
-            "nothing to change: no new table version".into()
-        });
+        self.note = Some(Note::NothingToChange { fresh });
     }
 
     /// A dry run found `dry`, against the table at `read_version`.
@@ -220,7 +194,7 @@ impl PartitionReport {
         self.status = RunStatus::Ok;
         self.committed = true;
         if fresh && self.note.is_none() {
-            self.note = Some("was already fresh (same code and inputs)".into());
+            self.note = Some(Note::WasFresh);
         }
         self.rows_written = self.changes.map(|c| c.rows_changed()).or(committed.rows_written);
         self.table_version = Some(committed.version);

@@ -1,18 +1,15 @@
-//! A job's `on_schema_change` in its runs: the result laid onto the table's columns before it is
-//! computed (see `lakewriter_delta::schema::lay_out`), and what that does to the table, in the
-//! partition's report.
+//! A job's columns against its table's, for `status` and `plan`: the columns a run writes, adds
+//! or would be refused for (`on_schema_change`), and what a run did to them, in its report. A
+//! run lays its result onto the table's columns in its attempt (`crate::write::Attempt`).
 
-use datafusion::logical_expr::LogicalPlan;
-use lakewriter_core::WriteSpec;
-use lakewriter_delta::schema::{ColumnChanges, SchemaColumn, lay_out, replaced};
+use lakewriter_delta::schema::{ColumnChanges, SchemaColumn};
 use lakewriter_delta::state::JobState;
 
 use datafusion::arrow::datatypes::{DataType, Field, Schema};
 
 use crate::Job;
+use crate::Runner;
 use crate::sql::JobStatement;
-use crate::write::{Attempt, Replaces};
-use crate::{RunError, Runner};
 
 impl Runner {
     /// The columns of `job`'s table at the version `state` was read at, in order; none where the
@@ -25,56 +22,6 @@ impl Runner {
             |source| crate::Error::OpenTable { table: job.spec.target.to_string(), source: Box::new(source) };
         let provider = self.loaded.provider_at(&job.location, state.version).await.map_err(open_err)?;
         Ok(provider.schema().fields().iter().map(|f| SchemaColumn::of(f)).collect())
-    }
-
-    /// `plan` laid out as the columns of the table `attempt` read, as its job's `on_schema_change`
-    /// says, with what that changes. A `rebuild` replaces the table's columns with its result's
-    /// whatever it says (a full refresh): its changes are reported, its plan stays. An INSERT's
-    /// rows come laid out by position ([`crate::write::Mode::lay_out`]); a `MERGE INTO` sets the
-    /// columns it names itself (`crate::write::merge_into`).
-    pub(crate) async fn columns_laid_out(
-        &self,
-        attempt: &Attempt<'_>,
-        plan: LogicalPlan,
-    ) -> Result<(LogicalPlan, ColumnChanges), RunError> {
-        let job = attempt.run.job;
-        let Some(table) = self.columns_at(attempt.table()).await? else { return Ok((plan, ColumnChanges::default())) };
-        if job.mode.replaces() == Replaces::Table {
-            let changes = replaced(&table, plan.schema().as_arrow());
-            return Ok((plan, changes));
-        }
-        let exempt: &[&str] = match &job.spec.write {
-            WriteSpec::Statement if !job.mode.result_is_rows() => return Ok((plan, ColumnChanges::default())),
-            WriteSpec::Merge { delete_when: Some(_), .. } => &[lakewriter_compute::keyed::DELETED],
-            _ => &[],
-        };
-        let name = job.spec.target.to_string();
-        let partition_by = job.partition_by.as_slice();
-        Ok(lay_out(plan, &table, job.spec.on_schema_change, partition_by, exempt, &name)?)
-    }
-
-    /// A dry run's note on the columns its write would add: how many of the job's other written
-    /// partitions would read them as NULL until each is rerun.
-    pub(crate) async fn note_others_lacking(
-        &self,
-        attempt: &Attempt<'_>,
-        report: &mut crate::PartitionReport,
-    ) -> Result<(), RunError> {
-        let changes = &attempt.columns;
-        if changes.added.is_empty() || attempt.run.job.mode.replaces() == Replaces::Table {
-            return Ok(());
-        }
-        let job = &attempt.run.job.spec.name;
-        let scope = lakewriter_delta::state::LogScope::FromLastCheckpoint;
-        let state = lakewriter_delta::state::read(attempt.location, job, scope).await?;
-        let others = state.map_or(0, |s| s.partitions.keys().filter(|p| **p != attempt.run.partition).count());
-        let them = if changes.added.len() == 1 { "it" } else { "them" };
-        let partitions = if others == 1 { "partition" } else { "partitions" };
-        report.note = Some(format!(
-            "{}; {others} other written {partitions} will read {them} as NULL until rerun",
-            changes.describe()
-        ));
-        Ok(())
     }
 }
 
@@ -89,11 +36,7 @@ pub(crate) fn writes_column(job: &Job, column: &str, schema: &datafusion::common
             insert.columns.iter().any(|c| c == column)
         }
         Some(_) => true,
-        None => {
-            schema.field_with_unqualified_name(column).is_ok()
-                || (column == lakewriter_compute::keyed::DELETED
-                    && matches!(job.spec.write, WriteSpec::Merge { delete_when: Some(_), .. }))
-        }
+        None => schema.field_with_unqualified_name(column).is_ok() || job.mode.tombstone() == Some(column),
     }
 }
 
@@ -153,12 +96,7 @@ impl crate::PartitionReport {
             return;
         }
         self.schema_change = Some(changes.clone());
-        let mut note = changes.describe();
-        if policy == lakewriter_core::OnSchemaChange::SyncAllColumns && !changes.missing.is_empty() {
-            note.push_str(
-                "; kept in the table: sync_all_columns drops a column only in a commit that replaces every row (a rebuild), or after a backfill of every written day with --replace-schema",
-            );
-        }
-        self.note = Some(note);
+        let kept = policy == lakewriter_core::OnSchemaChange::SyncAllColumns && !changes.missing.is_empty();
+        self.note = Some(crate::Note::Columns { changes: changes.clone(), kept });
     }
 }

@@ -317,6 +317,16 @@ fn no_input_files(tables: &[String]) -> String {
     }
 }
 
+/// A result's plan or rows that DataFusion failed to build or compute.
+pub(crate) fn result_err(source: datafusion::error::DataFusionError) -> lakewriter_compute::Error {
+    lakewriter_compute::Error::Result { source: Box::new(source) }
+}
+
+/// A comparison of a result with the rows it replaces that DataFusion failed to make.
+pub(crate) fn diff_err(source: datafusion::error::DataFusionError) -> lakewriter_compute::Error {
+    lakewriter_compute::Error::Diff { source: Box::new(source) }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

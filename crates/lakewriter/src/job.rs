@@ -116,8 +116,7 @@ impl Job {
     /// date.
     #[must_use]
     pub fn partition(&self, dt: Option<NaiveDate>) -> PartitionKey {
-        let writes_the_day = self.mode.mode() == WriteMode::OverwritePartition;
-        PartitionKey::of(self.partition_by.as_deref().filter(|_| writes_the_day), dt)
+        PartitionKey::of(self.partition_by.as_deref().filter(|_| self.mode.replaces_the_day()), dt)
     }
 
     /// The write mode the job's runs make: its `write`, or for a job written as a statement the

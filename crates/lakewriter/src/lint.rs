@@ -2,6 +2,7 @@
 
 use datafusion::logical_expr::LogicalPlan;
 use lakewriter_compute::{Finding, Rule, Severity};
+use lakewriter_core::JobSpec;
 
 use crate::{Error, Job, Result, Runner};
 
@@ -30,7 +31,8 @@ impl Runner {
         let plan = lakewriter_compute::plan_sql(self.session(), &job.query)
             .await
             .map_err(|source| Error::Lint { job: job.spec.name.clone(), source: Box::new(source) })?;
-        let mut findings = lakewriter_compute::lint(&plan, &job.spec, &self.workspace().project.sources);
+        let scope = job.mode.lint_scope(job.partition_by.as_deref());
+        let mut findings = lakewriter_compute::lint(&plan, &job.spec, scope, &self.workspace().project.sources);
         let schema = written_columns(job, plan.schema());
         let problems = check_problems(self.session(), job, &schema);
         findings.extend(problems.into_iter().map(|(check, message)| Finding {
@@ -40,7 +42,7 @@ impl Runner {
             message: format!("`{check}`: {message}"),
             construct: check,
         }));
-        if let Some(column) = crate::result::missing_not_null(&job.spec, &schema) {
+        if let Some(column) = missing_not_null(&job.spec, &schema) {
             findings.push(Finding {
                 severity: Severity::Error,
                 rule: Rule::Check,
@@ -88,7 +90,8 @@ impl Runner {
             Ok(findings) => findings.into_iter().filter(|f| f.rule != Rule::Check).collect(),
             Err(e) => {
                 tracing::debug!(job = %job.spec.name, error = %crate::error_chain(&e), "checking the plan with $dt bound");
-                let mut findings = lakewriter_compute::lint(bound, &job.spec, &self.workspace().project.sources);
+                let scope = job.mode.lint_scope(job.partition_by.as_deref());
+                let mut findings = lakewriter_compute::lint(bound, &job.spec, scope, &self.workspace().project.sources);
                 findings.retain(|f| f.rule != Rule::OutsidePartition);
                 findings
             }
@@ -125,4 +128,9 @@ fn written_columns(job: &Job, query: &datafusion::common::DFSchemaRef) -> datafu
     }
     let partition = Schema::new(vec![Field::new(column, DataType::Date32, false)]);
     datafusion::common::DFSchema::try_from(partition).and_then(|p| query.join(&p)).unwrap_or(query)
+}
+
+/// The first of the job's `not_null` columns that `schema` (its result's) does not have.
+pub(crate) fn missing_not_null<'a>(job: &'a JobSpec, schema: &datafusion::common::DFSchema) -> Option<&'a String> {
+    job.not_null.iter().find(|c| !schema.has_column_with_unqualified_name(c.as_str()))
 }

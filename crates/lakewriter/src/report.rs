@@ -1,3 +1,5 @@
+use std::fmt;
+
 use chrono::NaiveDate;
 use lakewriter_compute::KeyedCounts;
 use lakewriter_core::{CheckOutcome, PartitionKey, TableRef, WriteMode};
@@ -74,7 +76,8 @@ pub struct PartitionReport {
     /// before it started.
     pub run_id: Option<String>,
     pub duration_ms: u64,
-    pub note: Option<String>,
+    /// What is worth saying about the run beyond its figures.
+    pub note: Option<Note>,
     /// Why the run failed: the run and its error's causes (`run: cause: cause`, in JSON).
     pub error: Option<Failure>,
     /// What the run read and the columns it wrote, for its lineage: only where lineage is emitted.
@@ -273,4 +276,82 @@ pub struct VerifyReport {
     pub float_columns: Vec<String>,
     pub first: PartitionReport,
     pub second: Option<PartitionReport>,
+}
+
+/// What is worth saying about a partition's run beyond its figures: in its text line, and as text
+/// in its JSON event (`note`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Note {
+    /// An `append` found its partition appended before, and appended nothing.
+    AlreadyAppended,
+    /// `--force` appended a partition appended before.
+    AppendedAgain,
+    /// No row to change and no state to record: no new table version.
+    NothingToChange {
+        /// The partition already was this run's (same code and inputs).
+        fresh: bool,
+    },
+    /// The run committed, though the partition already was this run's.
+    WasFresh,
+    /// A keyed write or a `MERGE INTO` changed no row and committed only the partition's state;
+    /// in a dry run (`dry_run`), would.
+    StateAlone { dry_run: bool },
+    /// The result's columns differ from the rows it replaces (a `rebuild`'s may): every row is
+    /// replaced.
+    ColumnsDiffer(Vec<String>),
+    /// What the run does to the table's columns; `kept`: columns the result lacks stay in the
+    /// table (`sync_all_columns`, in a write that replaces only some rows).
+    Columns { changes: lakewriter_delta::schema::ColumnChanges, kept: bool },
+    /// A dry run's columns added, which `others` of the job's written partitions would read as
+    /// NULL until each is rerun.
+    OthersLacking { changes: lakewriter_delta::schema::ColumnChanges, others: usize },
+}
+
+impl fmt::Display for Note {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::AlreadyAppended => {
+                f.write_str("already appended; nothing appended. --force appends again and duplicates these rows")
+            }
+            Self::AppendedAgain => {
+                f.write_str("--force: appended again; rows appended before for this partition are now duplicated")
+            }
+            Self::NothingToChange { fresh: true } => {
+                f.write_str("already fresh: nothing to change, no new table version")
+            }
+            Self::NothingToChange { fresh: false } => f.write_str("nothing to change: no new table version"),
+            Self::WasFresh => f.write_str("was already fresh (same code and inputs)"),
+            Self::StateAlone { dry_run: false } => {
+                f.write_str("no row to change: committed only the partition's new state")
+            }
+            Self::StateAlone { dry_run: true } => {
+                f.write_str("no row to change: a run would commit only the partition's new state")
+            }
+            Self::ColumnsDiffer(differences) => {
+                write!(f, "the columns change ({}): every row is replaced", differences.join("; "))
+            }
+            Self::Columns { changes, kept } => {
+                f.write_str(&changes.describe())?;
+                if *kept {
+                    f.write_str("; kept in the table: sync_all_columns drops a column only in a commit that replaces every row (a rebuild), or after a backfill of every written day with --replace-schema")?;
+                }
+                Ok(())
+            }
+            Self::OthersLacking { changes, others } => {
+                let them = if changes.added.len() == 1 { "it" } else { "them" };
+                let partitions = if *others == 1 { "partition" } else { "partitions" };
+                write!(
+                    f,
+                    "{}; {others} other written {partitions} will read {them} as NULL until rerun",
+                    changes.describe()
+                )
+            }
+        }
+    }
+}
+
+impl Serialize for Note {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
 }

@@ -100,6 +100,11 @@ impl Runner {
         }
     }
 
+    /// The session and the tables this command loaded, lent to a write.
+    pub(crate) fn lakehouse(&self) -> crate::lakehouse::Lakehouse<'_> {
+        crate::lakehouse::Lakehouse { ctx: &self.ctx, loaded: &self.loaded }
+    }
+
     /// The lineage emitter of runs that write: none in a dry run.
     pub(crate) fn lineage(&self) -> Option<&crate::Lineage> {
         self.lineage.as_ref().filter(|_| self.dry_run.is_none())

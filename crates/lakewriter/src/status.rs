@@ -6,7 +6,7 @@ use std::sync::Arc;
 use chrono::NaiveDate;
 use futures::StreamExt;
 use lakewriter_compute::Prepared;
-use lakewriter_core::{DateRange, InputFile, OnMissingInput, PartitionKey, WriteMode, input_fingerprint};
+use lakewriter_core::{DateRange, InputFile, OnMissingInput, PartitionKey, input_fingerprint};
 use lakewriter_delta::schema::SchemaColumn;
 use lakewriter_delta::state::{JobState, LogScope};
 
@@ -19,6 +19,7 @@ pub use states::{
 
 use crate::columns::writes_column;
 use crate::upstream::Found;
+use crate::write::Replaces;
 use crate::{Error, Job, Result, Runner, error_chain};
 
 /// Partitions planned at once by `status` and `plan`.
@@ -76,8 +77,9 @@ impl Runner {
             }
         }
         let refused = self.refused_columns(job, table_version, &columns, planned.first().map(|(p, _)| p)).await;
-        let rebuild = match (job.spec.write.mode(), planned.first()) {
-            (WriteMode::Rebuild, Some((_, files))) => Some(self.rebuild_cost(job, files).await?),
+        let replaces_table = job.mode.replaces() == Replaces::Table;
+        let rebuild = match planned.first() {
+            Some((_, files)) if replaces_table => Some(self.rebuild_cost(job, files).await?),
             _ => None,
         };
         Ok(JobStatus {
@@ -110,7 +112,7 @@ impl Runner {
     ) -> Vec<String> {
         use lakewriter_core::OnSchemaChange;
         use lakewriter_delta::schema::Difference;
-        let applies = job.spec.on_schema_change == OnSchemaChange::Fail && job.spec.write.mode() != WriteMode::Rebuild;
+        let applies = job.spec.on_schema_change == OnSchemaChange::Fail && job.mode.replaces() != Replaces::Table;
         let (true, Some(first), Some(version)) = (applies && !columns.is_empty(), first, version) else {
             return Vec::new();
         };

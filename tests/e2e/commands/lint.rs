@@ -179,3 +179,40 @@ fn lint_names_every_function_the_spark_dialect_refuses_and_a_run_fails_on_one() 
     assert!(run.stderr.contains("`made_up` has no Spark-exact implementation here"), "{}", run.stderr);
     assert_eq!(lake.commit_count("analytics/daily_orders"), 0, "nothing committed");
 }
+
+/// The rules that apply to a job are its write mode's, however the job is written: a job written
+/// as `INSERT OVERWRITE … PARTITION (dt = $dt)` or `INSERT INTO … PARTITION (dt = $dt)` lints as
+/// its `write = "overwrite_partition"` or `write = "append"` twin of the same query.
+#[test]
+fn a_job_written_as_a_statement_lints_as_its_write_mode_twin() {
+    let lake = Lake::new("2026-09-01", "2026-09-01");
+    let columns = "order_id, ROW_NUMBER() OVER (PARTITION BY customer_id ORDER BY amount) AS n";
+    let written = format!("SELECT {columns}, $dt AS dt FROM raw.orders");
+    let twins = [
+        (
+            Job::new("written", "analytics.written").sql(&written),
+            format!("INSERT OVERWRITE analytics.statement PARTITION (dt = $dt) SELECT {columns} FROM raw.orders"),
+        ),
+        (
+            Job::append("written", "analytics.written").partition_by("dt").sql(&written),
+            format!("INSERT INTO analytics.statement PARTITION (dt = $dt) SELECT {columns} FROM raw.orders"),
+        ),
+    ];
+    for (job, statement) in twins {
+        lake.set_project(&Project::new().job(job).job(Job::statement("statement", "analytics.statement", &statement)));
+        let run = lake.cli(&["--json", "lint"]);
+        run.assert_code(0);
+        let findings = |job: &str| {
+            let mut found: Vec<(String, String, String)> = crate::support::json_lines(&run)
+                .into_iter()
+                .filter(|f| f["job"] == job)
+                .map(|f| (f["rule"].to_string(), f["construct"].to_string(), f["message"].to_string()))
+                .collect();
+            found.sort();
+            found
+        };
+        let rules: Vec<String> = findings("written").into_iter().map(|(rule, ..)| rule).collect();
+        assert_eq!(rules, ["\"order_not_total\"", "\"unbounded_scan\""], "{statement}: {}", run.stdout);
+        assert_eq!(findings("statement"), findings("written"), "{statement}: {}", run.stdout);
+    }
+}

@@ -19,6 +19,7 @@ use lakewriter_core::{Semantics, input_fingerprint};
 use lakewriter_delta::table::Shape;
 
 use super::{SqlOptions, StatementReport, Written, result_err, usage, value};
+use crate::lakehouse::Lakehouse;
 use crate::{Error, Result, Runner};
 
 /// Where an INSERT's rows go.
@@ -44,7 +45,7 @@ impl Runner {
         let query = self.plan(&insert.query, options.dt).await.map_err(Error::statement_plan)?;
         written.metadata.input_fingerprint = input_fingerprint(&query.files);
         let (plan, layout) =
-            self.laid_out(insert, &written.name, written.shape.as_ref(), query.plan, options.dt, false)?;
+            self.lakehouse().laid_out(insert, &written.name, written.shape.as_ref(), query.plan, options.dt, false)?;
         let plan = lakewriter_delta::schema::storable(plan, &written.name).map_err(Error::write)?;
         let plan = lakewriter_delta::values::empty_partitions_as_null(plan, &layout.partition_columns, &written.name)
             .map_err(Error::write)?;
@@ -56,7 +57,7 @@ impl Runner {
             }
         }
         let state = self.session().state();
-        let target = written.target(self, &layout.partition_columns);
+        let target = written.target(&self.loaded, &layout.partition_columns);
         let fixed = layout.fixed.iter().map(|(c, v)| equals(c, v.clone())).reduce(Expr::and);
         let committed = if !insert.overwrite {
             tracing::warn!(table = %written.name, "INSERT INTO appends: running it again appends the rows again; for loads that may be retried, use INSERT OVERWRITE … PARTITION or MERGE INTO (or a job with write mode append_dedup or merge)");
@@ -82,24 +83,6 @@ impl Runner {
         };
         report.committed(committed.map_err(Error::write)?);
         Ok(())
-    }
-
-    /// The query's rows laid out as the table's columns, in its order, with the static partition
-    /// values: what an INSERT writes into `table` (columns `shape` where it exists). With `extra`
-    /// (a job whose `on_schema_change` lets columns in), the query's columns the table lacks
-    /// follow, named as the query names them (see [`added_columns`]).
-    pub(crate) fn laid_out(
-        &self,
-        insert: &Insert,
-        table: &str,
-        shape: Option<&Shape>,
-        query: LogicalPlan,
-        dt: Option<NaiveDate>,
-        extra: bool,
-    ) -> Result<(LogicalPlan, Layout)> {
-        let layout = self.insert_layout(insert, table, shape, &query, dt, extra)?;
-        let plan = LogicalPlanBuilder::from(query).project(layout.columns.clone()).and_then(LogicalPlanBuilder::build);
-        Ok((plan.map_err(result_err)?, layout))
     }
 
     async fn hold(&self, plan: LogicalPlan) -> Result<lakewriter_compute::Materialized> {
@@ -136,6 +119,26 @@ impl Runner {
             }
         }
         Ok((balanced_or(filters), partitions))
+    }
+}
+
+impl Lakehouse<'_> {
+    /// The query's rows laid out as the table's columns, in its order, with the static partition
+    /// values: what an INSERT writes into `table` (columns `shape` where it exists). With `extra`
+    /// (a job whose `on_schema_change` lets columns in), the query's columns the table lacks
+    /// follow, named as the query names them (see [`added_columns`]).
+    pub(crate) fn laid_out(
+        &self,
+        insert: &Insert,
+        table: &str,
+        shape: Option<&Shape>,
+        query: LogicalPlan,
+        dt: Option<NaiveDate>,
+        extra: bool,
+    ) -> Result<(LogicalPlan, Layout)> {
+        let layout = self.insert_layout(insert, table, shape, &query, dt, extra)?;
+        let plan = LogicalPlanBuilder::from(query).project(layout.columns.clone()).and_then(LogicalPlanBuilder::build);
+        Ok((plan.map_err(result_err)?, layout))
     }
 
     /// The columns, partition values and partitioning of `insert` into `table`.
@@ -239,13 +242,11 @@ impl Runner {
             Error::Usage(format!("PARTITION ({column} = {shown}): `{column}` is {delta_type} column: {reason}"))
         })
     }
-}
 
-impl Runner {
     /// The value of a constant expression; `None` where it names a column.
     fn constant(&self, expr: &Expr) -> Option<ScalarValue> {
         use datafusion::arrow::array::RecordBatchOptions;
-        let physical = self.session().state().create_physical_expr(expr.clone(), &DFSchema::empty()).ok()?;
+        let physical = self.ctx.state().create_physical_expr(expr.clone(), &DFSchema::empty()).ok()?;
         let one_row = RecordBatchOptions::new().with_row_count(Some(1));
         let batch = RecordBatch::try_new_with_options(Arc::new(Schema::empty()), vec![], &one_row).ok()?;
         let array = physical.evaluate(&batch).ok()?.into_array(1).ok()?;

@@ -18,6 +18,7 @@ use lakewriter_delta::table::Shape;
 use lakewriter_delta::{Clause, Committed, MergeCounts, MergeStatement, Target};
 
 use super::{StatementReport, Written, result_err, usage};
+use crate::lakehouse::Lakehouse;
 use crate::{Error, Result, Runner};
 
 /// Target rows that several source rows match, named in the error (Spark names none).
@@ -88,14 +89,18 @@ impl Runner {
         let query = self.plan(&source_query(merge), dt).await.map_err(Error::statement_plan)?;
         written.metadata.input_fingerprint = input_fingerprint(&query.files);
         let source = DataFrame::new(self.session().state(), query.plan);
-        let target = written.target(self, &[]);
-        let (committed, counts) =
-            self.merge_statement(merge, target, written.shape.as_ref(), source, dt, &ColumnChanges::default()).await?;
+        let target = written.target(&self.loaded, &[]);
+        let (committed, counts) = self
+            .lakehouse()
+            .merge_statement(merge, target, written.shape.as_ref(), source, dt, &ColumnChanges::default())
+            .await?;
         report.changes = Some(counts);
         report.finish(committed, "no row to change");
         Ok(())
     }
+}
 
+impl Lakehouse<'_> {
     /// Runs `merge` with the rows of `source` into `target`, whose columns are `shape` where the
     /// table exists: one commit, or none (`None`) where no clause changes a row. A table that does
     /// not exist is created (partitioned by `target.partition_columns`) with the rows of the
@@ -140,7 +145,7 @@ impl Runner {
             clauses,
             columns,
         };
-        lakewriter_delta::merge_clauses(&self.session().state(), target, source, statement).await.map_err(Error::write)
+        lakewriter_delta::merge_clauses(&self.ctx.state(), target, source, statement).await.map_err(Error::write)
     }
 
     /// One clause with its expressions planned over the columns it may name.
@@ -222,8 +227,7 @@ impl Runner {
         }
         let qualified: Vec<Expr> = keys.iter().map(|k| Expr::Column(Column::new(Some(alias), k))).collect();
         let names: Vec<&str> = keys.iter().map(String::as_str).collect();
-        let rows =
-            self.session().read_table(provider).and_then(|df| df.select_columns(&names)).and_then(DataFrame::distinct);
+        let rows = self.ctx.read_table(provider).and_then(|df| df.select_columns(&names)).and_then(DataFrame::distinct);
         let matched = rows
             .and_then(|t| t.alias(alias))
             .and_then(|t| t.join_on(source.clone().alias(&merge.source_alias)?, JoinType::Inner, [on.clone()]))
@@ -304,7 +308,7 @@ impl Runner {
         };
         let plan =
             lakewriter_delta::schema::storable(rows.into_unoptimized_plan(), target.name).map_err(Error::write)?;
-        let committed = lakewriter_delta::append(&self.session().state(), target, plan).await.map_err(Error::write)?;
+        let committed = lakewriter_delta::append(&self.ctx.state(), target, plan).await.map_err(Error::write)?;
         let counts = MergeCounts { inserted: committed.rows_written.unwrap_or(0), ..MergeCounts::default() };
         Ok((Some(committed), counts))
     }

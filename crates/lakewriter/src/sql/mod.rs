@@ -21,11 +21,12 @@ use datafusion::prelude::Expr;
 use lakewriter_compute::Query;
 use lakewriter_compute::statement::{Parsed, SqlExpr, Statement, Write};
 use lakewriter_core::{PartitionKey, Semantics, TableRef, input_fingerprint, stable_hash};
-use lakewriter_delta::table::Shape;
+use lakewriter_delta::table::{LoadedTables, Shape};
 use lakewriter_delta::{CommitMetadata, Committed, MergeCounts, Target};
 use lakewriter_storage::Location;
 use serde::Serialize;
 
+use crate::lakehouse::Lakehouse;
 use crate::{Error, Result, Runner};
 
 /// How statements run.
@@ -98,7 +99,7 @@ pub(crate) struct Written<'a> {
 }
 
 impl Written<'_> {
-    pub(crate) fn target<'b>(&'b self, runner: &'b Runner, partition_columns: &'b [String]) -> Target<'b> {
+    pub(crate) fn target<'b>(&'b self, loaded: &'b LoadedTables, partition_columns: &'b [String]) -> Target<'b> {
         Target {
             location: &self.location,
             name: &self.name,
@@ -106,7 +107,7 @@ impl Written<'_> {
             not_null: &[],
             metadata: &self.metadata,
             read_version: self.read_version,
-            loaded: &runner.loaded,
+            loaded,
             adds_columns: false,
         }
     }
@@ -173,7 +174,7 @@ impl Runner {
             Write::Delete { predicate, semantics, .. } => {
                 written.existing("DELETE")?;
                 let predicate = self.predicate(*semantics, predicate.as_ref(), &written, None, dt)?;
-                let target = written.target(self, &[]);
+                let target = written.target(&self.loaded, &[]);
                 let (committed, counts) =
                     lakewriter_delta::delete(&self.session().state(), target, predicate).await.map_err(Error::write)?;
                 report.changes = Some(counts);
@@ -183,7 +184,7 @@ impl Runner {
                 written.existing("UPDATE")?;
                 let predicate = self.predicate(*semantics, predicate.as_ref(), &written, alias.as_deref(), dt)?;
                 let set = self.assignments(*semantics, assignments, &written, alias.as_deref(), dt)?;
-                let target = written.target(self, &[]);
+                let target = written.target(&self.loaded, &[]);
                 let (committed, counts) = lakewriter_delta::update(&self.session().state(), target, set, predicate)
                     .await
                     .map_err(Error::write)?;
@@ -252,7 +253,7 @@ impl Runner {
     ) -> Result<Option<Expr>> {
         let Some(sql) = sql else { return Ok(None) };
         let schema = written.schema(alias)?;
-        Ok(Some(unqualified(self.expression(semantics, sql, &schema, dt)?)?))
+        Ok(Some(unqualified(self.lakehouse().expression(semantics, sql, &schema, dt)?)?))
     }
 
     fn assignments(
@@ -270,11 +271,13 @@ impl Runner {
                 if schema.field_with_unqualified_name(column).is_err() {
                     return Err(Error::Usage(format!("SET {column}: {} has no column `{column}`", written.name)));
                 }
-                Ok((column.clone(), unqualified(self.expression(semantics, value, &schema, dt)?)?))
+                Ok((column.clone(), unqualified(self.lakehouse().expression(semantics, value, &schema, dt)?)?))
             })
             .collect()
     }
+}
 
+impl Lakehouse<'_> {
     pub(crate) fn expression(
         &self,
         semantics: Semantics,
@@ -282,7 +285,7 @@ impl Runner {
         schema: &DFSchema,
         dt: Option<NaiveDate>,
     ) -> Result<Expr> {
-        lakewriter_compute::statement::expression(self.session(), semantics, sql, schema, dt).map_err(Error::statement)
+        lakewriter_compute::statement::expression(self.ctx, semantics, sql, schema, dt).map_err(Error::statement)
     }
 }
 
@@ -303,7 +306,7 @@ fn usage<T>(message: String) -> Result<T> {
 
 /// A statement's rows or plan that DataFusion failed to build or compute.
 fn result_err(source: datafusion::error::DataFusionError) -> Error {
-    Error::statement(crate::result::result_err(source))
+    Error::statement(crate::error::result_err(source))
 }
 
 /// `expr` with its columns' qualifiers removed.

@@ -6,9 +6,8 @@ use lakewriter_compute::statement::Insert;
 use lakewriter_core::{CheckKind, WriteMode};
 use lakewriter_delta::{AppendOutcome, Committed, Target};
 
-use super::{Attempt, Mode};
-use crate::result::Computed;
-use crate::{PartitionReport, RunError};
+use super::{Attempt, Computed, Mode};
+use crate::{Note, PartitionReport, RunError};
 
 #[derive(Debug)]
 pub(crate) struct Append {
@@ -25,7 +24,7 @@ impl Mode for Append {
     fn refuses(&self, check: &CheckKind) -> Option<String> {
         let what =
             if self.insert.is_some() { "a job written as INSERT INTO (an append)" } else { "write = \"append\"" };
-        super::refuses_comparison(check, what)
+        super::mode::refuses_comparison(check, what)
     }
 
     fn forceable(&self) -> bool {
@@ -34,7 +33,7 @@ impl Mode for Append {
 
     async fn lay_out(&self, attempt: &Attempt<'_>, plan: LogicalPlan) -> Result<LogicalPlan, RunError> {
         match &self.insert {
-            Some(insert) => super::insert_laid_out(attempt, insert, plan).await,
+            Some(insert) => attempt.insert_laid_out(insert, plan).await,
             None => Ok(plan),
         }
     }
@@ -51,8 +50,8 @@ impl Mode for Append {
         computed: Computed,
         report: &mut PartitionReport,
     ) -> Result<Option<Committed>, RunError> {
-        let plan = super::rows_plan(attempt, computed)?;
-        let state = attempt.runner.session().state();
+        let plan = attempt.rows_plan(computed)?;
+        let state = attempt.lake.ctx.state();
         let force = attempt.run.unit.force;
         match lakewriter_delta::append_once(&state, target, plan, force).await? {
             AppendOutcome::AlreadyCommitted { version } => {
@@ -61,8 +60,7 @@ impl Mode for Append {
             }
             AppendOutcome::Committed(committed) => {
                 if force && attempt.previous.is_some() {
-                    let note = "--force: appended again; rows appended before for this partition are now duplicated";
-                    report.note = Some(note.into());
+                    report.note = Some(Note::AppendedAgain);
                 }
                 Ok(Some(committed))
             }

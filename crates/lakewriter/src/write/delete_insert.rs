@@ -4,11 +4,9 @@
 use datafusion::arrow::datatypes::Schema;
 use datafusion::prelude::Expr;
 use lakewriter_core::WriteMode;
-use lakewriter_delta::{Committed, Target};
 
 use super::{Attempt, Mode, Replaces};
-use crate::result::Computed;
-use crate::{PartitionReport, RunError};
+use crate::RunError;
 
 #[derive(Debug)]
 pub(crate) struct DeleteInsert {
@@ -31,22 +29,11 @@ impl Mode for DeleteInsert {
 
     async fn slice(&self, attempt: &Attempt<'_>, schema: &Schema) -> Result<(Expr, String), RunError> {
         let Some(dt) = attempt.run.unit.dt else { return Err(attempt.no_date()) };
-        let columns = attempt.runner.columns_at(attempt.table()).await?;
+        let columns = attempt.columns().await?;
         let schema = columns.as_deref().unwrap_or(schema);
         let predicate = &self.predicate;
         let semantics = attempt.run.job.spec.semantics;
-        let condition =
-            lakewriter_compute::condition(attempt.runner.session(), semantics, predicate, schema, Some(dt))?;
+        let condition = lakewriter_compute::condition(attempt.lake.ctx, semantics, predicate, schema, Some(dt))?;
         Ok((condition, format!("rows that do not satisfy the predicate `{predicate}` ($dt = {dt})")))
-    }
-
-    async fn commit(
-        &self,
-        attempt: &Attempt<'_>,
-        target: Target<'_>,
-        computed: Computed,
-        _report: &mut PartitionReport,
-    ) -> Result<Option<Committed>, RunError> {
-        super::replace_slice(self, attempt, target, computed).await.map(Some)
     }
 }

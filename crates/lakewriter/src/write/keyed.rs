@@ -5,12 +5,12 @@
 use datafusion::prelude::DataFrame;
 use lakewriter_compute::{KeyedCounts, KeyedSource, KeyedSpec, keyed};
 use lakewriter_core::DedupWindow;
-use lakewriter_core::{CheckKind, OnDuplicateKeys, Semantics, WriteMode};
+use lakewriter_core::{CheckKind, JobSpec, OnDuplicateKeys, Semantics, WriteMode};
+use lakewriter_delta::schema::Difference;
 use lakewriter_delta::{Committed, MergeSpec, Target};
 
-use super::{Attempt, Mode};
-use crate::result::Computed;
-use crate::{Changes, DryRun, PartitionReport, RunError};
+use super::{Attempt, Computed, Mode};
+use crate::{Changes, DryRun, Note, PartitionReport, RunError};
 use scope::Scope;
 
 mod scope;
@@ -88,7 +88,7 @@ impl Keyed {
     /// Checks the source's columns against the table's, then finds the [scope](Self::scope) the
     /// write reads the table in (over `t`).
     async fn scoped(&self, attempt: &Attempt<'_>, source: &KeyedSource) -> Result<Scope, RunError> {
-        attempt.runner.refuse_other_columns(attempt, &source.held.schema).await?;
+        attempt.refuse_other_columns(&source.held.schema).await?;
         self.scope(attempt, source).await
     }
 
@@ -107,7 +107,7 @@ impl Keyed {
             matches: scope.matches.as_ref(),
             ..self.spec()
         };
-        attempt.runner.classify(source, &spec, attempt.location, attempt.read_version).await
+        attempt.classify(source, &spec).await
     }
 
     /// What a rerun fills in: the columns of the table the partition's rows lack (added since it
@@ -116,7 +116,7 @@ impl Keyed {
     /// stands: a row written by a newer version of its key is not the source's row. `None` where
     /// there is nothing to fill.
     async fn fill(&self, attempt: &Attempt<'_>, source: &KeyedSource) -> Result<Option<Fill>, RunError> {
-        let Some(table) = attempt.runner.columns_at(attempt.table()).await? else { return Ok(None) };
+        let Some(table) = attempt.columns().await? else { return Ok(None) };
         let names: Vec<String> = table.fields().iter().map(|f| f.name().clone()).collect();
         let lacks = attempt.previous.map(|r| r.lacks(&names)).unwrap_or_default();
         let added = attempt.columns.added.iter().map(|c| c.column.clone());
@@ -151,7 +151,37 @@ impl Mode for Keyed {
     }
 
     fn refuses(&self, check: &CheckKind) -> Option<String> {
-        super::refuses_comparison(check, &format!("write = \"{}\"", self.mode))
+        super::mode::refuses_comparison(check, &format!("write = \"{}\"", self.mode))
+    }
+
+    fn dedup_window(&self) -> Option<(&[String], &DedupWindow)> {
+        self.window.as_ref().map(|window| (self.key.as_slice(), window))
+    }
+
+    fn tombstone(&self) -> Option<&'static str> {
+        self.delete_when.as_ref().map(|_| keyed::DELETED)
+    }
+
+    /// A difference in the tombstone column of `delete_when` is said as the job's `delete_when`
+    /// added or removed since the table was created.
+    fn explain(&self, job: &JobSpec, difference: &Difference) -> String {
+        let flag = keyed::DELETED;
+        let recreate = "the table's columns do not change: recreate the table (drop it and backfill the job) or write a new target";
+        match difference {
+            Difference::Missing { column, .. }
+                if self.mode == WriteMode::Merge && column == flag && self.delete_when.is_none() =>
+            {
+                format!(
+                    "column `{flag}` (boolean) is missing from the result: the table was created by a job with `delete_when`, which job `{}` no longer has (its tombstones are rows whose `{flag}` is true); {recreate}, or put `delete_when` back",
+                    job.name
+                )
+            }
+            Difference::Extra { column, .. } if column == flag && self.delete_when.is_some() => format!(
+                "column `{flag}` (boolean) is not in the table: job `{}`'s `delete_when` was added since the table was created without it (it marks deleted keys in `{flag}`); {recreate}, or take `delete_when` out",
+                job.name
+            ),
+            _ => difference.to_string(),
+        }
     }
 
     async fn compute(
@@ -159,7 +189,7 @@ impl Mode for Keyed {
         attempt: &Attempt<'_>,
         plan: datafusion::logical_expr::LogicalPlan,
     ) -> Result<Computed, RunError> {
-        if let Some(refusal) = attempt.runner.refusal(attempt.run, plan.schema()) {
+        if let Some(refusal) = attempt.refusal(plan.schema()) {
             return Err(refusal);
         }
         let spec = &attempt.run.job.spec;
@@ -169,7 +199,7 @@ impl Mode for Keyed {
                 spec.name
             ))));
         }
-        Ok(Computed::Keyed(keyed::prepare(attempt.runner.session(), plan, &self.spec()).await?))
+        Ok(Computed::Keyed(keyed::prepare(attempt.lake.ctx, plan, &self.spec()).await?))
     }
 
     async fn preview(
@@ -185,7 +215,7 @@ impl Mode for Keyed {
         let counts = self.classified(attempt, &source, fill.as_ref(), &scope).await?;
         report.changes = Some(Changes::Keyed(counts));
         if !counts.changes_anything() && !attempt.fresh && attempt.read_version.is_some() {
-            report.note = Some("no row to change: a run would commit only the partition's new state".into());
+            report.note = Some(Note::StateAlone { dry_run: true });
         }
         // An `append_dedup` adds its new keys' rows whole; a merge's changes are counted by key.
         let (rows_added, rows_removed) =
@@ -203,7 +233,7 @@ impl Mode for Keyed {
         let source = Self::source(computed).map_err(|e| *e)?;
         let fill = self.fill(attempt, &source).await?;
         let scope = self.scoped(attempt, &source).await?;
-        let ctx = attempt.runner.session();
+        let ctx = attempt.lake.ctx;
         let df = source.dataframe(ctx)?;
         let spec = self.spec();
         let job = &attempt.run.job.spec;
@@ -231,13 +261,13 @@ impl Mode for Keyed {
             }));
             return match scanned.committed {
                 Some(committed) => Ok(Some(committed)),
-                None => super::record_state_alone(attempt, target, &source.held.schema, report).await,
+                None => attempt.record_state_alone(target, &source.held.schema, report).await,
             };
         }
         let counts = self.classified(attempt, &source, fill.as_ref(), &scope).await?;
         report.changes = Some(Changes::Keyed(counts));
         if !counts.changes_anything() {
-            return super::record_state_alone(attempt, target, &source.held.schema, report).await;
+            return attempt.record_state_alone(target, &source.held.schema, report).await;
         }
         Ok(Some(lakewriter_delta::merge(&state, target, df, merge).await?))
     }

@@ -9,8 +9,8 @@ use lakewriter_compute::statement::Merge;
 use lakewriter_core::{CheckKind, WriteMode};
 use lakewriter_delta::{Committed, Target};
 
-use super::{Attempt, Mode};
-use crate::result::Computed;
+use super::{Attempt, Computed, Mode};
+
 use crate::sql::column_changes;
 use crate::{PartitionReport, RunError};
 
@@ -34,7 +34,7 @@ impl Mode for MergeInto {
     }
 
     fn refuses(&self, check: &CheckKind) -> Option<String> {
-        super::refuses_comparison(check, "a job written as MERGE INTO")
+        super::mode::refuses_comparison(check, "a job written as MERGE INTO")
     }
 
     fn refuses_dry_run(&self) -> Option<&'static str> {
@@ -52,16 +52,15 @@ impl Mode for MergeInto {
         computed: Computed,
         report: &mut PartitionReport,
     ) -> Result<Option<Committed>, RunError> {
-        let runner = attempt.runner;
-        let source =
-            datafusion::prelude::DataFrame::new(runner.session().state(), super::rows_plan(attempt, computed)?);
-        let shape = runner.loaded.shape(target.location, target.read_version).await?;
+        let source = datafusion::prelude::DataFrame::new(attempt.lake.ctx.state(), attempt.rows_plan(computed)?);
+        let shape = attempt.lake.loaded.shape(target.location, target.read_version).await?;
         let schema = source.schema().as_arrow().clone();
         let policy = attempt.run.job.spec.on_schema_change;
         let changes =
             shape.as_ref().map(|s| column_changes(&self.merge, &s.schema, &schema, policy)).unwrap_or_default();
         let target = Target { adds_columns: !changes.added.is_empty(), ..target };
-        let (committed, counts) = runner
+        let (committed, counts) = attempt
+            .lake
             .merge_statement(&self.merge, target, shape.as_ref(), source, attempt.run.unit.dt, &changes)
             .await
             .map_err(RunError::of)?;
@@ -70,10 +69,10 @@ impl Mode for MergeInto {
         if committed.is_some() {
             return Ok(committed);
         }
-        let Some(shape) = shape else { return super::record_state_alone(attempt, target, &schema, report).await };
+        let Some(shape) = shape else { return attempt.record_state_alone(target, &schema, report).await };
         // A merge that changes no row still adds its columns, with the partition's state.
         let added = schema.fields().iter().filter(|f| changes.added.iter().any(|c| c.column == *f.name()));
         let fields: Vec<_> = shape.schema.fields().iter().chain(added).cloned().collect();
-        super::record_state_alone(attempt, target, &Schema::new(fields), report).await
+        attempt.record_state_alone(target, &Schema::new(fields), report).await
     }
 }

@@ -7,11 +7,9 @@ use datafusion::logical_expr::LogicalPlan;
 use datafusion::prelude::Expr;
 use lakewriter_compute::statement::Insert;
 use lakewriter_core::WriteMode;
-use lakewriter_delta::{Committed, Target};
 
 use super::{Attempt, Mode, Replaces};
-use crate::result::Computed;
-use crate::{PartitionReport, RunError};
+use crate::RunError;
 
 #[derive(Debug)]
 pub(crate) struct Overwrite {
@@ -31,6 +29,10 @@ impl Mode for Overwrite {
         Replaces::Slice
     }
 
+    fn replaces_the_day(&self) -> bool {
+        true
+    }
+
     async fn slice(&self, attempt: &Attempt<'_>, _schema: &Schema) -> Result<(Expr, String), RunError> {
         let Some(dt) = attempt.run.unit.dt else { return Err(attempt.no_date()) };
         let column = &self.column;
@@ -39,18 +41,8 @@ impl Mode for Overwrite {
 
     async fn lay_out(&self, attempt: &Attempt<'_>, plan: LogicalPlan) -> Result<LogicalPlan, RunError> {
         match &self.insert {
-            Some(insert) => super::insert_laid_out(attempt, insert, plan).await,
+            Some(insert) => attempt.insert_laid_out(insert, plan).await,
             None => Ok(plan),
         }
-    }
-
-    async fn commit(
-        &self,
-        attempt: &Attempt<'_>,
-        target: Target<'_>,
-        computed: Computed,
-        _report: &mut PartitionReport,
-    ) -> Result<Option<Committed>, RunError> {
-        super::replace_slice(self, attempt, target, computed).await.map(Some)
     }
 }

@@ -2,11 +2,8 @@
 //! date.
 
 use lakewriter_core::{CheckKind, WriteMode};
-use lakewriter_delta::{Committed, Target};
 
-use super::{Attempt, Mode, Replaces};
-use crate::result::Computed;
-use crate::{PartitionReport, RunError};
+use super::{Mode, Replaces};
 
 #[derive(Debug)]
 pub(crate) struct Rebuild;
@@ -32,17 +29,5 @@ impl Mode for Rebuild {
 
     fn replaces(&self) -> Replaces {
         Replaces::Table
-    }
-
-    async fn commit(
-        &self,
-        attempt: &Attempt<'_>,
-        target: Target<'_>,
-        computed: Computed,
-        _report: &mut PartitionReport,
-    ) -> Result<Option<Committed>, RunError> {
-        let plan = super::rows_plan(attempt, computed)?;
-        let state = attempt.runner.session().state();
-        Ok(Some(lakewriter_delta::replace_all(&state, target, plan).await?))
     }
 }

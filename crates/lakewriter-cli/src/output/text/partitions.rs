@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use std::io::{self, Write};
 use std::time::Duration;
 
-use lakewriter::{Changes, CheckSeverity, KeyedCounts, PartitionReport, RunStatus, Summary, WriteMode};
+use lakewriter::{Changes, CheckSeverity, KeyedCounts, Note, PartitionReport, RunStatus, Summary, WriteMode};
 
 use super::{TextPrinter, plural};
 
@@ -42,7 +42,7 @@ impl<W: Write> TextPrinter<W> {
                     "  {}  {}  version {version:<4} {}",
                     r.partition,
                     self.paint("skipped", "33"),
-                    r.note.as_deref().unwrap_or("")
+                    r.note.as_ref().map(ToString::to_string).unwrap_or_default()
                 )
             }
             RunStatus::Ok if r.dry_run.is_some() => self.dry_run_line(r),
@@ -76,13 +76,12 @@ impl<W: Write> TextPrinter<W> {
             None => {}
         }
         let note = match (&r.note, r.committed) {
-            (Some(note), _) => Some(note.as_str()),
-            (None, false) => Some("nothing to change: no new table version"),
+            (Some(note), _) => Some(note.clone()),
+            (None, false) => Some(Note::NothingToChange { fresh: false }),
             (None, true) => None,
         };
         if let Some(note) = note {
-            text.push_str("  ");
-            text.push_str(note);
+            let _ = write!(text, "  {note}");
         }
         text
     }
@@ -108,8 +107,7 @@ impl<W: Write> TextPrinter<W> {
             let _ = write!(text, "  (checks: {passed} of {} passed)", r.checks.len());
         }
         if let Some(note) = &r.note {
-            text.push_str("  ");
-            text.push_str(note);
+            let _ = write!(text, "  {note}");
         }
         text
     }

@@ -32,7 +32,7 @@ impl Keyed {
     /// `dedup_window`, and the files of the source's keys by `cluster_by`. Nothing narrows it
     /// where there is no table.
     pub(super) async fn scope(&self, attempt: &Attempt<'_>, source: &KeyedSource) -> Result<Scope, RunError> {
-        let Some(shape) = attempt.runner.shape_at(attempt.table()).await? else { return Ok(Scope::default()) };
+        let Some(shape) = attempt.shape().await? else { return Ok(Scope::default()) };
         let partitions = self.partitions(attempt, source, &shape.partition_columns).await?;
         let (window, matches) = match self.window(attempt, &shape.schema, source).await? {
             Some((rows, matches)) => (Some(rows), Some(matches)),
@@ -51,10 +51,10 @@ impl Keyed {
         let Some(name) = attempt.run.job.spec.cluster_by.first().filter(|c| self.key.contains(c)) else {
             return Ok(None);
         };
-        let Some(ranges) = attempt.runner.ranges_at(attempt.table(), name).await? else { return Ok(None) };
+        let Some(ranges) = attempt.ranges(name).await? else { return Ok(None) };
         let Some(data_type) = ranges.first().map(|(min, _)| min.data_type()) else { return Ok(Some(lit(false))) };
         let mut keys = Vec::new();
-        for value in source.distinct_values(attempt.runner.session(), name).await? {
+        for value in source.distinct_values(attempt.lake.ctx, name).await? {
             match value.cast_to(&data_type) {
                 Ok(key) if !key.is_null() => keys.push(key),
                 Ok(_) => {}
@@ -83,7 +83,7 @@ impl Keyed {
         if columns.is_empty() {
             return Ok(None);
         }
-        let ctx = attempt.runner.session();
+        let ctx = attempt.lake.ctx;
         let mut filters = Vec::new();
         for name in columns {
             let values = source.distinct_values(ctx, name).await?;
@@ -134,7 +134,7 @@ impl Keyed {
         let near = day(t.clone()).between(day(s.clone()) - lit(days), day(s.clone()) + lit(days));
         let matches = near.or(t.clone().is_null().and(s.is_null()));
         let mut values = Vec::new();
-        for value in source.distinct_values(attempt.runner.session(), name).await? {
+        for value in source.distinct_values(attempt.lake.ctx, name).await? {
             match value.cast_to(&DataType::Date32) {
                 Ok(ScalarValue::Date32(day)) => values.push(day),
                 _ => return Err(refuse(format!("holds `{value}`, which is not a date"))),
