@@ -11,6 +11,7 @@
 
 mod support;
 
+mod architecture;
 mod commands;
 mod docs_examples;
 mod faults;
