@@ -9,6 +9,7 @@ use std::path::Path;
 use anyhow::{Context, Result};
 use lakewriter::{TestReport, TestStatus};
 
+use crate::markup::escape;
 use crate::output::TestSummary;
 
 /// Writes `reports` as JUnit XML to `path`, replacing it.
@@ -87,33 +88,4 @@ fn xml(reports: &[TestReport], summary: &TestSummary) -> String {
 
 fn first_line(text: &str) -> &str {
     text.lines().next().unwrap_or_default()
-}
-
-/// `text` as XML 1.0 character data or attribute value: markup escaped, and the control
-/// characters XML cannot hold (all but tab, line feed and carriage return) written as `?`.
-fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            '\t' | '\n' | '\r' => out.push(c),
-            c if c < ' ' || matches!(c, '\u{FFFE}' | '\u{FFFF}') => out.push('?'),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::escape;
-
-    #[test]
-    fn markup_and_the_control_characters_xml_cannot_hold_are_escaped() {
-        assert_eq!(escape("a<b & \"c\" 'd'>\u{1}\te"), "a&lt;b &amp; &quot;c&quot; &apos;d&apos;&gt;?\te");
-    }
 }

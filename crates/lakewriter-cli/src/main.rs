@@ -6,6 +6,7 @@ mod cli;
 mod commands;
 mod demo;
 mod junit;
+mod markup;
 mod output;
 mod panic;
 mod pipes;

@@ -3,7 +3,7 @@
 use serde_json::Value;
 
 use crate::support::{
-    Changes, Lake, Report, Run, customers_with_orders, daily_orders_rows, day, days, distinct_customers,
+    Changes, Lake, Report, Run, customers_with_orders, daily_orders_rows, day, days, distinct_customers, json_lines,
 };
 
 /// The two lines after `rerun    JOB …`: the content digests before and after the rerun.
@@ -162,8 +162,7 @@ fn the_demo_json_output_is_json_lines_job_by_job() {
     let run = lake.run_demo(&["--json"]);
     run.assert_code(0);
     assert_eq!(run.stderr, "", "nothing but JSON lines on stdout");
-    let mut lines: Vec<Value> =
-        run.stdout.lines().map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON: {l}: {e}"))).collect();
+    let mut lines = json_lines(&run);
     let september = || days("2026-09-01", "2026-09-30").map(|d| d.to_string());
 
     let daily = DemoLines::take(&mut lines, "daily_orders");

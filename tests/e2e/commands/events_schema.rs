@@ -12,7 +12,7 @@ use std::process::{Command, Stdio};
 
 use serde_json::Value;
 
-use crate::support::{Lake, edited};
+use crate::support::{Lake, edited, parse_lines};
 
 /// The kinds of line that the demo and the commands that read a lakehouse print.
 const READING: [&str; 18] = [
@@ -146,7 +146,7 @@ impl<'a> Checked<'a> {
         assert_eq!(code, 0, "{what}: lines the schema does not describe:\n{out}\nstdout:\n{}", numbered(stdout));
         let kinds: Vec<&str> = out.lines().map(|l| l.split_once(' ').expect("`LINE KIND`").1).collect();
         assert_eq!(kinds.len(), stdout.lines().count(), "{what}: a kind for each line:\n{out}");
-        let values: Vec<Value> = stdout.lines().map(|l| serde_json::from_str(l).expect("a JSON line")).collect();
+        let values: Vec<Value> = parse_lines(stdout);
         let mut closings = 0;
         let mut last_closes = false;
         for (kind, value) in kinds.iter().zip(&values) {
@@ -343,7 +343,7 @@ fn laying_out_a_project_and_the_overview_of_its_jobs_print_lines_of_the_schema()
 #[test]
 fn a_backfill_that_drops_a_column_prints_lines_of_the_schema() {
     use crate::support::modes::{FAILING, GOOD, WRITTEN, project};
-    let mode = crate::support::Mode::OverwritePartition;
+    let mode = crate::support::WriteMode::OverwritePartition;
     let lake = crate::support::modes::written(&[mode]);
     let without = project(&[mode], GOOD)
         .edited_sql(mode.as_str(), "customer_id AS customer_id, ", "")

@@ -4,7 +4,7 @@
 //! rows, and `expect.schema` types the expected values and checks the table's columns.
 
 use crate::support::job_test::{JobTest, test_results};
-use crate::support::{Lake, daily_orders};
+use crate::support::{Lake, daily_orders, parse_lines};
 
 const DAY: &str = "2026-09-30";
 
@@ -50,7 +50,7 @@ fn update_keeps_an_empty_string_apart_from_null() {
     let csv = std::fs::read_to_string(lake.path().join("tests/expected.csv")).expect("the CSV file");
     assert_eq!(csv, "customer_id,note,dt\n1,\"\",2026-09-30\n2,\"a,\"\"b\"\"\",2026-09-30\n3,,2026-09-30\n");
     let jsonl = std::fs::read_to_string(lake.path().join("tests/expected.jsonl")).expect("the JSON Lines file");
-    let lines: Vec<serde_json::Value> = jsonl.lines().map(|l| serde_json::from_str(l).expect("JSON")).collect();
+    let lines: Vec<serde_json::Value> = parse_lines(&jsonl);
     assert_eq!((&lines[0]["note"], &lines[2]["note"]), (&serde_json::json!(""), &serde_json::Value::Null), "{jsonl}");
 
     // A job that writes NULL where the file has an empty string fails.

@@ -4,7 +4,7 @@
 
 use crate::support::job_test::{JobTest, test_results};
 use crate::support::modes::{self, GOOD};
-use crate::support::{Job, Lake, Mode};
+use crate::support::{Job, Lake, WRITE_MODES, WriteMode};
 
 /// Two days of raw orders: order 1 changes on the second day (a newer `created_at`). A job that
 /// keeps each day's rows as they are writes exactly these.
@@ -30,32 +30,31 @@ const DEDUP_ORDERS: &[&str] = &[
 const DATES: [&str; 2] = ["2026-09-01", "2026-09-02"];
 
 /// The test of `mode`'s job on [`ORDERS`], and the checks it runs.
-fn test_of(mode: Mode) -> (JobTest, &'static [&'static str]) {
+fn test_of(mode: WriteMode) -> (JobTest, &'static [&'static str]) {
     const PLAIN: &[&str] = &["expected_rows", "idempotent", "deterministic"];
     const KEYED: &[&str] = &["expected_rows", "idempotent", "deterministic", "order_independent"];
     let dated = JobTest::new(mode.as_str(), DATES[0]).dates(&DATES).given("raw.orders", ORDERS);
     match mode {
-        Mode::OverwritePartition | Mode::DeleteInsert | Mode::Append => (dated.expect(ORDERS), PLAIN),
-        Mode::Merge => (dated.expect(NEWEST), KEYED),
+        WriteMode::OverwritePartition | WriteMode::DeleteInsert | WriteMode::Append => (dated.expect(ORDERS), PLAIN),
+        WriteMode::Merge => (dated.expect(NEWEST), KEYED),
         // Each order once: a later copy of a key is not appended, so the test gives order 1 no
         // second version, which would make the table depend on the order; the second day brings
         // a new order.
-        Mode::AppendDedup => {
+        WriteMode::AppendDedup => {
             let test = JobTest::new(mode.as_str(), DATES[0]).dates(&DATES).given("raw.orders", DEDUP_ORDERS);
             (test.expect(DEDUP_ORDERS), KEYED)
         }
-        Mode::Rebuild => (JobTest::undated(mode.as_str()).given("raw.orders", ORDERS).expect(ORDERS), PLAIN),
+        WriteMode::Rebuild => (JobTest::undated(mode.as_str()).given("raw.orders", ORDERS).expect(ORDERS), PLAIN),
+        WriteMode::Statement => unreachable!("a statement's job is none of WRITE_MODES"),
     }
 }
 
 #[test]
 fn every_write_mode_and_statement_job_passes_the_checks_that_apply_to_it() {
     let lake = Lake::empty(&[]);
-    let all =
-        [Mode::OverwritePartition, Mode::DeleteInsert, Mode::Merge, Mode::AppendDedup, Mode::Append, Mode::Rebuild];
-    let mut project = modes::project(&all, GOOD);
+    let mut project = modes::project(&WRITE_MODES, GOOD);
     let mut wanted = Vec::new();
-    for mode in all {
+    for mode in WRITE_MODES {
         let (test, checks) = test_of(mode);
         project = project.test(mode.as_str(), test);
         wanted.push((mode.as_str().to_owned(), checks));
@@ -130,7 +129,7 @@ fn a_given_target_whose_columns_are_older_than_the_jobs_result_grows_as_a_run_gr
     let expected: Vec<String> =
         std::iter::once(OLD.to_owned()).chain(ORDERS[..2].iter().map(|row| added(row, "NEW"))).collect();
     let expected: Vec<&str> = expected.iter().map(String::as_str).collect();
-    let modes = [Mode::OverwritePartition, Mode::Merge];
+    let modes = [WriteMode::OverwritePartition, WriteMode::Merge];
     let project = |policy: Option<&'static str>| {
         let mut project = modes::project(&modes, GOOD);
         for mode in modes {

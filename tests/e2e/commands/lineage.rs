@@ -11,18 +11,17 @@ use std::path::Path;
 use serde_json::Value;
 
 use crate::support::modes::{self, Columns, FAILING, GOOD, project, written};
-use crate::support::{Lake, Mode, Run};
+use crate::support::{Lake, Run, WRITE_MODES, WriteMode, json_lines, parse_lines};
 
 /// The events of `file`, one JSON object a line.
 fn events(file: &Path) -> Vec<Value> {
-    let text = std::fs::read_to_string(file).unwrap_or_default();
-    text.lines().map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON: {l}: {e}"))).collect()
+    parse_lines(&std::fs::read_to_string(file).unwrap_or_default())
 }
 
 /// `lakewriter --json run MODE [--dt DAY] ARGS…` with `env`.
-fn run_mode(lake: &Lake, mode: Mode, day: &str, args: &[&str], env: &[(&str, &str)]) -> Run {
+fn run_mode(lake: &Lake, mode: WriteMode, day: &str, args: &[&str], env: &[(&str, &str)]) -> Run {
     let mut all = vec!["--json", "run", mode.as_str()];
-    if mode != Mode::Rebuild {
+    if mode != WriteMode::Rebuild {
         all.extend(["--dt", day]);
     }
     all.extend(args);
@@ -51,13 +50,13 @@ fn dataset<'a>(datasets: &'a Value, relative: &str) -> &'a Value {
 
 #[test]
 fn every_write_mode_emits_start_then_complete_with_its_run_its_inputs_and_the_version_it_committed() {
-    let lake = written(&Mode::ALL);
+    let lake = written(&WRITE_MODES);
     let file = lake.path().join("lineage.jsonl");
     let file_arg = file.to_str().expect("utf-8 path");
-    for mode in Mode::ALL {
+    for mode in WRITE_MODES {
         let run = run_mode(&lake, mode, FAILING, &["--openlineage-file", file_arg], &[]);
         run.assert_code(0);
-        let lines: Vec<Value> = run.stdout.lines().map(|l| serde_json::from_str(l).expect("json")).collect();
+        let lines = json_lines(&run);
         let report = &lines[0];
         let run_id = report["run_id"].as_str().expect("run id");
         assert!(uuid_like(run_id), "{mode:?}: run id {run_id}");
@@ -73,7 +72,7 @@ fn every_write_mode_emits_start_then_complete_with_its_run_its_inputs_and_the_ve
         }
         let nominal = &complete["run"]["facets"]["nominalTime"]["nominalStartTime"];
         match mode {
-            Mode::Rebuild => assert!(nominal.is_null(), "a whole-table run has no nominal time"),
+            WriteMode::Rebuild => assert!(nominal.is_null(), "a whole-table run has no nominal time"),
             _ => assert_eq!(nominal, &Value::from(format!("{FAILING}T00:00:00Z"))),
         }
         let output = dataset(&complete["outputs"], &format!("failures/{}", mode.as_str()));
@@ -103,15 +102,15 @@ fn every_write_mode_emits_start_then_complete_with_its_run_its_inputs_and_the_ve
 
 #[test]
 fn a_failed_run_of_every_mode_emits_fail_with_its_error() {
-    let lake = written(&Mode::ALL);
+    let lake = written(&WRITE_MODES);
     let failing = Columns { customer_id: "CAST(CASE WHEN customer_id >= 0 THEN 'x' ELSE '1' END AS BIGINT)", ..GOOD };
-    lake.set_project(&project(&Mode::ALL, failing));
+    lake.set_project(&project(&WRITE_MODES, failing));
     let file = lake.path().join("lineage.jsonl");
-    for mode in Mode::ALL {
+    for mode in WRITE_MODES {
         let before = lake.digest(&modes::table(mode), None);
         let run = run_mode(&lake, mode, FAILING, &["--openlineage-file", file.to_str().expect("utf-8")], &[]);
         run.assert_code(1);
-        let report: Value = serde_json::from_str(run.stdout.lines().next().expect("report")).expect("json");
+        let report = json_lines(&run).remove(0);
         let all = events(&file);
         let ours = of_run(&all, report["run_id"].as_str().expect("run id"));
         assert_eq!(kinds(&ours), ["START", "FAIL"], "{mode:?}");
@@ -189,7 +188,7 @@ fn an_upstream_delta_table_is_an_input_with_the_version_read() {
 
 #[test]
 fn a_lineage_endpoint_that_is_down_or_never_answers_fails_no_run() {
-    let lake = written(&[Mode::OverwritePartition]);
+    let lake = written(&[WriteMode::OverwritePartition]);
     // Accepts connections and never answers: each request waits for its timeout.
     let silent = TcpListener::bind("127.0.0.1:0").expect("listener");
     let silent_url = format!("http://user:secret@{}/", silent.local_addr().expect("addr"));
@@ -212,7 +211,7 @@ fn a_lineage_endpoint_that_is_down_or_never_answers_fails_no_run() {
         if url == &closed_url {
             env.push(("OPENLINEAGE_API_KEY", "key-that-stays-secret"));
         }
-        let run = run_mode(&lake, Mode::OverwritePartition, FAILING, &["--openlineage-timeout", "1"], &env);
+        let run = run_mode(&lake, WriteMode::OverwritePartition, FAILING, &["--openlineage-timeout", "1"], &env);
         run.assert_code(0);
         let (reports, _) = run.json();
         assert!(reports[0].committed, "{url}");
@@ -289,7 +288,7 @@ fn read_request(stream: &mut std::net::TcpStream) -> Option<Vec<String>> {
 /// and neither secret, and nothing runs; no log shows either.
 #[test]
 fn url_credentials_and_an_api_key_are_one_or_the_other() {
-    let lake = written(&[Mode::OverwritePartition]);
+    let lake = written(&[WriteMode::OverwritePartition]);
     let endpoint = Endpoint::start();
     let with_credentials = format!("http://lineage-user:s3cr%25t%20pw@{}/", endpoint.url);
     let plain = format!("http://{}/", endpoint.url);
@@ -302,7 +301,7 @@ fn url_credentials_and_an_api_key_are_one_or_the_other() {
     for (url, api_key, expected) in cases {
         let mut env = vec![("OPENLINEAGE_URL", url.as_str())];
         env.extend(api_key.map(|k| ("OPENLINEAGE_API_KEY", k)));
-        let run = run_mode(&lake, Mode::OverwritePartition, FAILING, &["-vv"], &env);
+        let run = run_mode(&lake, WriteMode::OverwritePartition, FAILING, &["-vv"], &env);
         run.assert_code(0);
         let requests = endpoint.requests();
         assert_eq!(requests.len(), 2, "{expected}: a START and a COMPLETE:\n{}", run.stderr);
@@ -316,9 +315,9 @@ fn url_credentials_and_an_api_key_are_one_or_the_other() {
         }
     }
 
-    let before = lake.digest(&modes::table(Mode::OverwritePartition), None);
+    let before = lake.digest(&modes::table(WriteMode::OverwritePartition), None);
     let env = [("OPENLINEAGE_URL", with_credentials.as_str()), ("OPENLINEAGE_API_KEY", key)];
-    let run = run_mode(&lake, Mode::OverwritePartition, FAILING, &[], &env);
+    let run = run_mode(&lake, WriteMode::OverwritePartition, FAILING, &[], &env);
     run.assert_code(2);
     assert_eq!(
         run.stderr,
@@ -327,7 +326,7 @@ fn url_credentials_and_an_api_key_are_one_or_the_other() {
          token, or unset OPENLINEAGE_API_KEY to send them as HTTP Basic authentication\n"
     );
     assert!(run.stdout.is_empty(), "nothing ran: {}", run.stdout);
-    assert_eq!(lake.digest(&modes::table(Mode::OverwritePartition), None), before, "nothing committed");
+    assert_eq!(lake.digest(&modes::table(WriteMode::OverwritePartition), None), before, "nothing committed");
     assert!(endpoint.requests().is_empty(), "no event was sent");
 }
 
@@ -336,8 +335,8 @@ type Case<'a> = (&'a [&'a str], &'a [(&'a str, &'a str)], &'a str);
 
 #[test]
 fn bad_lineage_settings_are_usage_errors_and_a_dry_run_emits_nothing() {
-    let lake = written(&[Mode::OverwritePartition]);
-    let before = lake.digest(&modes::table(Mode::OverwritePartition), None);
+    let lake = written(&[WriteMode::OverwritePartition]);
+    let before = lake.digest(&modes::table(WriteMode::OverwritePartition), None);
     let cases: [Case<'_>; 3] = [
         (
             &[],
@@ -356,17 +355,17 @@ fn bad_lineage_settings_are_usage_errors_and_a_dry_run_emits_nothing() {
         ),
     ];
     for (args, env, error) in cases {
-        let run = run_mode(&lake, Mode::OverwritePartition, FAILING, args, env);
+        let run = run_mode(&lake, WriteMode::OverwritePartition, FAILING, args, env);
         run.assert_code(2);
         assert!(run.stderr.contains(&format!("error: {error}")), "stderr:\n{}", run.stderr);
         assert!(!run.stderr.contains("pw@"), "{}", run.stderr);
     }
-    assert_eq!(lake.digest(&modes::table(Mode::OverwritePartition), None), before, "nothing committed");
+    assert_eq!(lake.digest(&modes::table(WriteMode::OverwritePartition), None), before, "nothing committed");
 
     let file = lake.path().join("dry.jsonl");
     let dry = run_mode(
         &lake,
-        Mode::OverwritePartition,
+        WriteMode::OverwritePartition,
         FAILING,
         &["--dry-run", "--openlineage-file", file.to_str().expect("utf-8")],
         &[],

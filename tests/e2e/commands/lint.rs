@@ -1,6 +1,6 @@
 //! `lakewriter lint`, and the same determinism checks before every run.
 
-use crate::support::{Job, Lake, Project, daily_orders};
+use crate::support::{Job, Lake, Project, daily_orders, json_lines};
 
 /// What the `order_not_total` warning says after the window it names.
 const ORDER_NOT_TOTAL: &str = "its PARTITION BY and ORDER BY columns cover no declared unique key of the tables it \
@@ -64,8 +64,7 @@ fn warnings_are_json_lines_with_their_rule_ids_and_logged_once_per_run() {
     ));
     let run = lake.cli(&["--json", "lint"]);
     run.assert_code(0);
-    let lines: Vec<serde_json::Value> =
-        run.stdout.lines().map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON: {l}: {e}"))).collect();
+    let lines = json_lines(&run);
     let (summary, findings) = lines.split_last().expect("lines");
     let mut findings = findings.to_vec();
     findings.sort_by_key(|f| f["rule"].to_string());

@@ -4,7 +4,7 @@
 use lakewriter_core::Phase;
 use serde_json::Value;
 
-use crate::support::{Lake, log_lines};
+use crate::support::{Lake, json_lines, log_lines};
 
 #[test]
 fn json_logs_carry_each_runs_job_partition_and_run_id() {
@@ -25,12 +25,7 @@ fn json_logs_carry_each_runs_job_partition_and_run_id() {
     run.assert_code(0);
     let logs = log_lines(&run.stderr);
     assert!(logs.iter().all(|l| !l.timestamp.is_empty()), "{logs:?}");
-    let reports: Vec<Value> = run
-        .stdout
-        .lines()
-        .map(|l| serde_json::from_str::<Value>(l).expect("a JSON line"))
-        .filter(|v| v.get("partition").is_some())
-        .collect();
+    let reports: Vec<Value> = json_lines(&run).into_iter().filter(|v| v.get("partition").is_some()).collect();
     assert_eq!(reports.len(), 3);
     let mut own_commits = 0;
     for report in &reports {

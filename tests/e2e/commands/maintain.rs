@@ -10,7 +10,7 @@ use crate::support::maintain::{Step, content, maintain, run, status, table, uri}
 use crate::support::place::{DAY, OTHER_DAY, Place, WRITTEN};
 use crate::support::reader::Reader;
 use crate::support::status::{Kept, LogLength};
-use crate::support::{Mode, PartitionStatus};
+use crate::support::{PartitionStatus, WriteMode};
 
 /// The one step of `steps` on `table`.
 #[track_caller]
@@ -26,15 +26,15 @@ fn kept(partitions: &[PartitionStatus]) -> Vec<Kept<'_>> {
     partitions.iter().map(PartitionStatus::kept_by_a_checkpoint).collect()
 }
 
-fn files(place: &Place, mode: Mode) -> u64 {
+fn files(place: &Place, mode: WriteMode) -> u64 {
     Reader::new(place.lake()).read(&uri(place, mode)).files
 }
 
-const MODES: [Mode; 3] = [Mode::Append, Mode::DeleteInsert, Mode::OverwritePartition];
+const MODES: [WriteMode; 3] = [WriteMode::Append, WriteMode::DeleteInsert, WriteMode::OverwritePartition];
 
 /// Compaction rewrites the partitions with several small files, once; rows and state stay.
 fn compaction_keeps_rows_and_state(on_s3: bool) {
-    let place = Place::new(on_s3, Mode::Append);
+    let place = Place::new(on_s3, WriteMode::Append);
     let lake = place.lake();
     write_tables(lake);
     let before: Vec<(Content, Vec<PartitionStatus>, u64)> =
@@ -43,7 +43,7 @@ fn compaction_keeps_rows_and_state(on_s3: bool) {
 
     let planned = maintain(lake, &["--only", "compact", "--dry-run"]);
     let compacted = maintain(lake, &["--only", "compact"]);
-    let append = on(&compacted, &table(Mode::Append), "compact");
+    let append = on(&compacted, &table(WriteMode::Append), "compact");
     assert_eq!((append.status.as_str(), append.committed, append.table_version), ("ok", true, Some(4)), "{append:?}");
     let partitions = append.partitions.as_ref().expect("partitions");
     assert_eq!(
@@ -52,14 +52,14 @@ fn compaction_keeps_rows_and_state(on_s3: bool) {
         "only the day with several files"
     );
     assert_eq!((append.files_removed, append.files_added), (Some(3), Some(1)));
-    let unpartitioned = on(&compacted, &table(Mode::DeleteInsert), "compact");
+    let unpartitioned = on(&compacted, &table(WriteMode::DeleteInsert), "compact");
     let rewritten = (unpartitioned.committed, unpartitioned.files_removed, unpartitioned.files_added);
     assert_eq!(rewritten, (true, Some(before[1].2), Some(1)), "{unpartitioned:?}");
     let expected = [Partition { partition: "all".into(), files: before[1].2 }];
     assert_eq!(unpartitioned.partitions.as_deref(), Some(&expected[..]), "one partition: the table");
-    let overwritten = on(&compacted, &table(Mode::OverwritePartition), "compact");
+    let overwritten = on(&compacted, &table(WriteMode::OverwritePartition), "compact");
     assert_eq!((overwritten.committed, overwritten.files_removed), (false, Some(0)), "a file per partition");
-    for mode in [Mode::Merge, Mode::AppendDedup, Mode::Rebuild] {
+    for mode in [WriteMode::Merge, WriteMode::AppendDedup, WriteMode::Rebuild] {
         let none = on(&compacted, &table(mode), "compact");
         assert_eq!((none.status.as_str(), none.note.as_deref()), ("skipped", Some("no Delta table yet")));
     }
@@ -75,17 +75,17 @@ fn compaction_keeps_rows_and_state(on_s3: bool) {
         assert_eq!(&content(&place, mode), content_before, "{mode:?}: the same rows");
         assert_eq!(&status(lake, mode), status_before, "{mode:?}: the same partition state, to the commit details");
     }
-    assert_eq!((files(&place, Mode::Append), files(&place, Mode::DeleteInsert)), (2, 1));
+    assert_eq!((files(&place, WriteMode::Append), files(&place, WriteMode::DeleteInsert)), (2, 1));
     let again = maintain(lake, &["concurrent.append", "--only", "compact"]);
     assert_eq!((again.len(), again[0].committed, again[0].files_removed), (1, false, Some(0)), "nothing left");
 
     // A run after compaction is still fresh and idempotent.
-    let written = content(&place, Mode::DeleteInsert);
-    run(lake, Mode::DeleteInsert, DAY, false);
-    run(lake, Mode::Append, DAY, false);
-    assert_eq!(content(&place, Mode::DeleteInsert), written);
-    assert_eq!(content(&place, Mode::Append), before[0].0);
-    assert!(status(lake, Mode::DeleteInsert).iter().all(|p| p.state == "fresh"));
+    let written = content(&place, WriteMode::DeleteInsert);
+    run(lake, WriteMode::DeleteInsert, DAY, false);
+    run(lake, WriteMode::Append, DAY, false);
+    assert_eq!(content(&place, WriteMode::DeleteInsert), written);
+    assert_eq!(content(&place, WriteMode::Append), before[0].0);
+    assert!(status(lake, WriteMode::DeleteInsert).iter().all(|p| p.state == "fresh"));
 }
 
 #[test]
@@ -102,22 +102,22 @@ fn on_s3_compaction_rewrites_only_partitions_with_several_small_files_and_keeps_
 /// without `--force` and with it removes exactly the unreferenced files; expired log files go,
 /// the state read from the checkpoint stays.
 fn log_steps_keep_rows_and_state(on_s3: bool) {
-    let place = Place::new(on_s3, Mode::Append);
+    let place = Place::new(on_s3, WriteMode::Append);
     let lake = place.lake();
     let reader = Reader::new(lake);
     write_tables(lake);
     maintain(lake, &["append", "--only", "compact"]);
-    let (before, status_before) = (content(&place, Mode::Append), status(lake, Mode::Append));
-    let table_uri = uri(&place, Mode::Append);
+    let (before, status_before) = (content(&place, WriteMode::Append), status(lake, WriteMode::Append));
+    let table_uri = uri(&place, WriteMode::Append);
     assert_eq!(reader.unreferenced(&table_uri).len(), 3, "the three files compaction replaced");
 
     let checkpoint = maintain(lake, &["append", "--only", "checkpoint"]);
     assert_eq!(checkpoint[0].note.as_deref(), Some("checkpoint of version 4 written"), "{checkpoint:?}");
     let again = maintain(lake, &["append", "--only", "checkpoint"]);
     assert_eq!(again[0].note.as_deref(), Some("version 4 has a checkpoint already"));
-    assert_eq!(content(&place, Mode::Append), before);
+    assert_eq!(content(&place, WriteMode::Append), before);
     // The whole state, to each write's version, rows and run id: the commit files are kept.
-    assert_eq!(status(lake, Mode::Append), status_before, "the state, read from the checkpoint");
+    assert_eq!(status(lake, WriteMode::Append), status_before, "the state, read from the checkpoint");
 
     // Vacuum: nothing is older than the default retention; a shorter one needs --force.
     let vacuum = maintain(lake, &["append", "--only", "vacuum"]);
@@ -134,17 +134,17 @@ fn log_steps_keep_rows_and_state(on_s3: bool) {
     let forced = maintain(lake, &["append", "--only", "vacuum", "--retention", "0h", "--force"]);
     assert_eq!((forced[0].files_deleted, forced[0].committed, forced[0].table_version), (Some(3), true, Some(6)));
     assert_eq!(reader.unreferenced(&table_uri), Vec::<String>::new());
-    assert_eq!(content(&place, Mode::Append), before);
-    assert_eq!(status(lake, Mode::Append), status_before);
+    assert_eq!(content(&place, WriteMode::Append), before);
+    assert_eq!(status(lake, WriteMode::Append), status_before);
 
     // Log clean-up: with a log retention of 0 seconds every commit before the newest checkpoint
     // has expired; the state is the checkpoint's.
     reader.set_property("delta.logRetentionDuration", "interval 0 seconds", &table_uri);
     let cleaned = maintain(lake, &["append", "--only", "checkpoint,cleanup"]);
-    let removed = on(&cleaned, &table(Mode::Append), "cleanup");
+    let removed = on(&cleaned, &table(WriteMode::Append), "cleanup");
     assert_eq!((removed.status.as_str(), removed.retention.as_deref()), ("ok", Some("0s")), "{removed:?}");
     assert_eq!(removed.log_files_removed, Some(8), "commits 0..=6 and a checkpoint: {removed:?}");
-    let after = status(lake, Mode::Append);
+    let after = status(lake, WriteMode::Append);
     assert_eq!(kept(&after), kept(&status_before), "the state survives log clean-up");
     // What the removed commit files alone held is unknown now, and `status` says so.
     let details: Vec<_> = after.iter().map(|p| (p.version, p.rows, p.run_id.is_some())).collect();
@@ -155,18 +155,18 @@ fn log_steps_keep_rows_and_state(on_s3: bool) {
     assert!(text.lines().any(|l| l == line), "{text}");
     let states: Vec<&str> = after.iter().map(|p| p.state.as_str()).collect();
     assert_eq!(states, ["fresh", "fresh", "missing"], "{OTHER_DAY} was never appended");
-    assert_eq!(content(&place, Mode::Append), before);
+    assert_eq!(content(&place, WriteMode::Append), before);
     let summary = lake.status(&["append", "--from", WRITTEN, "--to", DAY]).summary;
     assert_eq!(summary.log, Some(LogLength { commits_since_checkpoint: 0, commit_files: 1 }));
 
     // A run after maintenance: skipped (already appended), and the table as it was.
-    run(lake, Mode::Append, DAY, false);
-    assert_eq!(content(&place, Mode::Append), before);
-    run(lake, Mode::OverwritePartition, WRITTEN, false);
-    let overwritten = content(&place, Mode::OverwritePartition);
+    run(lake, WriteMode::Append, DAY, false);
+    assert_eq!(content(&place, WriteMode::Append), before);
+    run(lake, WriteMode::OverwritePartition, WRITTEN, false);
+    let overwritten = content(&place, WriteMode::OverwritePartition);
     maintain(lake, &["overwrite_partition", "--retention", "0h", "--force"]);
-    run(lake, Mode::OverwritePartition, WRITTEN, false);
-    assert_eq!(content(&place, Mode::OverwritePartition), overwritten, "run twice after maintenance");
+    run(lake, WriteMode::OverwritePartition, WRITTEN, false);
+    assert_eq!(content(&place, WriteMode::OverwritePartition), overwritten, "run twice after maintenance");
 }
 
 #[test]
@@ -181,10 +181,10 @@ fn on_s3_checkpoint_vacuum_and_log_clean_up_keep_rows_and_state() {
 
 #[test]
 fn maintain_refuses_bad_arguments_before_it_touches_a_table() {
-    let place = Place::new(false, Mode::Append);
+    let place = Place::new(false, WriteMode::Append);
     let lake = place.lake();
-    run(lake, Mode::Append, WRITTEN, false);
-    run(lake, Mode::Append, WRITTEN, true);
+    run(lake, WriteMode::Append, WRITTEN, false);
+    run(lake, WriteMode::Append, WRITTEN, true);
     let log = lake.root().join("concurrent/append/_delta_log");
     let commits = || std::fs::read_dir(&log).expect("log").count();
     let before = commits();
@@ -202,7 +202,7 @@ fn maintain_refuses_bad_arguments_before_it_touches_a_table() {
     );
     usage(&["--retention", "6d"], "error: --retention 6d is shorter than Delta's default retention");
     // A table's own retention is honoured: longer than the default, it is the floor.
-    let uri = uri(&place, Mode::Append);
+    let uri = uri(&place, WriteMode::Append);
     Reader::new(lake).set_property("delta.deletedFileRetentionDuration", "interval 30 days", &uri);
     let before = before + 1;
     usage(

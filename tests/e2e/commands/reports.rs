@@ -12,14 +12,9 @@ use crate::support::maintain::{maintain, uri};
 use crate::support::place::{DAY, Place, WRITTEN};
 use crate::support::reader::Reader;
 use crate::support::s3::S3;
-use crate::support::{Checks, Job, Lake, Mode, Project, Run, daily_orders};
+use crate::support::{Checks, Job, Lake, Project, Run, WriteMode, daily_orders, json_lines, parse_lines};
 
 const DT: &str = "2026-09-01";
-
-/// The JSON lines of stdout.
-fn json_lines(run: &Run) -> Vec<Value> {
-    run.stdout.lines().map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON: {l}: {e}"))).collect()
-}
 
 /// The refusal `error: FLAG URL: …` of a reproduction root that is not apart from the project's.
 fn assert_not_apart(run: &Run, flag: &str) -> String {
@@ -80,7 +75,7 @@ fn on_s3_audit_against_the_projects_own_prefix_or_one_inside_or_above_it_is_refu
 }
 
 /// The commit files of `mode`'s table, as `status` counts them.
-fn commit_files(lake: &Lake, mode: Mode) -> u64 {
+fn commit_files(lake: &Lake, mode: WriteMode) -> u64 {
     let summary = lake.status(&[mode.as_str(), "--from", WRITTEN, "--to", DAY]).summary;
     summary.log.expect("a table's log").commit_files
 }
@@ -88,18 +83,18 @@ fn commit_files(lake: &Lake, mode: Mode) -> u64 {
 /// Vacuum deletes data files and removes no log file, even expired ones: the clean-up step does,
 /// and counts them.
 fn vacuum_leaves_expired_logs_to_cleanup(on_s3: bool) {
-    let place = Place::new(on_s3, Mode::Append);
+    let place = Place::new(on_s3, WriteMode::Append);
     let lake = place.lake();
     crate::support::maintain::write_tables(lake);
     maintain(lake, &["append", "--only", "compact,checkpoint"]);
     // Every log file before the checkpoint of version 4 expires at once (a commit, version 5).
-    Reader::new(lake).set_property("delta.logRetentionDuration", "interval 0 seconds", &uri(&place, Mode::Append));
-    assert_eq!(commit_files(lake, Mode::Append), 6, "versions 0 to 5");
+    Reader::new(lake).set_property("delta.logRetentionDuration", "interval 0 seconds", &uri(&place, WriteMode::Append));
+    assert_eq!(commit_files(lake, WriteMode::Append), 6, "versions 0 to 5");
 
     let vacuum = maintain(lake, &["append", "--only", "vacuum", "--retention", "0h", "--force"]);
     let found: Vec<_> = vacuum.iter().map(|s| (s.step.as_str(), s.files_deleted, s.table_version)).collect();
     assert_eq!(found, [("vacuum", Some(3), Some(7))], "the three files compaction replaced: {vacuum:?}");
-    assert_eq!(commit_files(lake, Mode::Append), 8, "VACUUM START and END added, no log file removed");
+    assert_eq!(commit_files(lake, WriteMode::Append), 8, "VACUUM START and END added, no log file removed");
     if !on_s3 {
         // Its commits are delta-rs's, with lakewriter's metadata.
         let start = lake.commit_info("concurrent/append", 6);
@@ -113,7 +108,7 @@ fn vacuum_leaves_expired_logs_to_cleanup(on_s3: bool) {
     let run = lake.cli(&["maintain", "append", "--only", "cleanup"]);
     run.assert_code(0);
     run.assert_line_starts("  cleanup     ok       version -      removed 4 log files (log retention 0s)");
-    assert_eq!(commit_files(lake, Mode::Append), 4, "versions 4 to 7");
+    assert_eq!(commit_files(lake, WriteMode::Append), 4, "versions 4 to 7");
 }
 
 #[test]
@@ -126,14 +121,6 @@ fn on_s3_vacuum_leaves_expired_log_files_to_the_cleanup_step_which_counts_them()
     vacuum_leaves_expired_logs_to_cleanup(true);
 }
 
-/// Each line of `stderr` as a JSON object.
-fn log_lines(stderr: &str) -> Vec<Value> {
-    stderr
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not a JSON log line ({e}): {l}")))
-        .collect()
-}
-
 #[test]
 fn a_runs_log_lines_carry_its_span_and_its_figures_as_numbers() {
     let lake = Lake::demo();
@@ -144,7 +131,7 @@ fn a_runs_log_lines_carry_its_span_and_its_figures_as_numbers() {
     let run = lake.cli(&["--log-format", "json", "--json", "run", "daily_orders", "--dt", DT]);
     run.assert_code(0);
     let report = json_lines(&run).into_iter().find(|l| l.get("partition").is_some()).expect("a partition line");
-    let logs = log_lines(&run.stderr);
+    let logs: Vec<Value> = parse_lines(&run.stderr);
     assert_eq!(logs.len(), 1, "the check's warning alone: {logs:?}");
     let warning = &logs[0];
     assert!(message(warning).starts_with("check `row_count` failed"), "{warning}");
@@ -157,7 +144,7 @@ fn a_runs_log_lines_carry_its_span_and_its_figures_as_numbers() {
     let run = lake.cli(&["--log-format", "json", "-v", "--json", "run", "daily_orders", "--dt", DT]);
     run.assert_code(0);
     let report = json_lines(&run).into_iter().find(|l| l.get("partition").is_some()).expect("a partition line");
-    let logs = log_lines(&run.stderr);
+    let logs: Vec<Value> = parse_lines(&run.stderr);
     let done = logs.iter().find(|l| message(l) == "done").expect("the done line");
     assert_eq!(&done["fields"]["rows"], &report["rows_written"], "{done}");
     assert_eq!(&done["fields"]["version"], &report["table_version"], "{done}");

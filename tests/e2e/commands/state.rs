@@ -1,7 +1,5 @@
 //! Partition state in the commit: `status`, `plan`, `backfill --only`, late data and code changes.
 
-use serde_json::Value;
-
 use crate::support::status::LogLength;
 use crate::support::{
     DAILY_ORDERS_SQL, Lake, StatusSummary, customers_with_orders, daily_orders, day, distinct_customers, edited,
@@ -9,17 +7,6 @@ use crate::support::{
 };
 
 const TABLE_DIR: &str = "analytics/daily_orders";
-
-/// The partition lines of `plan --json`, and the closing line.
-fn plan_lines(lake: &Lake, args: &[&str]) -> (Vec<Value>, Value) {
-    let mut all = vec!["--json"];
-    all.extend_from_slice(args);
-    let run = lake.cli(&all);
-    run.assert_code(0);
-    let mut values: Vec<Value> = run.stdout.lines().map(|l| serde_json::from_str(l).expect("JSON line")).collect();
-    let last = values.pop().expect("a closing line");
-    (values, last)
-}
 
 /// `(partition, state label)` of each status line: `fresh`, `missing`, `stale:inputs_changed`…
 fn states(lake: &Lake, args: &[&str]) -> Vec<(String, String)> {
@@ -99,18 +86,12 @@ fn a_late_file_makes_exactly_its_day_stale_and_backfill_only_stale_rewrites_only
 
     // `plan` says what would run, and writes nothing.
     let commits = lake.commit_count(TABLE_DIR);
-    let (planned, plan) =
-        plan_lines(&lake, &["plan", "daily_orders", "--from", "2026-09-01", "--to", "2026-09-05", "--only", "stale"]);
-    let runs: Vec<&str> =
-        planned.iter().filter(|p| p["action"] == "run").filter_map(|p| p["partition"].as_str()).collect();
-    assert_eq!(runs, ["dt=2026-09-02", "dt=2026-09-05"]);
-    assert_eq!((plan["plan"]["run"].as_u64(), plan["plan"]["skip"].as_u64()), (Some(2), Some(3)));
+    let plan = lake.plan(&["daily_orders", "--from", "2026-09-01", "--to", "2026-09-05", "--only", "stale"]);
+    assert_eq!(plan.runs(), ["dt=2026-09-02", "dt=2026-09-05"]);
+    assert_eq!((plan.summary.run, plan.summary.skip), (2, 3));
     assert_eq!(lake.commit_count(TABLE_DIR), commits, "plan commits nothing");
-    let (missing_only, _) =
-        plan_lines(&lake, &["plan", "daily_orders", "--from", "2026-09-01", "--to", "2026-09-05", "--only", "missing"]);
-    let runs: Vec<&str> =
-        missing_only.iter().filter(|p| p["action"] == "run").filter_map(|p| p["partition"].as_str()).collect();
-    assert_eq!(runs, ["dt=2026-09-05"]);
+    let missing_only = lake.plan(&["daily_orders", "--from", "2026-09-01", "--to", "2026-09-05", "--only", "missing"]);
+    assert_eq!(missing_only.runs(), ["dt=2026-09-05"]);
 
     let before = lake.digest("analytics.daily_orders", Some("2026-09-02"));
     let untouched =

@@ -27,7 +27,7 @@ use lakewriter_core::Phase;
 use crate::support::figures::{self, Figures};
 use crate::support::pause::Paused;
 use crate::support::place::{DAY, OTHER_DAY, Place, SCHEMA, WRITTEN};
-use crate::support::{Digest, Lake, Mode, Report, Run, day};
+use crate::support::{Digest, Lake, Report, Run, WRITE_MODES, WriteMode, day};
 
 /// The phases A is paused at: after it read the raw layer, after it opened the table.
 const PHASES: [Phase; 2] = [Phase::Planned, Phase::Writing];
@@ -48,21 +48,21 @@ const ALREADY_WRITTEN: &str = "already fresh: nothing to change, no new table ve
 const ALREADY_APPENDED: &str = "already appended; nothing appended. --force appends again and duplicates these rows";
 
 /// A fresh place with `mode`'s table written for [`WRITTEN`] (`rebuild`: written once).
-pub(super) fn written(on_s3: bool, mode: Mode) -> Place {
+pub(super) fn written(on_s3: bool, mode: WriteMode) -> Place {
     let place = Place::new(on_s3, mode);
     let report = run(place.lake(), mode, WRITTEN);
     assert_eq!((report.committed, report.table_version), (true, Some(0)), "{report:?}");
     place
 }
 
-pub(super) fn table(mode: Mode) -> String {
+pub(super) fn table(mode: WriteMode) -> String {
     format!("{SCHEMA}.{}", mode.as_str())
 }
 
 /// `--json run MODE --dt DT` (`rebuild`: without a date).
-pub(super) fn args(mode: Mode, dt: &str) -> Vec<&str> {
+pub(super) fn args(mode: WriteMode, dt: &str) -> Vec<&str> {
     let mut args = vec!["--json", "run", mode.as_str()];
-    if mode != Mode::Rebuild {
+    if mode != WriteMode::Rebuild {
         args.extend(["--dt", dt]);
     }
     args
@@ -78,13 +78,13 @@ pub(super) fn report_of(run: &Run) -> Report {
 }
 
 #[track_caller]
-pub(super) fn run(lake: &Lake, mode: Mode, dt: &str) -> Report {
+pub(super) fn run(lake: &Lake, mode: WriteMode, dt: &str) -> Report {
     report_of(&lake.cli(&args(mode, dt)))
 }
 
 /// The late raw file of [`DAY`] that `mode`'s job reads: its path below the root and its rows.
-pub(super) fn late_file(mode: Mode) -> (String, RecordBatch) {
-    if mode == Mode::Merge {
+pub(super) fn late_file(mode: WriteMode) -> (String, RecordBatch) {
+    if mode == WriteMode::Merge {
         (format!("raw/customers_batch/dt={DAY}/part-late-00000.parquet"), late_changes())
     } else {
         (format!("raw/orders/dt={DAY}/part-late-00000.parquet"), lakewriter_datagen::late_orders_for(day(DAY)))
@@ -130,7 +130,7 @@ pub(super) struct Reference {
 
 /// The undisturbed runs of `mode` on the same partition (or, `other`, on another), computed once
 /// for the whole suite: the local and the S3 tests share them.
-pub(super) fn reference(mode: Mode, other: bool) -> &'static Reference {
+pub(super) fn reference(mode: WriteMode, other: bool) -> &'static Reference {
     static REFERENCES: Mutex<BTreeMap<(&str, bool), &'static OnceLock<Reference>>> = Mutex::new(BTreeMap::new());
     let cell: &OnceLock<Reference> = REFERENCES
         .lock()
@@ -141,7 +141,7 @@ pub(super) fn reference(mode: Mode, other: bool) -> &'static Reference {
 }
 
 /// The table written for [`WRITTEN`], the late file delivered, then [`DAY`] run once.
-fn reference_same_partition(mode: Mode) -> Reference {
+fn reference_same_partition(mode: WriteMode) -> Reference {
     let place = written(false, mode);
     let (path, batch) = late_file(mode);
     place.put(&path, &batch);
@@ -151,7 +151,7 @@ fn reference_same_partition(mode: Mode) -> Reference {
 
 /// The table written for [`WRITTEN`], then [`OTHER_DAY`] and [`DAY`] run (B's order, then A's);
 /// the same as a backfill of the three days in date order.
-fn reference_other_partition(mode: Mode) -> Reference {
+fn reference_other_partition(mode: WriteMode) -> Reference {
     let place = written(false, mode);
     let b = run(place.lake(), mode, OTHER_DAY);
     let a = run(place.lake(), mode, DAY);
@@ -165,9 +165,9 @@ fn reference_other_partition(mode: Mode) -> Reference {
 }
 
 /// Each partition of `mode`'s table from `from` to `to` with its state (`rebuild`: the table's).
-pub(super) fn states(lake: &Lake, mode: Mode, from: &str, to: &str) -> Vec<(String, String)> {
+pub(super) fn states(lake: &Lake, mode: WriteMode, from: &str, to: &str) -> Vec<(String, String)> {
     let mut args = vec![mode.as_str()];
-    if mode != Mode::Rebuild {
+    if mode != WriteMode::Rebuild {
         args.extend(["--from", from, "--to", to]);
     }
     lake.status(&args).partitions.into_iter().map(|p| (p.partition, p.state)).collect()
@@ -199,7 +199,7 @@ struct Race {
 
 /// Runs a [`Race`] in `place` (its table written). `None` where A's commit landed before it
 /// stopped — its `kill` came after the commit: nothing raced, and the trial is run again.
-fn race(place: &Place, mode: Mode, phase: Phase, b_day: &str, late_file_first: bool) -> Option<Race> {
+fn race(place: &Place, mode: WriteMode, phase: Phase, b_day: &str, late_file_first: bool) -> Option<Race> {
     let lake = place.lake();
     let paused = Paused::start(lake, &args(mode, DAY), phase);
     let hit = paused.stopped_at();
@@ -226,24 +226,33 @@ fn race(place: &Place, mode: Mode, phase: Phase, b_day: &str, late_file_first: b
 /// had begun (read the log) before B committed. Paused at `writing` (`hit`), it had; paused at
 /// `planned`, it may have: the stop lands after the phase's line, and an append reads the log
 /// between its plan and its files, so either report is right there.
-fn expected_after_same_partition(mode: Mode, hit: Phase, b: &Report) -> Vec<Outline> {
+fn expected_after_same_partition(mode: WriteMode, hit: Phase, b: &Report) -> Vec<Outline> {
     let ok = "ok".to_owned();
     match mode {
-        Mode::OverwritePartition | Mode::DeleteInsert | Mode::Rebuild => {
+        WriteMode::OverwritePartition | WriteMode::DeleteInsert | WriteMode::Rebuild => {
             vec![(ok, true, b.rows_written, Some(2), 1, Some(WAS_FRESH.into()))]
         }
-        Mode::Merge | Mode::AppendDedup => vec![(ok, false, Some(0), Some(1), 1, Some(ALREADY_WRITTEN.into()))],
-        Mode::Append => {
+        WriteMode::Merge | WriteMode::AppendDedup => {
+            vec![(ok, false, Some(0), Some(1), 1, Some(ALREADY_WRITTEN.into()))]
+        }
+        WriteMode::Append => {
             let skipped = |retries| ("skipped".into(), false, None, Some(1), retries, Some(ALREADY_APPENDED.into()));
             if hit == Phase::Planned { vec![skipped(0), skipped(1)] } else { vec![skipped(1)] }
         }
+        WriteMode::Statement => unreachable!("a statement's job is none of WRITE_MODES"),
     }
 }
 
 /// One trial on the same partition: A paused at `phase`, a late file for [`DAY`], B run on
 /// [`DAY`], A resumed. B is one undisturbed run; A conflicts with it and runs again; the table is
 /// B's, and fresh. `None` where nothing raced.
-fn same_partition(place: &Place, mode: Mode, phase: Phase, reference: &Reference, figures: &mut Figures) -> Option<()> {
+fn same_partition(
+    place: &Place,
+    mode: WriteMode,
+    phase: Phase,
+    reference: &Reference,
+    figures: &mut Figures,
+) -> Option<()> {
     let Race { hit, b, after_b, a, what } = race(place, mode, phase, DAY, true)?;
     assert_eq!(outline(&b), outline(&reference.b), "{what}\nB is one undisturbed run");
     assert_eq!(b.changes, reference.b.changes, "{what}\nB's changes");
@@ -252,7 +261,7 @@ fn same_partition(place: &Place, mode: Mode, phase: Phase, reference: &Reference
     let lake = place.lake();
     let after = lake.digest(&table(mode), None);
     assert!(figures.compare(&reference.table, &after), "{what}\nthe table: {after:?}, not {:?}", reference.table);
-    let partition = if mode == Mode::Rebuild { "all".to_owned() } else { format!("dt={DAY}") };
+    let partition = if mode == WriteMode::Rebuild { "all".to_owned() } else { format!("dt={DAY}") };
     assert_eq!(states(lake, mode, DAY, DAY), [(partition, "fresh".to_owned())], "{what}");
     let expected = expected_after_same_partition(mode, hit, &b);
     assert!(expected.contains(&outline(&a)), "{what}\n{:?} is none of {expected:?}", outline(&a));
@@ -267,8 +276,8 @@ fn same_partition(place: &Place, mode: Mode, phase: Phase, reference: &Reference
 /// rebased (its source was classified against the version it read), so B's commit conflicts with
 /// it and it runs again; the others write their own partition (or predicate), and delta-rs
 /// commits them over B's.
-fn retries_beside(mode: Mode) -> u32 {
-    u32::from(matches!(mode, Mode::Merge | Mode::AppendDedup))
+fn retries_beside(mode: WriteMode) -> u32 {
+    u32::from(matches!(mode, WriteMode::Merge | WriteMode::AppendDedup))
 }
 
 /// One trial on another partition: A paused at `phase` on [`DAY`], B run on [`OTHER_DAY`], A
@@ -276,7 +285,7 @@ fn retries_beside(mode: Mode) -> u32 {
 /// both, and every partition is fresh. `None` where nothing raced.
 fn other_partition(
     place: &Place,
-    mode: Mode,
+    mode: WriteMode,
     phase: Phase,
     reference: &Reference,
     figures: &mut Figures,
@@ -305,7 +314,7 @@ const SLIPS: usize = 3;
 
 /// Runs `count` trials, each in a fresh place (local or on S3) with its table written: the `i`th
 /// with the mode and phase `pairs[i % pairs.len()]`, on the same partition or (`other`) another.
-fn run_trials(on_s3: bool, other: bool, pairs: &[(Mode, Phase)], count: usize, figures: &mut Figures) {
+fn run_trials(on_s3: bool, other: bool, pairs: &[(WriteMode, Phase)], count: usize, figures: &mut Figures) {
     for &(mode, phase) in pairs.iter().cycle().take(count) {
         let reference = reference(mode, other);
         let mut slips = 0;
@@ -323,7 +332,7 @@ fn run_trials(on_s3: bool, other: bool, pairs: &[(Mode, Phase)], count: usize, f
 
 /// Every (mode, phase): first each mode once, in an order and at a phase of `rng`'s, then each at
 /// the other phase.
-fn every_mode_at_every_phase(modes: &[Mode], rng: &mut fastrand::Rng) -> Vec<(Mode, Phase)> {
+fn every_mode_at_every_phase(modes: &[WriteMode], rng: &mut fastrand::Rng) -> Vec<(WriteMode, Phase)> {
     let mut modes = modes.to_vec();
     rng.shuffle(&mut modes);
     let first: Vec<usize> = modes.iter().map(|_| rng.usize(..PHASES.len())).collect();
@@ -333,13 +342,19 @@ fn every_mode_at_every_phase(modes: &[Mode], rng: &mut fastrand::Rng) -> Vec<(Mo
 }
 
 /// The modes that run for a date: all but `rebuild`, whose one partition is the whole table.
-const DATED: [Mode; 5] = [Mode::OverwritePartition, Mode::DeleteInsert, Mode::Merge, Mode::AppendDedup, Mode::Append];
+const DATED: [WriteMode; 5] = [
+    WriteMode::OverwritePartition,
+    WriteMode::DeleteInsert,
+    WriteMode::Merge,
+    WriteMode::AppendDedup,
+    WriteMode::Append,
+];
 
 /// Runs `scenario`'s trials: by default every mode at every phase on the same partition locally,
 /// and every mode once (at a phase of the seed's) otherwise; `LAKEWRITER_SOAK` trials when soaking.
 fn scenario(scenario: &str, test: &str, on_s3: bool, other: bool) {
     let mut figures = Figures::new(scenario, &format!("faults::concurrent::{test}"));
-    let modes: &[Mode] = if other { &DATED } else { &Mode::ALL };
+    let modes: &[WriteMode] = if other { &DATED } else { &WRITE_MODES };
     let pairs = every_mode_at_every_phase(modes, &mut figures::rng(scenario));
     let ci = if on_s3 || other { modes.len() } else { pairs.len() };
     run_trials(on_s3, other, &pairs, figures::trials(ci), &mut figures);

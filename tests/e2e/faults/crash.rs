@@ -15,7 +15,7 @@ use crate::support::figures::{self, Figures};
 use crate::support::modes::{FAILING, GOOD, WRITTEN, project, run, state, table};
 use crate::support::reader::{Read, Reader};
 use crate::support::s3::S3;
-use crate::support::{DAILY_ORDERS_SQL, Digest, Lake, LogLine, Mode, daily_orders, day};
+use crate::support::{DAILY_ORDERS_SQL, Digest, Lake, LogLine, WriteMode, daily_orders, day};
 
 /// Where a trial's runs write, and compute.
 enum At {
@@ -110,7 +110,7 @@ impl Place {
     /// `mode`'s table written for [`WRITTEN`] (`rebuild`: from its raw orders), then raw orders
     /// for [`FAILING`] delivered, and a checkpoint due at the commit of the run for [`FAILING`]
     /// (the table's third version).
-    fn written(at: &At, mode: Mode) -> Self {
+    fn written(at: &At, mode: WriteMode) -> Self {
         let place = Self::with_orders(at, &format!("crash-{}", mode.as_str().replace('_', "-")), &[WRITTEN]);
         place.lake().set_project(&project(&[mode], GOOD));
         run(place.lake(), mode, WRITTEN).assert_code(0);
@@ -120,7 +120,7 @@ impl Place {
     }
 
     /// The URI of `mode`'s table, as the independent reader opens it.
-    fn table_uri(&self, mode: Mode) -> String {
+    fn table_uri(&self, mode: WriteMode) -> String {
         let relative = format!("failures/{}", mode.as_str());
         match self {
             Self::Local(lake) => lake.root().join(relative).display().to_string(),
@@ -208,9 +208,9 @@ pub(super) fn kill_at_nth(lake: &Lake, args: &[&str], point: KillAt, nth: usize,
 }
 
 /// The arguments of `mode`'s run for `day` (`rebuild`: without a date).
-fn args(mode: Mode, day: &str) -> Vec<&str> {
+fn args(mode: WriteMode, day: &str) -> Vec<&str> {
     let mut args = vec!["run", mode.as_str()];
-    if mode != Mode::Rebuild {
+    if mode != WriteMode::Rebuild {
         args.extend(["--dt", day]);
     }
     args
@@ -229,7 +229,7 @@ struct Contents {
 }
 
 impl Contents {
-    fn of(at: &At, mode: Mode) -> Self {
+    fn of(at: &At, mode: WriteMode) -> Self {
         let place = Place::written(at, mode);
         let (lake, uri) = (place.lake(), place.table_uri(mode));
         let old = (lake.digest(&table(mode), None), place.reader().read(&uri));
@@ -240,7 +240,7 @@ impl Contents {
 
 /// One trial: `mode`'s run for [`FAILING`] killed at `phase` (`delay` after it), in a fresh
 /// place; checks the table after the kill, after a rerun and after a vacuum.
-fn trial(at: &At, mode: Mode, phase: KillAt, delay: Duration, contents: &Contents, figures: &mut Figures) {
+fn trial(at: &At, mode: WriteMode, phase: KillAt, delay: Duration, contents: &Contents, figures: &mut Figures) {
     let place = Place::written(at, mode);
     let (lake, uri, what) = (place.lake(), place.table_uri(mode), format!("{mode:?} killed at {phase} (+{delay:?})"));
     assert!(kill_at(lake, &args(mode, FAILING), phase, delay), "{what}: the run reaches {phase}");
@@ -274,7 +274,7 @@ fn trial(at: &At, mode: Mode, phase: KillAt, delay: Duration, contents: &Content
         (false, _) => "old content, unreferenced files left behind",
     };
     figures.trial(phase.name(), outcome);
-    if mode != Mode::Rebuild {
+    if mode != WriteMode::Rebuild {
         let expected = if is_new { "fresh" } else { "missing" };
         assert_eq!(state(lake, mode), expected, "{what}: the state disagrees with the data");
     }
@@ -286,7 +286,7 @@ fn trial(at: &At, mode: Mode, phase: KillAt, delay: Duration, contents: &Content
     let vacuumed = (lake.digest(&table(mode), None), place.reader().read(&uri));
     assert!(same(&vacuumed.0, &contents.new.0), "{what}: after a vacuum: {:?}", vacuumed.0);
     assert_eq!(vacuumed.1.digest, contents.new.1.digest, "{what}: the independent reader after a vacuum");
-    if mode != Mode::Rebuild {
+    if mode != WriteMode::Rebuild {
         assert_eq!(state(lake, mode), "fresh", "{what}: fresh after the rerun");
     }
 }
@@ -297,7 +297,7 @@ fn same(a: &Digest, b: &Digest) -> bool {
 
 /// Kills `mode`'s run at every phase in turn: each phase once with no delay, then (soaking)
 /// with a seeded delay of up to 25 ms after the phase begins.
-fn kill_at_every_phase(at: &At, mode: Mode) {
+fn kill_at_every_phase(at: &At, mode: WriteMode) {
     let place = at.name();
     let scenario = format!("`run` SIGKILLed at a phase: {}, {place}", mode.as_str());
     let test = format!("faults::crash::{}a_run_killed_at_any_phase::{}", at.prefix(), mode.as_str());
@@ -334,29 +334,29 @@ mod on_the_engine_a_run_killed_at_any_phase {
     use super::*;
     use crate::support::engine::Cluster;
 
-    fn on_the_engine(mode: Mode) {
+    fn on_the_engine(mode: WriteMode) {
         let cluster = Cluster::start(2, &[]);
         kill_at_every_phase(&At::Engine(cluster.url.clone()), mode);
     }
 
     #[test]
     fn overwrite_partition() {
-        on_the_engine(Mode::OverwritePartition);
+        on_the_engine(WriteMode::OverwritePartition);
     }
 
     #[test]
     fn merge() {
-        on_the_engine(Mode::Merge);
+        on_the_engine(WriteMode::Merge);
     }
 }
 
 kill_tests! {
-    overwrite_partition: Mode::OverwritePartition,
-    delete_insert: Mode::DeleteInsert,
-    merge: Mode::Merge,
-    append_dedup: Mode::AppendDedup,
-    append: Mode::Append,
-    rebuild: Mode::Rebuild,
+    overwrite_partition: WriteMode::OverwritePartition,
+    delete_insert: WriteMode::DeleteInsert,
+    merge: WriteMode::Merge,
+    append_dedup: WriteMode::AppendDedup,
+    append: WriteMode::Append,
+    rebuild: WriteMode::Rebuild,
 }
 
 /// A `backfill --parallel N` killed as one of its partitions enters `writing` or `committed`:

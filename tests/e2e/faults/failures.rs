@@ -5,7 +5,7 @@
 
 use crate::support::figures::Figures;
 use crate::support::modes::{Columns, DATED, FAILING, GOOD, WRITTEN, job, label, project, run, table, written};
-use crate::support::{Digest, Lake, Mode, Project, orders};
+use crate::support::{Digest, Lake, Project, WRITE_MODES, WriteMode, orders};
 
 /// A day without raw data.
 const NO_DATA: &str = "2026-09-03";
@@ -15,7 +15,7 @@ const NO_DATA: &str = "2026-09-03";
 /// and the table's digest and version as they were. Each mode is a trial of the figures of
 /// `failure` (`bad input: FAILURE`), run by `test`.
 #[track_caller]
-fn assert_each_fails(lake: &Lake, day: &str, expected: &[(Mode, String)], (failure, test): (&str, &str)) {
+fn assert_each_fails(lake: &Lake, day: &str, expected: &[(WriteMode, String)], (failure, test): (&str, &str)) {
     let mut figures = Figures::new(&format!("bad input: {failure}"), &format!("faults::failures::{test}"));
     for (mode, error) in expected {
         let before = lake.digest(&table(*mode), None);
@@ -37,11 +37,11 @@ fn assert_each_fails(lake: &Lake, day: &str, expected: &[(Mode, String)], (failu
 
 #[test]
 fn a_runtime_sql_error_fails_every_mode_and_the_fixed_job_writes_what_it_would_have() {
-    let lake = written(&Mode::ALL);
+    let lake = written(&WRITE_MODES);
     // Fails on the first row, while the result is computed: planning succeeds.
     let failing = Columns { customer_id: "CAST(CASE WHEN customer_id >= 0 THEN 'x' ELSE '1' END AS BIGINT)", ..GOOD };
     // DataFusion's dialect, whose cast error this is (Spark's is `CAST_INVALID_INPUT`).
-    lake.set_project(&project(&Mode::ALL, failing).all_datafusion());
+    lake.set_project(&project(&WRITE_MODES, failing).all_datafusion());
     let cast = "Cast error: Cannot cast string 'x' to value of Int64 type";
     // delta-rs's write (of a table that is not partitioned by the predicate's column, here) in its
     // words; lakewriter's own write (a partition overwrite, an append and a rebuild of an existing
@@ -60,17 +60,20 @@ fn a_runtime_sql_error_fails_every_mode_and_the_fixed_job_writes_what_it_would_h
         FAILING,
         &[
             (
-                Mode::OverwritePartition,
+                WriteMode::OverwritePartition,
                 format!("overwrite_partition dt=2026-09-02: {}", own("overwrite_partition", "dt=2026-09-02")),
             ),
-            (Mode::DeleteInsert, format!("delete_insert dt=2026-09-02: {}", writing("delete_insert", "dt=2026-09-02"))),
-            (Mode::Merge, format!("merge dt=2026-09-02: cannot prepare the keyed source: Arrow error: {cast}")),
             (
-                Mode::AppendDedup,
+                WriteMode::DeleteInsert,
+                format!("delete_insert dt=2026-09-02: {}", writing("delete_insert", "dt=2026-09-02")),
+            ),
+            (WriteMode::Merge, format!("merge dt=2026-09-02: cannot prepare the keyed source: Arrow error: {cast}")),
+            (
+                WriteMode::AppendDedup,
                 format!("append_dedup dt=2026-09-02: cannot prepare the keyed source: Arrow error: {cast}"),
             ),
-            (Mode::Append, format!("append dt=2026-09-02: {}", own("append", "dt=2026-09-02"))),
-            (Mode::Rebuild, format!("rebuild (whole table): {}", own("rebuild", "all"))),
+            (WriteMode::Append, format!("append dt=2026-09-02: {}", own("append", "dt=2026-09-02"))),
+            (WriteMode::Rebuild, format!("rebuild (whole table): {}", own("rebuild", "all"))),
         ],
         (
             "SQL failing at run time (a cast)",
@@ -80,14 +83,14 @@ fn a_runtime_sql_error_fails_every_mode_and_the_fixed_job_writes_what_it_would_h
 
     // The job fixed, each run commits one new version, and every table is what runs that never
     // failed write.
-    let reference = written(&Mode::ALL);
-    lake.set_project(&project(&Mode::ALL, GOOD));
-    for mode in Mode::ALL {
+    let reference = written(&WRITE_MODES);
+    lake.set_project(&project(&WRITE_MODES, GOOD));
+    for mode in WRITE_MODES {
         let before = lake.digest(&table(mode), None);
         let report = run(&lake, mode, FAILING).assert_code(0).json().0.remove(0);
         assert_eq!((report.committed, report.table_version), (true, Some(before.version + 1)), "{mode:?}");
         // A row an order of the day (`rebuild`: of every day), each order a new key.
-        let rows = if mode == Mode::Rebuild { orders(WRITTEN) + orders(FAILING) } else { orders(FAILING) };
+        let rows = if mode == WriteMode::Rebuild { orders(WRITTEN) + orders(FAILING) } else { orders(FAILING) };
         assert_eq!(report.rows_written, Some(rows), "{mode:?}: {report:?}");
         run(&reference, mode, FAILING).assert_code(0);
         let (retried, expected) = (lake.digest(&table(mode), None), reference.digest(&table(mode), None));
@@ -118,7 +121,7 @@ fn a_column_of_another_type_fails_every_mode_but_rebuild() {
 fn rows_outside_the_partition_fail_the_modes_that_replace_a_slice() {
     // `merge`, `append_dedup` and `append` replace no slice: they write rows of any `dt`;
     // `rebuild` has no partition.
-    let modes = [Mode::OverwritePartition, Mode::DeleteInsert];
+    let modes = [WriteMode::OverwritePartition, WriteMode::DeleteInsert];
     let lake = written(&modes);
     lake.set_project(&project(&modes, Columns { dt: "DATE '2026-01-01'", ..GOOD }));
     let rows = orders(FAILING);
@@ -127,14 +130,14 @@ fn rows_outside_the_partition_fail_the_modes_that_replace_a_slice() {
         FAILING,
         &[
             (
-                Mode::OverwritePartition,
+                WriteMode::OverwritePartition,
                 format!(
                     "overwrite_partition dt=2026-09-02: failures.overwrite_partition: the result has {rows} rows \
                      whose `dt` is not 2026-09-02; nothing was committed"
                 ),
             ),
             (
-                Mode::DeleteInsert,
+                WriteMode::DeleteInsert,
                 format!(
                     "delete_insert dt=2026-09-02: failures.delete_insert: the result has {rows} rows that do not \
                      satisfy the predicate `dt = $dt` ($dt = 2026-09-02); nothing was committed"
@@ -147,10 +150,10 @@ fn rows_outside_the_partition_fail_the_modes_that_replace_a_slice() {
 
 #[test]
 fn a_clock_or_random_function_fails_every_mode_before_it_reads_anything() {
-    let lake = written(&Mode::ALL);
+    let lake = written(&WRITE_MODES);
     // DataFusion's `now()`, which its dialect plans (the `spark` dialect refuses it).
-    lake.set_project(&project(&Mode::ALL, Columns { status: "CAST(now() AS VARCHAR)", ..GOOD }).all_datafusion());
-    let expected = Mode::ALL.map(|mode| {
+    lake.set_project(&project(&WRITE_MODES, Columns { status: "CAST(now() AS VARCHAR)", ..GOOD }).all_datafusion());
+    let expected = WRITE_MODES.map(|mode| {
         let name = mode.as_str();
         let error = format!(
             "{}: job {name}: nondeterministic: now() differs between runs of the same partition; compute from $dt \
@@ -169,10 +172,10 @@ fn a_clock_or_random_function_fails_every_mode_before_it_reads_anything() {
 
 #[test]
 fn an_unreadable_raw_file_fails_every_mode_that_reads_it_and_names_it() {
-    let lake = written(&Mode::ALL);
+    let lake = written(&WRITE_MODES);
     let bad = lake.root().join("raw/orders/dt=2026-09-02/part-bad.parquet");
     std::fs::write(&bad, "not parquet").expect("bad raw file");
-    let expected = Mode::ALL.map(|mode| {
+    let expected = WRITE_MODES.map(|mode| {
         let error = format!(
             "{}: raw file file://{} of raw.orders is not a readable Parquet file: Parquet error: Parquet error: \
              Invalid Parquet file. Corrupt footer",
@@ -191,9 +194,9 @@ fn an_unreadable_raw_file_fails_every_mode_that_reads_it_and_names_it() {
 
 #[test]
 fn a_raw_table_that_does_not_exist_fails_every_mode() {
-    let lake = written(&Mode::ALL);
-    lake.set_project(&project(&Mode::ALL, Columns { from: "raw.nothing", ..GOOD }));
-    let expected = Mode::ALL.map(|mode| {
+    let lake = written(&WRITE_MODES);
+    lake.set_project(&project(&WRITE_MODES, Columns { from: "raw.nothing", ..GOOD }));
+    let expected = WRITE_MODES.map(|mode| {
         let error = format!(
             "{}: table `raw.nothing` not found (at lakewriter.toml:{}); the lakehouse has 7 table(s): `lakewriter \
              sql -e \"SHOW TABLES\"` lists them",
@@ -238,8 +241,8 @@ fn a_day_without_raw_data_fails_in_every_dated_mode_and_is_an_empty_run_where_th
 
 #[test]
 fn a_bad_or_missing_date_is_a_usage_error_in_every_mode() {
-    let lake = written(&Mode::ALL);
-    let before: Vec<Digest> = Mode::ALL.iter().map(|&mode| lake.digest(&table(mode), None)).collect();
+    let lake = written(&WRITE_MODES);
+    let before: Vec<Digest> = WRITE_MODES.iter().map(|&mode| lake.digest(&table(mode), None)).collect();
     let runs_for_a_date =
         |name: &str| format!("error: job `{name}` (write = \"{name}\") runs for a date: pass --dt YYYY-MM-DD\n");
     let invalid = |option: &str, value: &str| {
@@ -250,7 +253,7 @@ fn a_bad_or_missing_date_is_a_usage_error_in_every_mode() {
     };
     let inverted = "error: invalid date range: --from 2026-09-02 is after --to 2026-09-01\n".to_owned();
     let mut cases: Vec<(Vec<&str>, String)> = Vec::new();
-    for mode in Mode::ALL {
+    for mode in WRITE_MODES {
         let name = mode.as_str();
         for bad in ["2026-02-30", "2026-9-1", "yesterday"] {
             cases.push((vec!["run", name, "--dt", bad], invalid("dt", bad)));
@@ -261,15 +264,15 @@ fn a_bad_or_missing_date_is_a_usage_error_in_every_mode() {
         ));
         cases.push((vec!["backfill", name, "--from", "2026-09-02", "--to", "2026-09-01"], inverted.clone()));
         let date = match mode {
-            Mode::Rebuild => {
+            WriteMode::Rebuild => {
                 "error: job `rebuild` (write = \"rebuild\") rebuilds the whole table: run it without --dt\n".to_owned()
             }
-            Mode::Append => "error: job `append` (write = \"append\") runs for a date: pass --dt YYYY-MM-DD (an \
+            WriteMode::Append => "error: job `append` (write = \"append\") runs for a date: pass --dt YYYY-MM-DD (an \
                              append without a partition could not be made exactly-once)\n"
                 .to_owned(),
             _ => runs_for_a_date(name),
         };
-        let args = if mode == Mode::Rebuild { vec!["run", name, "--dt", WRITTEN] } else { vec!["run", name] };
+        let args = if mode == WriteMode::Rebuild { vec!["run", name, "--dt", WRITTEN] } else { vec!["run", name] };
         cases.push((args, date));
     }
     cases.push((
@@ -282,12 +285,12 @@ fn a_bad_or_missing_date_is_a_usage_error_in_every_mode() {
         run.assert_code(2);
         assert_eq!((run.stdout.as_str(), run.stderr.as_str()), ("", stderr.as_str()), "{args:?}");
     }
-    let after: Vec<Digest> = Mode::ALL.iter().map(|&mode| lake.digest(&table(mode), None)).collect();
+    let after: Vec<Digest> = WRITE_MODES.iter().map(|&mode| lake.digest(&table(mode), None)).collect();
     assert_eq!(after, before, "no table changed");
 }
 
 /// `LINE:COLUMN` of `raw.nothing` in `mode`'s job of the project file: where its error says it is.
-fn raw_nothing_at(lake: &Lake, mode: Mode) -> String {
+fn raw_nothing_at(lake: &Lake, mode: WriteMode) -> String {
     let text = std::fs::read_to_string(lake.project_file()).expect("the project file");
     let job = text.find(&format!("[jobs.{}]", mode.as_str())).expect("the job's table");
     let at = job + text[job..].find("raw.nothing").expect("raw.nothing in the job's SQL");

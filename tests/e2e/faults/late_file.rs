@@ -5,11 +5,11 @@
 use lakewriter_core::Phase;
 
 use super::concurrent::{args, late_file, reference, report_of, run, states, table, written};
-use crate::support::Mode;
+use crate::support::WriteMode;
 use crate::support::pause::Paused;
 use crate::support::place::DAY;
 
-fn a_late_file_is_left_for_the_next_run(mode: Mode) {
+fn a_late_file_is_left_for_the_next_run(mode: WriteMode) {
     let undisturbed = written(false, mode);
     run(undisturbed.lake(), mode, DAY);
     let without = undisturbed.lake().digest(&table(mode), None);
@@ -37,15 +37,15 @@ fn a_late_file_is_left_for_the_next_run(mode: Mode) {
 
 #[test]
 fn a_file_that_lands_after_an_overwrite_planned_is_left_for_the_next_run() {
-    a_late_file_is_left_for_the_next_run(Mode::OverwritePartition);
+    a_late_file_is_left_for_the_next_run(WriteMode::OverwritePartition);
 }
 
 #[test]
 fn a_file_that_lands_after_a_merge_planned_is_left_for_the_next_run() {
-    a_late_file_is_left_for_the_next_run(Mode::Merge);
+    a_late_file_is_left_for_the_next_run(WriteMode::Merge);
 }
 
 #[test]
 fn a_file_that_lands_after_a_delete_insert_planned_is_left_for_the_next_run() {
-    a_late_file_is_left_for_the_next_run(Mode::DeleteInsert);
+    a_late_file_is_left_for_the_next_run(WriteMode::DeleteInsert);
 }

@@ -12,7 +12,7 @@ use std::process::Command;
 
 use crate::support::figures::Figures;
 use crate::support::modes::{DATED, FAILING, WRITTEN, run, table, written};
-use crate::support::{Lake, Mode, Run, days};
+use crate::support::{Lake, Run, WRITE_MODES, WriteMode, days};
 
 /// The exit code of a namespace script whose set-up (a mount) failed before lakewriter ran.
 const SET_UP_FAILED: i32 = 125;
@@ -103,25 +103,25 @@ fn without_uuids(text: &str) -> String {
 #[test]
 fn a_read_only_root_fails_every_mode_naming_the_partition_and_commits_nothing() {
     let mut figures = Figures::new("bad input: a read-only root", "faults::local_faults::a_read_only_root");
-    let lake = written(&Mode::ALL);
+    let lake = written(&WRITE_MODES);
     let root = lake.root().display().to_string();
     let read_only_fs = "Read-only file system (os error 30)";
-    for mode in Mode::ALL {
+    for mode in WRITE_MODES {
         let before = lake.digest(&table(mode), None);
         let mut args = vec!["--json", "run", mode.as_str()];
-        if mode != Mode::Rebuild {
+        if mode != WriteMode::Rebuild {
             args.extend(["--dt", FAILING]);
         }
         let run = read_only(&lake.root(), &lake.command(&args));
         run.assert_code(1);
-        let partition = if mode == Mode::Rebuild { "all".to_owned() } else { format!("dt={FAILING}") };
-        let label = if mode == Mode::Rebuild {
+        let partition = if mode == WriteMode::Rebuild { "all".to_owned() } else { format!("dt={FAILING}") };
+        let label = if mode == WriteMode::Rebuild {
             "rebuild (whole table)".to_owned()
         } else {
             format!("{} {partition}", mode.as_str())
         };
         // A partitioned table needs its partition's folder first; the others a data file.
-        let refused = if mode == Mode::OverwritePartition {
+        let refused = if mode == WriteMode::OverwritePartition {
             format!("Unable to create dir {root}/failures/{}/{partition}", mode.as_str())
         } else {
             format!("Unable to open file {root}/failures/{}/part-00000-<uuid>-c000.snappy.parquet#1", mode.as_str())
@@ -158,7 +158,7 @@ fn a_read_only_root_fails_every_mode_naming_the_partition_and_commits_nothing() 
 }
 
 /// Runs `mode` for [`FAILING`] with nothing in the way: the version it committed.
-fn run_fixed(lake: &Lake, mode: Mode) -> Option<u64> {
+fn run_fixed(lake: &Lake, mode: WriteMode) -> Option<u64> {
     let report = run(lake, mode, FAILING).assert_code(0).json().0.remove(0);
     assert!(report.committed, "{mode:?}: {report:?}");
     report.table_version
@@ -168,7 +168,7 @@ fn run_fixed(lake: &Lake, mode: Mode) -> Option<u64> {
 fn an_unreadable_root_fails_every_command_naming_it_and_changes_nothing() {
     let mut figures = Figures::new("bad input: an unreadable root", "faults::local_faults::an_unreadable_root");
     let lake = written(&DATED[..1]);
-    let name = table(Mode::OverwritePartition);
+    let name = table(WriteMode::OverwritePartition);
     let before = lake.digest(&name, None);
     // `nobody` reads the project file, and nothing under the root.
     set_mode(lake.path(), 0o755);
@@ -185,7 +185,7 @@ fn an_unreadable_root_fails_every_command_naming_it_and_changes_nothing() {
             lake.root().display()
         ),
     ];
-    let mode = Mode::OverwritePartition.as_str();
+    let mode = WriteMode::OverwritePartition.as_str();
     let range = ["--from", WRITTEN, "--to", FAILING];
     let commands: [Vec<&str>; 5] = [
         vec!["run", mode, "--dt", FAILING],

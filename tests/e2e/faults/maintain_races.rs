@@ -15,9 +15,9 @@ use crate::support::figures::{self, Figures};
 use crate::support::maintain::{Step, content_of, status, steps};
 use crate::support::pause::Paused;
 use crate::support::place::{DAY, OTHER_DAY, Place, WRITTEN};
-use crate::support::{Digest, Lake, Mode, Report, Run};
+use crate::support::{Digest, Lake, Report, Run, WriteMode};
 
-const MODE: Mode = Mode::DeleteInsert;
+const MODE: WriteMode = WriteMode::DeleteInsert;
 /// The version a paused process commits if it commits before the other: the table is written
 /// at versions 0 to 2.
 const FIRST: Option<u64> = Some(3);

@@ -30,7 +30,7 @@ use crate::support::pause::Paused;
 use crate::support::place::{self, DAY, Place, SCHEMA, WRITTEN};
 use crate::support::reader::Reader;
 use crate::support::s3::assert_no_secret;
-use crate::support::{Digest, Lake, Mode};
+use crate::support::{Digest, Lake, WRITE_MODES, WriteMode};
 
 /// Where B is killed; `None`: it runs to its end.
 const B_KILLED: [Option<KillAt>; 5] = [
@@ -51,7 +51,7 @@ struct Contents {
     late: Digest,
 }
 
-fn contents(mode: Mode) -> Contents {
+fn contents(mode: WriteMode) -> Contents {
     static CONTENTS: Mutex<BTreeMap<&str, Contents>> = Mutex::new(BTreeMap::new());
     let mut all = CONTENTS.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     all.entry(mode.as_str())
@@ -90,12 +90,12 @@ struct Trial {
     place: Place,
     /// A's lakehouse: the place's, or the same prefix reached through the proxy.
     a_lake: Option<Lake>,
-    mode: Mode,
+    mode: WriteMode,
 }
 
 impl Trial {
     /// `mode`'s table written for [`WRITTEN`], locally or (with `proxy`) on S3.
-    fn new(mode: Mode, proxy: Option<&Proxy>) -> Self {
+    fn new(mode: WriteMode, proxy: Option<&Proxy>) -> Self {
         let place = Place::new(proxy.is_some(), mode);
         let a_lake = match (&place, proxy) {
             (Place::S3(s3), Some(proxy)) => {
@@ -169,17 +169,17 @@ fn converges(
 ) {
     let (lake, mode) = (trial.lake(), trial.mode);
     let rerun = report_of(&lake.cli(&concurrent::args(mode, DAY)));
-    let appended_first = mode == Mode::Append && a_left != "old";
+    let appended_first = mode == WriteMode::Append && a_left != "old";
     let expected = if appended_first { after_a } else { &contents.late };
     let converged = trial.digest();
     assert!(figures.compare(expected, &converged), "{what}\nthe rerun: {rerun:?}\n{converged:?}, not {expected:?}");
     let fresh = if appended_first && which(&converged, contents) != Some("late") { "stale" } else { "fresh" };
-    let partition = if mode == Mode::Rebuild { "all".to_owned() } else { format!("dt={DAY}") };
+    let partition = if mode == WriteMode::Rebuild { "all".to_owned() } else { format!("dt={DAY}") };
     assert_eq!(states(lake, mode, DAY, DAY), [(partition, fresh.to_owned())], "{what}");
 }
 
 /// One trial; `None` where A went past its commit before it stopped (nothing raced).
-fn trial(mode: Mode, proxy: Option<&Proxy>, rng: &mut fastrand::Rng, figures: &mut Figures) -> Option<()> {
+fn trial(mode: WriteMode, proxy: Option<&Proxy>, rng: &mut fastrand::Rng, figures: &mut Figures) -> Option<()> {
     let contents = contents(mode);
     let trial = Trial::new(mode, proxy);
     let (lake, args) = (trial.lake(), concurrent::args(mode, DAY));
@@ -246,7 +246,7 @@ fn trial(mode: Mode, proxy: Option<&Proxy>, rng: &mut fastrand::Rng, figures: &m
 /// How many trials in a row may find A gone past its commit before it stopped.
 const SLIPS: usize = 3;
 
-/// The trials of one place: the `i`th on `Mode::ALL[i % 6]`, its choices seeded.
+/// The trials of one place: the `i`th on `WRITE_MODES[i % 6]`, its choices seeded.
 fn mixed(on_s3: bool) {
     let where_ = if on_s3 { "S3" } else { "local" };
     let scenario = format!(
@@ -257,8 +257,8 @@ fn mixed(on_s3: bool) {
     let mut figures = Figures::new(&scenario, &test);
     let mut rng = figures::rng(&scenario);
     let proxy = on_s3.then(Proxy::start);
-    for i in 0..figures::trials(Mode::ALL.len()) {
-        let mode = Mode::ALL[i % Mode::ALL.len()];
+    for i in 0..figures::trials(WRITE_MODES.len()) {
+        let mode = WRITE_MODES[i % WRITE_MODES.len()];
         let raced = (0..SLIPS).any(|_| trial(mode, proxy.as_ref(), &mut rng, &mut figures).is_some());
         assert!(raced, "{mode:?}: A went past its commit before it stopped, {SLIPS} times in a row");
     }

@@ -14,12 +14,14 @@
 use std::collections::BTreeSet;
 use std::process::{Command, Stdio};
 
-use lakewriter_core::WriteMode as Mode;
+use lakewriter_core::WriteMode;
 use serde_json::Value;
 
 use crate::support::place::project;
 use crate::support::s3::S3;
-use crate::support::{Digest, Lake, Project, Report, Run, Status, day, distinct_customers, finish, orders};
+use crate::support::{
+    Digest, Lake, Project, Report, Run, Status, day, distinct_customers, finish, orders, parse_lines,
+};
 
 /// Processes per race.
 const RACERS: usize = 4;
@@ -34,17 +36,17 @@ const DAYS: [&str; RACERS] = ["2026-09-01", "2026-09-02", "2026-09-03", "2026-09
 /// The rows the one run that writes [`SAME_DAY`] first writes, in a mode that writes it once
 /// ([`writes_once`]): a merge a row a customer the day's batch changes (an upsert or a
 /// tombstone), the appends a row an order.
-fn rows_of_same_day(mode: Mode) -> u64 {
+fn rows_of_same_day(mode: WriteMode) -> u64 {
     match mode {
-        Mode::Merge => distinct_customers(&[lakewriter_datagen::customers_for(day(SAME_DAY))]),
+        WriteMode::Merge => distinct_customers(&[lakewriter_datagen::customers_for(day(SAME_DAY))]),
         _ => orders(SAME_DAY),
     }
 }
 
 /// Whether a run of work already in the table writes no row again: an `append` skips a
 /// partition it appended; a `merge` or `append_dedup` with nothing new commits nothing.
-fn writes_once(mode: Mode) -> bool {
-    matches!(mode, Mode::Merge | Mode::AppendDedup | Mode::Append)
+fn writes_once(mode: WriteMode) -> bool {
+    matches!(mode, WriteMode::Merge | WriteMode::AppendDedup | WriteMode::Append)
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -57,11 +59,11 @@ enum Race {
 
 impl Race {
     /// The arguments of each racing process.
-    fn racers(self, mode: Mode) -> Vec<Vec<&'static str>> {
+    fn racers(self, mode: WriteMode) -> Vec<Vec<&'static str>> {
         let job = mode.as_str();
         (0..RACERS)
             .map(|i| match (self, mode) {
-                (Race::SamePartition, Mode::Rebuild) => vec!["run", job],
+                (Race::SamePartition, WriteMode::Rebuild) => vec!["run", job],
                 (Race::SamePartition, _) => vec!["run", job, "--dt", SAME_DAY],
                 (Race::DifferentPartitions, _) => vec!["run", job, "--dt", DAYS[i]],
             })
@@ -69,7 +71,7 @@ impl Race {
     }
 
     /// The same work done by one process.
-    fn sequential(self, mode: Mode) -> Vec<&'static str> {
+    fn sequential(self, mode: WriteMode) -> Vec<&'static str> {
         match self {
             Race::SamePartition => self.racers(mode).swap_remove(0),
             Race::DifferentPartitions => {
@@ -121,10 +123,7 @@ impl Place for Lake {
             .filter(|p| p.extension().is_some_and(|e| e == "json"))
             .collect();
         commits.sort();
-        let actions = |text: String| -> Vec<Value> {
-            text.lines().map(|l| serde_json::from_str(l).expect("a log action")).collect()
-        };
-        Some(commits.iter().map(|p| actions(std::fs::read_to_string(p).expect("a commit"))).collect())
+        Some(commits.iter().map(|p| parse_lines(&std::fs::read_to_string(p).expect("a commit"))).collect())
     }
 }
 
@@ -161,7 +160,7 @@ fn local_lake() -> Lake {
 }
 
 /// The digest of the race's work done by one process, in a fresh local lakehouse.
-fn reference(mode: Mode, race: Race) -> Digest {
+fn reference(mode: WriteMode, race: Race) -> Digest {
     let lake = local_lake();
     run(&lake, &race.sequential(mode)).assert_code(0);
     digest(&lake, &format!("races.{}", mode.as_str()))
@@ -174,7 +173,7 @@ const ALREADY_WRITTEN: &str = "already fresh: nothing to change, no new table ve
 
 /// Starts every racing process, then waits for them all, and checks that the table and the
 /// reports are what one sequential run of the same work gives.
-fn race_once(place: &impl Place, mode: Mode, race: Race, schema: &str, expected: &Digest, round: &str) {
+fn race_once(place: &impl Place, mode: WriteMode, race: Race, schema: &str, expected: &Digest, round: &str) {
     let outcome = Outcome::of(place, mode, race, round);
     outcome.assert_reports();
     let table = digest(place, &format!("{schema}.{}", mode.as_str()));
@@ -183,14 +182,14 @@ fn race_once(place: &impl Place, mode: Mode, race: Race, schema: &str, expected:
         outcome.assert_created_once(&log);
     }
     outcome.assert_one_commit_a_version(table.version);
-    if mode != Mode::Rebuild {
+    if mode != WriteMode::Rebuild {
         outcome.assert_fresh(place);
     }
 }
 
 /// The reports of one race's processes, with what every assertion about them names.
 struct Outcome {
-    mode: Mode,
+    mode: WriteMode,
     race: Race,
     /// Each process's report, in the order they were started.
     reports: Vec<Report>,
@@ -203,7 +202,7 @@ struct Outcome {
 impl Outcome {
     /// Starts every racing process, waits for them all, and reads their reports: each exits 0
     /// with one report and no failure.
-    fn of(place: &impl Place, mode: Mode, race: Race, round: &str) -> Self {
+    fn of(place: &impl Place, mode: WriteMode, race: Race, round: &str) -> Self {
         let children: Vec<_> = race
             .racers(mode)
             .iter()
@@ -243,13 +242,13 @@ impl Outcome {
         let (mut ok, mut skipped) = (0, 0);
         for r in &self.reports {
             match (r.status.as_str(), r.note.as_deref()) {
-                ("skipped", Some(ALREADY_APPENDED)) if self.mode == Mode::Append => skipped += 1,
+                ("skipped", Some(ALREADY_APPENDED)) if self.mode == WriteMode::Append => skipped += 1,
                 ("ok", _) => ok += 1,
                 (status, note) => panic!("{what}: status {status}, note {note:?}\n{outputs}"),
             }
         }
         let once = self.race == Race::SamePartition && writes_once(self.mode);
-        let expected = if once && self.mode == Mode::Append { (1, RACERS - 1) } else { (RACERS, 0) };
+        let expected = if once && self.mode == WriteMode::Append { (1, RACERS - 1) } else { (RACERS, 0) };
         assert_eq!((ok, skipped), expected, "{what}: reports ok, skipped\n{outputs}");
         if once {
             let mut writers = 0;
@@ -258,7 +257,7 @@ impl Outcome {
                     let rows = Some(rows_of_same_day(self.mode));
                     assert_eq!(r.rows_written, rows, "{what}: the writer's rows\n{outputs}");
                     writers += 1;
-                } else if self.mode != Mode::Append {
+                } else if self.mode != WriteMode::Append {
                     assert_eq!(r.note.as_deref(), Some(ALREADY_WRITTEN), "{what}\n{outputs}");
                     assert_eq!(r.rows_written, Some(0), "{what}: the rows of a run that finds them written\n{outputs}");
                 } else {
@@ -339,7 +338,7 @@ impl Outcome {
 }
 
 /// `LOCAL_ROUNDS` races, each in a fresh local lakehouse.
-fn race_locally(mode: Mode, race: Race) {
+fn race_locally(mode: WriteMode, race: Race) {
     let expected = reference(mode, race);
     for round in 0..LOCAL_ROUNDS {
         let lake = local_lake();
@@ -349,7 +348,7 @@ fn race_locally(mode: Mode, race: Race) {
 
 /// `S3_ROUNDS` races on the S3 test server, each into fresh tables (a schema of their own) over
 /// one raw layer.
-fn race_on_s3(mode: Mode, race: Race) {
+fn race_on_s3(mode: WriteMode, race: Race) {
     let s3 = S3::new(&format!("races-{}", mode.as_str().replace('_', "-")));
     s3.lake.prepare_demo();
     let expected = reference(mode, race);
@@ -362,61 +361,61 @@ fn race_on_s3(mode: Mode, race: Race) {
 
 /// Each scenario, in fresh local lakehouses.
 mod local {
-    use super::{Mode, Race, race_locally};
+    use super::{Race, WriteMode, race_locally};
 
     #[test]
     fn overwrite_partition_on_one_partition() {
-        race_locally(Mode::OverwritePartition, Race::SamePartition);
+        race_locally(WriteMode::OverwritePartition, Race::SamePartition);
     }
 
     #[test]
     fn overwrite_partition_on_different_partitions() {
-        race_locally(Mode::OverwritePartition, Race::DifferentPartitions);
+        race_locally(WriteMode::OverwritePartition, Race::DifferentPartitions);
     }
 
     #[test]
     fn merge_on_one_partition() {
-        race_locally(Mode::Merge, Race::SamePartition);
+        race_locally(WriteMode::Merge, Race::SamePartition);
     }
 
     #[test]
     fn merge_on_different_partitions() {
-        race_locally(Mode::Merge, Race::DifferentPartitions);
+        race_locally(WriteMode::Merge, Race::DifferentPartitions);
     }
 
     #[test]
     fn delete_insert_on_one_partition() {
-        race_locally(Mode::DeleteInsert, Race::SamePartition);
+        race_locally(WriteMode::DeleteInsert, Race::SamePartition);
     }
 
     #[test]
     fn delete_insert_on_different_partitions() {
-        race_locally(Mode::DeleteInsert, Race::DifferentPartitions);
+        race_locally(WriteMode::DeleteInsert, Race::DifferentPartitions);
     }
 
     #[test]
     fn append_dedup_on_one_partition() {
-        race_locally(Mode::AppendDedup, Race::SamePartition);
+        race_locally(WriteMode::AppendDedup, Race::SamePartition);
     }
 
     #[test]
     fn append_dedup_on_different_partitions() {
-        race_locally(Mode::AppendDedup, Race::DifferentPartitions);
+        race_locally(WriteMode::AppendDedup, Race::DifferentPartitions);
     }
 
     #[test]
     fn append_on_one_partition() {
-        race_locally(Mode::Append, Race::SamePartition);
+        race_locally(WriteMode::Append, Race::SamePartition);
     }
 
     #[test]
     fn append_on_different_partitions() {
-        race_locally(Mode::Append, Race::DifferentPartitions);
+        race_locally(WriteMode::Append, Race::DifferentPartitions);
     }
 
     #[test]
     fn rebuild() {
-        race_locally(Mode::Rebuild, Race::SamePartition);
+        race_locally(WriteMode::Rebuild, Race::SamePartition);
     }
 }
 
@@ -424,45 +423,45 @@ mod local {
 /// the keyed and the transaction-guarded modes on different partitions. (`s3.rs` races
 /// `overwrite_partition` backfill shards into a missing table.)
 mod s3 {
-    use super::{Mode, Race, race_on_s3};
+    use super::{Race, WriteMode, race_on_s3};
 
     #[test]
     fn overwrite_partition_on_one_partition() {
-        race_on_s3(Mode::OverwritePartition, Race::SamePartition);
+        race_on_s3(WriteMode::OverwritePartition, Race::SamePartition);
     }
 
     #[test]
     fn merge_on_one_partition() {
-        race_on_s3(Mode::Merge, Race::SamePartition);
+        race_on_s3(WriteMode::Merge, Race::SamePartition);
     }
 
     #[test]
     fn merge_on_different_partitions() {
-        race_on_s3(Mode::Merge, Race::DifferentPartitions);
+        race_on_s3(WriteMode::Merge, Race::DifferentPartitions);
     }
 
     #[test]
     fn delete_insert_on_one_partition() {
-        race_on_s3(Mode::DeleteInsert, Race::SamePartition);
+        race_on_s3(WriteMode::DeleteInsert, Race::SamePartition);
     }
 
     #[test]
     fn append_dedup_on_one_partition() {
-        race_on_s3(Mode::AppendDedup, Race::SamePartition);
+        race_on_s3(WriteMode::AppendDedup, Race::SamePartition);
     }
 
     #[test]
     fn append_on_one_partition() {
-        race_on_s3(Mode::Append, Race::SamePartition);
+        race_on_s3(WriteMode::Append, Race::SamePartition);
     }
 
     #[test]
     fn append_on_different_partitions() {
-        race_on_s3(Mode::Append, Race::DifferentPartitions);
+        race_on_s3(WriteMode::Append, Race::DifferentPartitions);
     }
 
     #[test]
     fn rebuild() {
-        race_on_s3(Mode::Rebuild, Race::SamePartition);
+        race_on_s3(WriteMode::Rebuild, Race::SamePartition);
     }
 }

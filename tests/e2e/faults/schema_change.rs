@@ -20,18 +20,18 @@ use crate::support::figures::{self, Figures};
 use crate::support::modes::{DATED, FAILING, GOOD, WRITTEN, project, table, table_uri, written};
 use crate::support::pause::Paused;
 use crate::support::reader::Reader;
-use crate::support::{Digest, Job, Lake, Mode, Run, log_lines};
+use crate::support::{Digest, Job, Lake, Run, WriteMode, log_lines};
 
 /// A `rebuild` of `mode`'s table (every day's orders) with the column `note` added.
-fn changer(mode: Mode) -> Job {
+fn changer(mode: WriteMode) -> Job {
     let sql = "SELECT order_id, customer_id, amount, status, created_at, dt, 'changed' AS note FROM raw.orders";
     let job = Job::rebuild("changer", &table(mode)).sql(sql);
-    if mode == Mode::OverwritePartition { job.partition_by("dt") } else { job }
+    if mode == WriteMode::OverwritePartition { job.partition_by("dt") } else { job }
 }
 
 /// Stops `mode`'s run at `phase` and changes the table's schema meanwhile; whether the run was
 /// stopped before it committed (else the trial is lost to the race, and says nothing).
-fn change_under(mode: Mode, phase: Phase, figures: &mut Figures) -> bool {
+fn change_under(mode: WriteMode, phase: Phase, figures: &mut Figures) -> bool {
     let lake = written(&[mode]);
     lake.set_project(&project(&[mode], GOOD).job(changer(mode)));
     let Some((run, changed)) = changed_under(&lake, mode, phase) else { return false };
@@ -59,7 +59,7 @@ fn change_under(mode: Mode, phase: Phase, figures: &mut Figures) -> bool {
 
 /// Runs `mode` for [`FAILING`], stopped at `phase` while `changer` adds a column: the run and the
 /// table after the change; `None` where the run committed before it could be stopped.
-fn changed_under(lake: &Lake, mode: Mode, phase: Phase) -> Option<(Run, Digest)> {
+fn changed_under(lake: &Lake, mode: WriteMode, phase: Phase) -> Option<(Run, Digest)> {
     let before = lake.digest(&table(mode), None);
     let mut changed = None;
     let paused = Paused::start(lake, &["--json", "run", mode.as_str(), "--dt", FAILING], phase);
@@ -73,7 +73,7 @@ fn changed_under(lake: &Lake, mode: Mode, phase: Phase) -> Option<(Run, Digest)>
 
 /// As [`change_under`], for a job whose `on_schema_change` adds columns: the run plans again over
 /// the new schema and commits its rows with `note` NULL.
-fn replanned_under(mode: Mode, phase: Phase, figures: &mut Figures) -> bool {
+fn replanned_under(mode: WriteMode, phase: Phase, figures: &mut Figures) -> bool {
     let lake = written(&[mode]);
     lake.set_project(
         &project(&[mode], GOOD).with_schema_change(mode.as_str(), "append_new_columns").job(changer(mode)),
@@ -102,7 +102,7 @@ fn an_old_schema_run_under_a_column_adding_commit_plans_again_and_writes_the_col
         "faults::schema_change::an_old_schema_run_under",
     );
     let phases = [Phase::Planned, Phase::Writing];
-    for mode in [Mode::OverwritePartition, Mode::DeleteInsert, Mode::Append] {
+    for mode in [WriteMode::OverwritePartition, WriteMode::DeleteInsert, WriteMode::Append] {
         for phase in (0..figures::trials(phases.len())).map(|i| phases[i % phases.len()]) {
             assert!(
                 (0..3).any(|_| replanned_under(mode, phase, &mut figures)),
@@ -116,7 +116,7 @@ fn an_old_schema_run_under_a_column_adding_commit_plans_again_and_writes_the_col
 /// `mode`'s run for [`FAILING`] that adds the column `status_code`, killed at `point`: the table
 /// holds the old schema and rows or the new ones, as lakewriter and the independent reader read
 /// it, and a rerun ends with the new.
-fn killed_adding(mode: Mode, point: KillAt, new: &Digest, figures: &mut Figures) {
+fn killed_adding(mode: WriteMode, point: KillAt, new: &Digest, figures: &mut Figures) {
     let lake = checkpointed(mode);
     let old = lake.digest(&table(mode), None);
     lake.set_project(&adding(mode));
@@ -140,14 +140,14 @@ fn killed_adding(mode: Mode, point: KillAt, new: &Digest, figures: &mut Figures)
 
 /// `mode`'s table written for its first day, with a checkpoint due at the commit of the next run
 /// (its third version), as the crash suite sets it.
-fn checkpointed(mode: Mode) -> Lake {
+fn checkpointed(mode: WriteMode) -> Lake {
     let lake = written(&[mode]);
     Reader::new(&lake).checkpoint_every(3, &table_uri(&lake, mode));
     lake
 }
 
 /// `mode`'s job with the column `status_code` added by `on_schema_change`.
-fn adding(mode: Mode) -> crate::support::Project {
+fn adding(mode: WriteMode) -> crate::support::Project {
     project(&[mode], GOOD)
         .edited_sql(mode.as_str(), "created_at,", "created_at, upper(status) AS status_code,")
         .with_schema_change(mode.as_str(), "append_new_columns")
@@ -159,7 +159,7 @@ fn a_run_adding_a_column_killed_at_any_phase_leaves_the_old_schema_and_rows_or_t
         "`run` adding a column (on_schema_change) SIGKILLed at a phase, local",
         "faults::schema_change::a_run_adding_a_column_killed_at_any_phase",
     );
-    for mode in [Mode::OverwritePartition, Mode::Merge] {
+    for mode in [WriteMode::OverwritePartition, WriteMode::Merge] {
         let undisturbed = checkpointed(mode);
         undisturbed.set_project(&adding(mode));
         undisturbed.cli(&["run", mode.as_str(), "--dt", FAILING]).assert_code(0);
@@ -193,7 +193,7 @@ const REPLACING: [&str; 7] =
 /// `overwrite_partition`'s table written for its first day (a checkpoint due at its third
 /// version), with a job that no longer selects `customer_id` and may drop it.
 fn dropping() -> Lake {
-    let mode = Mode::OverwritePartition;
+    let mode = WriteMode::OverwritePartition;
     let lake = checkpointed(mode);
     let without = project(&[mode], GOOD)
         .edited_sql(mode.as_str(), "customer_id AS customer_id, ", "")
@@ -203,7 +203,7 @@ fn dropping() -> Lake {
 }
 
 fn has_customer_id(lake: &Lake) -> bool {
-    let uri = table_uri(lake, Mode::OverwritePartition);
+    let uri = table_uri(lake, WriteMode::OverwritePartition);
     Reader::new(lake).schema(&uri).iter().any(|(name, _, _)| name == "customer_id")
 }
 
@@ -213,7 +213,7 @@ fn a_backfill_replacing_the_schema_killed_anywhere_ends_with_the_column_dropped_
         "`backfill --replace-schema` SIGKILLed in a day's commit or the drop's, local",
         "faults::schema_change::a_backfill_replacing_the_schema_killed_anywhere",
     );
-    let table = table(Mode::OverwritePartition);
+    let table = table(WriteMode::OverwritePartition);
     let undisturbed = dropping();
     undisturbed.cli(&REPLACING).assert_code(0);
     let content = |d: &Digest| (d.digest.clone(), d.rows);
@@ -226,7 +226,7 @@ fn a_backfill_replacing_the_schema_killed_anywhere_ends_with_the_column_dropped_
         let lake = dropping();
         let what = format!("killed at {point} #{nth}");
         assert!(kill_at_nth(&lake, &REPLACING, point, nth, Duration::ZERO), "{what}: reached");
-        let uri = table_uri(&lake, Mode::OverwritePartition);
+        let uri = table_uri(&lake, WriteMode::OverwritePartition);
         let after = lake.digest(&table, None);
         assert_eq!(Reader::new(&lake).read(&uri).version, after.version, "{what}: the independent reader");
         let kept = has_customer_id(&lake);

@@ -15,7 +15,7 @@ use crate::support::figures::{Figures, rng, trials};
 use crate::support::modes::{FAILING, GOOD, WRITTEN, label, project, run, state, table};
 use crate::support::reader::Reader;
 use crate::support::s3::{S3, assert_no_secret};
-use crate::support::{Digest, Lake, Mode, Project, Report, Run, day};
+use crate::support::{Digest, Lake, Project, Report, Run, WRITE_MODES, WriteMode, day};
 
 /// The request policy of every project here: 3 retries whose pauses add up to 0.6 to 1.4 s, so
 /// that a failing request fails in seconds, and a 3 s timeout. The 10 s retry budget is never
@@ -44,12 +44,12 @@ const AWAY_BRIEFLY: f64 = 0.3;
 struct Place {
     s3: S3,
     faulty: Lake,
-    mode: Mode,
+    mode: WriteMode,
 }
 
 impl Place {
     /// With `mode`'s table written for [`WRITTEN`] where `written`, or no table yet.
-    fn new(proxy: &Proxy, mode: Mode, written: bool) -> Self {
+    fn new(proxy: &Proxy, mode: WriteMode, written: bool) -> Self {
         let s3 = S3::new(&format!("faults-{}", mode.as_str().replace('_', "-")));
         for dt in [WRITTEN, FAILING] {
             let bytes = lakewriter_datagen::parquet_bytes(&lakewriter_datagen::orders_for(day(dt))).expect("parquet");
@@ -97,14 +97,14 @@ impl Place {
 
     /// Where the data file of the run for [`FAILING`] goes below the table, %-encoded.
     fn data_dir(&self) -> &'static str {
-        if self.mode == Mode::OverwritePartition { "dt%3D2026-09-02/" } else { "" }
+        if self.mode == WriteMode::OverwritePartition { "dt%3D2026-09-02/" } else { "" }
     }
 }
 
 /// The content an undisturbed run for [`FAILING`] leaves in `mode`'s table, written for
 /// [`WRITTEN`] first or not; from a local lakehouse (content does not depend on the store), once
 /// for every test here.
-fn reference(mode: Mode, written: bool) -> Digest {
+fn reference(mode: WriteMode, written: bool) -> Digest {
     /// Rows and digest, by mode and whether the table was written first.
     type Contents = BTreeMap<(&'static str, bool), (u64, String)>;
     static REFERENCES: Mutex<Contents> = Mutex::new(BTreeMap::new());
@@ -151,10 +151,10 @@ fn log_entry_puts(seen: &[Seen], version: u64) -> Vec<&Seen> {
 
 /// The fault and the mode of trial `trial` among `faults` faults: every mode within the first six
 /// trials, every pair of a fault and a mode within the first `6 * faults`.
-fn pick(trial: usize, faults: usize) -> (usize, Mode) {
-    let modes = Mode::ALL.len();
+fn pick(trial: usize, faults: usize) -> (usize, WriteMode) {
+    let modes = WRITE_MODES.len();
     let cycle = faults * modes / gcd(faults, modes);
-    (trial % faults, Mode::ALL[(trial + trial / cycle) % modes])
+    (trial % faults, WRITE_MODES[(trial + trial / cycle) % modes])
 }
 
 fn gcd(a: usize, b: usize) -> usize {
@@ -175,7 +175,7 @@ fn a_log_entry_put_that_lands_but_whose_answer_is_lost_commits_once_in_every_mod
     let mut figures = Figures::new(scenario, "faults::storage_faults::a_log_entry_put_that_lands");
     let mut rng = rng(scenario);
     let proxy = Proxy::start();
-    for trial in 0..trials(Mode::ALL.len()) {
+    for trial in 0..trials(WRITE_MODES.len()) {
         let (index, mode) = pick(trial, LANDED.len());
         let (fault, hit) = LANDED[index];
         // The commit that creates the table, or one into it.
@@ -304,7 +304,7 @@ pub(super) const LASTING: [Lasting; 4] = [
 /// How the run of `place` fails under `fault` on `requests`.
 fn failure(place: &Place, proxy: &Proxy, requests: Requests, fault: Fault) -> String {
     let (mode, url, resource) = (place.mode, place.url(proxy), place.resource());
-    let partition = if mode == Mode::Rebuild { "all".to_owned() } else { format!("dt={FAILING}") };
+    let partition = if mode == WriteMode::Rebuild { "all".to_owned() } else { format!("dt={FAILING}") };
     let failed =
         format!("{}: {}: writing {partition} failed; nothing was committed", label(mode, FAILING), table(mode));
     let put = |object: &str, status| {
@@ -474,7 +474,7 @@ fn a_server_gone_briefly_is_waited_for_and_one_gone_for_long_fails_the_run_in_bo
         } else {
             format!("{}part-<file>-c000.snappy.parquet", place.data_dir())
         };
-        let partition = if mode == Mode::Rebuild { "all".to_owned() } else { format!("dt={FAILING}") };
+        let partition = if mode == WriteMode::Rebuild { "all".to_owned() } else { format!("dt={FAILING}") };
         let refused = "HTTP error: error sending request: client error (Connect): tcp connect error: Connection refused \
                        (os error 111)";
         let error = format!(

@@ -11,7 +11,9 @@ use crate::support::checks::{self, CHECKED, JOB, SQL, TABLE};
 use crate::support::modes::{FAILING, GOOD, WRITTEN, label, project, run, table, written};
 use crate::support::reader::Reader;
 use crate::support::s3::{S3, assert_no_secret};
-use crate::support::{CheckOutcome, Checks, Job, Lake, Mode, Project, Report, daily_orders, day, orders};
+use crate::support::{
+    CheckOutcome, Checks, Job, Lake, Project, Report, WRITE_MODES, WriteMode, daily_orders, day, orders,
+};
 
 /// Two checks every result with a row fails: each of its rows fails the second.
 fn blocking() -> Checks {
@@ -19,7 +21,7 @@ fn blocking() -> Checks {
 }
 
 /// The project of `modes` (see `support::modes`), each job with `checks`.
-fn checked(modes: &[Mode], checks: &Checks) -> Project {
+fn checked(modes: &[WriteMode], checks: &Checks) -> Project {
     modes.iter().fold(project(modes, GOOD), |project, mode| project.with_checks(mode.as_str(), checks.clone()))
 }
 
@@ -30,7 +32,7 @@ fn with_check_lines(project: &Project, job: &str, lines: &str) -> String {
 }
 
 /// The folder of `mode`'s table below the root.
-fn dir(mode: Mode) -> String {
+fn dir(mode: WriteMode) -> String {
     table(mode).replace('.', "/")
 }
 
@@ -61,7 +63,7 @@ fn order_starts(days: &[&str]) -> BTreeSet<String> {
 /// Asserts that `report` is a run of `mode` for `dt` that [`BLOCKING`] failed: `rows` result
 /// rows of the raw orders of `days`, both checks failed, named in the error, nothing committed.
 #[track_caller]
-fn assert_blocked(report: &Report, (mode, dt): (Mode, &str), days: &[&str]) {
+fn assert_blocked(report: &Report, (mode, dt): (WriteMode, &str), days: &[&str]) {
     let rows: u64 = days.iter().map(|d| orders(d)).sum();
     assert_eq!((report.status.as_str(), report.committed), ("failed", false), "{mode:?}: {report:?}");
     let [count, expect] = &report.checks[..] else { panic!("{mode:?}: two checks: {report:?}") };
@@ -93,16 +95,16 @@ fn assert_blocked(report: &Report, (mode, dt): (Mode, &str), days: &[&str]) {
 
 #[test]
 fn a_blocking_check_commits_nothing_in_any_mode() {
-    let lake = written(&Mode::ALL);
-    lake.set_project(&checked(&Mode::ALL, &blocking()));
+    let lake = written(&WRITE_MODES);
+    lake.set_project(&checked(&WRITE_MODES, &blocking()));
     let reader = Reader::new(&lake);
-    for mode in Mode::ALL {
+    for mode in WRITE_MODES {
         let uri = lake.root().join(dir(mode)).display().to_string();
         let (before, read, commits) =
             (lake.digest(&table(mode), None), reader.read(&uri), lake.commit_count(&dir(mode)));
         let run = run(&lake, mode, FAILING);
         run.assert_code(1);
-        let days: &[&str] = if mode == Mode::Rebuild { &[WRITTEN, FAILING] } else { &[FAILING] };
+        let days: &[&str] = if mode == WriteMode::Rebuild { &[WRITTEN, FAILING] } else { &[FAILING] };
         assert_blocked(&run.json().0.remove(0), (mode, FAILING), days);
         assert_eq!(lake.digest(&table(mode), None), before, "{mode:?}: the table changed");
         assert_eq!(lake.commit_count(&dir(mode)), commits, "{mode:?}: a commit was added");
@@ -114,11 +116,11 @@ fn a_blocking_check_commits_nothing_in_any_mode() {
 #[test]
 fn a_blocking_check_on_a_first_write_creates_no_table_in_any_mode() {
     let lake = Lake::new(WRITTEN, FAILING);
-    lake.set_project(&checked(&Mode::ALL, &blocking()));
-    for mode in Mode::ALL {
+    lake.set_project(&checked(&WRITE_MODES, &blocking()));
+    for mode in WRITE_MODES {
         let run = run(&lake, mode, WRITTEN);
         run.assert_code(1);
-        let days: &[&str] = if mode == Mode::Rebuild { &[WRITTEN, FAILING] } else { &[WRITTEN] };
+        let days: &[&str] = if mode == WriteMode::Rebuild { &[WRITTEN, FAILING] } else { &[WRITTEN] };
         assert_blocked(&run.json().0.remove(0), (mode, WRITTEN), days);
         assert!(!lake.root().join(dir(mode)).exists(), "{mode:?}: a table folder was created");
     }
@@ -162,7 +164,7 @@ fn merge_and_append_dedup_check_their_deduplicated_source() {
 
 /// `mode`'s run for `dt` with `checks`, which must exit with `code`.
 #[track_caller]
-fn run_with(lake: &Lake, (mode, dt): (Mode, &str), checks: &Checks, code: i32) -> Report {
+fn run_with(lake: &Lake, (mode, dt): (WriteMode, &str), checks: &Checks, code: i32) -> Report {
     lake.set_project(&project(&[mode], GOOD).with_checks(mode.as_str(), checks.clone()));
     let run = run(lake, mode, dt);
     run.assert_code(code);
@@ -183,10 +185,10 @@ fn assert_change(report: &Report, passed: bool, severity: &str, detail: Option<&
 #[test]
 fn change_vs_previous_compares_with_the_rows_the_write_replaces() {
     let limit = &Checks::new().change_vs_previous(10.0);
-    for mode in [Mode::OverwritePartition, Mode::DeleteInsert, Mode::Rebuild] {
+    for mode in [WriteMode::OverwritePartition, WriteMode::DeleteInsert, WriteMode::Rebuild] {
         let lake = Lake::new(WRITTEN, FAILING);
         // What the write replaces: the day's orders (`rebuild`: every day's).
-        let now = if mode == Mode::Rebuild { orders(WRITTEN) + orders(FAILING) } else { orders(WRITTEN) };
+        let now = if mode == WriteMode::Rebuild { orders(WRITTEN) + orders(FAILING) } else { orders(WRITTEN) };
         let first = run_with(&lake, (mode, WRITTEN), limit, 0);
         assert_change(&first, true, "error", None);
         assert!(first.committed, "nothing to compare with yet: {first:?}");
@@ -223,14 +225,14 @@ fn the_project_file_refuses_checks_a_job_cannot_have() {
     let refused = |mode: &str| format!("checks.change_vs_previous is not available for write = \"{mode}\"");
     let no_check = |entry: &str| format!("checks.warn: `{entry}` names no check of this job");
     let cases = [
-        (Mode::Merge, limit, refused("merge")),
-        (Mode::AppendDedup, limit, refused("append_dedup")),
-        (Mode::Append, limit, refused("append")),
-        (Mode::OverwritePartition, "not_nul = [\"customer_id\"]", "not_nul".to_owned()),
-        (Mode::DeleteInsert, "row_count = { min = 1, most = 2 }", "most".to_owned()),
-        (Mode::OverwritePartition, "not_null = [\"customer_id\"]\nwarn = [\"unique\"]", no_check("unique")),
+        (WriteMode::Merge, limit, refused("merge")),
+        (WriteMode::AppendDedup, limit, refused("append_dedup")),
+        (WriteMode::Append, limit, refused("append")),
+        (WriteMode::OverwritePartition, "not_nul = [\"customer_id\"]", "not_nul".to_owned()),
+        (WriteMode::DeleteInsert, "row_count = { min = 1, most = 2 }", "most".to_owned()),
+        (WriteMode::OverwritePartition, "not_null = [\"customer_id\"]\nwarn = [\"unique\"]", no_check("unique")),
         (
-            Mode::Rebuild,
+            WriteMode::Rebuild,
             "row_count = { min = 1 }\nwarn = [\"not_null(customer_id)\"]",
             no_check("not_null(customer_id)"),
         ),
@@ -301,11 +303,11 @@ fn on_s3_a_blocking_check_commits_nothing_and_a_warning_commits() {
 fn passing_checks_write_what_a_job_without_checks_writes_in_every_mode() {
     // Checks hold the result in memory before writing it: the table must be the same, and
     // runs with and without checks must mix on one table.
-    let unchecked = written(&Mode::ALL);
+    let unchecked = written(&WRITE_MODES);
     let checked_lake = Lake::new(WRITTEN, FAILING);
     let passing = Checks::new().not_null("order_id").not_null("amount").unique(&["order_id"]).row_count(Some(1), None);
-    checked_lake.set_project(&checked(&Mode::ALL, &passing));
-    for mode in Mode::ALL {
+    checked_lake.set_project(&checked(&WRITE_MODES, &passing));
+    for mode in WRITE_MODES {
         run(&unchecked, mode, FAILING).assert_code(0);
         for dt in [WRITTEN, FAILING] {
             let report = run(&checked_lake, mode, dt).assert_code(0).json().0.remove(0);
@@ -315,8 +317,8 @@ fn passing_checks_write_what_a_job_without_checks_writes_in_every_mode() {
         let (with, without) = (checked_lake.digest(&table(mode), None), unchecked.digest(&table(mode), None));
         assert_eq!((with.rows, with.digest), (without.rows, without.digest), "{mode:?}");
     }
-    checked_lake.set_project(&project(&Mode::ALL, GOOD));
-    for mode in Mode::ALL {
+    checked_lake.set_project(&project(&WRITE_MODES, GOOD));
+    for mode in WRITE_MODES {
         let before = checked_lake.digest(&table(mode), None);
         run(&checked_lake, mode, WRITTEN).assert_code(0);
         let after = checked_lake.digest(&table(mode), None);

@@ -6,7 +6,7 @@
 //! created. The range's own ends are written.
 
 use crate::support::sql::sql;
-use crate::support::{Job, Lake, Mode, Project, Run, json_lines};
+use crate::support::{Job, Lake, Project, Run, WRITE_MODES, WriteMode, json_lines};
 
 const DAY1: &str = "2026-09-01";
 const DAY2: &str = "2026-09-02";
@@ -22,26 +22,26 @@ fn some_before_first() -> String {
     format!("CASE WHEN order_id % 5 = 3 THEN {BEFORE_FIRST} ELSE DATE '0001-01-01' END")
 }
 
-fn table(mode: Mode) -> String {
+fn table(mode: WriteMode) -> String {
     format!("dates.{}", mode.as_str())
 }
 
 /// The job of `mode`, named after it, writing [`table`]: each order of the day (`rebuild`: of
 /// every day) with the column `column` computed by `expr`, keyed by `order_id`.
-fn job(mode: Mode, column: &str, expr: &str) -> Job {
+fn job(mode: WriteMode, column: &str, expr: &str) -> Job {
     let all = format!("SELECT order_id, {expr} AS {column}, created_at, dt FROM raw.orders");
     let one_day = format!("SELECT order_id, {expr} AS {column}, created_at, $dt AS dt FROM raw.orders WHERE dt = $dt");
     crate::support::modes::mode_job(mode, &table(mode), one_day, all)
 }
 
 fn project(column: &str, expr: &str) -> Project {
-    Mode::ALL.iter().fold(Project::new(), |project, &mode| project.job(job(mode, column, expr)))
+    WRITE_MODES.iter().fold(Project::new(), |project, &mode| project.job(job(mode, column, expr)))
 }
 
 /// `lakewriter --json run MODE --dt DAY` (`rebuild`: without a date).
-fn run(lake: &Lake, mode: Mode, day: &str) -> Run {
+fn run(lake: &Lake, mode: WriteMode, day: &str) -> Run {
     let mut args = vec!["--json", "run", mode.as_str()];
-    if mode != Mode::Rebuild {
+    if mode != WriteMode::Rebuild {
         args.extend(["--dt", day]);
     }
     lake.cli(&args)
@@ -50,7 +50,7 @@ fn run(lake: &Lake, mode: Mode, day: &str) -> Run {
 /// Runs `mode` for `day`, which must fail (exit 1) with an error that says `refusal`; nothing is
 /// committed: the table's digest and version are as they were, or there is still no table.
 #[track_caller]
-fn assert_refused(lake: &Lake, mode: Mode, day: &str, refusal: &str) {
+fn assert_refused(lake: &Lake, mode: WriteMode, day: &str, refusal: &str) {
     let log = lake.root().join(format!("dates/{}/_delta_log", mode.as_str()));
     let before = log.exists().then(|| lake.digest(&table(mode), None));
     let run = run(lake, mode, day);
@@ -70,18 +70,18 @@ fn a_date_outside_the_protocols_range_fails_every_mode_and_commits_nothing() {
     let lake = Lake::new(DAY1, DAY2);
     // The range's ends are dates like any other.
     lake.set_project(&project("d", "CASE WHEN order_id % 2 = 0 THEN DATE '0001-01-01' ELSE DATE '9999-12-31' END"));
-    for mode in Mode::ALL {
+    for mode in WRITE_MODES {
         run(&lake, mode, DAY1).assert_code(0);
     }
     lake.set_project(&project("d", &some_before_first()));
-    for mode in Mode::ALL {
+    for mode in WRITE_MODES {
         assert_refused(&lake, mode, DAY2, D_BEFORE_FIRST);
     }
 
     // A first write creates no table.
     let fresh = Lake::new(DAY1, DAY1);
     fresh.set_project(&project("d", &some_before_first()));
-    for mode in Mode::ALL {
+    for mode in WRITE_MODES {
         assert_refused(&fresh, mode, DAY1, D_BEFORE_FIRST);
     }
 }
@@ -97,8 +97,8 @@ fn timestamps_and_nested_dates_outside_the_range_are_refused_naming_the_field() 
         ("ts_utc", format!("arrow_cast({last}, 'Timestamp(Microsecond, Some(\"UTC\"))')")),
         ("st", format!("named_struct('at', {first}, 'd', DATE '9999-12-31')")),
     ] {
-        lake.set_project(&Project::new().job(job(Mode::OverwritePartition, column, &expr).datafusion()));
-        run(&lake, Mode::OverwritePartition, DAY1).assert_code(0);
+        lake.set_project(&Project::new().job(job(WriteMode::OverwritePartition, column, &expr).datafusion()));
+        run(&lake, WriteMode::OverwritePartition, DAY1).assert_code(0);
         std::fs::remove_dir_all(lake.root().join("dates")).expect("remove the table");
     }
     let refused = |value: &str, at: &str, kind: &str| {
@@ -132,8 +132,8 @@ fn timestamps_and_nested_dates_outside_the_range_are_refused_naming_the_field() 
         ),
     ];
     for (column, expr, refusal) in cases {
-        lake.set_project(&Project::new().job(job(Mode::OverwritePartition, column, &expr).datafusion()));
-        assert_refused(&lake, Mode::OverwritePartition, DAY1, &format!("column `{column}` {refusal}"));
+        lake.set_project(&Project::new().job(job(WriteMode::OverwritePartition, column, &expr).datafusion()));
+        assert_refused(&lake, WriteMode::OverwritePartition, DAY1, &format!("column `{column}` {refusal}"));
     }
 }
 

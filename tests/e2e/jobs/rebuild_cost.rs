@@ -2,11 +2,9 @@
 //! `status` notes an input past the job's `input_size_warning`. The figures are checked against
 //! the raw files on disk and the rows the independent reader reads.
 
-use serde_json::Value;
-
 use crate::support::Lake;
-use crate::support::json_lines;
 use crate::support::reader::Reader;
+use crate::support::status::RebuildCost;
 
 const FROM: &str = "2026-09-01";
 const TO: &str = "2026-09-03";
@@ -24,8 +22,8 @@ sql = "SELECT customer_id, COUNT(*) AS orders FROM raw.orders GROUP BY customer_
     )
 }
 
-/// The bytes of the raw orders' Parquet files, walked on disk.
-fn raw_bytes(lake: &Lake) -> (usize, u64) {
+/// The raw orders' Parquet files and their bytes, counted on disk.
+fn raw_bytes(lake: &Lake) -> (u64, u64) {
     let mut files = 0;
     let mut bytes = 0;
     for day in std::fs::read_dir(lake.root().join("raw/orders")).expect("raw orders") {
@@ -40,15 +38,9 @@ fn raw_bytes(lake: &Lake) -> (usize, u64) {
     (files, bytes)
 }
 
-/// The `rebuild` object of the closing line of `--json ARGS`.
-fn cost(lake: &Lake, args: &[&str]) -> Value {
-    let mut full = vec!["--json"];
-    full.extend_from_slice(args);
-    let run = lake.cli(&full);
-    run.assert_code(0);
-    let last = json_lines(&run).pop().expect("a closing line");
-    let summary = last.get("plan").or_else(|| last.get("summary")).expect("a summary").clone();
-    summary["rebuild"].clone()
+/// The rebuild's cost, as `plan` tells it.
+fn cost(lake: &Lake) -> RebuildCost {
+    lake.plan(&["customer_totals"]).summary.rebuild.expect("a rebuild's cost")
 }
 
 #[test]
@@ -58,26 +50,26 @@ fn plan_says_what_a_rebuild_reads_and_replaces_and_status_notes_a_large_input() 
     let (files, bytes) = raw_bytes(&lake);
     assert!(files >= 3, "a file a day at least: {files}");
 
-    let before = cost(&lake, &["plan", "customer_totals"]);
-    assert_eq!(before["files"], files);
-    assert_eq!(before["bytes"], bytes);
-    assert_eq!(before["rows_replaced"], Value::Null, "no table yet");
+    let before = cost(&lake);
+    assert_eq!((before.files, before.bytes), (files, bytes));
+    assert_eq!(before.rows_replaced, None, "no table yet");
     lake.cli(&["plan", "customer_totals"])
         .assert_code(0)
         .assert_line_starts(&format!("  each run reads {files} input files ("));
 
     lake.cli(&["run", "customer_totals"]).assert_code(0);
     let rows = Reader::new(&lake).rows(&crate::support::modes::uri_of(&lake, "analytics.customer_totals")).len();
-    let after = cost(&lake, &["plan", "customer_totals"]);
-    assert_eq!(after["rows_replaced"], rows);
-    assert_eq!(after["input_size_warning"], Value::Null, "the input is below 1 GB");
+    let after = cost(&lake);
+    assert_eq!(after.rows_replaced, Some(rows as u64));
+    assert_eq!(after.input_size_warning, None, "the input is below 1 GB");
     let status = lake.cli(&["status", "customer_totals"]);
     status.assert_code(0);
     assert!(!status.stdout.contains("input_size_warning"), "{}", status.stdout);
 
     // Past the size set, `status` notes it.
     lake.set_project_text(&project("1KB"));
-    assert_eq!(cost(&lake, &["status", "customer_totals"])["input_size_warning"], 1000);
+    let noted = lake.status(&["customer_totals"]).summary.rebuild.expect("a rebuild's cost");
+    assert_eq!(noted.input_size_warning, Some(1000));
     let status = lake.cli(&["status", "customer_totals"]);
     status.assert_code(0);
     assert!(

@@ -8,13 +8,13 @@ use serde_json::Value;
 use crate::support::modes::{FAILING, GOOD, WRITTEN, project, table, table_uri};
 use crate::support::reader::Reader;
 use crate::support::s3::S3;
-use crate::support::{Lake, Mode, Project, day};
+use crate::support::{Lake, Project, WriteMode, day};
 
 /// The column the edit adds: a day's rows all have it, computed from their `status`.
 pub(super) const ADDED: &str = "status_code";
 
 /// `mode`'s job with the column [`ADDED`] after `created_at`, added by `policy`.
-pub(super) fn with_added(mode: Mode, policy: &'static str) -> Project {
+pub(super) fn with_added(mode: WriteMode, policy: &'static str) -> Project {
     project(&[mode], GOOD)
         .edited_sql(mode.as_str(), "created_at,", "created_at, upper(status) AS status_code,")
         .with_schema_change(mode.as_str(), policy)
@@ -38,13 +38,13 @@ impl std::ops::Deref for Place {
 }
 
 /// Raw orders for both days, and `mode`'s table written for both with the columns it had.
-fn written_twice(mode: Mode) -> Lake {
+fn written_twice(mode: WriteMode) -> Lake {
     let Place::Local(lake) = written_at(mode, false) else { unreachable!("a local place") };
     lake
 }
 
 /// [`written_twice`], locally or on S3.
-fn written_at(mode: Mode, on_s3: bool) -> Place {
+fn written_at(mode: WriteMode, on_s3: bool) -> Place {
     let place = raw_orders_at(&mode.as_str().replace('_', "-"), on_s3);
     place.set_project(&project(&[mode], GOOD));
     for dt in [WRITTEN, FAILING] {
@@ -71,14 +71,14 @@ pub(super) fn raw_orders_at(name: &str, on_s3: bool) -> Place {
 }
 
 /// The table's rows of `day` as the independent reader reads them.
-pub(super) fn rows_of(lake: &Lake, mode: Mode, day: &str) -> Vec<serde_json::Map<String, Value>> {
+pub(super) fn rows_of(lake: &Lake, mode: WriteMode, day: &str) -> Vec<serde_json::Map<String, Value>> {
     let rows = Reader::new(lake).rows(&table_uri(lake, mode));
     rows.into_iter().filter(|r| r["dt"] == day).collect()
 }
 
 /// An audit against a reproduction: the day written without the column is told as a change of
 /// columns, not as rows that differ; the day rerun is equal.
-fn audit_tells_the_lacking_day(lake: &Lake, mode: Mode) {
+fn audit_tells_the_lacking_day(lake: &Lake, mode: WriteMode) {
     // The day written without the column is told as a change of columns, not as rows that differ.
     let audit = lake.cli(&["--json", "audit", mode.as_str(), "--scratch"]);
     audit.assert_code(1);
@@ -93,7 +93,7 @@ fn audit_tells_the_lacking_day(lake: &Lake, mode: Mode) {
 }
 
 /// delta-rs Python, polars and pyarrow read `mode`'s table as lakewriter does.
-fn readers_agree(lake: &Lake, mode: Mode) {
+fn readers_agree(lake: &Lake, mode: WriteMode) {
     let select = lake.cli(&["--json", "sql", "-e", &format!("SELECT * FROM {}", table(mode))]);
     select.assert_code(0);
     let read = Reader::new(lake).interop(&table_uri(lake, mode), &select.stdout);
@@ -107,7 +107,7 @@ fn readers_agree(lake: &Lake, mode: Mode) {
 
 /// Whether every row of `day` has [`ADDED`] filled in (its `status` upper-cased), or every row has
 /// it NULL; panics on a mix or a wrong value.
-pub(super) fn filled(lake: &Lake, mode: Mode, day: &str) -> bool {
+pub(super) fn filled(lake: &Lake, mode: WriteMode, day: &str) -> bool {
     let rows = rows_of(lake, mode, day);
     assert!(!rows.is_empty(), "{mode:?} {day}: no rows");
     let nulls = rows.iter().filter(|r| r[ADDED].is_null()).count();
@@ -120,7 +120,7 @@ pub(super) fn filled(lake: &Lake, mode: Mode, day: &str) -> bool {
 }
 
 /// `status` of `mode` over both days: each partition's label and the columns it lacks.
-pub(super) fn lacking(lake: &Lake, mode: Mode) -> Vec<(String, Vec<String>)> {
+pub(super) fn lacking(lake: &Lake, mode: WriteMode) -> Vec<(String, Vec<String>)> {
     let status = lake.status(&[mode.as_str(), "--from", WRITTEN, "--to", FAILING]);
     status.partitions.iter().map(|p| (p.label(), p.lacking().into_iter().map(str::to_owned).collect())).collect()
 }
@@ -135,7 +135,7 @@ pub(super) fn fresh() -> (String, Vec<String>) {
 
 /// The whole walk for one dated mode that rewrites a partition's rows on a rerun, locally or on
 /// S3.
-fn walk(mode: Mode, on_s3: bool) {
+fn walk(mode: WriteMode, on_s3: bool) {
     let place = written_at(mode, on_s3);
     let lake: &Lake = &place;
     lake.set_project(&with_added(mode, "append_new_columns"));
@@ -167,7 +167,7 @@ fn walk(mode: Mode, on_s3: bool) {
     assert_eq!((filled(lake, mode, WRITTEN), filled(lake, mode, FAILING)), (false, true), "{mode:?}");
     readers_agree(lake, mode);
     assert_eq!(lacking(lake, mode), vec![stale_lacking(), fresh()], "{mode:?}: one day run");
-    if mode == Mode::OverwritePartition && !on_s3 {
+    if mode == WriteMode::OverwritePartition && !on_s3 {
         audit_tells_the_lacking_day(lake, mode);
     }
     let schema = Reader::new(lake).schema(&table_uri(lake, mode));
@@ -204,33 +204,33 @@ fn walk(mode: Mode, on_s3: bool) {
 
 #[test]
 fn overwrite_partition_fills_an_added_column_by_backfilling_stale_days() {
-    walk(Mode::OverwritePartition, false);
+    walk(WriteMode::OverwritePartition, false);
 }
 
 #[test]
 fn delete_insert_fills_an_added_column_by_backfilling_stale_days() {
-    walk(Mode::DeleteInsert, false);
+    walk(WriteMode::DeleteInsert, false);
 }
 
 #[test]
 fn on_s3_an_added_column_is_filled_by_backfilling_stale_days() {
-    walk(Mode::OverwritePartition, true);
-    walk(Mode::Merge, true);
+    walk(WriteMode::OverwritePartition, true);
+    walk(WriteMode::Merge, true);
 }
 
 #[test]
 fn merge_fills_an_added_column_in_the_rows_of_its_keys_by_backfilling_stale_days() {
-    walk(Mode::Merge, false);
+    walk(WriteMode::Merge, false);
 }
 
 #[test]
 fn append_dedup_fills_an_added_column_in_the_rows_it_kept_by_backfilling_stale_days() {
-    walk(Mode::AppendDedup, false);
+    walk(WriteMode::AppendDedup, false);
 }
 
 #[test]
 fn append_adds_the_column_for_new_days_and_never_rewrites_a_day_it_appended() {
-    let mode = Mode::Append;
+    let mode = WriteMode::Append;
     let lake = written_twice(mode);
     lake.cli(&["run", mode.as_str(), "--dt", WRITTEN]).assert_code(0);
     lake.set_project(&with_added(mode, "append_new_columns"));
@@ -260,7 +260,7 @@ fn append_adds_the_column_for_new_days_and_never_rewrites_a_day_it_appended() {
 
 #[test]
 fn rebuild_replaces_the_columns_with_its_results_and_says_which_it_adds() {
-    let mode = Mode::Rebuild;
+    let mode = WriteMode::Rebuild;
     let lake = Lake::new(WRITTEN, FAILING);
     lake.set_project(&project(&[mode], GOOD));
     lake.cli(&["run", mode.as_str()]).assert_code(0);
@@ -281,7 +281,7 @@ fn rebuild_replaces_the_columns_with_its_results_and_says_which_it_adds() {
 
 #[test]
 fn ignore_leaves_the_new_column_out_and_a_missing_one_is_written_as_null() {
-    let mode = Mode::OverwritePartition;
+    let mode = WriteMode::OverwritePartition;
     let lake = written_twice(mode);
     let edited = with_added(mode, "ignore").edited_sql(mode.as_str(), "customer_id AS customer_id, ", "");
     lake.set_project(&edited);
@@ -307,7 +307,7 @@ fn ignore_leaves_the_new_column_out_and_a_missing_one_is_written_as_null() {
 #[test]
 fn a_changed_type_is_refused_whatever_the_policy_naming_both_types_and_the_fix() {
     for policy in ["append_new_columns", "ignore", "sync_all_columns"] {
-        let mode = Mode::DeleteInsert;
+        let mode = WriteMode::DeleteInsert;
         let lake = written_twice(mode);
         let before = lake.digest(&table(mode), None);
         let edited = project(&[mode], GOOD)
@@ -330,7 +330,7 @@ fn a_changed_type_is_refused_whatever_the_policy_naming_both_types_and_the_fix()
 
 #[test]
 fn sync_all_columns_keeps_a_column_the_result_no_longer_has_where_the_run_replaces_one_day() {
-    let mode = Mode::OverwritePartition;
+    let mode = WriteMode::OverwritePartition;
     let lake = written_twice(mode);
     let edited = with_added(mode, "sync_all_columns").edited_sql(mode.as_str(), "customer_id AS customer_id, ", "");
     lake.set_project(&edited);
@@ -350,7 +350,7 @@ fn sync_all_columns_keeps_a_column_the_result_no_longer_has_where_the_run_replac
 
 #[test]
 fn sync_all_columns_drops_a_column_in_a_rebuild() {
-    let mode = Mode::Rebuild;
+    let mode = WriteMode::Rebuild;
     let lake = Lake::new(WRITTEN, FAILING);
     lake.set_project(&project(&[mode], GOOD));
     lake.cli(&["run", mode.as_str()]).assert_code(0);
@@ -371,7 +371,7 @@ fn sync_all_columns_drops_a_column_in_a_rebuild() {
 /// later is one the day not rerun lacks.
 #[test]
 fn a_whole_table_backfill_with_replace_schema_drops_a_column_the_result_no_longer_has() {
-    let mode = Mode::OverwritePartition;
+    let mode = WriteMode::OverwritePartition;
     let lake = written_twice(mode);
     let rows = Reader::new(&lake).rows(&table_uri(&lake, mode)).len();
     let without = project(&[mode], GOOD)
@@ -409,9 +409,9 @@ fn a_whole_table_backfill_with_replace_schema_drops_a_column_the_result_no_longe
 
 #[test]
 fn replace_schema_is_refused_before_any_day_runs_where_it_could_not_drop() {
-    let lake = written_twice(Mode::OverwritePartition);
-    let merge = written_twice(Mode::Merge);
-    let without = |mode: Mode, policy| {
+    let lake = written_twice(WriteMode::OverwritePartition);
+    let merge = written_twice(WriteMode::Merge);
+    let without = |mode: WriteMode, policy| {
         project(&[mode], GOOD)
             .edited_sql(mode.as_str(), "customer_id AS customer_id, ", "")
             .with_schema_change(mode.as_str(), policy)
@@ -419,19 +419,25 @@ fn replace_schema_is_refused_before_any_day_runs_where_it_could_not_drop() {
     for (lake, mode, policy, to, expected) in [
         (
             &lake,
-            Mode::OverwritePartition,
+            WriteMode::OverwritePartition,
             "append_new_columns",
             FAILING,
             "which on_schema_change = \"sync_all_columns\" asks for; the job has \"append_new_columns\"",
         ),
         (
             &lake,
-            Mode::OverwritePartition,
+            WriteMode::OverwritePartition,
             "sync_all_columns",
             WRITTEN,
             "1 written partition(s) are outside 2026-09-01..2026-09-01 (the first: dt=2026-09-02)",
         ),
-        (&merge, Mode::Merge, "sync_all_columns", FAILING, "write = \"merge\" keeps the rows a rerun does not replace"),
+        (
+            &merge,
+            WriteMode::Merge,
+            "sync_all_columns",
+            FAILING,
+            "write = \"merge\" keeps the rows a rerun does not replace",
+        ),
     ] {
         let before = lake.digest(&table(mode), None);
         lake.set_project(&without(mode, policy));

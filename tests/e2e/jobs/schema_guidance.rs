@@ -2,7 +2,7 @@
 //! dry run and the run say what refuses it and what lets it in — `on_schema_change` and `backfill
 //! --replace-schema` —, and nothing is committed.
 
-use crate::support::{DAILY_ORDERS_SQL, Lake, daily_orders, edited, json_lines, schema_advice};
+use crate::support::{DAILY_ORDERS_SQL, Lake, daily_orders, edited, schema_advice};
 
 #[test]
 fn a_changed_column_under_fail_names_on_schema_change_and_replace_schema() {
@@ -20,9 +20,8 @@ fn a_changed_column_under_fail_names_on_schema_change_and_replace_schema() {
         schema_advice("daily_orders")
     );
     assert!(plan.stdout.contains(&format!("  {refusal}\n")), "{}", plan.stdout);
-    let json = lake.cli(&["--json", "plan", "daily_orders", "--from", "2026-09-01", "--to", "2026-09-02"]);
-    let closing = json_lines(&json).pop().expect("a closing line");
-    assert_eq!(closing["plan"]["refused"], refusal.as_str(), "{closing}");
+    let json = lake.plan(&["daily_orders", "--from", "2026-09-01", "--to", "2026-09-02"]);
+    assert_eq!(json.summary.refused.as_deref(), Some(refusal.as_str()), "{json:?}");
     let mismatch = |difference: &str| {
         format!(
             "daily_orders dt=2026-09-02: analytics.daily_orders: the result does not match the table's schema: \

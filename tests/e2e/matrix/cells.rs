@@ -5,12 +5,12 @@
 
 use serde_json::{Value, json};
 
-use crate::support::{Job, Mode};
+use crate::support::{Job, WriteMode};
 
 /// How a job writes: a write mode, or a statement that maps onto one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Writer {
-    Mode(Mode),
+    Mode(WriteMode),
     /// `INSERT OVERWRITE … PARTITION (dt = $dt)`: `overwrite_partition`.
     InsertOverwrite,
     /// `INSERT INTO`: `append`.
@@ -19,12 +19,12 @@ pub enum Writer {
     MergeInto,
 }
 
-const OVERWRITE: Writer = Writer::Mode(Mode::OverwritePartition);
-const DELETE_INSERT: Writer = Writer::Mode(Mode::DeleteInsert);
-const MERGE: Writer = Writer::Mode(Mode::Merge);
-const APPEND_DEDUP: Writer = Writer::Mode(Mode::AppendDedup);
-const APPEND: Writer = Writer::Mode(Mode::Append);
-const REBUILD: Writer = Writer::Mode(Mode::Rebuild);
+const OVERWRITE: Writer = Writer::Mode(WriteMode::OverwritePartition);
+const DELETE_INSERT: Writer = Writer::Mode(WriteMode::DeleteInsert);
+const MERGE: Writer = Writer::Mode(WriteMode::Merge);
+const APPEND_DEDUP: Writer = Writer::Mode(WriteMode::AppendDedup);
+const APPEND: Writer = Writer::Mode(WriteMode::Append);
+const REBUILD: Writer = Writer::Mode(WriteMode::Rebuild);
 
 /// Every writer.
 const WRITERS: [Writer; 9] = [
@@ -149,6 +149,7 @@ impl Writer {
             APPEND_DEDUP => "append_dedup",
             REBUILD => "rebuild",
             Writer::MergeInto => "merge_into",
+            Writer::Mode(WriteMode::Statement) => unreachable!("a statement is a writer of its own"),
         }
     }
 }
@@ -215,6 +216,7 @@ impl Cell {
                 );
                 Job::statement(&name, &table, &statement)
             }
+            Writer::Mode(WriteMode::Statement) => unreachable!("a statement is a writer of its own"),
         };
         (self.option.set)(job, self.writer)
     }

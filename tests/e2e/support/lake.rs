@@ -5,7 +5,7 @@ use std::process::Command;
 
 use lakewriter_core::DateRange;
 
-use super::{DAILY_ORDERS_SQL, Digest, Project, Run, daily_orders, day};
+use super::{DAILY_ORDERS_SQL, Digest, Project, Run, daily_orders, day, parse_lines};
 
 /// A project folder: its `lakewriter.toml`, and a `lake/` root (or the root that `env` sets).
 pub struct Lake {
@@ -126,8 +126,8 @@ impl Lake {
     pub fn commit_info(&self, table_dir: &str, version: u64) -> serde_json::Value {
         let path = self.root().join(table_dir).join("_delta_log").join(format!("{version:020}.json"));
         let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        text.lines()
-            .map(|l| serde_json::from_str::<serde_json::Value>(l).expect("log line"))
+        parse_lines::<serde_json::Value>(&text)
+            .into_iter()
             .find_map(|mut a| a.get_mut("commitInfo").map(serde_json::Value::take))
             .expect("commitInfo in commit")
     }

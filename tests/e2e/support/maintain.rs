@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::place::{DAY, OTHER_DAY, Place, SCHEMA, WRITTEN};
 use super::reader::{Read, Reader};
-use super::{Digest, Lake, Mode, PartitionStatus, Run};
+use super::{Digest, Lake, PartitionStatus, Run, WriteMode, lines_and_closing};
 
 /// One `--json` line of `maintain`: a step on a table.
 #[derive(Debug, Deserialize)]
@@ -37,12 +37,7 @@ pub struct Partition {
 /// The step lines of a `maintain --json` run that exited 0 (its summary line left out).
 #[track_caller]
 pub fn steps(run: &Run) -> Vec<Step> {
-    run.assert_code(0);
-    let mut lines: Vec<&str> = run.stdout.lines().collect();
-    let summary: Value = serde_json::from_str(lines.pop().expect("a summary line")).expect("JSON");
-    assert!(summary.get("summary").is_some(), "{}", run.stdout);
-    let steps: Vec<Step> =
-        lines.iter().map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("a step: {l}: {e}"))).collect();
+    let (steps, _summary): (Vec<Step>, Value) = lines_and_closing(run, "summary");
     assert!(steps.iter().all(|s| s.error.is_none() && s.status != "failed"), "{steps:?}");
     steps
 }
@@ -53,12 +48,12 @@ pub fn maintain(lake: &Lake, args: &[&str]) -> Vec<Step> {
     steps(&lake.cli(&[&["--json", "maintain"], args].concat()))
 }
 
-pub fn table(mode: Mode) -> String {
+pub fn table(mode: WriteMode) -> String {
     format!("{SCHEMA}.{}", mode.as_str())
 }
 
 /// The URI of `mode`'s table, for the independent reader.
-pub fn uri(place: &Place, mode: Mode) -> String {
+pub fn uri(place: &Place, mode: WriteMode) -> String {
     let relative = format!("{SCHEMA}/{}", mode.as_str());
     match place {
         Place::Local(lake) => lake.root().join(relative).display().to_string(),
@@ -67,7 +62,7 @@ pub fn uri(place: &Place, mode: Mode) -> String {
 }
 
 #[track_caller]
-pub fn run(lake: &Lake, mode: Mode, dt: &str, force: bool) {
+pub fn run(lake: &Lake, mode: WriteMode, dt: &str, force: bool) {
     let mut args = vec!["--json", "run", mode.as_str(), "--dt", dt];
     if force {
         args.push("--force");
@@ -80,13 +75,13 @@ pub fn run(lake: &Lake, mode: Mode, dt: &str, force: bool) {
 /// three times (forced twice: three small files in that partition) and [`DAY`] once;
 /// `delete_insert` (unpartitioned) and `overwrite_partition` every day once.
 pub fn write_tables(lake: &Lake) {
-    run(lake, Mode::Append, WRITTEN, false);
-    run(lake, Mode::Append, WRITTEN, true);
-    run(lake, Mode::Append, WRITTEN, true);
-    run(lake, Mode::Append, DAY, false);
+    run(lake, WriteMode::Append, WRITTEN, false);
+    run(lake, WriteMode::Append, WRITTEN, true);
+    run(lake, WriteMode::Append, WRITTEN, true);
+    run(lake, WriteMode::Append, DAY, false);
     for dt in [WRITTEN, DAY, OTHER_DAY] {
-        run(lake, Mode::DeleteInsert, dt, false);
-        run(lake, Mode::OverwritePartition, dt, false);
+        run(lake, WriteMode::DeleteInsert, dt, false);
+        run(lake, WriteMode::OverwritePartition, dt, false);
     }
 }
 
@@ -97,19 +92,19 @@ pub struct Content {
     pub read: (String, u64, u64),
 }
 
-pub fn content(place: &Place, mode: Mode) -> Content {
+pub fn content(place: &Place, mode: WriteMode) -> Content {
     let Digest { digest, rows, .. } = place.lake().digest(&table(mode), None);
     let Read { digest: read, rows: read_rows, distinct_rows, .. } = Reader::new(place.lake()).read(&uri(place, mode));
     Content { digest: (digest, rows), read: (read, read_rows, distinct_rows) }
 }
 
 /// A table's digest (lakewriter's: digest and rows) and the independent reader's distinct rows.
-pub fn content_of(place: &Place, mode: Mode) -> ((String, u64), u64) {
+pub fn content_of(place: &Place, mode: WriteMode) -> ((String, u64), u64) {
     let Content { digest, read } = content(place, mode);
     (digest, read.2)
 }
 
 /// `status` of `mode`'s partitions from [`WRITTEN`] to [`OTHER_DAY`].
-pub fn status(lake: &Lake, mode: Mode) -> Vec<PartitionStatus> {
+pub fn status(lake: &Lake, mode: WriteMode) -> Vec<PartitionStatus> {
     lake.status(&[mode.as_str(), "--from", WRITTEN, "--to", OTHER_DAY]).partitions
 }

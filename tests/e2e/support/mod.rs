@@ -1,6 +1,6 @@
 //! What every e2e test stands on: a lakehouse in a temporary folder ([`Lake`]), its project file
 //! built from typed parts ([`Project`]), typed views of the binary's output ([`Run`], [`status`],
-//! [`logs`]), the independent reader ([`reader`]) and computation ([`duckdb`]), the S3 test server ([`s3`]) and its fault proxy
+//! [`plan`], [`logs`]), the independent reader ([`reader`]) and computation ([`duckdb`]), the S3 test server ([`s3`]) and its fault proxy
 //! ([`fault_proxy`]), pausing a run at a phase ([`pause`]), the counted trials of the fault
 //! scenarios ([`figures`]), and the fixtures several scenario files share. Scenario files import
 //! from here, never from each other.
@@ -21,6 +21,7 @@ mod output;
 pub mod pause;
 pub mod pipeline;
 pub mod place;
+pub mod plan;
 mod project;
 pub mod reader;
 pub mod s3;

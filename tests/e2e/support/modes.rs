@@ -2,7 +2,7 @@
 //! day's raw orders (`rebuild`: every day's): written for [`WRITTEN`], then run for [`FAILING`].
 //! The failure, crash, fault, check and schema-change scenarios all start here.
 
-use super::{Job, Lake, Mode, Project, Run};
+use super::{Job, Lake, Project, Run, WriteMode};
 
 /// The day every table is written for first (`rebuild`: every day, without a date).
 pub const WRITTEN: &str = "2026-09-01";
@@ -11,8 +11,13 @@ pub const WRITTEN: &str = "2026-09-01";
 pub const FAILING: &str = "2026-09-02";
 
 /// The modes that run for a date: all but `rebuild`.
-pub const DATED: [Mode; 5] =
-    [Mode::OverwritePartition, Mode::DeleteInsert, Mode::Merge, Mode::AppendDedup, Mode::Append];
+pub const DATED: [WriteMode; 5] = [
+    WriteMode::OverwritePartition,
+    WriteMode::DeleteInsert,
+    WriteMode::Merge,
+    WriteMode::AppendDedup,
+    WriteMode::Append,
+];
 
 /// What every job selects: the expression of each column, and the table it reads. A case
 /// changes one of them to make its runs fail.
@@ -31,7 +36,7 @@ pub const GOOD: Columns =
 
 /// The job of `mode`, named after it, writing `failures.<mode>`: a day's orders (`rebuild`: every
 /// day's), keyed by `order_id` where the mode has a key.
-pub fn job(mode: Mode, columns: Columns) -> Job {
+pub fn job(mode: WriteMode, columns: Columns) -> Job {
     let Columns { customer_id, amount, status, dt, from } = columns;
     let select = |dt: &str| {
         format!(
@@ -44,25 +49,26 @@ pub fn job(mode: Mode, columns: Columns) -> Job {
 
 /// The job of `mode`, named after it, writing `target` with `one_day` (`rebuild`: `every_day`),
 /// keyed by `order_id` (newer by `created_at`) where the mode has a key.
-pub fn mode_job(mode: Mode, target: &str, one_day: String, every_day: String) -> Job {
+pub fn mode_job(mode: WriteMode, target: &str, one_day: String, every_day: String) -> Job {
     let name = mode.as_str();
     match mode {
-        Mode::OverwritePartition => Job::new(name, target).sql(one_day),
-        Mode::DeleteInsert => Job::delete_insert(name, target, "dt = $dt").sql(one_day),
-        Mode::Merge => Job::merge(name, target, &["order_id"], "created_at").sql(one_day),
-        Mode::AppendDedup => Job::append_dedup(name, target, &["order_id"]).sql(one_day),
-        Mode::Append => Job::append(name, target).sql(one_day),
-        Mode::Rebuild => Job::rebuild(name, target).sql(every_day),
+        WriteMode::OverwritePartition => Job::new(name, target).sql(one_day),
+        WriteMode::DeleteInsert => Job::delete_insert(name, target, "dt = $dt").sql(one_day),
+        WriteMode::Merge => Job::merge(name, target, &["order_id"], "created_at").sql(one_day),
+        WriteMode::AppendDedup => Job::append_dedup(name, target, &["order_id"]).sql(one_day),
+        WriteMode::Append => Job::append(name, target).sql(one_day),
+        WriteMode::Rebuild => Job::rebuild(name, target).sql(every_day),
+        WriteMode::Statement => unreachable!("a statement's job is none of WRITE_MODES"),
     }
 }
 
-pub fn table(mode: Mode) -> String {
+pub fn table(mode: WriteMode) -> String {
     format!("failures.{}", mode.as_str())
 }
 
 /// The URI of `mode`'s table in `lake` (below its S3 root where it has one), as the independent
 /// readers open it.
-pub fn table_uri(lake: &Lake, mode: Mode) -> String {
+pub fn table_uri(lake: &Lake, mode: WriteMode) -> String {
     uri_of(lake, &table(mode))
 }
 
@@ -74,14 +80,14 @@ pub fn uri_of(lake: &Lake, table: &str) -> String {
     format!("{}/{relative}", root.trim_end_matches('/'))
 }
 
-pub fn project(modes: &[Mode], columns: Columns) -> Project {
+pub fn project(modes: &[WriteMode], columns: Columns) -> Project {
     modes.iter().fold(Project::new(), |project, &mode| project.job(job(mode, columns)))
 }
 
 /// `lakewriter --json run MODE --dt DAY` (`rebuild`: without a date).
-pub fn run(lake: &Lake, mode: Mode, day: &str) -> Run {
+pub fn run(lake: &Lake, mode: WriteMode, day: &str) -> Run {
     let mut args = vec!["--json", "run", mode.as_str()];
-    if mode != Mode::Rebuild {
+    if mode != WriteMode::Rebuild {
         args.extend(["--dt", day]);
     }
     lake.cli(&args)
@@ -89,7 +95,7 @@ pub fn run(lake: &Lake, mode: Mode, day: &str) -> Run {
 
 /// Raw orders for [`WRITTEN`] and [`FAILING`], and the table of each of `modes` written once,
 /// for [`WRITTEN`].
-pub fn written(modes: &[Mode]) -> Lake {
+pub fn written(modes: &[WriteMode]) -> Lake {
     let lake = Lake::new(WRITTEN, FAILING);
     lake.set_project(&project(modes, GOOD));
     for &mode in modes {
@@ -99,17 +105,17 @@ pub fn written(modes: &[Mode]) -> Lake {
 }
 
 /// How errors name a failing run of `mode`: `MODE dt=DAY`, or `rebuild (whole table)`.
-pub fn label(mode: Mode, day: &str) -> String {
+pub fn label(mode: WriteMode, day: &str) -> String {
     match mode {
-        Mode::Rebuild => "rebuild (whole table)".to_owned(),
+        WriteMode::Rebuild => "rebuild (whole table)".to_owned(),
         _ => format!("{} dt={day}", mode.as_str()),
     }
 }
 
 /// The state `status` gives the partition of `mode`'s run for [`FAILING`] (`rebuild`: the table's).
-pub fn state(lake: &Lake, mode: Mode) -> String {
+pub fn state(lake: &Lake, mode: WriteMode) -> String {
     let mut args = vec![mode.as_str()];
-    if mode != Mode::Rebuild {
+    if mode != WriteMode::Rebuild {
         args.extend(["--from", FAILING, "--to", FAILING]);
     }
     lake.status(&args).partitions.remove(0).state

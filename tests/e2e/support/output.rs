@@ -1,8 +1,11 @@
-//! What a run of the binary returned, and typed views of its `--json` lines.
+//! What a run of the binary returned, typed views of its `--json` lines, and the one reading of JSON
+//! Lines: [`parse_lines`] (any text, as values or typed lines), [`json_lines`] (a run's stdout) and
+//! [`lines_and_closing`] (a command's lines and its tagged closing line).
 
 use std::process::Output;
 
 use serde::Deserialize;
+use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 /// What a run of the binary returned.
@@ -153,7 +156,33 @@ pub struct Digest {
     pub version: u64,
 }
 
+/// Each line of `text` — stdout, stderr's JSON logs, a JSON Lines file, a Delta commit — read as a
+/// `T` (a [`Value`], or a typed line).
+#[track_caller]
+pub fn parse_lines<T: DeserializeOwned>(text: &str) -> Vec<T> {
+    text.lines().map(parse_line).collect()
+}
+
+#[track_caller]
+fn parse_line<T: DeserializeOwned>(line: &str) -> T {
+    serde_json::from_str(line).unwrap_or_else(|e| panic!("not a JSON line of its kind: {line}: {e}"))
+}
+
 /// Every JSON line of `run`'s stdout.
+#[track_caller]
 pub fn json_lines(run: &Run) -> Vec<Value> {
-    run.stdout.lines().map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON: {l}: {e}"))).collect()
+    parse_lines(&run.stdout)
+}
+
+/// The lines of a `--json` run that exited 0 and closed with `{"TAG": {…}}`: the lines before it
+/// as `L`s, and the object under `tag` as a `C`.
+#[track_caller]
+pub fn lines_and_closing<L: DeserializeOwned, C: DeserializeOwned>(run: &Run, tag: &str) -> (Vec<L>, C) {
+    run.assert_code(0);
+    let mut lines: Vec<&str> = run.stdout.lines().collect();
+    let last = lines.pop().unwrap_or_else(|| panic!("no closing line in:\n{}", run.stdout));
+    let mut line: Value = parse_line(last);
+    let closing = line.get_mut(tag).unwrap_or_else(|| panic!("the last line is not a closing `{tag}`: {last}")).take();
+    let closing = serde_json::from_value(closing).unwrap_or_else(|e| panic!("the closing line: {last}: {e}"));
+    (lines.into_iter().map(parse_line).collect(), closing)
 }

@@ -5,7 +5,7 @@
 use arrow::array::RecordBatch;
 
 use super::s3::S3;
-use super::{DAILY_ORDERS_SQL, Job, Lake, Mode, Project, day};
+use super::{DAILY_ORDERS_SQL, Job, Lake, Project, WriteMode, day};
 
 /// The schema of every table (`concurrent.<mode>`; see [`project`]).
 pub const SCHEMA: &str = "concurrent";
@@ -28,7 +28,7 @@ pub enum Place {
 impl Place {
     /// The raw orders and customer changes of [`WRITTEN`], [`DAY`] and [`OTHER_DAY`], and a job per
     /// mode; nothing written.
-    pub fn new(on_s3: bool, mode: Mode) -> Self {
+    pub fn new(on_s3: bool, mode: WriteMode) -> Self {
         let place = if on_s3 {
             Self::S3(S3::new(&format!("concurrent-{}", mode.as_str().replace('_', "-"))))
         } else {

@@ -1,38 +1,25 @@
 //! The project file, built from typed parts and written with the TOML serializer: every write
 //! mode and jobs written as a statement, with `partition_by`, `not_null`,
-//! `allow_nondeterministic` and `[jobs.NAME.checks]`, and `[sources]`.
+//! `allow_nondeterministic` and `[jobs.NAME.checks]`, and `[sources]`. A write mode is the
+//! parser's [`WriteMode`]; [`WRITE_MODES`] are those a job names with `write = "…"`.
 
 use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-/// A write mode, as the project file names it in `write = "…"`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Mode {
-    OverwritePartition,
-    DeleteInsert,
-    Merge,
-    AppendDedup,
-    Append,
-    Rebuild,
-}
+/// A job's write mode: the parser's own type, whose `as_str` is the name `write = "…"` gives.
+pub use lakewriter_core::WriteMode;
 
-impl Mode {
-    /// Every write mode.
-    pub const ALL: [Mode; 6] =
-        [Mode::OverwritePartition, Mode::DeleteInsert, Mode::Merge, Mode::AppendDedup, Mode::Append, Mode::Rebuild];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Mode::OverwritePartition => "overwrite_partition",
-            Mode::DeleteInsert => "delete_insert",
-            Mode::Merge => "merge",
-            Mode::AppendDedup => "append_dedup",
-            Mode::Append => "append",
-            Mode::Rebuild => "rebuild",
-        }
-    }
-}
+/// Every mode a job names with `write = "…"` (all but [`WriteMode::Statement`], whose job has no
+/// `write` key), in the order the scenarios walk them: the seeded trials pick a mode by index.
+pub const WRITE_MODES: [WriteMode; 6] = [
+    WriteMode::OverwritePartition,
+    WriteMode::DeleteInsert,
+    WriteMode::Merge,
+    WriteMode::AppendDedup,
+    WriteMode::Append,
+    WriteMode::Rebuild,
+];
 
 /// A job's write mode with its settings (`key`, `newer_by`, `predicate`, …).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -80,14 +67,14 @@ impl Write {
     }
 
     /// The mode `write = "…"` names; `None` for a statement, which has no `write` key.
-    pub fn mode(&self) -> Option<Mode> {
+    pub fn mode(&self) -> Option<WriteMode> {
         match self {
-            Write::OverwritePartition => Some(Mode::OverwritePartition),
-            Write::DeleteInsert { .. } => Some(Mode::DeleteInsert),
-            Write::Merge { .. } => Some(Mode::Merge),
-            Write::AppendDedup { .. } => Some(Mode::AppendDedup),
-            Write::Append => Some(Mode::Append),
-            Write::Rebuild => Some(Mode::Rebuild),
+            Write::OverwritePartition => Some(WriteMode::OverwritePartition),
+            Write::DeleteInsert { .. } => Some(WriteMode::DeleteInsert),
+            Write::Merge { .. } => Some(WriteMode::Merge),
+            Write::AppendDedup { .. } => Some(WriteMode::AppendDedup),
+            Write::Append => Some(WriteMode::Append),
+            Write::Rebuild => Some(WriteMode::Rebuild),
             Write::Statement => None,
         }
     }
@@ -463,7 +450,7 @@ impl<'a> JobTable<'a> {
     fn of(job: &'a Job) -> Self {
         let mut table = JobTable {
             target: &job.target,
-            write: job.write.mode().map(Mode::as_str),
+            write: job.write.mode().map(WriteMode::as_str),
             partition_by: job.partition_by.as_deref(),
             key: None,
             newer_by: None,

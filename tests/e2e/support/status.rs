@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use serde::Deserialize;
 
-use super::{Lake, Run};
+use super::{Lake, Run, lines_and_closing};
 
 /// What a checkpoint keeps of a partition's state: partition, state, reasons, when it was
 /// written, files scanned.
@@ -82,12 +82,28 @@ pub struct StatusSummary {
     /// Only with `--maintenance`.
     pub maintenance: Option<serde_json::Value>,
     /// A `rebuild` job's cost per run.
-    pub rebuild: Option<serde_json::Value>,
+    pub rebuild: Option<RebuildCost>,
     pub fresh: usize,
     pub stale: usize,
     pub missing: usize,
     pub no_input: usize,
     pub schema_version: u64,
+}
+
+/// What each run of a `rebuild` job reads and replaces, in the closing line of `status` and
+/// `plan`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RebuildCost {
+    /// The files its plan reads now, and their bytes.
+    pub files: u64,
+    pub bytes: u64,
+    /// The table's rows and the bytes of its data files now; `None` where there is no table yet
+    /// (or, for the rows, a file without a row count).
+    pub rows_replaced: Option<u64>,
+    pub bytes_replaced: Option<u64>,
+    /// The job's `input_size_warning` in bytes, where the input is past it.
+    pub input_size_warning: Option<u64>,
 }
 
 /// The length of a table's log.
@@ -105,24 +121,11 @@ pub struct Status {
     pub summary: StatusSummary,
 }
 
-#[derive(Deserialize)]
-struct SummaryLine {
-    summary: StatusSummary,
-}
-
 impl Status {
     /// The lines of `run`, a `status --json` that exited 0.
     #[track_caller]
     pub fn of(run: &Run) -> Self {
-        run.assert_code(0);
-        let mut lines: Vec<&str> = run.stdout.lines().collect();
-        let last = lines.pop().unwrap_or_else(|| panic!("no summary line in:\n{}", run.stdout));
-        let SummaryLine { summary } =
-            serde_json::from_str(last).unwrap_or_else(|e| panic!("a status summary: {last}: {e}"));
-        let partitions = lines
-            .iter()
-            .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("a status line: {l}: {e}")))
-            .collect();
+        let (partitions, summary) = lines_and_closing(run, "summary");
         Self { partitions, summary }
     }
 

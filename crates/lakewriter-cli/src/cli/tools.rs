@@ -1,12 +1,12 @@
 //! The arguments of the commands that are no run of a job's partitions: lint, test, init,
-//! completions, sql, digest, maintain and report.
+//! completions, man, sql, digest, maintain, report and demo.
 
 use std::path::PathBuf;
 
 use chrono::NaiveDate;
 use clap::Args;
 
-use super::date;
+use super::{Range, date};
 
 #[derive(Debug, Args)]
 pub struct LintArgs {
@@ -35,6 +35,12 @@ pub struct InitArgs {
     /// The project's folder, created where it does not exist.
     #[arg(default_value = ".")]
     pub dir: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// The command whose page to print [default: lakewriter(1), the page of them all]
+    pub command: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -101,14 +107,28 @@ pub struct MaintainArgs {
 }
 
 #[derive(Debug, Args)]
+#[command(mut_args(Range::help(
+    "First date, YYYY-MM-DD [default: each job's first written partition]",
+    Some("Last date (inclusive), YYYY-MM-DD [default: each job's last written partition]"),
+)))]
 pub struct ReportArgs {
     /// The HTML file to write (replaced where it exists).
     #[arg(long, default_value = "lakewriter-report.html", value_name = "FILE")]
     pub out: PathBuf,
-    /// First date [default: each job's first written partition].
-    #[arg(long, value_parser = date, value_name = "DATE", requires = "to")]
-    pub from: Option<NaiveDate>,
-    /// Last date, inclusive [default: each job's last written partition].
-    #[arg(long, value_parser = date, value_name = "DATE", requires = "from")]
-    pub to: Option<NaiveDate>,
+    #[command(flatten)]
+    pub range: Range,
+}
+
+#[derive(Debug, Args)]
+pub struct DemoArgs {
+    /// Where to put the sample project file (and, unless --root says otherwise, its lakehouse).
+    #[arg(default_value = "lakewriter-demo")]
+    pub dir: PathBuf,
+    /// Only lay out the project file and the raw data; run nothing.
+    #[arg(long)]
+    pub no_run: bool,
+    /// Deliver a file of late orders into this day's raw partition (after a demo run), and
+    /// run nothing: then see `status` and `backfill --only stale`.
+    #[arg(long, value_parser = date, value_name = "DATE", conflicts_with = "no_run")]
+    pub late: Option<NaiveDate>,
 }

@@ -10,7 +10,7 @@ use crate::cli::{AuditArgs, Global};
 use crate::output::Output;
 
 pub async fn audit(global: &Global, printer: &mut dyn Output, args: AuditArgs) -> Result<ExitCode> {
-    let range = super::optional_range(&args.jobs)?;
+    let range = args.jobs.range.days()?;
     let live = super::open_runner(global).await?;
     let graph = live.graph()?;
     let names: Vec<String> = if args.jobs.all {

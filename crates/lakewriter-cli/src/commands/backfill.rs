@@ -39,8 +39,8 @@ async fn backfill_range(
     args: BackfillArgs,
     pipes: Option<&Pipes>,
 ) -> Result<ExitCode> {
-    let range = match (args.from.zip(args.to), pipes) {
-        (Some((from, to)), _) => DateRange::new(from, to).map_err(lakewriter::Error::from)?,
+    let range = match (args.range.days()?, pipes) {
+        (Some(range), _) => range,
         (None, Some(pipes)) => pipes.partition_range()?,
         (None, None) => {
             return Err(lakewriter::Error::Usage("pass --from and --to: the days to backfill".into()).into());

@@ -118,14 +118,6 @@ async fn dispatch(cli: Cli) -> Result<ExitCode> {
     }
 }
 
-/// The range of `--from` and `--to`, where given.
-fn optional_range(jobs: &crate::cli::JobsAndDays) -> Result<Option<lakewriter::DateRange>> {
-    match (jobs.from, jobs.to) {
-        (Some(from), Some(to)) => Ok(Some(lakewriter::DateRange::new(from, to).map_err(lakewriter::Error::from)?)),
-        _ => Ok(None),
-    }
-}
-
 async fn open_runner(global: &Global) -> Result<Runner> {
     let workspace = engine::chosen(global, Workspace::load(global.project.as_deref(), global.root.as_deref())?)?;
     let root = workspace.root.url().clone();

@@ -5,7 +5,7 @@
 use std::process::ExitCode;
 
 use anyhow::Result;
-use lakewriter::{DateRange, Only, PlannedPartition};
+use lakewriter::{Only, PlannedPartition};
 
 use crate::cli::{Global, PlanArgs};
 use crate::output::Output;
@@ -13,17 +13,13 @@ use crate::output::Output;
 pub async fn plan(global: &Global, printer: &mut dyn Output, args: PlanArgs) -> Result<ExitCode> {
     let runner = super::open_runner(global).await?;
     let job = runner.prepare(&args.job)?;
-    let range = match (args.from, args.to) {
-        (Some(from), Some(to)) => {
-            job.require_partitions("plan")?;
-            Some(DateRange::new(from, to).map_err(lakewriter::Error::from)?)
-        }
-        _ if job.dated() => {
-            let name = &job.spec.name;
-            return Err(lakewriter::Error::Usage(format!("job `{name}` runs for dates: pass --from and --to")).into());
-        }
-        _ => None,
-    };
+    if args.range.from.is_some() {
+        job.require_partitions("plan")?;
+    } else if job.dated() {
+        let name = &job.spec.name;
+        return Err(lakewriter::Error::Usage(format!("job `{name}` runs for dates: pass --from and --to")).into());
+    }
+    let range = args.range.days()?;
     let status = runner.freshness(job, range).await?;
     let only = Only::from(args.only);
     let planned: Vec<_> = status.partitions.iter().map(|p| PlannedPartition::of(p, only, job)).collect();

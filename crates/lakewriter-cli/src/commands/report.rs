@@ -6,16 +6,13 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::{Context, Result};
-use lakewriter::{DateRange, Overviewed, elapsed_ms};
+use lakewriter::{Overviewed, elapsed_ms};
 
 use crate::cli::{Global, ReportArgs};
 use crate::output::{Output, ReportWritten, StateCounts};
 
 pub async fn report(global: &Global, printer: &mut dyn Output, args: ReportArgs) -> Result<ExitCode> {
-    let range = match (args.from, args.to) {
-        (Some(from), Some(to)) => Some(DateRange::new(from, to).map_err(lakewriter::Error::from)?),
-        _ => None,
-    };
+    let range = args.range.days()?;
     let started = Instant::now();
     let runner = super::open_runner(global).await?;
     let overview = runner.overview(range, true).await?;

@@ -11,7 +11,7 @@ use crate::cli::{Global, ReproduceArgs};
 use crate::output::Output;
 
 pub async fn reproduce(global: &Global, printer: &mut dyn Output, args: ReproduceArgs) -> Result<ExitCode> {
-    let range = super::optional_range(&args.jobs)?;
+    let range = args.jobs.range.days()?;
     let live = super::open_runner(global).await?;
     let into = live.workspace().reproduction_root(&args.into, "--into")?;
     let graph = live.graph()?;

@@ -6,16 +6,12 @@
 use std::process::ExitCode;
 
 use anyhow::Result;
-use lakewriter::DateRange;
 
 use crate::cli::{Global, StatusArgs};
 use crate::output::{JobOverviewLine, Output, OverviewTotals};
 
 pub async fn status(global: &Global, printer: &mut dyn Output, args: StatusArgs) -> Result<ExitCode> {
-    let range = match (args.from, args.to) {
-        (Some(from), Some(to)) => Some(DateRange::new(from, to).map_err(lakewriter::Error::from)?),
-        _ => None,
-    };
+    let range = args.range.days()?;
     let runner = super::open_runner(global).await?;
     let Some(name) = &args.job else {
         let overview = runner.overview(range, false).await?;

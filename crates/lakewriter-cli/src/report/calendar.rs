@@ -8,7 +8,8 @@ use std::fmt::Write as _;
 use chrono::{Datelike, NaiveDate};
 use lakewriter::{Freshness, PartitionStatus};
 
-use super::{duration, escape};
+use super::duration;
+use crate::markup::escape;
 
 /// A cell's side, and the distance from one cell to the next.
 const CELL: i64 = 11;

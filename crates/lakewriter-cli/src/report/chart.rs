@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 
 use chrono::NaiveDate;
 
-use super::escape;
+use crate::markup::escape;
 
 const WIDTH: f64 = 736.0;
 const HEIGHT: f64 = 96.0;

@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 
 use lakewriter::{Overview, Overviewed};
 
-use super::escape;
+use crate::markup::escape;
 use crate::output::StateCounts;
 
 const BOX_WIDTH: i64 = 200;

@@ -1,6 +1,7 @@
 //! The page of `lakewriter report`: one self-contained HTML file written by hand — inline CSS,
 //! inline SVG, a few lines of inline script for the hover — that fetches nothing and names no
-//! other site. Every piece of text from the project or the lakehouse goes through [`escape`].
+//! other site. Every piece of text from the project or the lakehouse goes through
+//! [`escape`](crate::markup::escape).
 //!
 //! `calendar` draws a job's partitions (the cells a test counts by their `data-state`), `chart`
 //! rows and run times per day, `graph` the job graph; this module lays out the page and each
@@ -15,6 +16,7 @@ use std::fmt::Write as _;
 use chrono::{DateTime, NaiveDate, Utc};
 use lakewriter::{Freshness, JobOverview, JobStatus, Layout, Overview, Overviewed, format_size};
 
+use crate::markup::escape;
 use crate::output::{Maintenance, StateCounts};
 
 const STYLE: &str = include_str!("style.css");
@@ -230,22 +232,6 @@ fn duration(ms: u64) -> String {
         1_000..60_000 => format!("{}.{} s", ms / 1_000, ms % 1_000 / 100),
         _ => format!("{} min {} s", ms / 60_000, ms % 60_000 / 1_000),
     }
-}
-
-/// `text` as HTML text or an attribute's value: `&`, `<`, `>`, `"` and `'` as entities.
-pub fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 #[cfg(test)]
