@@ -9,7 +9,8 @@
 //! messages' is `{"path": FILE}` (JSON Lines appended to it) or `{"stdio" | "buffered_stdio":
 //! "stderr" | "stdout"}`. Messages are `{"__dagster_pipes_version": "0.1", "method", "params"}`:
 //! `opened`, then `report_asset_materialization`, then `closed` (with the exception of a failure).
-//! Messages for stdout go through the [`Output`], which writes them as they are.
+//! Messages for stdout go through the [`Output`], which writes them as they are; the messages
+//! themselves are in [`message`].
 
 use std::io::{Read as _, Write as _};
 use std::path::PathBuf;
@@ -18,13 +19,18 @@ use anyhow::{Context as _, Result, anyhow, bail};
 use base64::Engine as _;
 use chrono::NaiveDate;
 use lakewriter::{DateRange, PartitionReport};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::output::Output;
 
+mod message;
+
+use message::{
+    Exception, Extras, Message, Metadata, MetadataValue, PartitionFigures, PartitionMetadata, RangeMetadata,
+};
+
 const CONTEXT_VAR: &str = "DAGSTER_PIPES_CONTEXT";
 const MESSAGES_VAR: &str = "DAGSTER_PIPES_MESSAGES";
-const PROTOCOL_VERSION: &str = "0.1";
 
 /// Where messages go.
 enum Messages {
@@ -76,7 +82,7 @@ impl Pipes {
             _ => bail!("{MESSAGES_VAR}: expected a `path` or `stdio`, got {params}"),
         };
         let pipes = Self { context, messages };
-        pipes.send(out, "opened", &json!({"extras": {}}))?;
+        pipes.send(out, &Message::Opened { extras: Extras {} })?;
         Ok(Some(pipes))
     }
 
@@ -143,29 +149,37 @@ impl Pipes {
             return Ok(());
         };
         let target = first.target.as_ref().map(ToString::to_string).unwrap_or_default();
-        let by_partition: serde_json::Map<String, Value> = reports
+        let by_partition = reports
             .iter()
             .map(|r| {
-                let figures = json!({
-                    "rows_written": r.rows_written, "table_version": r.table_version, "committed": r.committed,
-                    "fresh_before": r.fresh_before, "input_fingerprint": r.input_fingerprint, "run_id": r.run_id,
-                });
+                let figures = PartitionFigures {
+                    committed: r.committed,
+                    fresh_before: r.fresh_before,
+                    input_fingerprint: r.input_fingerprint.clone(),
+                    rows_written: r.rows_written,
+                    run_id: r.run_id.clone(),
+                    table_version: r.table_version,
+                };
                 (r.partition.to_string(), figures)
             })
             .collect();
         let inputs: Vec<&str> = reports.iter().filter_map(|r| r.input_fingerprint.as_deref()).collect();
-        let metadata = json!({
-            "job": text(&first.job),
-            "range": text(&format!("{}..{}", range.from(), range.to())),
-            "partitions": int(u64::try_from(reports.len()).ok()),
-            "rows_written": int(Some(reports.iter().filter_map(|r| r.rows_written).sum())),
-            "table_version": int(reports.iter().filter_map(|r| r.table_version).max()),
-            "code_fingerprint": text(code_fingerprint),
-            "by_partition": {"raw_value": by_partition, "type": "json"},
-        });
+        let metadata = RangeMetadata {
+            by_partition: MetadataValue::ByPartition(by_partition),
+            code_fingerprint: MetadataValue::text(code_fingerprint),
+            job: MetadataValue::text(&first.job),
+            partitions: MetadataValue::int(u64::try_from(reports.len()).ok()),
+            range: MetadataValue::text(format!("{}..{}", range.from(), range.to())),
+            rows_written: MetadataValue::Int(reports.iter().filter_map(|r| r.rows_written).sum()),
+            table_version: MetadataValue::int(reports.iter().filter_map(|r| r.table_version).max()),
+        };
         let data_version = lakewriter::stable_hash(inputs.join(",").as_bytes());
-        let params = json!({"asset_key": self.asset_key(&target), "metadata": metadata, "data_version": data_version});
-        self.send(out, "report_asset_materialization", &params)
+        let message = Message::ReportAssetMaterialization {
+            asset_key: self.asset_key(&target),
+            data_version: Some(data_version),
+            metadata: Box::new(Metadata::Range(metadata)),
+        };
+        self.send(out, &message)
     }
 
     /// Reports `report`'s partition as an asset materialization: the asset the context names
@@ -176,61 +190,45 @@ impl Pipes {
             return Ok(());
         }
         let target = report.target.as_ref().map(ToString::to_string).unwrap_or_default();
-        let asset_key = self.asset_key(&target);
-        let metadata = json!({
-            "job": text(&report.job),
-            "partition": text(&report.partition.to_string()),
-            "status": text(&format!("{:?}", report.status).to_lowercase()),
-            "committed": {"raw_value": report.committed, "type": "bool"},
-            "rows_written": int(report.rows_written),
-            "table_version": int(report.table_version),
-            "input_fingerprint": text(report.input_fingerprint.as_deref().unwrap_or_default()),
-            "code_fingerprint": text(code_fingerprint),
-            "fresh_before": {"raw_value": report.fresh_before, "type": if report.fresh_before.is_some() { "bool" } else { "null" }},
-            "run_id": text(report.run_id.as_deref().unwrap_or_default()),
-        });
-        let params = json!({"asset_key": asset_key, "metadata": metadata, "data_version": report.input_fingerprint});
-        self.send(out, "report_asset_materialization", &params)
+        let text = |value: Option<&str>| MetadataValue::text(value.unwrap_or_default());
+        let metadata = PartitionMetadata {
+            code_fingerprint: MetadataValue::text(code_fingerprint),
+            committed: MetadataValue::Bool(report.committed),
+            fresh_before: report.fresh_before.map_or(MetadataValue::Null, MetadataValue::Bool),
+            input_fingerprint: text(report.input_fingerprint.as_deref()),
+            job: MetadataValue::text(&report.job),
+            partition: MetadataValue::text(report.partition.to_string()),
+            rows_written: MetadataValue::int(report.rows_written),
+            run_id: text(report.run_id.as_deref()),
+            status: MetadataValue::text(format!("{:?}", report.status).to_lowercase()),
+            table_version: MetadataValue::int(report.table_version),
+        };
+        let message = Message::ReportAssetMaterialization {
+            asset_key: self.asset_key(&target),
+            data_version: report.input_fingerprint.clone(),
+            metadata: Box::new(Metadata::Partition(metadata)),
+        };
+        self.send(out, &message)
     }
 
     /// Closes the session: `error` where the run failed, which Dagster reports as the step's
     /// failure.
     pub fn close(&self, out: &mut dyn Output, error: Option<&str>) -> Result<()> {
-        // Dagster reads any `exception` key as a failure: a success sends none.
-        let params = match error {
-            Some(message) => json!({"exception": {
-                "message": message, "stack": [], "name": "LakewriterError", "cause": null, "context": null
-            }}),
-            None => json!({}),
-        };
-        self.send(out, "closed", &params)
+        self.send(out, &Message::Closed { exception: error.map(Exception::new) })
     }
 
-    fn send(&self, out: &mut dyn Output, method: &str, params: &Value) -> Result<()> {
+    fn send(&self, out: &mut dyn Output, message: &Message) -> Result<()> {
         // One write of the line with its newline: Dagster tails the file line by line, and a
         // newline written apart can be read alone, which its reader takes for a broken message
         // and stops reading (the materialization after it lost).
-        let line =
-            format!("{}\n", json!({"__dagster_pipes_version": PROTOCOL_VERSION, "method": method, "params": params}));
+        let line = message.line()?;
         let written = match &self.messages {
-            Messages::File(path) => std::fs::OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(path)
-                .and_then(|mut f| f.write_all(line.as_bytes())),
-            Messages::Stderr => std::io::stderr().lock().write_all(line.as_bytes()),
-            Messages::Stdout => out.verbatim(line.as_bytes()),
+            Messages::File(path) => {
+                std::fs::OpenOptions::new().create(true).append(true).open(path).and_then(|mut f| f.write_all(&line))
+            }
+            Messages::Stderr => std::io::stderr().lock().write_all(&line),
+            Messages::Stdout => out.verbatim(&line),
         };
         written.context("cannot write a Dagster Pipes message")
     }
-}
-
-/// A number as Pipes metadata (`null` where there is none).
-fn int(value: Option<u64>) -> Value {
-    value.map_or(json!({"raw_value": null, "type": "null"}), |v| json!({"raw_value": v, "type": "int"}))
-}
-
-/// Text as Pipes metadata.
-fn text(value: &str) -> Value {
-    json!({"raw_value": value, "type": "text"})
 }

@@ -13,14 +13,23 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use chrono::{NaiveDate, SecondsFormat, Utc};
-use serde_json::{Value, json};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
 use crate::{Error, PartitionReport, PreparedRun, Result, RunStatus};
 
+mod event;
+mod facets;
 mod transport;
 
+use event::{
+    DatasetFacets, EventType, Facet, InputDataset, InputFacets, Job, JobFacets, OutputDataset, OutputFacets, Run,
+    RunEvent, RunFacets,
+};
+use facets::{
+    DataSource, DatasetVersion, ErrorMessage, InputStatistics, JobId, JobType, LakewriterRun, NominalTime,
+    OutputStatistics, Parent, ProcessingEngine, Root, RunId, Schema, SchemaField, Sql,
+};
 use transport::Sink;
 pub use transport::{Auth, Transport};
 
@@ -50,6 +59,15 @@ impl std::str::FromStr for ParentRun {
     }
 }
 
+impl ParentRun {
+    /// This run as a run's parent, under `root`.
+    fn facet(&self, root: &ParentRun) -> Facet<Parent> {
+        let job = |run: &ParentRun| JobId { name: run.name.clone(), namespace: run.namespace.clone() };
+        let id = |run: &ParentRun| RunId { run_id: run.run_id.clone() };
+        Parent { job: job(self), root: Root { job: job(root), run: id(root) }, run: id(self) }.into()
+    }
+}
+
 /// How to emit lineage.
 #[derive(Debug, Clone)]
 pub struct LineageOptions {
@@ -68,19 +86,11 @@ pub struct LineageOptions {
 #[derive(Debug)]
 pub struct Lineage {
     namespace: String,
-    parent: Option<Value>,
+    parent: Option<Facet<Parent>>,
     timeout: Duration,
-    queue: Mutex<Option<mpsc::UnboundedSender<Value>>>,
+    queue: Mutex<Option<mpsc::UnboundedSender<RunEvent>>>,
     delivery: Mutex<Option<JoinHandle<()>>>,
 }
-
-/// The `producer` of every event and facet.
-const PRODUCER: &str = concat!("https://github.com/lakewriter/lakewriter/tree/v", env!("CARGO_PKG_VERSION"));
-const SPEC: &str = "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent";
-const FACETS: &str = "https://openlineage.io/spec/facets/";
-/// lakewriter's own run facet, described in the repository's `schema/openlineage-facets.json`.
-const OWN_FACET: &str =
-    "https://github.com/lakewriter/lakewriter/blob/main/schema/openlineage-facets.json#/$defs/LakewriterRunFacet";
 
 impl Lineage {
     /// Starts delivery on the current runtime. A file that cannot be opened for appending is a
@@ -95,20 +105,7 @@ impl Lineage {
             }
             Transport::Http { url, auth } => Sink::http(url, auth.clone(), options.timeout)?,
         };
-        let parent = options.parent.as_ref().map(|parent| {
-            let root = options.root.as_ref().unwrap_or(parent);
-            facet(
-                "1-2-0/ParentRunFacet.json#/$defs/ParentRunFacet",
-                json!({
-                    "run": { "runId": parent.run_id },
-                    "job": { "namespace": parent.namespace, "name": parent.name },
-                    "root": {
-                        "run": { "runId": root.run_id },
-                        "job": { "namespace": root.namespace, "name": root.name },
-                    },
-                }),
-            )
-        });
+        let parent = options.parent.as_ref().map(|parent| parent.facet(options.root.as_ref().unwrap_or(parent)));
         let (queue, events) = mpsc::unbounded_channel();
         let delivery = tokio::spawn(sink.deliver(events));
         Ok(Self {
@@ -135,8 +132,7 @@ impl Lineage {
         }
     }
 
-    fn emit(&self, mut event: Value) {
-        without_nulls(&mut event);
+    fn emit(&self, event: RunEvent) {
         if let Some(queue) = self.queue.lock().expect("the lineage queue's lock is never poisoned").as_ref() {
             // The task ends only when the queue closes: a send cannot fail before.
             let _ = queue.send(event);
@@ -145,115 +141,80 @@ impl Lineage {
 
     /// `run` starts, as `run_id`, reading `inputs`.
     pub(crate) fn started(&self, run: &PreparedRun<'_>, run_id: &str, inputs: &[Input]) {
-        let inputs: Vec<Value> = inputs.iter().map(|i| dataset(&i.url, json!({}))).collect();
-        let output = dataset(run.job.location.url(), json!({}));
-        self.emit(self.event("START", run, run_id, &inputs, &[output], None));
+        let inputs = inputs.iter().map(|i| InputDataset::at(&i.url)).collect();
+        let output = OutputDataset::at(run.job.location.url());
+        self.emit(self.event(EventType::Start, run, run_id, inputs, output, None));
     }
 
     /// `run` ended as `report` says.
     pub(crate) fn finished(&self, run: &PreparedRun<'_>, report: &PartitionReport) {
         let Some(run_id) = report.run_id.as_deref() else { return };
         let io = report.io.as_deref();
-        let inputs: Vec<Value> = io.map_or_else(Vec::new, |io| io.inputs.iter().map(Input::dataset).collect());
-        let mut facets = serde_json::Map::new();
-        let mut statistics = json!({});
-        if let Some(version) = report.table_version {
-            facets.insert(
-                "version".into(),
-                facet(
-                    "1-0-1/DatasetVersionDatasetFacet.json#/$defs/DatasetVersionDatasetFacet",
-                    json!({ "datasetVersion": version.to_string() }),
-                ),
-            );
-        }
-        if let Some(io) = io.filter(|io| !io.columns.is_empty()) {
-            let fields: Vec<Value> = io.columns.iter().map(|c| json!({ "name": c.column, "type": c.stored })).collect();
-            facets.insert(
-                "schema".into(),
-                facet("1-2-0/SchemaDatasetFacet.json#/$defs/SchemaDatasetFacet", json!({ "fields": fields })),
-            );
-        }
-        if report.committed {
-            statistics = json!({
-                "outputStatistics": facet(
-                    "1-0-2/OutputStatisticsOutputDatasetFacet.json#/$defs/OutputStatisticsOutputDatasetFacet",
-                    json!({ "rowCount": report.rows_written, "fileCount": report.files_added, "size": report.bytes_added }),
-                ),
-            });
-        }
-        let mut output = dataset(run.job.location.url(), Value::Object(facets));
-        output["outputFacets"] = statistics;
-        let (kind, error) = match (&report.status, &report.error) {
-            (RunStatus::Failed, error) => ("FAIL", Some(error.as_ref().map_or_else(String::new, ToString::to_string))),
-            _ => ("COMPLETE", None),
+        let inputs = io.map_or_else(Vec::new, |io| io.inputs.iter().map(Input::dataset).collect());
+        let mut output = OutputDataset::at(run.job.location.url());
+        output.facets.version = report.table_version.map(version);
+        output.facets.schema = io.filter(|io| !io.columns.is_empty()).map(|io| {
+            let fields = io.columns.iter().map(|c| SchemaField { name: c.column.clone(), kind: c.stored.clone() });
+            Schema { fields: fields.collect() }.into()
+        });
+        let statistics = OutputStatistics {
+            file_count: report.files_added,
+            row_count: report.rows_written,
+            size: report.bytes_added,
         };
-        let mut event = self.event(kind, run, run_id, &inputs, &[output], error);
-        event["run"]["facets"]["lakewriter"] = facet_at(
-            OWN_FACET,
-            json!({
-                "partition": report.partition.to_string(),
-                "write": report.write.map(|w| w.to_string()),
-                "status": report.status,
-                "committed": report.committed,
-                "retries": report.retries,
-                "durationMs": report.duration_ms,
-            }),
+        output.output_facets = Some(OutputFacets { output_statistics: report.committed.then(|| statistics.into()) });
+        let (kind, error) = match (&report.status, &report.error) {
+            (RunStatus::Failed, error) => {
+                (EventType::Fail, Some(error.as_ref().map_or_else(String::new, ToString::to_string)))
+            }
+            _ => (EventType::Complete, None),
+        };
+        let mut event = self.event(kind, run, run_id, inputs, output, error);
+        event.run.facets.lakewriter = Some(
+            LakewriterRun {
+                committed: report.committed,
+                duration_ms: report.duration_ms,
+                partition: report.partition.to_string(),
+                retries: report.retries,
+                status: report.status,
+                write: report.write.map(|w| w.to_string()),
+            }
+            .into(),
         );
         self.emit(event);
     }
 
+    /// An event of `run` as `run_id`, reading `inputs` and writing `output`; `error` where it
+    /// failed.
     fn event(
         &self,
-        kind: &str,
+        kind: EventType,
         run: &PreparedRun<'_>,
         run_id: &str,
-        inputs: &[Value],
-        outputs: &[Value],
+        inputs: Vec<InputDataset>,
+        output: OutputDataset,
         error: Option<String>,
-    ) -> Value {
-        let mut facets = serde_json::Map::new();
-        if let Some(dt) = run.unit.dt {
-            facets.insert("nominalTime".into(), nominal_time(dt));
-        }
-        if let Some(parent) = &self.parent {
-            facets.insert("parent".into(), parent.clone());
-        }
-        facets.insert(
-            "processing_engine".into(),
-            facet(
-                "1-1-1/ProcessingEngineRunFacet.json#/$defs/ProcessingEngineRunFacet",
-                json!({ "name": "lakewriter", "version": lakewriter_core::VERSION, "openlineageAdapterVersion": lakewriter_core::VERSION }),
-            ),
-        );
-        if let Some(message) = error {
-            facets.insert(
-                "errorMessage".into(),
-                facet(
-                    "1-0-1/ErrorMessageRunFacet.json#/$defs/ErrorMessageRunFacet",
-                    json!({ "message": message, "programmingLanguage": "Rust" }),
-                ),
-            );
-        }
-        json!({
-            "eventType": kind,
-            "eventTime": Utc::now().to_rfc3339_opts(SecondsFormat::Millis, true),
-            "producer": PRODUCER,
-            "schemaURL": SPEC,
-            "run": { "runId": run_id, "facets": facets },
-            "job": {
-                "namespace": self.namespace,
-                "name": run.job.spec.name,
-                "facets": {
-                    "jobType": facet(
-                        "2-0-4/JobTypeJobFacet.json#/$defs/JobTypeJobFacet",
-                        json!({ "processingType": "BATCH", "integration": "LAKEWRITER", "jobType": "JOB" }),
-                    ),
-                    "sql": facet("1-1-0/SQLJobFacet.json#/$defs/SQLJobFacet", json!({ "query": run.job.sql })),
-                },
-            },
-            "inputs": inputs,
-            "outputs": outputs,
-        })
+    ) -> RunEvent {
+        let facets = RunFacets {
+            error_message: error.map(|message| ErrorMessage::new(message).into()),
+            lakewriter: None,
+            nominal_time: run.unit.dt.map(nominal_time),
+            parent: self.parent.clone(),
+            processing_engine: ProcessingEngine::LAKEWRITER.into(),
+        };
+        let job = Job {
+            facets: JobFacets { job_type: JobType::LAKEWRITER.into(), sql: Sql { query: run.job.sql.clone() }.into() },
+            name: run.job.spec.name.clone(),
+            namespace: self.namespace.clone(),
+        };
+        RunEvent::new(
+            Utc::now().to_rfc3339_opts(SecondsFormat::Millis, true),
+            kind,
+            Run { facets, run_id: run_id.to_owned() },
+            job,
+            inputs,
+            vec![output],
+        )
     }
 }
 
@@ -269,20 +230,12 @@ pub(crate) struct Input {
 }
 
 impl Input {
-    fn dataset(&self) -> Value {
-        let facets = match self.version {
-            Some(version) => {
-                json!({ "version": facet("1-0-1/DatasetVersionDatasetFacet.json#/$defs/DatasetVersionDatasetFacet", json!({ "datasetVersion": version.to_string() })) })
-            }
-            None => json!({}),
-        };
-        let mut dataset = dataset(&self.url, facets);
-        dataset["inputFacets"] = json!({
-            "inputStatistics": facet(
-                "1-0-0/InputStatisticsInputDatasetFacet.json#/$defs/InputStatisticsInputDatasetFacet",
-                json!({ "fileCount": self.files, "size": self.bytes }),
-            ),
-        });
+    /// The table as the event that ends the run names it: with what was read of it.
+    fn dataset(&self) -> InputDataset {
+        let mut dataset = InputDataset::at(&self.url);
+        dataset.facets.version = self.version.map(version);
+        let statistics = InputStatistics { file_count: self.files, size: self.bytes };
+        dataset.input_facets = Some(InputFacets { input_statistics: statistics.into() });
         dataset
     }
 }
@@ -295,9 +248,25 @@ pub(crate) struct RunIo {
     pub columns: Vec<lakewriter_delta::schema::SchemaColumn>,
 }
 
+impl InputDataset {
+    /// The table at `url`, named, with no facet but its data source.
+    fn at(url: &url::Url) -> Self {
+        let (namespace, name, facets) = dataset(url);
+        Self { facets, input_facets: None, name, namespace }
+    }
+}
+
+impl OutputDataset {
+    /// The table at `url`, named, with no facet but its data source.
+    fn at(url: &url::Url) -> Self {
+        let (namespace, name, facets) = dataset(url);
+        Self { facets, name, namespace, output_facets: None }
+    }
+}
+
 /// A dataset as OpenLineage's naming convention names a table's folder: namespace `file` and the
-/// absolute path, or `s3://bucket` and the key prefix.
-fn dataset(url: &url::Url, facets: Value) -> Value {
+/// absolute path, or `s3://bucket` and the key prefix; and its data source facet.
+fn dataset(url: &url::Url) -> (String, String, DatasetFacets) {
     let (namespace, name) = match url.to_file_path() {
         Ok(path) if url.scheme() == "file" => {
             ("file".to_owned(), path.display().to_string().trim_end_matches('/').to_owned())
@@ -307,46 +276,20 @@ fn dataset(url: &url::Url, facets: Value) -> Value {
             url.path().trim_matches('/').to_owned(),
         ),
     };
-    let mut facets = facets;
-    facets["dataSource"] = facet(
-        "1-0-1/DatasourceDatasetFacet.json#/$defs/DatasourceDatasetFacet",
-        json!({ "name": namespace, "uri": url.as_str().trim_end_matches('/') }),
-    );
-    json!({ "namespace": namespace, "name": name, "facets": facets })
+    let source = DataSource { name: namespace.clone(), uri: url.as_str().trim_end_matches('/').to_owned() };
+    (namespace, name, DatasetFacets { data_source: source.into(), schema: None, version: None })
+}
+
+/// A Delta table's version, read or committed.
+fn version(version: u64) -> Facet<DatasetVersion> {
+    DatasetVersion { dataset_version: version.to_string() }.into()
 }
 
 /// The logical day `dt` as the run's nominal time: its midnight to the next, UTC.
-fn nominal_time(dt: NaiveDate) -> Value {
+fn nominal_time(dt: NaiveDate) -> Facet<NominalTime> {
     let midnight = |day: NaiveDate| format!("{day}T00:00:00Z");
     let next = dt.succ_opt().unwrap_or(dt);
-    facet(
-        "1-0-1/NominalTimeRunFacet.json#/$defs/NominalTimeRunFacet",
-        json!({ "nominalStartTime": midnight(dt), "nominalEndTime": midnight(next) }),
-    )
-}
-
-/// `value` without its null fields: the spec's fields are either there, of their type, or left
-/// out (a statistic not known, a write mode of a job that is not known).
-fn without_nulls(value: &mut Value) {
-    match value {
-        Value::Object(fields) => {
-            fields.retain(|_, v| !v.is_null());
-            fields.values_mut().for_each(without_nulls);
-        }
-        Value::Array(items) => items.iter_mut().for_each(without_nulls),
-        _ => {}
-    }
-}
-
-/// A standard facet: `fields` with the producer and the schema at `spec` (below the facets' URL).
-fn facet(spec: &str, fields: Value) -> Value {
-    facet_at(&format!("{FACETS}{spec}"), fields)
-}
-
-fn facet_at(schema: &str, mut fields: Value) -> Value {
-    fields["_producer"] = PRODUCER.into();
-    fields["_schemaURL"] = schema.into();
-    fields
+    NominalTime { nominal_end_time: midnight(next), nominal_start_time: midnight(dt) }.into()
 }
 
 #[cfg(test)]

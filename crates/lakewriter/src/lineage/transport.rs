@@ -12,9 +12,9 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use percent_encoding::percent_decode_str;
-use serde_json::Value;
 use tokio::sync::mpsc;
 
+use super::event::RunEvent;
 use crate::{Error, Result};
 
 /// Where events go.
@@ -111,7 +111,7 @@ impl Sink {
     }
 
     /// Delivers each event in order until the queue closes.
-    pub(super) async fn deliver(mut self, mut events: mpsc::UnboundedReceiver<Value>) {
+    pub(super) async fn deliver(mut self, mut events: mpsc::UnboundedReceiver<RunEvent>) {
         let (mut failed_in_a_row, mut dropped) = (0, 0_u64);
         while let Some(event) = events.recv().await {
             if failed_in_a_row >= GIVE_UP_AFTER {
@@ -139,7 +139,7 @@ impl Sink {
         }
     }
 
-    async fn send(&mut self, event: &Value) -> std::result::Result<(), String> {
+    async fn send(&mut self, event: &RunEvent) -> std::result::Result<(), String> {
         let body = serde_json::to_vec(event).map_err(|e| e.to_string())?;
         match self {
             Self::File(file) => {
