@@ -9,12 +9,10 @@
 use serde::Serialize;
 
 use super::facets::{
-    DataSource, DatasetVersion, ErrorMessage, InputStatistics, JobType, LakewriterRun, NominalTime, OutputStatistics,
-    Parent, ProcessingEngine, Schema, Sql,
+    DataSource, DatasetVersion, ErrorMessage, Facet, InputStatistics, JobType, LakewriterRun, NominalTime,
+    OutputStatistics, PRODUCER, Parent, ProcessingEngine, Schema, Sql,
 };
 
-/// The `producer` of every event and facet.
-pub(super) const PRODUCER: &str = concat!("https://github.com/lakewriter/lakewriter/tree/v", env!("CARGO_PKG_VERSION"));
 const SPEC: &str = "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent";
 
 /// One run event.
@@ -140,26 +138,4 @@ pub(super) struct InputFacets {
 pub(super) struct OutputFacets {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub output_statistics: Option<Facet<OutputStatistics>>,
-}
-
-/// The fields of a facet, and the schema they follow.
-pub(super) trait FacetFields: Serialize {
-    const SCHEMA: &'static str;
-}
-
-/// A facet: its fields, after the producer and schema every facet carries.
-#[derive(Debug, Clone, Serialize)]
-pub(super) struct Facet<T> {
-    #[serde(rename = "_producer")]
-    producer: &'static str,
-    #[serde(rename = "_schemaURL")]
-    schema_url: &'static str,
-    #[serde(flatten)]
-    pub fields: T,
-}
-
-impl<T: FacetFields> From<T> for Facet<T> {
-    fn from(fields: T) -> Self {
-        Self { producer: PRODUCER, schema_url: T::SCHEMA, fields }
-    }
 }

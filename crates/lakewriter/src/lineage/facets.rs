@@ -5,8 +5,32 @@
 
 use serde::Serialize;
 
-use super::event::FacetFields;
 use crate::RunStatus;
+
+/// The `producer` of every event and facet.
+pub(super) const PRODUCER: &str = concat!("https://github.com/lakewriter/lakewriter/tree/v", env!("CARGO_PKG_VERSION"));
+
+/// The fields of a facet, and the schema they follow.
+pub(super) trait FacetFields: Serialize {
+    const SCHEMA: &'static str;
+}
+
+/// A facet: its fields, after the producer and schema every facet carries.
+#[derive(Debug, Clone, Serialize)]
+pub(super) struct Facet<T> {
+    #[serde(rename = "_producer")]
+    producer: &'static str,
+    #[serde(rename = "_schemaURL")]
+    schema_url: &'static str,
+    #[serde(flatten)]
+    pub fields: T,
+}
+
+impl<T: FacetFields> From<T> for Facet<T> {
+    fn from(fields: T) -> Self {
+        Self { producer: PRODUCER, schema_url: T::SCHEMA, fields }
+    }
+}
 
 /// The schema URL of a standard facet, from its path below OpenLineage's facets.
 macro_rules! standard {

@@ -23,11 +23,11 @@ mod facets;
 mod transport;
 
 use event::{
-    DatasetFacets, EventType, Facet, InputDataset, InputFacets, Job, JobFacets, OutputDataset, OutputFacets, Run,
-    RunEvent, RunFacets,
+    DatasetFacets, EventType, InputDataset, InputFacets, Job, JobFacets, OutputDataset, OutputFacets, Run, RunEvent,
+    RunFacets,
 };
 use facets::{
-    DataSource, DatasetVersion, ErrorMessage, InputStatistics, JobId, JobType, LakewriterRun, NominalTime,
+    DataSource, DatasetVersion, ErrorMessage, Facet, InputStatistics, JobId, JobType, LakewriterRun, NominalTime,
     OutputStatistics, Parent, ProcessingEngine, Root, RunId, Schema, SchemaField, Sql,
 };
 use transport::Sink;
