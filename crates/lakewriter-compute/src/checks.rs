@@ -78,7 +78,7 @@ fn typed_values(schema: &DFSchema, column: &str, values: &[CheckValue]) -> std::
 /// whose type cannot be told before `$dt` is bound is taken as one.
 fn condition_problem(ctx: &SessionContext, semantics: Semantics, schema: &DFSchema, condition: &str) -> Option<String> {
     let state = crate::spark::state(ctx.state(), semantics);
-    let expr = match crate::statement::sql_expression(&state, condition, schema) {
+    let expr = match crate::expression::sql_expression(&state, condition, schema) {
         Err(e) => return Some(format!("not a valid condition on the result's columns: {}", e.strip_backtrace())),
         Ok(expr) => expr,
     };
@@ -189,7 +189,7 @@ async fn failing_counts(df: &DataFrame, conditions: &[Option<Expr>]) -> Result<V
         return Ok(vec![0; conditions.len()]);
     }
     let batches = df.clone().aggregate(vec![], sums).map_err(check_err)?.collect().await.map_err(check_err)?;
-    Ok((0..conditions.len()).map(|i| crate::query::first_u64(&batches, &format!("f{i}"))).collect())
+    Ok((0..conditions.len()).map(|i| crate::rows::first_u64(&batches, &format!("f{i}"))).collect())
 }
 
 /// Up to [`EXAMPLES`] rows matching `condition`, the first in column order, each as
@@ -197,7 +197,7 @@ async fn failing_counts(df: &DataFrame, conditions: &[Option<Expr>]) -> Result<V
 async fn examples(df: &DataFrame, condition: Expr) -> Result<Vec<String>> {
     let names: Vec<String> = df.schema().fields().iter().map(|f| f.name().clone()).collect();
     let rows = df.clone().filter(condition).map_err(check_err)?;
-    crate::keyed::first_rows(rows, &names, EXAMPLES).await.map_err(check_err)
+    crate::rows::first_rows(rows, &names, EXAMPLES).await.map_err(check_err)
 }
 
 /// Rows whose `columns` (none NULL) another row shares, and up to [`EXAMPLES`] such keys with
@@ -218,13 +218,13 @@ async fn duplicates(df: &DataFrame, columns: &[String]) -> Result<(u64, Vec<Stri
         .collect()
         .await
         .map_err(check_err)?;
-    let failing = crate::query::first_u64(&total, "n");
+    let failing = crate::rows::first_u64(&total, "n");
     if failing == 0 {
         return Ok((0, Vec::new()));
     }
     let mut shown = columns.to_vec();
     shown.push("__lw_rows".into());
-    let examples = crate::keyed::first_rows(groups, &shown, EXAMPLES)
+    let examples = crate::rows::first_rows(groups, &shown, EXAMPLES)
         .await
         .map_err(check_err)?
         .into_iter()

@@ -1,7 +1,11 @@
-//! Logical dates as DataFusion values: a `DATE` literal, and the filter on a date partition column.
+//! Logical dates as DataFusion values: a `DATE` literal, the filter on a date partition column, and
+//! the value of `$dt` — a query's parameter, bound in an expression.
+
+use std::collections::HashMap;
 
 use chrono::NaiveDate;
-use datafusion::common::ScalarValue;
+use datafusion::common::tree_node::{Transformed, TreeNode};
+use datafusion::common::{ParamValues, ScalarValue};
 use datafusion::prelude::{Expr, lit};
 use lakewriter_core::days_since_epoch;
 
@@ -15,6 +19,25 @@ pub fn date_literal(date: NaiveDate) -> ScalarValue {
 #[must_use]
 pub fn partition_predicate(column: &str, date: NaiveDate) -> Expr {
     crate::column(column).eq(lit(date_literal(date)))
+}
+
+/// `dt` as the value of the parameter `$dt`.
+pub(crate) fn dt_param(dt: NaiveDate) -> ParamValues {
+    ParamValues::Map(HashMap::from([("dt".to_owned(), date_literal(dt).into())]))
+}
+
+/// `expr` with `$dt` bound to `dt`.
+pub(crate) fn bound(expr: Expr, dt: Option<NaiveDate>) -> datafusion::error::Result<Expr> {
+    let Some(dt) = dt else { return Ok(expr) };
+    let params = dt_param(dt);
+    Ok(expr
+        .transform(|e| match e {
+            Expr::Placeholder(p) => {
+                params.get_placeholders_with_values(&p.id).map(|v| Transformed::yes(Expr::Literal(v.value, None)))
+            }
+            other => Ok(Transformed::no(other)),
+        })?
+        .data)
 }
 
 #[cfg(test)]

@@ -7,7 +7,6 @@ use std::sync::Arc;
 
 use datafusion::arrow::array::RecordBatch;
 use datafusion::arrow::datatypes::{Schema, SchemaRef};
-use datafusion::arrow::util::display::{ArrayFormatter, FormatOptions};
 use datafusion::catalog::TableProvider;
 use datafusion::common::{Column, JoinType, ScalarValue, TableReference};
 use datafusion::functions_aggregate::expr_fn::{count, sum};
@@ -19,6 +18,8 @@ use datafusion::prelude::{DataFrame, Expr, SessionContext, coalesce, lit, when};
 
 use lakewriter_core::Semantics;
 
+pub use crate::rows::first_rows;
+use crate::rows::{describe_rows, first_u64};
 use crate::{Error, Materialized, Result, column};
 
 /// The tombstone column a `merge` with `delete_when` adds to its target.
@@ -129,43 +130,6 @@ fn plan_err(source: datafusion::error::DataFusionError) -> Error {
     Error::Keyed { source: Box::new(source) }
 }
 
-/// Up to `limit` rows of `batches`, each as `col=value, …` over `columns`.
-pub(crate) fn describe_rows(batches: &[RecordBatch], columns: &[String], limit: usize) -> Vec<String> {
-    let options = FormatOptions::default().with_null("NULL");
-    let mut out = Vec::new();
-    for batch in batches {
-        let formatters: Vec<_> = columns
-            .iter()
-            .filter_map(|c| batch.column_by_name(c).map(|a| (c, a)))
-            .filter_map(|(c, a)| ArrayFormatter::try_new(a.as_ref(), &options).ok().map(|f| (c, f)))
-            .collect();
-        for row in 0..batch.num_rows() {
-            if out.len() == limit {
-                return out;
-            }
-            let cells: Vec<String> = formatters.iter().map(|(c, f)| format!("{c}={}", f.value(row))).collect();
-            out.push(cells.join(", "));
-        }
-    }
-    out
-}
-
-/// Up to `limit` rows of `df` over `columns` (see [`describe_rows`]), the first in the order of
-/// those columns (each ascending, NULLs last), so that the same rows are shown each time; in the
-/// order they come where the columns cannot be sorted.
-pub async fn first_rows(df: DataFrame, columns: &[String], limit: usize) -> datafusion::error::Result<Vec<String>> {
-    let order: Vec<SortExpr> = columns.iter().map(|c| column(c).sort(true, false)).collect();
-    let sorted = match df.clone().sort(order).and_then(|d| d.limit(0, Some(limit))) {
-        Ok(sorted) => sorted.collect().await,
-        Err(e) => Err(e),
-    };
-    let batches = match sorted {
-        Ok(batches) => batches,
-        Err(_) => df.limit(0, Some(limit))?.collect().await?,
-    };
-    Ok(describe_rows(&batches, columns, limit))
-}
-
 async fn count_rows(df: DataFrame) -> Result<usize> {
     df.count().await.map_err(plan_err)
 }
@@ -217,7 +181,7 @@ fn with_tombstone(mut df: DataFrame, spec: &KeyedSpec<'_>) -> Result<DataFrame> 
             return Err(Error::ReservedColumn { column: DELETED.to_owned() });
         }
         let state = crate::spark::state(df.clone().into_parts().0, spec.semantics);
-        let flag = crate::statement::sql_expression(&state, condition, df.schema())
+        let flag = crate::expression::sql_expression(&state, condition, df.schema())
             .map_err(|source| Error::DeleteWhen { source: Box::new(source) })?;
         df = df.with_column(DELETED, coalesce(vec![flag, lit(false)])).map_err(plan_err)?;
     }
@@ -358,7 +322,7 @@ pub async fn classify(
         sum(one_if(matched.and(wins.not()).and(fills.not()))?).alias("unchanged"),
     ];
     let totals = joined.aggregate(vec![], sums).map_err(plan_err)?.collect().await.map_err(plan_err)?;
-    let value = |name: &str| crate::query::first_u64(&totals, name);
+    let value = |name: &str| first_u64(&totals, name);
     counts.inserted = value("inserted");
     counts.updated = value("updated");
     counts.deleted = value("deleted");

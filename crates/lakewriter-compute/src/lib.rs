@@ -16,7 +16,12 @@
 //! - [`keyed`]: validates, deduplicates and classifies the keyed sources of `merge` and
 //!   `append_dedup`;
 //! - [`date_literal`] and [`partition_predicate`]: a logical date as a `DATE` value, and as the
-//!   filter on a date partition column;
+//!   filter on a date partition column (and as `$dt`'s value, bound in an expression);
+//! - `parser`: SQL text read into the parser's statements, in DataFusion's grammar or Spark's;
+//! - `expression`: expressions written as SQL text (a project file's conditions) planned over the
+//!   columns they may name;
+//! - [`first_rows`]: a few rows of a result as `column=value, …`, the same rows each time (with
+//!   the count of a one-row aggregate, in `rows`);
 //! - [`spark`]: the `spark` dialect — Spark's grammar, functions, types and operators;
 //! - [`engine`]: where a partition's query runs — here, or on a cluster that executes physical
 //!   plans (an [`engine::Engine`]);
@@ -39,8 +44,11 @@ pub mod statement;
 mod column;
 mod date;
 mod error;
+mod expression;
 mod held;
 mod located;
+mod parser;
+mod rows;
 
 pub use catalog::{TableEntry, TableKind};
 pub use column::column;
@@ -54,3 +62,4 @@ pub use query::{
     PartitionQuery, Prepared, Query, RowDiff, condition, diff, plan_partition, plan_sql, refused_functions,
     table_references,
 };
+pub use rows::first_rows;

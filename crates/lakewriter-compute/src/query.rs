@@ -1,11 +1,10 @@
 //! Planning a job's SQL for one logical date.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use chrono::NaiveDate;
 use datafusion::arrow::datatypes::Schema;
-use datafusion::common::{DFSchema, ParamValues};
+use datafusion::common::DFSchema;
 use datafusion::datasource::physical_plan::FileScanConfig;
 use datafusion::datasource::source::DataSourceExec;
 use datafusion::execution::SessionState;
@@ -17,8 +16,10 @@ use datafusion::sql::parser::Statement as DFStatement;
 use datafusion::sql::sqlparser::ast;
 use lakewriter_core::{InputFile, Semantics};
 
+use crate::date::dt_param;
 use crate::located::Origin;
-use crate::{Error, Result, column, date_literal};
+use crate::rows::{first_rows, first_u64};
+use crate::{Error, Result, column};
 
 /// A job's SQL planned for one date.
 #[derive(Debug, Clone)]
@@ -30,10 +31,6 @@ pub struct PartitionQuery {
     /// The raw datasets the plan reads that have no file for its date (`schema.table`, sorted);
     /// none for a plan without a date.
     pub no_input: Vec<String>,
-}
-
-pub(crate) fn dt_param(dt: NaiveDate) -> ParamValues {
-    ParamValues::Map(HashMap::from([("dt".to_owned(), date_literal(dt).into())]))
 }
 
 /// Job SQL may only be a query: DDL, DML and statements such as `SET` are refused, so a job
@@ -100,7 +97,7 @@ impl Query {
         let statement = match &self.source {
             // Spark's grammar as `lakewriter sql` and statement jobs read it (its literals).
             Source::Text(sql) if crate::spark::is_spark(state) => {
-                let mut statements = crate::statement::parse_spark(sql)?;
+                let mut statements = crate::parser::spark_statements(sql)?;
                 match (statements.pop(), statements.is_empty()) {
                     (Some(statement), true) => DFStatement::Statement(Box::new(statement)),
                     _ => return datafusion::common::plan_err!("a query is one statement"),
@@ -256,7 +253,7 @@ pub fn condition(
     dt: Option<NaiveDate>,
 ) -> Result<Expr> {
     let schema = DFSchema::try_from(schema.clone()).map_err(|source| Error::Predicate { source: Box::new(source) })?;
-    crate::statement::expression_text(ctx, semantics, sql, &schema, dt).map_err(|e| match e {
+    crate::expression::expression_text(ctx, semantics, sql, &schema, dt).map_err(|e| match e {
         Error::Expression { source, .. } => Error::Predicate { source },
         other => other,
     })
@@ -336,18 +333,7 @@ pub async fn diff(before: DataFrame, after: DataFrame, examples: usize) -> Resul
 async fn sample(counted: &DataFrame, x: &str, y: &str, names: &[String], examples: usize) -> Result<Vec<String>> {
     let err = |source| Error::Diff { source: Box::new(source) };
     let rows = counted.clone().filter(column(x).gt(column(y))).map_err(err)?;
-    crate::keyed::first_rows(rows, names, examples).await.map_err(err)
-}
-
-/// The first value of the `Int64` column `name` of a one-row aggregate result (0 where NULL).
-pub(crate) fn first_u64(batches: &[datafusion::arrow::array::RecordBatch], name: &str) -> u64 {
-    use datafusion::arrow::array::{Array, Int64Array};
-    batches
-        .first()
-        .and_then(|b| b.column_by_name(name))
-        .and_then(|a| a.as_any().downcast_ref::<Int64Array>())
-        .filter(|a| a.is_valid(0))
-        .map_or(0, |a| u64::try_from(a.value(0)).unwrap_or(0))
+    first_rows(rows, names, examples).await.map_err(err)
 }
 
 #[cfg(test)]

@@ -3,7 +3,8 @@
 //! [`super::sums::SparkSum`]; the `AVG` of a `DECIMAL(p, s)` is a `DECIMAL(p + 4, s + 4)`, the
 //! exact quotient of the sum (a `DECIMAL(p + 10, s)`, which fails in ANSI mode or is NULL where it
 //! does not fit) and the count rounded half up. Any other `AVG` is DataFusion's (a `DOUBLE`, as
-//! Spark's).
+//! Spark's). Its running [`Total`] is kept by one accumulator for a single group and by [`Totals`]
+//! for many groups at once.
 
 use std::sync::Arc;
 
@@ -12,7 +13,9 @@ use datafusion::arrow::array::{Array, ArrayRef, AsArray, BooleanArray, Decimal12
 use datafusion::arrow::datatypes::{DataType, Decimal128Type, Field, FieldRef, Int64Type};
 use datafusion::common::{DataFusionError, Result, ScalarValue};
 use datafusion::logical_expr::function::{AccumulatorArgs, StateFieldsArgs};
-use datafusion::logical_expr::{Accumulator, AggregateUDF, AggregateUDFImpl, GroupsAccumulator, Signature, Volatility};
+use datafusion::logical_expr::{
+    Accumulator, AggregateUDF, AggregateUDFImpl, EmitTo, GroupsAccumulator, Signature, Volatility,
+};
 
 use super::arith::{Mode, Op};
 use super::decimal::Scaled;
@@ -40,7 +43,7 @@ pub(crate) fn spark(name: &str, input: &DataType, mode: Mode) -> Option<Arc<Aggr
 
 /// `AVG` of a `DECIMAL(precision, scale)`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub(super) struct SparkAverage {
+struct SparkAverage {
     precision: u8,
     scale: i8,
     mode: Mode,
@@ -80,7 +83,7 @@ impl AggregateUDFImpl for SparkAverage {
     }
 
     fn create_groups_accumulator(&self, args: AccumulatorArgs) -> Result<Box<dyn GroupsAccumulator>> {
-        Ok(Box::new(super::aggregate_groups::Totals::new(self.clone(), args.return_field.data_type().clone())))
+        Ok(Box::new(Totals::new(self.clone(), args.return_field.data_type().clone())))
     }
 
     fn state_fields(&self, args: StateFieldsArgs) -> Result<Vec<FieldRef>> {
@@ -95,7 +98,7 @@ impl AggregateUDFImpl for SparkAverage {
 /// One group's running sum, unscaled in an `i128`, with the rows counted and whether it
 /// overflowed.
 #[derive(Debug, Clone, Copy, Default)]
-pub(super) struct Total {
+struct Total {
     sum: i128,
     count: i64,
     overflowed: bool,
@@ -104,7 +107,7 @@ pub(super) struct Total {
 impl Total {
     /// Adds (`sign` 1) or takes away (-1) `value`, the sum of `count` rows.
     #[inline]
-    pub(super) fn add(&mut self, value: i128, sign: i64, count: i64) {
+    fn add(&mut self, value: i128, sign: i64, count: i64) {
         self.count += sign * count;
         match if sign > 0 { self.sum.checked_add(value) } else { self.sum.checked_sub(value) } {
             Some(next) => self.sum = next,
@@ -114,7 +117,7 @@ impl Total {
 
     /// Merges a partial total: its `sum` of `count` rows, and whether it `overflowed`.
     #[inline]
-    pub(super) fn merge(&mut self, sum: i128, count: i64, overflowed: bool) {
+    fn merge(&mut self, sum: i128, count: i64, overflowed: bool) {
         self.overflowed |= overflowed;
         self.add(sum, 1, count);
     }
@@ -122,7 +125,7 @@ impl Total {
 
 impl SparkAverage {
     /// `totals` as the state arrays: the sums, the counts, whether each overflowed.
-    pub(super) fn state_of(&self, totals: &[Total]) -> Result<Vec<ArrayRef>> {
+    fn state_of(&self, totals: &[Total]) -> Result<Vec<ArrayRef>> {
         let DataType::Decimal128(p, s) = self.sum_type() else { unreachable!("a decimal sum") };
         let sums = totals.iter().map(|t| Some(t.sum)).collect::<Decimal128Array>().with_precision_and_scale(p, s)?;
         let counts = totals.iter().map(|t| t.count).collect::<Int64Array>();
@@ -145,7 +148,7 @@ impl SparkAverage {
 
     /// The average of `total`, unscaled: NULL where no row was added, or where the sum or the
     /// average does not fit (the error in ANSI mode).
-    pub(super) fn value(&self, total: &Total, output: &DataType) -> Result<Option<i128>> {
+    fn value(&self, total: &Total, output: &DataType) -> Result<Option<i128>> {
         if total.count == 0 {
             return Ok(None);
         }
@@ -164,7 +167,7 @@ impl SparkAverage {
     }
 
     /// The averages of `totals` as an array of `output`.
-    pub(super) fn values(&self, totals: &[Total], output: &DataType) -> Result<ArrayRef> {
+    fn values(&self, totals: &[Total], output: &DataType) -> Result<ArrayRef> {
         let values = totals.iter().map(|t| self.value(t, output)).collect::<Result<Vec<_>>>()?;
         let DataType::Decimal128(p, s) = *output else { unreachable!("a decimal average") };
         Ok(Arc::new(values.into_iter().collect::<Decimal128Array>().with_precision_and_scale(p, s)?))
@@ -173,7 +176,7 @@ impl SparkAverage {
 
 /// Calls `merge` with each row of the partial totals `states` (as [`SparkAverage::state_of`]
 /// writes them): the row, its sum (unscaled), its count, whether it overflowed.
-pub(super) fn each_state(states: &[ArrayRef], mut merge: impl FnMut(usize, i128, i64, bool)) {
+fn each_state(states: &[ArrayRef], mut merge: impl FnMut(usize, i128, i64, bool)) {
     let (sums, counts, overflowed) = (
         states[0].as_primitive::<Decimal128Type>(),
         states[1].as_primitive::<Int64Type>().values(),
@@ -235,5 +238,76 @@ impl Accumulator for Running {
 
     fn size(&self) -> usize {
         std::mem::size_of_val(self)
+    }
+}
+
+/// The averages of many groups at once: one [`Total`] per group, each batch's values added group
+/// by group — a grouped average over half a million groups costs what DataFusion's does, not an
+/// accumulator per group.
+#[derive(Debug)]
+struct Totals {
+    aggregate: SparkAverage,
+    output: DataType,
+    totals: Vec<Total>,
+}
+
+impl Totals {
+    fn new(aggregate: SparkAverage, output: DataType) -> Self {
+        Self { aggregate, output, totals: Vec::new() }
+    }
+}
+
+/// Whether row `row` passes the aggregate's FILTER (none: every row does).
+fn kept(filter: Option<&BooleanArray>, row: usize) -> bool {
+    filter.is_none_or(|f| f.is_valid(row) && f.value(row))
+}
+
+impl GroupsAccumulator for Totals {
+    fn update_batch(
+        &mut self,
+        values: &[ArrayRef],
+        group_indices: &[usize],
+        opt_filter: Option<&BooleanArray>,
+        total_num_groups: usize,
+    ) -> Result<()> {
+        self.totals.resize(total_num_groups, Total::default());
+        let values = values[0].as_primitive::<Decimal128Type>();
+        for (row, &group) in group_indices.iter().enumerate() {
+            if values.is_valid(row) && kept(opt_filter, row) {
+                self.totals[group].add(values.value(row), 1, 1);
+            }
+        }
+        Ok(())
+    }
+
+    fn merge_batch(&mut self, values: &[ArrayRef], group_indices: &[usize], total_num_groups: usize) -> Result<()> {
+        self.totals.resize(total_num_groups, Total::default());
+        let totals = &mut self.totals;
+        each_state(values, |row, sum, count, overflowed| totals[group_indices[row]].merge(sum, count, overflowed));
+        Ok(())
+    }
+
+    /// Each row's value as a group's state of its own.
+    fn convert_to_state(&self, values: &[ArrayRef], opt_filter: Option<&BooleanArray>) -> Result<Vec<ArrayRef>> {
+        let values = values[0].as_primitive::<Decimal128Type>();
+        let mut totals = vec![Total::default(); values.len()];
+        for (row, total) in totals.iter_mut().enumerate() {
+            if values.is_valid(row) && kept(opt_filter, row) {
+                total.add(values.value(row), 1, 1);
+            }
+        }
+        self.aggregate.state_of(&totals)
+    }
+
+    fn evaluate(&mut self, emit_to: EmitTo) -> Result<ArrayRef> {
+        self.aggregate.values(&emit_to.take_needed(&mut self.totals), &self.output)
+    }
+
+    fn state(&mut self, emit_to: EmitTo) -> Result<Vec<ArrayRef>> {
+        self.aggregate.state_of(&emit_to.take_needed(&mut self.totals))
+    }
+
+    fn size(&self) -> usize {
+        self.totals.capacity() * std::mem::size_of::<Total>() + std::mem::size_of_val(self)
     }
 }

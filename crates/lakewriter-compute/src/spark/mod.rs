@@ -7,7 +7,6 @@
 //! its arithmetic in [`arith`]). Both run where a plan is made ([`crate::query`],
 //! [`crate::statement`]), so that a plan carries its semantics whatever session later runs it.
 
-mod aggregate_groups;
 mod aggregates;
 mod arith;
 mod calls;

@@ -8,10 +8,10 @@ use datafusion::sql::sqlparser::ast::{
 };
 use lakewriter_core::{Semantics, TableRef};
 
-use super::parse::ALL_COLUMNS;
 use super::{
     Insert, Merge, MergeAction, MergeClause, MergeSource, PartitionColumn, Show, SqlExpr, Statement, When, Write,
 };
+use crate::parser::ALL_COLUMNS;
 use crate::{Error, Query, Result};
 
 fn refuse<T>(problem: impl Into<String>) -> Result<T> {

@@ -5,18 +5,16 @@
 //! naming the construct.
 
 mod classify;
-mod intervals;
-mod parse;
 
 use std::ops::ControlFlow;
 
 use chrono::NaiveDate;
 use datafusion::common::DFSchema;
-use datafusion::common::tree_node::{Transformed, TreeNode};
 use datafusion::prelude::{Expr, SessionContext};
 use datafusion::sql::sqlparser::ast::{Expr as AstExpr, Value, visit_expressions};
 use lakewriter_core::{Semantics, TableRef};
 
+pub use crate::parser::parser_dialect;
 use crate::{Error, Query, Result};
 
 /// An expression as the SQL parser read it.
@@ -244,20 +242,10 @@ impl std::fmt::Display for StatementKind {
     }
 }
 
-/// The SQL parser's dialect statements of `dialect` are read in: DataFusion's own (`generic`),
-/// or Spark's.
-#[must_use]
-pub fn parser_dialect(dialect: lakewriter_core::Dialect) -> &'static str {
-    match dialect {
-        lakewriter_core::Dialect::DataFusion => "generic",
-        lakewriter_core::Dialect::Spark => "spark",
-    }
-}
-
 /// Reads `sql` — one statement, or several separated by `;` — into statements, in order, in
 /// `semantics`' dialect.
 pub fn parse(sql: &str, semantics: Semantics) -> Result<Vec<Parsed>> {
-    let statements = parse::statements(sql, parser_dialect(semantics.dialect))?;
+    let statements = crate::parser::statements(sql, parser_dialect(semantics.dialect))?;
     if statements.is_empty() {
         return Err(Error::Statement { problem: "no SQL statement".to_owned() });
     }
@@ -265,7 +253,7 @@ pub fn parse(sql: &str, semantics: Semantics) -> Result<Vec<Parsed>> {
         .into_iter()
         .map(|mut ast| {
             // The text as written, before Spark's grammar types its literals.
-            let text = parse::as_written(&ast.to_string());
+            let text = crate::parser::as_written(&ast.to_string());
             if semantics.dialect == lakewriter_core::Dialect::Spark {
                 crate::spark::spark_syntax(&mut ast);
             }
@@ -281,14 +269,6 @@ pub fn parse(sql: &str, semantics: Semantics) -> Result<Vec<Parsed>> {
             Ok(Parsed { statement: classify::statement(ast, semantics)?, text, uses_dt })
         })
         .collect()
-}
-
-/// The statements of `sql` in Spark's grammar, as the parser reads them.
-pub(crate) fn parse_spark(sql: &str) -> datafusion::error::Result<Vec<datafusion::sql::sqlparser::ast::Statement>> {
-    // The parser's message once: `cannot parse the SQL: Expected: …, found: … at Line: L, Column: C`.
-    let statements = parse::statements(sql, parser_dialect(lakewriter_core::Dialect::Spark))
-        .map_err(|e| datafusion::error::DataFusionError::Plan(e.to_string().replacen("sql parser error: ", "", 1)))?;
-    Ok(statements)
 }
 
 /// Plans `sql`, an expression over the columns of `schema` (qualified or not) in `semantics`'
@@ -309,50 +289,7 @@ pub fn expression(
         .create_logical_expr_from_sql_expr(with_alias, schema)
         .map_err(|e| err(crate::spark::planning_error(&state, e)))?;
     let expr = crate::spark::analyzed_expr(&state, expr, schema).map_err(err)?;
-    bound(expr, dt).map_err(err)
-}
-
-/// [`expression`] of SQL text (a condition the project file holds).
-pub(crate) fn expression_text(
-    ctx: &SessionContext,
-    semantics: Semantics,
-    sql: &str,
-    schema: &DFSchema,
-    dt: Option<NaiveDate>,
-) -> Result<Expr> {
-    let err = |source| Error::Expression { expression: sql.to_owned(), source: Box::new(source) };
-    let state = crate::spark::session(ctx, semantics).state();
-    bound(sql_expression(&state, sql, schema).map_err(err)?, dt).map_err(err)
-}
-
-/// Plans `sql`, an expression over the columns of `schema`, in `state`'s dialect.
-pub(crate) fn sql_expression(
-    state: &datafusion::execution::SessionState,
-    sql: &str,
-    schema: &DFSchema,
-) -> datafusion::error::Result<Expr> {
-    let dialect = state.config().options().sql_parser.dialect;
-    let mut ast = state.sql_to_expr(sql, &dialect)?;
-    crate::spark::parsed_expr(state, &mut ast);
-    let with_alias = datafusion::sql::sqlparser::ast::ExprWithAlias { expr: ast, alias: None };
-    let expr = state
-        .create_logical_expr_from_sql_expr(with_alias, schema)
-        .map_err(|e| crate::spark::planning_error(state, e))?;
-    crate::spark::analyzed_expr(state, expr, schema)
-}
-
-/// `expr` with `$dt` bound to `dt`.
-fn bound(expr: Expr, dt: Option<NaiveDate>) -> datafusion::error::Result<Expr> {
-    let Some(dt) = dt else { return Ok(expr) };
-    let params = crate::query::dt_param(dt);
-    Ok(expr
-        .transform(|e| match e {
-            Expr::Placeholder(p) => {
-                params.get_placeholders_with_values(&p.id).map(|v| Transformed::yes(Expr::Literal(v.value, None)))
-            }
-            other => Ok(Transformed::no(other)),
-        })?
-        .data)
+    crate::date::bound(expr, dt).map_err(err)
 }
 
 #[cfg(test)]

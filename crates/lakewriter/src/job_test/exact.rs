@@ -1,14 +1,16 @@
-//! Numbers as exact decimals: a value's text in one spelling, so that `15.5`, `15.50` and `1.55e1`
-//! are one number and `15.5049` is not `15.50`. Expected values are compared this way, never
-//! rounded to the table's type first, and a given value is cast to its `schema` type only where
-//! the type holds it exactly.
+//! Values as text, and numbers as exact decimals: a value's text in one spelling, so that `15.5`,
+//! `15.50` and `1.55e1` are one number and `15.5049` is not `15.50`. Expected values are compared
+//! this way, never rounded to the table's type first, and a given value is cast to its `schema`
+//! type only where the type holds it exactly ([`cast`]; [`STRICT`], the casts that fail rather
+//! than make a value NULL). The layer under the fixtures and their CSV files.
 
 use datafusion::arrow::array::{Array, ArrayRef};
-use datafusion::arrow::compute::cast_with_options;
+use datafusion::arrow::compute::{CastOptions, cast_with_options};
 use datafusion::arrow::datatypes::DataType;
 use datafusion::arrow::util::display::{ArrayFormatter, FormatOptions};
 
-use super::fixture::STRICT;
+/// Casts that fail on a value that does not fit, instead of making it NULL.
+pub(super) const STRICT: CastOptions<'static> = CastOptions { safe: false, format_options: FormatOptions::new() };
 
 /// The greatest power of ten a number's text may carry: far beyond any Arrow type's range.
 const MAX_EXPONENT: i64 = 10_000;

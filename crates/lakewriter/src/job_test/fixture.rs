@@ -7,18 +7,15 @@ use std::path::Path;
 use std::sync::Arc;
 
 use datafusion::arrow::array::{ArrayRef, RecordBatch, StringArray};
-use datafusion::arrow::compute::{CastOptions, cast, cast_with_options, concat_batches};
+use datafusion::arrow::compute::{cast, cast_with_options, concat_batches};
 use datafusion::arrow::datatypes::{DataType, Field, Schema, TimeUnit};
-use datafusion::arrow::util::display::FormatOptions;
 use datafusion::common::DFSchema;
 use datafusion::logical_expr::{Cast, Expr, TryCast};
 use datafusion::prelude::{JsonReadOptions, ParquetReadOptions, SessionContext};
 use lakewriter_core::project::{Fixture, Row, Value};
 
-use super::{csv, exact};
-
-/// Casts that fail on a value that does not fit, instead of making it NULL.
-pub(super) const STRICT: CastOptions<'static> = CastOptions { safe: false, format_options: FormatOptions::new() };
+use super::csv;
+use super::exact::{self, STRICT};
 
 /// What is wrong with a fixture: the key (below the fixture's own, as `file` or `schema.amount`)
 /// and the problem.

@@ -1,6 +1,9 @@
-//! Splitting SQL text into statements with DataFusion's SQL parser, and what of Spark's grammar it
-//! does not know: `UPDATE SET *` and `INSERT *` in a MERGE, and an INSERT's column list after its
-//! `PARTITION` clause.
+//! SQL text read into the parser's statements in a dialect's grammar: DataFusion's SQL parser, and
+//! what of Spark's grammar it does not know — `UPDATE SET *` and `INSERT *` in a MERGE, an
+//! INSERT's column list after its `PARTITION` clause, Spark's escapes, typed literals and
+//! intervals. What `statement` classifies, and the text of a query where it is planned.
+
+mod intervals;
 
 use datafusion::sql::sqlparser::ast::Statement as Ast;
 use datafusion::sql::sqlparser::dialect::{Dialect, GenericDialect, SparkSqlDialect, dialect_from_str};
@@ -11,17 +14,35 @@ use datafusion::sql::sqlparser::tokenizer::{Token, TokenWithSpan, Tokenizer, Whi
 use crate::{Error, Result};
 
 /// The assignment `UPDATE SET *` is read as: `SET __lakewriter_all = __lakewriter_all`.
-pub(super) const ALL_COLUMNS: &str = "__lakewriter_all";
+pub(crate) const ALL_COLUMNS: &str = "__lakewriter_all";
 
-/// Parses `sql` — one statement or several separated by `;` — in the session's dialect.
-pub(super) fn statements(sql: &str, dialect: &str) -> Result<Vec<Ast>> {
+/// The SQL parser's dialect statements of `dialect` are read in: DataFusion's own (`generic`),
+/// or Spark's.
+#[must_use]
+pub fn parser_dialect(dialect: lakewriter_core::Dialect) -> &'static str {
+    match dialect {
+        lakewriter_core::Dialect::DataFusion => "generic",
+        lakewriter_core::Dialect::Spark => "spark",
+    }
+}
+
+/// The statements of `sql` in Spark's grammar, as the parser reads them.
+pub(crate) fn spark_statements(sql: &str) -> datafusion::error::Result<Vec<Ast>> {
+    // The parser's message once: `cannot parse the SQL: Expected: …, found: … at Line: L, Column: C`.
+    let statements = statements(sql, parser_dialect(lakewriter_core::Dialect::Spark))
+        .map_err(|e| datafusion::error::DataFusionError::Plan(e.to_string().replacen("sql parser error: ", "", 1)))?;
+    Ok(statements)
+}
+
+/// Parses `sql` — one statement or several separated by `;` — in the parser's `dialect`.
+pub(crate) fn statements(sql: &str, dialect: &str) -> Result<Vec<Ast>> {
     let dialect: Box<dyn Dialect> = dialect_from_str(dialect)
         .ok_or_else(|| Error::Statement { problem: format!("unknown SQL dialect `{dialect}`") })?;
     let parse_err = |e: &dyn std::fmt::Display| Error::Statement { problem: format!("cannot parse the SQL: {e}") };
     let sql = if dialect.is::<SparkSqlDialect>() { spark_escapes(sql) } else { std::borrow::Cow::Borrowed(sql) };
     let mut tokens = Tokenizer::new(dialect.as_ref(), &sql).tokenize_with_location().map_err(|e| parse_err(&e))?;
     if dialect.is::<SparkSqlDialect>() {
-        tokens = super::intervals::spark_intervals(spark_extract(spark_literals(tokens)));
+        tokens = intervals::spark_intervals(spark_extract(spark_literals(tokens)));
     }
     let tokens = describe_table(spark_insert_columns(spark_merge_stars(tokens)));
     if !dialect.is::<SparkSqlDialect>() {
@@ -344,7 +365,7 @@ fn last_words(tokens: &[TokenWithSpan]) -> [Keyword; 2] {
 
 /// A statement's text as the parser prints it, with Spark's `UPDATE SET *` and `INSERT *` as
 /// written (see [`spark_merge_stars`]).
-pub(super) fn as_written(printed: &str) -> String {
+pub(crate) fn as_written(printed: &str) -> String {
     printed
         .replace(&format!("UPDATE SET {ALL_COLUMNS} = {ALL_COLUMNS}"), "UPDATE SET *")
         .replace("THEN INSERT ROW", "THEN INSERT *")

@@ -57,7 +57,7 @@ fn interval_unit(word: &str) -> Option<(&'static str, bool)> {
 mod tests {
     #[test]
     fn an_interval_with_its_unit_inside_the_string_is_read_with_the_unit_after_it() {
-        let sql = |text: &str| crate::statement::parse::statements(text, "spark").expect(text)[0].to_string();
+        let sql = |text: &str| crate::parser::statements(text, "spark").expect(text)[0].to_string();
         assert_eq!(sql("SELECT d - INTERVAL '6 days'"), "SELECT d - INTERVAL '6' DAY");
         assert_eq!(
             sql("SELECT d + interval '-1 Month', INTERVAL '2 weeks'"),
@@ -67,6 +67,6 @@ mod tests {
             sql("SELECT INTERVAL '3' HOUR, 'INTERVAL' || '1 day'"),
             "SELECT INTERVAL '3' HOUR, 'INTERVAL' || '1 day'"
         );
-        assert!(crate::statement::parse::statements("SELECT INTERVAL '1 day 2 hours'", "spark").is_err());
+        assert!(crate::parser::statements("SELECT INTERVAL '1 day 2 hours'", "spark").is_err());
     }
 }
