@@ -18,7 +18,6 @@ use datafusion::prelude::{DataFrame, Expr, SessionContext, coalesce, lit, when};
 
 use lakewriter_core::Semantics;
 
-pub use crate::rows::first_rows;
 use crate::rows::{describe_rows, first_u64};
 use crate::{Error, Materialized, Result, column};
 

@@ -7,6 +7,8 @@ use datafusion::arrow::datatypes::Int64Type;
 use datafusion::arrow::util::display::array_value_to_string;
 use datafusion::datasource::MemTable;
 
+use crate::rows::first_rows;
+
 use super::*;
 
 fn key() -> Vec<String> {

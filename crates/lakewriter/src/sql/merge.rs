@@ -243,7 +243,7 @@ impl Lakehouse<'_> {
         }
         let mut shown = names.clone();
         shown.push("matching_source_rows");
-        let examples = lakewriter_compute::keyed::first_rows(
+        let examples = lakewriter_compute::first_rows(
             matched,
             &shown.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>(),
             DUPLICATE_EXAMPLES,
