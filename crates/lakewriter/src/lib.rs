@@ -28,7 +28,6 @@ mod replace_schema;
 mod report;
 mod reproduce;
 mod result;
-mod retry;
 mod run;
 mod runner;
 mod sql;

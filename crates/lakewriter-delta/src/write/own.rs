@@ -16,8 +16,8 @@ use deltalake::logstore::CommitOrBytes;
 use deltalake::operations::write::writer::{DeltaWriter, WriterConfig};
 use serde_json::{Value, json};
 
-use super::Target;
 use super::commit::{COMMIT_RETRIES, changed_meanwhile, write_error};
+use super::target::Target;
 use crate::files::FileList;
 use crate::table::Shape;
 use crate::{Error, Result};
@@ -249,7 +249,7 @@ pub(super) async fn commit(
     metrics: &Value,
     conflict: impl Fn(&[u8]) -> Option<&'static str>,
     operation_id: uuid::Uuid,
-) -> Result<super::Committed> {
+) -> Result<crate::state::Committed> {
     use lakewriter_core::Phase;
     let read_version = list.version;
     let now = chrono::Utc::now();
@@ -292,7 +292,7 @@ pub(super) async fn create(
     adds: &[Add],
     metrics: &Value,
     operation_id: uuid::Uuid,
-) -> Result<super::Committed> {
+) -> Result<crate::state::Committed> {
     use lakewriter_core::Phase;
     let now = chrono::Utc::now();
     let txns = crate::state::transactions(target.metadata, Some(list.shape.schema.fields().len()), now);

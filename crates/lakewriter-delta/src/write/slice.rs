@@ -35,8 +35,10 @@ use serde_json::{Value, json};
 
 use super::commit::{finish, write_error};
 use super::files_exec::{WriteFilesExec, Written};
-use super::{Committed, Spread, Target, own};
+use super::own;
+use super::target::Target;
 use crate::files::FileList;
+use crate::state::{Committed, Spread};
 use crate::table::Shape;
 use crate::{Error, Result, nullability, state};
 
