@@ -12,8 +12,7 @@ use deltalake::delta_datafusion::DeltaColumn;
 use deltalake::operations::write::{SchemaMode, WriteBuilder};
 
 use super::target::Target;
-use crate::Result;
-use crate::{Error, nullability};
+use crate::{Error, Result, nullability};
 
 /// The column `name` of a merge's or an update's target, exactly as written: delta-rs's own
 /// conversion of a `&str` parses it as SQL (`a.b` a qualified name, a space or a quote not one

@@ -18,8 +18,7 @@ use serde_json::{Value, json};
 
 use super::commit::{COMMIT_RETRIES, changed_meanwhile, write_error};
 use super::target::Target;
-use crate::files::FileList;
-use crate::table::Shape;
+use crate::files::{FileList, Shape};
 use crate::{Error, Result};
 
 /// The table's columns in the order its data files are written: the columns that are not

@@ -37,9 +37,8 @@ use super::commit::{finish, write_error};
 use super::files_exec::{WriteFilesExec, Written};
 use super::own;
 use super::target::Target;
-use crate::files::FileList;
+use crate::files::{FileList, Shape};
 use crate::state::{Committed, Spread};
-use crate::table::Shape;
 use crate::{Error, Result, nullability, state};
 
 /// The live files a write of lakewriter's own replaces.
