@@ -103,6 +103,29 @@ impl Error {
     }
 }
 
+/// Whether delta-rs failed a commit for a concurrent one, so that planning and running it again
+/// may succeed (what makes an [`Error::Conflict`]): the table changed under it in a way its plan
+/// depends on, another writer created the table first (protocol and metadata of version 0), or it
+/// lost the race for a log version with retries off or used up.
+pub(crate) fn conflicted(error: &deltalake::DeltaTableError) -> bool {
+    use deltalake::DeltaTableError;
+    use deltalake::kernel::transaction::{CommitConflictError as C, TransactionError};
+    match error {
+        DeltaTableError::Transaction { source: TransactionError::CommitConflict(c) } => matches!(
+            c,
+            C::ConcurrentAppend
+                | C::ConcurrentDeleteRead
+                | C::ConcurrentDeleteDelete
+                | C::ConcurrentTransaction
+                | C::MetadataChanged
+                | C::ProtocolChanged(_)
+        ),
+        DeltaTableError::VersionAlreadyExists(_)
+        | DeltaTableError::Transaction { source: TransactionError::MaxCommitAttempts(_) } => true,
+        _ => false,
+    }
+}
+
 /// ` for dt=2026-09-30`, or nothing for a write of the whole table.
 fn of_partition(partition: &PartitionKey) -> String {
     match partition {

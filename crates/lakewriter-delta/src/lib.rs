@@ -1,9 +1,13 @@
 //! lakewriter-delta: every call lakewriter makes into delta-rs.
 //!
 //! - [`session`]: the DataFusion session delta-rs plans and writes with;
-//! - [`table`]: opening Delta tables and exposing them to SQL;
+//! - [`table`]: opening Delta tables, keeping them and their file lists between a command's writes,
+//!   and exposing them to SQL;
 //! - [`write`]: the write strategies, each a single Delta commit carrying lakewriter's metadata;
-//! - [`state`]: the partition state each commit records, and reading it back from the log;
+//! - [`state`]: what each commit records — lakewriter's `commitInfo`, the partition state — and
+//!   reading it back from the log, a run's commit found by its run id among it;
+//! - `files`: the file list of a table kept between a command's writes, read from the log and
+//!   brought forward over its commits;
 //! - [`schema`]: the types Delta stores, the casts that get a result there, and the
 //!   result-versus-table schema check;
 //! - [`dates`]: dates and timestamps inside the range Delta stores, checked as a write's rows
@@ -16,6 +20,7 @@
 //! - `paths`: the one decoding of the log's data file paths, and the objects they name;
 //! - [`maintain`]: compaction, checkpoints, vacuum and log clean-up, none of which changes a row
 //!   or the partition state;
+//! - [`retry`]: the one retry policy of a commit that conflicts with a concurrent one;
 //! - `s3`: how delta-rs reaches S3 — through lakewriter's own object store
 //!   ([`lakewriter_storage::Location::object_store`]) and delta-rs's put-if-absent log store.
 //!
@@ -30,6 +35,7 @@ pub mod maintain;
 pub mod nullability;
 pub mod protocol;
 pub mod ranges;
+pub mod retry;
 pub mod schema;
 pub mod state;
 pub mod table;

@@ -11,11 +11,7 @@
 
 use datafusion::arrow::datatypes::DataType;
 use datafusion::common::ScalarValue;
-use lakewriter_storage::Location;
 use serde_json::Value;
-
-use crate::Result;
-use crate::table::LoadedTables;
 
 /// The closed range `[min, max]` of a column in one file.
 pub type Range = (ScalarValue, ScalarValue);
@@ -30,15 +26,6 @@ pub fn order(a: &ScalarValue, b: &ScalarValue) -> std::cmp::Ordering {
 pub(crate) fn sort_order(cluster_by: &[String]) -> Vec<datafusion::logical_expr::SortExpr> {
     let column = |c: &String| datafusion::prelude::Expr::Column(datafusion::common::Column::new_unqualified(c));
     cluster_by.iter().map(|c| column(c).sort(true, false)).collect()
-}
-
-impl LoadedTables {
-    /// The range of `column` in each live file of the table at `location` as of `version`, in
-    /// no order; `None` where one file records no bound of it (statistics that skip the column, a
-    /// file of nulls only) or its type gives none (see the module's header).
-    pub async fn ranges(&self, location: &Location, version: u64, column: &str) -> Result<Option<Vec<Range>>> {
-        Ok(self.list_at(location, version).await?.ranges(column))
-    }
 }
 
 /// The range of `column` (of `data_type`) that a file's statistics (`stats`, their JSON) record.

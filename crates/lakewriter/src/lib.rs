@@ -28,7 +28,6 @@ mod pipeline;
 mod replace_schema;
 mod report;
 mod reproduce;
-mod retry;
 mod run;
 mod runner;
 mod sql;

@@ -1,5 +1,5 @@
 //! Running one partition: its attempts (see `crate::attempt`) under the retry policy
-//! (`crate::retry`), run ids, and the report of a run that could not start.
+//! (`lakewriter_delta::retry`), run ids, and the report of a run that could not start.
 
 use std::time::Instant;
 
@@ -35,7 +35,7 @@ impl Runner {
     }
 
     /// Runs `run`, and runs it again — plan and write — while its commit conflicts with a
-    /// concurrent one, as [`crate::retry::ON_CONFLICT`] says. `previous` is the partition's recorded
+    /// concurrent one, as [`lakewriter_delta::retry::ON_CONFLICT`] says. `previous` is the partition's recorded
     /// state; each retry reads it again, since the concurrent writer may have recorded it.
     /// Its logs are in a span `partition` with the job, the partition and the run id: a span of
     /// level WARN, so that it is there whenever a warning is logged (the default verbosity).
@@ -58,7 +58,7 @@ impl Runner {
         let (started, started_at) = (Instant::now(), chrono::Utc::now());
         let (run_id, previous) = (&run_id, &previous);
         let retryable = |(_, e): &(PartitionReport, RunError)| e.is_retryable();
-        let (outcome, retries) = crate::retry::ON_CONFLICT
+        let (outcome, retries) = lakewriter_delta::retry::ON_CONFLICT
             .run(&run.unit, retryable, |attempt| async move {
                 // A retry reads the state again: the concurrent writer may have recorded it.
                 let previous = if attempt == 0 { previous.clone() } else { self.previous(run).await };

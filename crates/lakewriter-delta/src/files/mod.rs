@@ -22,16 +22,21 @@ use deltalake::logstore::LogStoreRef;
 use deltalake::operations::write::WriterStatsConfig;
 use lakewriter_storage::Location;
 
-use crate::table::Shape;
 use crate::{Error, Result};
 
 mod read;
-mod scan;
-
-pub(crate) use scan::Sendable;
 
 #[cfg(test)]
 mod tests;
+
+/// A table's columns, partition columns and properties.
+#[derive(Debug, Clone)]
+pub struct Shape {
+    pub schema: datafusion::arrow::datatypes::SchemaRef,
+    pub partition_columns: Vec<String>,
+    /// The table's properties (its metadata's `configuration`), by key.
+    pub properties: std::collections::BTreeMap<String, String>,
+}
 
 /// A table's live files and what a write over them needs, at [`FileList::version`].
 #[derive(Clone)]
@@ -97,14 +102,11 @@ impl Live {
 pub(crate) struct Changed;
 
 impl FileList {
-    /// The file list of the table at `location` as of `version`: read from its log where it can be
-    /// ([`read::from_log`]), else from delta-rs's snapshot at that version.
-    pub(crate) async fn at(location: &Location, version: u64) -> Result<Self> {
-        if let Some(list) = read::from_log(location, version).await? {
-            return Ok(list);
-        }
-        let table = crate::table::open_at(location, version).await?;
-        Self::of(location, &table)
+    /// The file list of the table at `location` as of `version`, read from its log through
+    /// `log_store`; `None` where the log holds what this reader leaves to delta-rs's snapshot
+    /// (see [`read`]).
+    pub(crate) async fn from_log(location: &Location, log_store: LogStoreRef, version: u64) -> Result<Option<Self>> {
+        read::from_log(location, log_store, version).await
     }
 
     /// The file list of `table` (at `location`), at its loaded version, from delta-rs's snapshot.

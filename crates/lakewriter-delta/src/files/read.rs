@@ -15,6 +15,7 @@ use datafusion::arrow::compute::cast;
 use datafusion::arrow::datatypes::{DataType, Int64Type};
 use delta_kernel::table_configuration::TableConfiguration;
 use deltalake::kernel::{Add, Metadata, Protocol};
+use deltalake::logstore::LogStoreRef;
 use futures::StreamExt;
 use lakewriter_storage::Location;
 use object_store::path::Path;
@@ -33,9 +34,8 @@ const CONCURRENT_READS: usize = 16;
 
 /// The file list of the table at `location` as of `version`, from its log; `None` where the log
 /// holds what this reader leaves to delta-rs (see the module's header).
-pub(super) async fn from_log(location: &Location, version: u64) -> Result<Option<FileList>> {
+pub(super) async fn from_log(location: &Location, log_store: LogStoreRef, version: u64) -> Result<Option<FileList>> {
     let read_err = |source: BoxError| Error::Read { url: location.url().clone(), source };
-    let log_store = crate::table::unloaded(location)?.log_store();
     let store = log_store.object_store(None);
     let mut replay = Replay::default();
     let first = match checkpoint(store.as_ref(), version).await.map_err(read_err)? {

@@ -9,6 +9,11 @@ use lakewriter_storage::Location;
 
 use super::{FileList, read};
 
+/// The log store of the table at `location`.
+fn log_store(location: &Location) -> deltalake::logstore::LogStoreRef {
+    crate::table::unloaded(location).expect("a log store").log_store()
+}
+
 fn location(dir: &tempfile::TempDir) -> Location {
     let url = url::Url::from_directory_path(dir.path().join("t")).expect("url");
     Location::new(url, HashMap::new(), |_| None).expect("location")
@@ -74,7 +79,7 @@ async fn assert_read_as_delta_rs(location: &Location) {
     let table = crate::table::open_existing(location).await.expect("open");
     let version = table.version().expect("a version");
     let of = FileList::of(location, &table).expect("from the snapshot");
-    let read = read::from_log(location, version).await.expect("read").expect("readable");
+    let read = read::from_log(location, log_store(location), version).await.expect("read").expect("readable");
     assert_eq!(said(&read), said(&of));
     let provided = crate::table::provider_of(location, &table).await.expect("provider").schema();
     assert_eq!(read.columns, provided, "the columns as delta-rs's provider exposes them");
@@ -102,8 +107,8 @@ async fn a_file_list_read_from_the_log_is_the_one_delta_rs_gives_before_and_afte
     assert_read_as_delta_rs(&location).await;
 
     // A version before the checkpoint is left to delta-rs.
-    assert!(read::from_log(&location, 0).await.expect("read").is_none());
-    let at = FileList::at(&location, 0).await.expect("list at version 0");
+    assert!(read::from_log(&location, log_store(&location), 0).await.expect("read").is_none());
+    let at = crate::table::LoadedTables::default().list_at(&location, 0).await.expect("list at version 0");
     assert_eq!(at.version, 0);
     assert_eq!(at.files().count(), 1);
 }
@@ -116,7 +121,10 @@ async fn a_table_with_a_check_constraint_reads_as_guarded() {
     let table = crate::table::open_existing(&location).await.expect("open");
     table.add_constraint().with_constraint("positive", "id > 0").await.expect("constraint");
     let table = crate::table::open_existing(&location).await.expect("open");
-    let read = read::from_log(&location, table.version().expect("version")).await.expect("read").expect("readable");
+    let read = read::from_log(&location, log_store(&location), table.version().expect("version"))
+        .await
+        .expect("read")
+        .expect("readable");
     assert!(read.guarded);
     assert_read_as_delta_rs(&location).await;
 }
@@ -144,7 +152,7 @@ async fn a_file_list_names_files_in_encoded_partition_folders_as_delta_rs_does()
     let (table, _) = table.delete().with_predicate(gone[0].clone().or(gone[1].clone())).await.expect("delete");
     assert_eq!(table.version(), Some(7));
     assert_read_as_delta_rs(&location).await;
-    let read = read::from_log(&location, 7).await.expect("read").expect("readable");
+    let read = read::from_log(&location, log_store(&location), 7).await.expect("read").expect("readable");
     let mut paths: Vec<&str> = read.files().map(|(path, _)| path.split('/').next().expect("a folder")).collect();
     paths.sort_unstable();
     let expected = ["region=%F0%9F%98%80", "region=a%25b", "region=a%2Fb", "region=a%3Db", "region=us%20"];

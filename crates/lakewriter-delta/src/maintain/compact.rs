@@ -20,14 +20,12 @@
 //! merge) conflicts with a compaction that added files its predicate may match, and a
 //! compaction conflicts with any write that removed files since the version it read.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use datafusion::common::ScalarValue;
 use deltalake::DeltaTable;
 use deltalake::DeltaTableError;
-use deltalake::kernel::transaction::{CommitBuilder, TransactionError};
-use deltalake::kernel::{Action, Remove, Transaction};
+use deltalake::kernel::transaction::CommitBuilder;
+use deltalake::kernel::{Action, Transaction};
 use deltalake::protocol::DeltaOperation;
 use deltalake::writer::{DeltaWriter, RecordBatchWriter};
 use futures::StreamExt;
@@ -35,171 +33,18 @@ use lakewriter_core::Phase;
 use lakewriter_storage::Location;
 use serde::Serialize;
 
+use super::bins::{Bin, DataFile, by_partition, columns_of, data_files, plan};
 use super::{PartitionFiles, Settings, failed};
-use crate::ranges::{Range, order};
-use crate::{Result, table};
+use crate::retry::ON_CONFLICT;
+use crate::{Error, Result, state, table};
 
 /// The application transaction every compaction commit carries; its version is the table
 /// version the compaction read.
 pub const APP_ID: &str = "lakewriter-maintain/compact";
 
-/// Compactions planned and tried in a row when their commit conflicts with a concurrent one.
-const ATTEMPTS: u32 = 5;
-
 /// How often a compaction commit that lost the race for a log version is rebased over the
 /// commits that won, where Delta's rules allow it.
 const COMMIT_RETRIES: usize = 100;
-
-/// One data file of a table's latest version.
-pub(super) struct DataFile {
-    /// Its relative path (see [`crate::paths`]).
-    pub path: String,
-    pub size: u64,
-    /// `dt=2026-09-30`, or `all` for an unpartitioned table.
-    pub partition: String,
-    pub modified: i64,
-    /// Its rows, from its statistics.
-    pub rows: Option<u64>,
-    /// Its range of the first `cluster_by` column, where the table is clustered and its
-    /// statistics record one (see [`crate::ranges`]).
-    pub range: Option<Range>,
-    remove: Remove,
-}
-
-/// The data files of the table's loaded version, with their ranges of `cluster_by`'s first column
-/// where it has one.
-pub(super) fn data_files(table: &DeltaTable, cluster_by: &[String]) -> Result<Vec<DataFile>, DeltaTableError> {
-    let state = table.snapshot()?;
-    let columns = state.metadata().partition_columns().to_vec();
-    let schema = state.snapshot().arrow_schema();
-    let clustered = cluster_by.first().and_then(|c| Some((c, schema.field_with_name(c).ok()?.data_type().clone())));
-    Ok(state
-        .log_data()
-        .into_iter()
-        .map(|file| {
-            let values = file.partition_values_map();
-            let range = clustered
-                .as_ref()
-                .and_then(|(column, data_type)| crate::ranges::range(&file.stats()?, column, data_type));
-            DataFile {
-                path: file.path().into_owned(),
-                size: u64::try_from(file.size()).unwrap_or(0),
-                partition: partition_label(&columns, &values),
-                modified: file.modification_time(),
-                rows: file.num_records().and_then(|n| u64::try_from(n).ok()),
-                range,
-                remove: file.remove_action(false),
-            }
-        })
-        .collect())
-}
-
-/// The `cluster_by` columns `table` has (a column renamed or dropped since is left out).
-fn columns_of(table: &DeltaTable, cluster_by: &[String]) -> Result<Vec<String>, DeltaTableError> {
-    let schema = table.snapshot()?.snapshot().arrow_schema();
-    Ok(cluster_by.iter().filter(|c| schema.field_with_name(c).is_ok()).cloned().collect())
-}
-
-/// `dt=2026-09-30` (Hive-style, in the table's column order), or `all` without partition columns.
-fn partition_label(columns: &[String], values: &std::collections::HashMap<String, Option<String>>) -> String {
-    if columns.is_empty() {
-        return "all".to_owned();
-    }
-    let value = |c: &String| values.get(c).cloned().flatten().unwrap_or_else(|| "__HIVE_DEFAULT_PARTITION__".into());
-    columns.iter().map(|c| format!("{c}={}", value(c))).collect::<Vec<_>>().join("/")
-}
-
-/// Files of one partition to rewrite as one: indexes into the data files.
-#[derive(Debug, PartialEq, Eq)]
-pub(super) struct Bin {
-    pub partition: String,
-    pub files: Vec<usize>,
-}
-
-/// What compaction rewrites: in each partition, the files whose ranges overlap (see
-/// [`overlapping`]) a bin each group, and of the others, those smaller than `target` (oldest
-/// first) packed into bins of at most `target` bytes; a bin of one file is left alone, so a
-/// partition with a single small file is never rewritten.
-pub(super) fn plan(files: &[DataFile], target: u64) -> Vec<Bin> {
-    let mut bins = overlapping(files);
-    let grouped: std::collections::HashSet<usize> = bins.iter().flat_map(|b| b.files.iter().copied()).collect();
-    let mut small: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
-    for (i, file) in files.iter().enumerate().filter(|(i, f)| f.size < target && !grouped.contains(i)) {
-        small.entry(&file.partition).or_default().push(i);
-    }
-    for (partition, mut indexes) in small {
-        // Of a clustered table, neighbours in key order, so that a bin's sorted rows stay a
-        // narrow range; else the oldest first.
-        indexes.sort_by(|a, b| match (&files[*a].range, &files[*b].range) {
-            (Some(x), Some(y)) => order(&x.0, &y.0),
-            (Some(_), None) => std::cmp::Ordering::Less,
-            (None, Some(_)) => std::cmp::Ordering::Greater,
-            (None, None) => (files[*a].modified, &files[*a].path).cmp(&(files[*b].modified, &files[*b].path)),
-        });
-        let mut bin: Vec<usize> = Vec::new();
-        let mut bytes = 0;
-        for i in indexes {
-            if !bin.is_empty() && bytes + files[i].size > target {
-                bins.push(Bin { partition: partition.to_owned(), files: std::mem::take(&mut bin) });
-                bytes = 0;
-            }
-            bytes += files[i].size;
-            bin.push(i);
-        }
-        bins.push(Bin { partition: partition.to_owned(), files: bin });
-    }
-    bins.retain(|bin| bin.files.len() > 1);
-    bins
-}
-
-/// The groups of files of one partition whose ranges overlap, a bin each, by partition and the
-/// group's smallest bound: two files are in one group where one's range starts below the other's
-/// end, or each does so with a third. Ranges that only touch (one ends on the value the next
-/// begins with: a value of a column that is not unique, cut between two files) do not overlap, so
-/// sorted files are never rewritten again. Files without a range are in none.
-fn overlapping(files: &[DataFile]) -> Vec<Bin> {
-    use std::cmp::Ordering;
-    let mut ranged: BTreeMap<&str, Vec<(usize, &Range)>> = BTreeMap::new();
-    for (i, file) in files.iter().enumerate() {
-        if let Some(range) = &file.range {
-            ranged.entry(&file.partition).or_default().push((i, range));
-        }
-    }
-    let mut bins = Vec::new();
-    for (partition, mut ranged) in ranged {
-        ranged.sort_by(|a, b| order(&a.1.0, &b.1.0));
-        let mut group: Vec<usize> = Vec::new();
-        let mut end: Option<&ScalarValue> = None;
-        for (i, (min, max)) in ranged {
-            if end.is_some_and(|end| order(min, end) != Ordering::Less) {
-                bins.push(Bin { partition: partition.to_owned(), files: std::mem::take(&mut group) });
-                end = None;
-            }
-            group.push(i);
-            if end.is_none_or(|end| order(max, end) == Ordering::Greater) {
-                end = Some(max);
-            }
-        }
-        bins.push(Bin { partition: partition.to_owned(), files: group });
-    }
-    bins.retain(|bin| bin.files.len() > 1);
-    bins
-}
-
-/// The bins' files per partition.
-pub(super) fn by_partition(files: &[DataFile], bins: &[Bin]) -> Vec<PartitionFiles> {
-    let mut partitions: BTreeMap<&str, PartitionFiles> = BTreeMap::new();
-    for bin in bins {
-        let entry = partitions.entry(&bin.partition).or_insert_with(|| PartitionFiles {
-            partition: bin.partition.clone(),
-            files: 0,
-            bytes: 0,
-        });
-        entry.files += bin.files.len() as u64;
-        entry.bytes += bin.files.iter().map(|i| files[*i].size).sum::<u64>();
-    }
-    partitions.into_values().collect()
-}
 
 /// What a compaction did, or (dry run) would do.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
@@ -219,8 +64,8 @@ pub struct Compacted {
 
 /// Compacts the table at `location` (see the module's header): plans from its latest version
 /// against `target_file_size` (default: the table's `delta.targetFileSize`), rewrites, commits
-/// once. A commit that conflicts is planned again, up to [`ATTEMPTS`] times; the files an
-/// attempt wrote but did not commit are left to `vacuum`, as a failed write's are.
+/// once. A commit that conflicts is planned again, as [`ON_CONFLICT`] says; the files an attempt
+/// wrote but did not commit are left to `vacuum`, as a failed write's are.
 pub async fn compact(
     location: &Location,
     name: &str,
@@ -229,11 +74,35 @@ pub async fn compact(
     dry_run: bool,
     run_id: &str,
 ) -> Result<Compacted> {
-    let mut retries = 0;
-    loop {
-        let table = table::open_existing(location).await?;
-        let target = target_file_size.unwrap_or(Settings::of(&table, location.url())?.target_file_size);
-        let cluster_by = columns_of(&table, cluster_by).map_err(|e| failed(name, "compaction", e))?;
+    let compaction = Compaction { location, name, target_file_size, cluster_by, dry_run, run_id };
+    let (outcome, retries) = ON_CONFLICT.run(&name, Error::is_conflict, |_| compaction.run()).await;
+    match outcome {
+        Ok(compacted) => Ok(Compacted { retries, ..compacted }),
+        Err(Error::Conflict { source, .. }) => Err(failed(name, "compaction", source)),
+        Err(error) => Err(error),
+    }
+}
+
+/// One compaction's arguments (see [`compact`]).
+#[derive(Clone, Copy)]
+struct Compaction<'a> {
+    location: &'a Location,
+    name: &'a str,
+    target_file_size: Option<u64>,
+    cluster_by: &'a [String],
+    dry_run: bool,
+    run_id: &'a str,
+}
+
+impl Compaction<'_> {
+    /// Plans from the table's latest version and, unless a dry run, rewrites and commits. A commit
+    /// that failed but is in the log (by this run's id) counts as made; one that conflicted is an
+    /// [`Error::Conflict`].
+    async fn run(self) -> Result<Compacted> {
+        let name = self.name;
+        let table = table::open_existing(self.location).await?;
+        let target = self.target_file_size.unwrap_or(Settings::of(&table, self.location.url())?.target_file_size);
+        let cluster_by = columns_of(&table, self.cluster_by).map_err(|e| failed(name, "compaction", e))?;
         let files = data_files(&table, &cluster_by).map_err(|e| failed(name, "compaction", e))?;
         let bins = plan(&files, target);
         let mut planned = Compacted {
@@ -241,34 +110,35 @@ pub async fn compact(
             files_removed: bins.iter().map(|b| b.files.len() as u64).sum(),
             bytes_removed: bins.iter().flat_map(|b| &b.files).map(|i| files[*i].size).sum(),
             target_file_size: target,
-            retries,
             ..Compacted::default()
         };
-        if bins.is_empty() || dry_run {
+        if bins.is_empty() || self.dry_run {
             return Ok(planned);
         }
         let read_version = table.version().unwrap_or(0);
         let rewrite = Rewrite { target, cluster_by: &cluster_by };
-        match attempt(&table, &files, &bins, name, run_id, rewrite).await {
+        match attempt(&table, &files, &bins, name, self.run_id, rewrite).await {
             Ok((version, adds)) => {
                 tracing::info!(target: crate::PHASE_TARGET, phase = Phase::Compacted.as_str(), table = name, version);
                 planned.version = Some(version);
                 planned.files_added = adds.len() as u64;
                 planned.bytes_added = adds.iter().map(|a| u64::try_from(a.size).unwrap_or(0)).sum();
-                return Ok(planned);
+                Ok(planned)
             }
             Err(error) => {
-                if let Some(found) = find_commit(&table, read_version, run_id).await {
+                let log_store = table.log_store();
+                if let Ok(Some(found)) = state::find_commit(log_store.as_ref(), read_version + 1, self.run_id).await {
                     tracing::warn!(table = name, version = found.version, error = %error, "this compaction's commit is in the log although its commit failed after it");
                     planned.version = Some(found.version);
-                    (planned.files_added, planned.bytes_added) = (found.files_added, found.bytes_added);
+                    planned.files_added = found.files_added.unwrap_or(0);
+                    planned.bytes_added = found.bytes_added.unwrap_or(0);
                     return Ok(planned);
                 }
-                if !is_conflict(&error) || retries + 1 >= ATTEMPTS {
+                if !crate::error::conflicted(&error) {
                     return Err(failed(name, "compaction", error));
                 }
-                tracing::info!(table = name, error = %error, "the compaction conflicted with a concurrent commit; planning it again");
-                retries += 1;
+                let partition = lakewriter_core::PartitionKey::All;
+                Err(Error::Conflict { table: name.to_owned(), partition, source: Box::new(error) })
             }
         }
     }
@@ -387,65 +257,6 @@ async fn commit(
     let committed =
         CommitBuilder::from(props).with_actions(actions).build(Some(snapshot), table.log_store(), operation).await?;
     Ok(committed.version())
-}
-
-/// Whether a commit failed for a concurrent commit: planning again may succeed.
-pub(super) fn is_conflict(error: &DeltaTableError) -> bool {
-    matches!(
-        error,
-        DeltaTableError::Transaction {
-            source: TransactionError::CommitConflict(_) | TransactionError::MaxCommitAttempts(_)
-        } | DeltaTableError::VersionAlreadyExists(_)
-    )
-}
-
-/// A compaction's commit found in the log by its run id.
-#[derive(Debug, PartialEq, Eq)]
-pub(super) struct FoundCommit {
-    pub version: u64,
-    /// The files the commit added, and their bytes.
-    pub files_added: u64,
-    pub bytes_added: u64,
-}
-
-/// This compaction's commit (its `run_id`) after `read_version`, if the log has it: a commit whose
-/// answer was lost, and retried into a conflict with itself. Its counts come from its `add`
-/// actions, as a commit whose answer arrived takes them from the files it wrote.
-pub(super) async fn find_commit(table: &DeltaTable, read_version: u64, run_id: &str) -> Option<FoundCommit> {
-    let store = table.log_store();
-    let latest = store.get_latest_version(read_version + 1).await.ok()?;
-    for version in (read_version + 1..=latest).rev() {
-        let bytes = store.read_commit_entry(version).await.ok()??;
-        let ours = crate::state::actions(&bytes).any(|action| {
-            action.pointer("/commitInfo/lakewriter/run_id").and_then(serde_json::Value::as_str) == Some(run_id)
-        });
-        if ours {
-            let sizes: Vec<u64> = crate::state::actions(&bytes)
-                .filter_map(|action| action.get("add").map(|add| add["size"].as_u64().unwrap_or(0)))
-                .collect();
-            return Some(FoundCommit { version, files_added: sizes.len() as u64, bytes_added: sizes.iter().sum() });
-        }
-    }
-    None
-}
-
-#[cfg(test)]
-impl DataFile {
-    pub(super) fn for_test(partition: &str, path: &str, size: u64, modified: i64) -> Self {
-        let remove = Remove {
-            path: path.to_owned(),
-            data_change: false,
-            deletion_timestamp: None,
-            extended_file_metadata: None,
-            partition_values: None,
-            size: None,
-            deletion_vector: None,
-            tags: None,
-            base_row_id: None,
-            default_row_commit_version: None,
-        };
-        Self { path: path.to_owned(), size, partition: partition.to_owned(), modified, rows: None, range: None, remove }
-    }
 }
 
 /// One compaction attempt over the version `table` is at: its commit's version.

@@ -15,6 +15,7 @@
 //! row or the partition state: a compaction commit carries no `txn` action of a job, and
 //! checkpoints keep every `txn` (see [`crate::state`]).
 
+mod bins;
 mod compact;
 mod log;
 mod vacuum;
@@ -110,8 +111,8 @@ pub async fn layout(
 ) -> Result<Option<Layout>> {
     let Some(table) = table::open_if_exists(location).await? else { return Ok(None) };
     let target = target_file_size.unwrap_or(Settings::of(&table, location.url())?.target_file_size);
-    let files = compact::data_files(&table, cluster_by).map_err(|e| read_error(location, e))?;
-    let bins = compact::plan(&files, target);
+    let files = bins::data_files(&table, cluster_by).map_err(|e| read_error(location, e))?;
+    let bins = bins::plan(&files, target);
     let partitions: std::collections::BTreeSet<&str> = files.iter().map(|f| f.partition.as_str()).collect();
     Ok(Some(Layout {
         version: table.version().unwrap_or(0),
@@ -121,7 +122,7 @@ pub async fn layout(
         partitions: partitions.len() as u64,
         small_files: files.iter().filter(|f| f.size < target).count() as u64,
         target_file_size: target,
-        to_compact: compact::by_partition(&files, &bins),
+        to_compact: bins::by_partition(&files, &bins),
     }))
 }
 

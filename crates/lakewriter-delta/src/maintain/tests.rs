@@ -12,7 +12,8 @@ use lakewriter_compute::partition_predicate;
 use lakewriter_core::{PartitionKey, stable_hash};
 use lakewriter_storage::Location;
 
-use super::compact::{self, DataFile};
+use super::bins::{self, DataFile};
+use super::compact;
 use super::*;
 use crate::table::LoadedTables;
 use crate::{CommitMetadata, Target, replace_all, replace_where};
@@ -126,11 +127,12 @@ async fn compaction_rewrites_the_partitions_with_several_small_files_in_one_comm
     assert_eq!(compacted.partitions, before.to_compact);
     // Found again by its run id, as a commit whose answer was lost is, it counts the same.
     let table = crate::table::open_at(&location, 3).await.expect("the version it read");
-    let found = compact::find_commit(&table, 3, "run-1").await.expect("its commit");
-    let counts = compact::FoundCommit { version: 4, files_added: 1, bytes_added: compacted.bytes_added };
-    assert_eq!(found, counts);
+    let log_store = table.log_store();
+    let found = crate::state::find_commit(log_store.as_ref(), 4, "run-1").await.expect("the log").expect("its commit");
+    let counts = (found.version, found.files_added, found.bytes_added);
+    assert_eq!(counts, (4, Some(1), Some(compacted.bytes_added)));
     assert!(compacted.bytes_added > 0);
-    assert_eq!(compact::find_commit(&table, 3, "another run").await, None);
+    assert_eq!(crate::state::find_commit(log_store.as_ref(), 4, "another run").await.expect("the log"), None);
 
     assert_eq!(digest(&location).await, rows, "the same rows");
     let after =
@@ -162,7 +164,7 @@ async fn two_compactions_from_one_version_conflict_and_the_later_plans_again() {
     let second = crate::table::open_existing(&location).await.expect("open");
     compact::attempt_at(&first, "a.t", "first").await.expect("the first compaction");
     let conflict = compact::attempt_at(&second, "a.t", "second").await.expect_err("the second conflicts");
-    assert!(compact::is_conflict(&conflict), "{conflict}");
+    assert!(crate::error::conflicted(&conflict), "{conflict}");
     assert_eq!(digest(&location).await, rows, "no row twice");
     // Planned again from the latest version, it finds nothing to do.
     let again = compact(&location, "a.t", None, &[], false, "third").await.expect("compact");
@@ -234,7 +236,7 @@ fn compaction_packs_each_partitions_small_files_oldest_first_and_never_rewrites_
         file("dt=3", "f", 40, 1),
         file("dt=3", "g", 40, 2),
     ];
-    let bins: Vec<(String, Vec<&str>)> = compact::plan(&files, 100)
+    let bins: Vec<(String, Vec<&str>)> = bins::plan(&files, 100)
         .into_iter()
         .map(|bin| (bin.partition, bin.files.iter().map(|i| files[*i].path.as_str()).collect()))
         .collect();
@@ -263,7 +265,7 @@ fn compaction_rewrites_each_group_of_files_whose_ranges_overlap_and_packs_the_ot
         file("all", "no range", 10, 1),
         ranged("other", "i", 500, (0, 9)),
     ];
-    let bins: Vec<(String, Vec<&str>)> = compact::plan(&files, 100)
+    let bins: Vec<(String, Vec<&str>)> = bins::plan(&files, 100)
         .into_iter()
         .map(|bin| (bin.partition, bin.files.iter().map(|i| files[*i].path.as_str()).collect()))
         .collect();
@@ -285,7 +287,7 @@ async fn a_compaction_read_before_an_overwrite_of_its_files_conflicts_with_it() 
     let rows = digest(&location).await;
     let conflict = compact::attempt_at(&stale, "a.t", "stale").await;
     let log = std::fs::read_to_string(dir.path().join("t/_delta_log/00000000000000000004.json")).expect("commit");
-    assert!(conflict.as_ref().is_err_and(compact::is_conflict), "{conflict:?}\n{log}");
+    assert!(conflict.as_ref().is_err_and(crate::error::conflicted), "{conflict:?}\n{log}");
     assert_eq!(digest(&location).await, rows);
 }
 
@@ -301,6 +303,6 @@ async fn a_compaction_read_before_a_delete_insert_into_an_unpartitioned_table_co
     let rows = digest(&location).await;
     let conflict = compact::attempt_at(&stale, "a.t", "stale").await;
     let log = std::fs::read_to_string(dir.path().join("t/_delta_log/00000000000000000003.json")).expect("commit");
-    assert!(conflict.as_ref().is_err_and(compact::is_conflict), "{conflict:?}\n{log}");
+    assert!(conflict.as_ref().is_err_and(crate::error::conflicted), "{conflict:?}\n{log}");
     assert_eq!(digest(&location).await, rows);
 }

@@ -25,10 +25,14 @@
 //! file while the log keeps it ([`fill_details`]), and are unknown once log clean-up has removed
 //! it.
 //!
+//! What else a commit records — its `commitInfo`, and delta-rs's metrics in it — and the lookup of
+//! a run's commit by its run id are in `commit`.
+//!
 //! [`read`] replays the log for these actions alone: the `txn` column of the newest checkpoint,
 //! then the commits after it. It never reads data files, and its cost is one listing, one column of
 //! the checkpoint, and at most a checkpoint interval of small JSON files.
 
+mod commit;
 mod details;
 mod log;
 mod recorded;
@@ -43,7 +47,9 @@ use lakewriter_storage::Location;
 use object_store::{ObjectMeta, ObjectStoreExt};
 use serde::Serialize;
 
-use crate::{CommitMetadata, Error, Result};
+use crate::{Error, Result};
+pub use commit::{CheckRecord, CommitMetadata, Committed, Spread};
+pub(crate) use commit::{CommitMetrics, commit_of, find_commit};
 pub use log::LogScope;
 use log::{Failure, Txn, apply_txn};
 pub(crate) use log::{LogFile, actions, parse_log_file};
@@ -332,7 +338,7 @@ fn apply_commit(
             && let Some(ours) = info.get("lakewriter").filter(|m| m["job"].as_str() == Some(job))
             && let Some(Ok(partition)) = ours["partition"].as_str().map(str::parse::<PartitionKey>)
         {
-            let rows = crate::write::CommitMetrics::of(info).rows;
+            let rows = CommitMetrics::of(info).rows;
             let run_id = ours["run_id"].as_str().map(str::to_owned);
             let duration_ms = match (info["timestamp"].as_i64(), ours["started_at"].as_i64()) {
                 (Some(committed), Some(started)) => u64::try_from(committed - started).ok(),

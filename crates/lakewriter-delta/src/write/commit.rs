@@ -1,15 +1,15 @@
 //! How a write becomes a commit: the commit's properties, one attempt at a write with its
-//! clean-up, finding a run's commit by run id, reading back delta-rs's metrics, and what a
-//! delta-rs error means (a conflict, a failed data check, anything else).
+//! clean-up, reading the commit back (see [`crate::state::find_commit`]), and what a delta-rs
+//! error means (a conflict, a failed data check, anything else).
 
 use deltalake::kernel::transaction::CommitProperties;
 use deltalake::logstore::{LogStore, LogStoreRef};
 use deltalake::{DeltaTable, DeltaTableError};
 use lakewriter_core::Phase;
 use lakewriter_storage::Location;
-use serde_json::Value;
 
-use super::{CommitMetadata, Committed, Target};
+use super::target::Target;
+use crate::state::{CommitMetadata, Committed};
 use crate::{Error, Result, state, table};
 
 /// How often a commit that lost the race for a log version is retried. A retry re-checks Delta's
@@ -64,9 +64,7 @@ pub(super) async fn properties_over(
     if let (Some(table), Some(before), Some(after)) = (table, before, after)
         && after > before
         && target.adds_columns
-        && super::transaction_version(table, &state::columns_base_id(&target.metadata.job), target.location)
-            .await?
-            .is_none()
+        && transaction_version(table, &state::columns_base_id(&target.metadata.job), target.location).await?.is_none()
     {
         base = Some(before);
     }
@@ -124,6 +122,16 @@ where
         remove_empty_dirs(&dir);
     }
     result
+}
+
+/// The version of the application transaction `app_id` in `table`'s snapshot, if it has one.
+pub(super) async fn transaction_version(table: &DeltaTable, app_id: &str, location: &Location) -> Result<Option<i64>> {
+    let url = location.url();
+    let state = table.snapshot().map_err(|source| Error::Open { url: url.clone(), source: Box::new(source) })?;
+    state
+        .transaction_version(table.log_store().as_ref(), app_id)
+        .await
+        .map_err(|source| Error::Open { url: url.clone(), source: Box::new(source) })
 }
 
 /// Removes `dir` and the folders below it, bottom up, where they are empty; never a file.
@@ -194,7 +202,7 @@ pub(super) async fn finish(
         Err(error @ (Error::Invalid { .. } | Error::SchemaMismatch { .. })) => Err(error),
         // Any other failure may come after the commit landed: a step after it, or a storage
         // request retried after it succeeded (a conditional PUT then answers "already exists").
-        Err(error) => match find_commit(target, since).await {
+        Err(error) => match run_commit(target, since).await {
             Ok(Some(committed)) => {
                 tracing::warn!(table = target.name, version = committed.version, error = %lakewriter_core::error_chain(&error), "this run's commit is in the log although the write failed after it (a later step, or a storage request retried after it had landed)");
                 Ok(committed)
@@ -259,29 +267,9 @@ type BoxError = Box<dyn std::error::Error + Send + Sync>;
 /// What a delta-rs error from a write means: a conflict with a concurrent commit (run the
 /// partition again), a failed data check, or another failure.
 pub(super) fn write_error(target: &Target<'_>, source: DeltaTableError) -> Error {
-    use deltalake::kernel::transaction::{CommitConflictError as C, TransactionError};
     let table = target.name.to_owned();
-    let conflict = match &source {
-        DeltaTableError::Transaction { source: TransactionError::CommitConflict(c) } => {
-            // The table changed under this write in a way its plan depends on, or another writer
-            // created the table first (protocol and metadata of version 0): run the write again.
-            matches!(
-                c,
-                C::ConcurrentAppend
-                    | C::ConcurrentDeleteRead
-                    | C::ConcurrentDeleteDelete
-                    | C::ConcurrentTransaction
-                    | C::MetadataChanged
-                    | C::ProtocolChanged(_)
-            )
-        }
-        // Lost the race for a log version with retries off (the first write of a keyed table).
-        DeltaTableError::VersionAlreadyExists(_)
-        | DeltaTableError::Transaction { source: TransactionError::MaxCommitAttempts(_) } => true,
-        _ => false,
-    };
     let partition = target.metadata.partition.clone();
-    if conflict {
+    if crate::error::conflicted(&source) {
         Error::Conflict { table, partition, source: Box::new(source) }
     } else if failed_data_check(&source) {
         // delta-rs's words (a count of one batch's rows, a preview of them) say nothing of the
@@ -351,94 +339,19 @@ fn failed_data_check(error: &DeltaTableError) -> bool {
     }
 }
 
-/// delta-rs's `operationMetrics` of a commit (in its `commitInfo`): the one place they are read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub(crate) struct CommitMetrics {
-    /// Rows added by a write (`num_added_rows`), or inserted, updated and deleted by a merge.
-    pub rows: Option<u64>,
-    pub files_added: u64,
-    pub files_removed: u64,
-}
-
-impl CommitMetrics {
-    pub(crate) fn of(commit_info: &Value) -> Self {
-        let metrics = &commit_info["operationMetrics"];
-        let count = |k: &str| metrics.get(k).and_then(Value::as_u64);
-        let merged = ["num_target_rows_inserted", "num_target_rows_updated", "num_target_rows_deleted"];
-        Self {
-            rows: count("num_added_rows").or_else(|| merged.iter().map(|k| count(k)).sum()),
-            files_added: count("num_added_files").or_else(|| count("num_target_files_added")).unwrap_or(0),
-            files_removed: count("num_removed_files").or_else(|| count("num_target_files_removed")).unwrap_or(0),
-        }
-    }
+/// This run's commit among the table's versions from `since` on (see [`state::find_commit`]).
+async fn run_commit(target: &Target<'_>, since: u64) -> Result<Option<Committed>, BoxError> {
+    let table = table::unloaded(target.location)?;
+    Ok(state::find_commit(table.log_store().as_ref(), since, &target.metadata.run_id).await?)
 }
 
 /// Commit `version` of the table, where it is this run's: its `lakewriter.run_id` is
 /// `target`'s, so another writer's commit is never reported as this run's.
 async fn read_commit(log_store: &dyn LogStore, version: u64, target: &Target<'_>) -> Option<Committed> {
-    commit_of(log_store, version, target).await.unwrap_or_else(|e| {
+    state::commit_of(log_store, version, &target.metadata.run_id).await.unwrap_or_else(|e| {
         tracing::warn!(table = target.name, version, error = %e, "cannot read back the commit just made");
         None
     })
-}
-
-/// Commit `version` of the table if this run made it; an error where it cannot be read.
-async fn commit_of(
-    log_store: &dyn LogStore,
-    version: u64,
-    target: &Target<'_>,
-) -> Result<Option<Committed>, DeltaTableError> {
-    let entry = log_store.read_commit_entry(version).await?;
-    Ok(entry.and_then(|bytes| parse_commit(&bytes, version, &target.metadata.run_id)))
-}
-
-/// The commit in `bytes` (a commit file), with its metrics and the bytes its file actions add and
-/// remove, if `run_id` made it.
-fn parse_commit(bytes: &[u8], version: u64, run_id: &str) -> Option<Committed> {
-    let (mut info, mut bytes_added, mut bytes_removed) = (None, 0, 0);
-    for mut action in state::actions(bytes) {
-        let size = |kind: &str| action.pointer(&format!("/{kind}/size")).and_then(Value::as_u64).unwrap_or(0);
-        bytes_added += size("add");
-        bytes_removed += size("remove");
-        if let Some(found) = action.get_mut("commitInfo") {
-            info = Some(found.take());
-        }
-    }
-    let info = info?;
-    if info.pointer("/lakewriter/run_id").and_then(Value::as_str) != Some(run_id) {
-        return None;
-    }
-    let metrics = CommitMetrics::of(&info);
-    Some(Committed {
-        version,
-        rows_written: metrics.rows,
-        files_added: Some(metrics.files_added),
-        files_removed: Some(metrics.files_removed),
-        bytes_added: Some(bytes_added),
-        bytes_removed: Some(bytes_removed),
-        spread: None,
-    })
-}
-
-/// This run's commit among the table's versions from `since` on, newest first; an error where
-/// the log cannot be read, so that whether the run committed is unknown.
-async fn find_commit(
-    target: &Target<'_>,
-    since: u64,
-) -> Result<Option<Committed>, Box<dyn std::error::Error + Send + Sync>> {
-    let table = table::unloaded(target.location)?;
-    let latest = match table.log_store().get_latest_version(since).await {
-        Ok(latest) => latest,
-        // No version from `since` on: nothing was committed since this run read the table.
-        Err(DeltaTableError::InvalidVersion(_)) => return Ok(None),
-        Err(e) => return Err(e.into()),
-    };
-    for version in (since..=latest).rev() {
-        if let Some(committed) = commit_of(table.log_store().as_ref(), version, target).await? {
-            return Ok(Some(committed));
-        }
-    }
-    Ok(None)
 }
 
 #[cfg(test)]

@@ -9,7 +9,9 @@ use datafusion::prelude::SessionContext;
 use deltalake::kernel::transaction::CommitProperties;
 use lakewriter_core::PartitionKey;
 
-use super::{Committed, Target};
+use super::record::{commit_actions, metadata_with};
+use super::target::Target;
+use crate::state::Committed;
 use crate::{Error, Result, nullability, state};
 
 /// Drops `columns` from the table at `target.location`, as of `target.read_version`, in one commit
@@ -43,7 +45,7 @@ pub async fn drop_columns(
         return Err(Error::ColumnHoldsValues { table: target.name.to_owned(), values });
     }
     let kept: Vec<_> = schema.fields().iter().filter(|f| !columns.contains(f.name())).cloned().collect();
-    let metadata = super::metadata_with(snapshot, kept, target.name)?;
+    let metadata = metadata_with(snapshot, kept, target.name)?;
     let now = chrono::Utc::now();
     let job = &target.metadata.job;
     let txns = partitions.iter().map(|(partition, &written)| {
@@ -63,7 +65,7 @@ pub async fn drop_columns(
         .with_create_checkpoint(false)
         .with_cleanup_expired_logs(Some(false));
     let props = txns.fold(props, CommitProperties::with_application_transaction);
-    super::commit_actions(&target, table, read_version, props, vec![metadata]).await
+    commit_actions(&target, table, read_version, props, vec![metadata]).await
 }
 
 /// The rows of `table` holding a value of each of `columns` it has: `(column, rows)` for each

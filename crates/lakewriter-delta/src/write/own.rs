@@ -16,10 +16,9 @@ use deltalake::logstore::CommitOrBytes;
 use deltalake::operations::write::writer::{DeltaWriter, WriterConfig};
 use serde_json::{Value, json};
 
-use super::Target;
 use super::commit::{COMMIT_RETRIES, changed_meanwhile, write_error};
-use crate::files::FileList;
-use crate::table::Shape;
+use super::target::Target;
+use crate::files::{FileList, Shape};
 use crate::{Error, Result};
 
 /// The table's columns in the order its data files are written: the columns that are not
@@ -249,7 +248,7 @@ pub(super) async fn commit(
     metrics: &Value,
     conflict: impl Fn(&[u8]) -> Option<&'static str>,
     operation_id: uuid::Uuid,
-) -> Result<super::Committed> {
+) -> Result<crate::state::Committed> {
     use lakewriter_core::Phase;
     let read_version = list.version;
     let now = chrono::Utc::now();
@@ -292,7 +291,7 @@ pub(super) async fn create(
     adds: &[Add],
     metrics: &Value,
     operation_id: uuid::Uuid,
-) -> Result<super::Committed> {
+) -> Result<crate::state::Committed> {
     use lakewriter_core::Phase;
     let now = chrono::Utc::now();
     let txns = crate::state::transactions(target.metadata, Some(list.shape.schema.fields().len()), now);

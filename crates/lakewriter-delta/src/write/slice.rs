@@ -35,9 +35,10 @@ use serde_json::{Value, json};
 
 use super::commit::{finish, write_error};
 use super::files_exec::{WriteFilesExec, Written};
-use super::{Committed, Spread, Target, own};
-use crate::files::FileList;
-use crate::table::Shape;
+use super::own;
+use super::target::Target;
+use crate::files::{FileList, Shape};
+use crate::state::{Committed, Spread};
 use crate::{Error, Result, nullability, state};
 
 /// The live files a write of lakewriter's own replaces.

@@ -12,17 +12,19 @@ use deltalake::protocol::SaveMode;
 use serde::Serialize;
 
 use super::added::Arm;
+use super::builder::{builder, column, evolving, refused, width};
 use super::commit::{attempt, attempt_or_skip, write_error};
-use super::{Committed, Target, builder, check_schema, column, refused};
+use super::target::{Target, check_schema};
 use crate::Result;
+use crate::state::Committed;
 
 /// Appends `plan`'s rows in one commit, creating the table where there is none. Unlike
 /// [`super::append_once`], nothing marks the rows appended: running it again appends them again.
 pub async fn append(session: &SessionState, target: Target<'_>, plan: LogicalPlan) -> Result<Committed> {
     let checked = plan.clone();
-    let outcome = attempt(&target, Some(super::width(&plan)), |table, props| async {
+    let outcome = attempt(&target, Some(width(&plan)), |table, props| async {
         let adds = check_schema(&table, plan.schema().as_arrow(), &target)?;
-        super::evolving(builder(table, session, plan, &target, false)?, adds)
+        evolving(builder(table, session, plan, &target, false)?, adds)
             .with_save_mode(SaveMode::Append)
             .with_commit_properties(props)
             .await

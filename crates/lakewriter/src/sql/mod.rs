@@ -149,7 +149,10 @@ impl Runner {
     /// one (nothing committed) is planned and run again, as a job's run is.
     pub async fn execute(&self, parsed: &Parsed, options: SqlOptions) -> Result<Executed> {
         let retryable = |e: &Error| matches!(e, Error::StatementWrite(e) if e.is_conflict());
-        crate::retry::ON_CONFLICT.run(&parsed.text, retryable, |_| self.execute_once(parsed, options)).await.0
+        lakewriter_delta::retry::ON_CONFLICT
+            .run(&parsed.text, retryable, |_| self.execute_once(parsed, options))
+            .await
+            .0
     }
 
     async fn execute_once(&self, parsed: &Parsed, options: SqlOptions) -> Result<Executed> {

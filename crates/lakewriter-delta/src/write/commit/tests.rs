@@ -1,4 +1,4 @@
-//! Unit tests of `write::commit`: clean-up of a failed first write, run ids, metrics, error classes.
+//! Unit tests of `write::commit`: clean-up of a failed first write, error classes.
 
 use super::*;
 use crate::table::LoadedTables;
@@ -17,48 +17,6 @@ fn a_failed_first_write_removes_empty_folders_and_never_a_file() {
     std::fs::create_dir_all(empty.join("a/b")).expect("folders");
     remove_empty_dirs(&empty);
     assert!(!empty.exists());
-}
-
-#[test]
-fn a_commit_is_this_runs_only_with_its_run_id() {
-    let commit = concat!(
-        r#"{"add":{"path":"x.parquet","size":300}}"#,
-        "\n",
-        r#"{"add":{"path":"y.parquet","size":20}}"#,
-        "\n",
-        r#"{"remove":{"path":"old.parquet","size":500}}"#,
-        "\n",
-        r#"{"remove":{"path":"unsized.parquet"}}"#,
-        "\n",
-        r#"{"commitInfo":{"operationMetrics":{"num_added_rows":7,"num_added_files":1,"num_removed_files":2},"lakewriter":{"run_id":"abc"}}}"#,
-    );
-    let mine = parse_commit(commit.as_bytes(), 4, "abc").expect("this run's commit");
-    assert_eq!(
-        mine,
-        Committed {
-            version: 4,
-            rows_written: Some(7),
-            files_added: Some(1),
-            files_removed: Some(2),
-            bytes_added: Some(320),
-            bytes_removed: Some(500),
-            spread: None,
-        }
-    );
-    assert_eq!(parse_commit(commit.as_bytes(), 4, "another"), None, "another writer's commit");
-    assert_eq!(parse_commit(b"not a commit", 4, "abc"), None);
-}
-
-#[test]
-fn metrics_of_writes_and_merges() {
-    let merge: Value = serde_json::from_str(
-        r#"{"operationMetrics":{"num_target_rows_inserted":3,"num_target_rows_updated":2,"num_target_rows_deleted":1,"num_target_files_added":4,"num_target_files_removed":5}}"#,
-    )
-    .expect("json");
-    let expected = CommitMetrics { rows: Some(6), files_added: 4, files_removed: 5 };
-    assert_eq!(CommitMetrics::of(&merge), expected);
-    let state_only: Value = serde_json::from_str(r#"{"operationMetrics":{}}"#).expect("json");
-    assert_eq!(CommitMetrics::of(&state_only), CommitMetrics { rows: None, files_added: 0, files_removed: 0 });
 }
 
 /// The metadata of a `rebuild` commit of job `j`.

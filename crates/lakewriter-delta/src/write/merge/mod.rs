@@ -3,64 +3,31 @@
 //! after the runner classified the source ([`merge`]): a table to create, a source with columns
 //! the table lacks, a table that asks for checks of delta-rs's.
 
+mod file_scan;
+mod prune;
+mod rewrite;
 mod scan;
+mod source;
+mod spec;
 
 use std::sync::Arc;
 
-use datafusion::common::{Column, TableReference};
 use datafusion::execution::SessionState;
 use datafusion::logical_expr::LogicalPlan;
-use datafusion::prelude::{DataFrame, Expr, lit};
+use datafusion::prelude::{DataFrame, Expr};
 use deltalake::protocol::SaveMode;
 
 use super::added::Arm;
+use super::builder::{builder, column, refused};
 use super::commit::{attempt, write_error};
-use super::{Committed, Target, builder, check_columns, check_schema, column, refused};
+use super::target::{Target, check_columns, check_schema};
 use crate::Result;
+use crate::state::Committed;
 
-pub use scan::{RowCounts, Scanned};
-
-/// How a keyed source is merged.
-#[derive(Debug, Clone, Copy)]
-pub struct MergeSpec<'a> {
-    pub key: &'a [String],
-    /// `Some`: newer-wins upsert (`merge`). `None`: insert unknown keys only (`append_dedup`).
-    pub newer_by: Option<&'a str>,
-    /// A matched row the source does not replace that it fills in: the condition over `s` and `t`,
-    /// and the columns it sets from the source (columns added since the row was written).
-    pub fill: Option<(&'a Expr, &'a [String])>,
-    /// The target rows a source row may match (the partitions of the source's keys,
-    /// `append_dedup`'s `dedup_window`), a condition over `t`: delta-rs prunes the files it scans
-    /// by it. `None`: every row.
-    pub scope: Option<&'a Expr>,
-    /// What a target row of a source row's key must also meet to match it (`append_dedup`'s
-    /// `dedup_window` over a column: within the window of the source row's value), a condition
-    /// over `t` and `s`. `None`: the key alone.
-    pub matches: Option<&'a Expr>,
-    /// The source's tombstone column (`delete_when`'s `_deleted`), where it has one: a row whose
-    /// flag is set is a delete, counted as one.
-    pub tombstone: Option<&'a str>,
-    /// The table's `cluster_by` columns: a table the merge creates has its rows sorted by them,
-    /// so that each of its files holds a narrow range of them, and a merge in one scan writes its
-    /// new keys sorted by them, in files of their own. (A file a merge writes again keeps its
-    /// rows' order; delta-rs's MERGE writes its files as it streams them; `maintain` re-sorts
-    /// both.)
-    pub cluster_by: &'a [String],
-    /// The `delta.targetFileSize` of a table the merge creates (delta-rs's default without it).
-    pub target_file_size: Option<u64>,
-}
-
-/// The merge's condition: the key's columns equal (floating-point ones normalized, as the
-/// source's keys were deduplicated: see `lakewriter_compute::floating`), in the scope's rows
-/// where it has one, and what a match must meet besides.
-fn on(spec: &MergeSpec<'_>, source: &datafusion::arrow::datatypes::Schema) -> Expr {
-    let side = |relation: &str, k: &str| match source.field_with_name(k) {
-        Ok(field) => lakewriter_compute::floating::key(qualified(relation, k), field.data_type()),
-        Err(_) => qualified(relation, k),
-    };
-    let on = spec.key.iter().map(|k| side("t", k).eq(side("s", k))).reduce(Expr::and).unwrap_or_else(|| lit(false));
-    spec.scope.into_iter().chain(spec.matches).cloned().fold(on, Expr::and)
-}
+pub use rewrite::RowCounts;
+pub use scan::Scanned;
+pub use spec::MergeSpec;
+use spec::{on, qualified};
 
 /// The rows of a table the merge creates: the source's, sorted by `cluster_by` where it names
 /// columns.
@@ -102,10 +69,6 @@ async fn gated(
     }
     arms.push(Arm { matched: false, predicate: None, set: &inserted });
     super::added::gated(session, source, provider, &schema, ("s", "t"), on, &arms).await.map_err(err)
-}
-
-fn qualified(relation: &str, name: &str) -> Expr {
-    Expr::Column(Column::new(Some(TableReference::bare(relation)), name))
 }
 
 /// Merges `source` (one row per key) into the existing table of `target`, as [`merge`] does, in

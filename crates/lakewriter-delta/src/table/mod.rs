@@ -1,4 +1,6 @@
-//! Opening Delta tables, and exposing them to DataFusion SQL.
+//! Opening Delta tables, keeping them and their file lists between a command's writes
+//! ([`LoadedTables`]), and exposing them to DataFusion SQL (`scan`: the provider whose scan an engine
+//! can be sent).
 
 use std::sync::{Arc, Mutex};
 
@@ -7,7 +9,11 @@ use deltalake::DeltaTable;
 use lakewriter_storage::Location;
 
 use crate::files::FileList;
+pub use crate::files::Shape;
+use crate::ranges::Range;
 use crate::{Error, Result};
+
+mod scan;
 
 /// A local folder that does not exist yet (and so holds no table). A folder that cannot be
 /// looked at (a folder above it without read or search permission) is an error, never missing:
@@ -63,15 +69,6 @@ pub(crate) async fn open_existing(location: &Location) -> Result<DeltaTable> {
     open_if_exists(location).await?.ok_or_else(|| Error::NotATable { url: location.url().clone() })
 }
 
-/// A table's columns, partition columns and properties.
-#[derive(Debug, Clone)]
-pub struct Shape {
-    pub schema: datafusion::arrow::datatypes::SchemaRef,
-    pub partition_columns: Vec<String>,
-    /// The table's properties (its metadata's `configuration`), by key.
-    pub properties: std::collections::BTreeMap<String, String>,
-}
-
 impl LoadedTables {
     /// The columns and partition columns of the table at `location` as of `version`; `None`
     /// where there is no version (no table yet).
@@ -88,7 +85,7 @@ impl LoadedTables {
 
     /// The file list of the table at `location` as of `version` (see [`FileList`]): the kept one
     /// nearest below it brought forward over the commit files since, or else read from the table's
-    /// log ([`FileList::at`]) and kept.
+    /// log ([`read_list`]) and kept.
     pub(crate) async fn list_at(&self, location: &Location, version: u64) -> Result<Arc<FileList>> {
         let kept = {
             let lists = self.lists.lock().expect("a kept-lists lock is never poisoned");
@@ -107,7 +104,14 @@ impl LoadedTables {
                 return Ok(self.keep_list(location, list));
             }
         }
-        Ok(self.keep_list(location, FileList::at(location, version).await?))
+        Ok(self.keep_list(location, read_list(location, version).await?))
+    }
+
+    /// The range of `column` in each live file of the table at `location` as of `version`, in
+    /// no order; `None` where one file records no bound of it (statistics that skip the column, a
+    /// file of nulls only) or its type gives none (see the module's header).
+    pub async fn ranges(&self, location: &Location, version: u64, column: &str) -> Result<Option<Vec<Range>>> {
+        Ok(self.list_at(location, version).await?.ranges(column))
     }
 
     /// The latest version of the table at `location`, `None` where there is none: where a file
@@ -149,6 +153,15 @@ impl LoadedTables {
         lists.push(KeptList { url: location.url().clone(), list: list.clone() });
         list
     }
+}
+
+/// The file list of the table at `location` as of `version`: read from its log where it can be
+/// ([`FileList::from_log`]), else from delta-rs's snapshot at that version.
+async fn read_list(location: &Location, version: u64) -> Result<FileList> {
+    if let Some(list) = FileList::from_log(location, unloaded(location)?.log_store(), version).await? {
+        return Ok(list);
+    }
+    FileList::of(location, &open_at(location, version).await?)
 }
 
 /// Tables a command's writes have loaded, kept for its next write of the same table: that write
@@ -227,15 +240,6 @@ impl LoadedTables {
     /// [`LoadedTables::table_at`]): the write that follows over the same version reuses the table.
     pub async fn provider_at(&self, location: &Location, version: u64) -> Result<Arc<dyn TableProvider>> {
         provider_of(location, &self.table_at(location, version).await?.0).await
-    }
-
-    /// [`LoadedTables::provider_at`], whose scan in a session with an engine is DataFusion's own
-    /// Parquet scan of the live files, which the engine can be sent (see `files::scan`): the
-    /// provider of the tables a job's SQL reads.
-    pub async fn sendable_at(self: &Arc<Self>, location: &Location, version: u64) -> Result<Arc<dyn TableProvider>> {
-        let inner = self.provider_at(location, version).await?;
-        let loaded = Arc::clone(self);
-        Ok(Arc::new(crate::files::Sendable { inner, loaded, location: location.clone(), version }))
     }
 
     /// The versions of the file lists kept for `location`, oldest first.

@@ -26,8 +26,20 @@ use datafusion::physical_plan::ExecutionPlan;
 use lakewriter_storage::Location;
 use object_store::ObjectMeta;
 
-use super::{FileList, Live};
-use crate::table::LoadedTables;
+use super::LoadedTables;
+use crate::Result;
+use crate::files::{FileList, Live};
+
+impl LoadedTables {
+    /// [`LoadedTables::provider_at`], whose scan in a session with an engine is DataFusion's own
+    /// Parquet scan of the live files, which the engine can be sent (see the module's documentation): the
+    /// provider of the tables a job's SQL reads.
+    pub async fn sendable_at(self: &Arc<Self>, location: &Location, version: u64) -> Result<Arc<dyn TableProvider>> {
+        let inner = self.provider_at(location, version).await?;
+        let loaded = Arc::clone(self);
+        Ok(Arc::new(Sendable { inner, loaded, location: location.clone(), version }))
+    }
+}
 
 /// A Delta table's provider: delta-rs's, except in a session with an engine, where its scan is
 /// DataFusion's Parquet scan of the live files (see the module's documentation).

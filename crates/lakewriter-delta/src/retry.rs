@@ -1,5 +1,5 @@
-//! The one retry policy of lakewriter's writes, for a job's partition runs and for `lakewriter
-//! sql`'s statements alike: a write whose commit conflicts with a concurrent one (nothing
+//! The one retry policy of lakewriter's commits, for a job's partition runs, `lakewriter sql`'s
+//! statements and compaction alike: a write whose commit conflicts with a concurrent one (nothing
 //! committed) is planned and run again, [`ON_CONFLICT`], after an exponential backoff with
 //! jitter.
 
@@ -12,20 +12,20 @@ use lakewriter_core::stable_hash;
 /// How often a write is run in all, and the pause before its first retry (doubled on each next
 /// one, up to 32 times the first, plus a jitter of up to as much again).
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Retry {
+pub struct Retry {
     pub attempts: u32,
     pub first_pause: Duration,
 }
 
 /// The policy of every write: 8 attempts, the first retry after 100 to 200 ms.
-pub(crate) const ON_CONFLICT: Retry = Retry { attempts: 8, first_pause: Duration::from_millis(100) };
+pub const ON_CONFLICT: Retry = Retry { attempts: 8, first_pause: Duration::from_millis(100) };
 
 impl Retry {
     /// Runs `attempt` (given the number of attempts made before it) until it succeeds, fails with
     /// an error that `retryable` does not take, or has run `attempts` times. Returns its last
     /// outcome and the attempts made beyond the first. `what` names the write in logs and seeds
     /// the jitter, so that concurrent losers spread out.
-    pub(crate) async fn run<T, E, F, Fut>(
+    pub async fn run<T, E, F, Fut>(
         self,
         what: &impl Display,
         retryable: impl Fn(&E) -> bool,
