@@ -57,7 +57,7 @@ impl<'a> Attempt<'a> {
     }
 
     /// The columns of the table at the version the attempt read, `None` where there was no table.
-    pub(crate) async fn columns(&self) -> Result<Option<SchemaRef>, RunError> {
+    pub(super) async fn columns(&self) -> Result<Option<SchemaRef>, RunError> {
         Ok(match self.read_version {
             Some(version) => Some(self.lake.loaded.columns(self.location, version).await?),
             None => None,
